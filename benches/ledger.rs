@@ -1,0 +1,20 @@
+//! Speed of the ledger: one estimate, a fit solve, the speed card (figures, not pass/fail).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use vram_ledger::ledger::{estimate, fit, Scenario};
+use vram_ledger::query;
+
+fn benches(c: &mut Criterion) {
+    let s = query::parse("model=llama-3.1-8b&method=qlora&seq=4096&gpu=rtx4090").scenario;
+    c.bench_function("estimate", |b| b.iter(|| estimate(black_box(&s))));
+    c.bench_function("parse+estimate", |b| {
+        b.iter(|| estimate(&query::parse(black_box("model=qwen2.5-7b&method=lora&seq=4096")).scenario))
+    });
+    c.bench_function("max_batch", |b| b.iter(|| fit::max_batch(black_box(&s))));
+    c.bench_function("max_seq", |b| b.iter(|| fit::max_seq(black_box(&Scenario::default()))));
+    c.bench_function("speed_card", |b| b.iter(fit::speed_card));
+}
+
+criterion_group!(ledger, benches);
+criterion_main!(ledger);

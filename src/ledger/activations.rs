@@ -1,0 +1,210 @@
+//! Activations: the tensors autograd keeps from the forward pass for the backward pass, counted
+//! tensor by tensor for a Hugging Face-style decoder block, and the transient peak of inference.
+//!
+//! Why not the textbook `s·b·h·L·(34 + 5·a·s/h)` (Korthikanti et al. 2022)? It describes a GPT-3 block
+//! with dropout, a 4h GELU MLP and eager attention. Modern models have no dropout, gated MLPs, GQA
+//! and FlashAttention/SDPA kernels that never store the s² score matrix, so the textbook figure
+//! over-counts (furiousteabag/vram measured 3,403 MiB where it predicts 7,104 MiB). Here each saved
+//! tensor is named:
+//!
+//! - RMSNorm (HF): an fp32 copy of its input (4·h bytes), the normalised value when the norm weight
+//!   trains, and its output when the next linear layer trains (a frozen linear needs only its weight
+//!   for the input gradient, so autograd does not keep its input).
+//! - attention: q and k after RoPE and v; the output (+ fp32 log-sum-exp) for SDPA/flash; `eager`
+//!   instead keeps the fp32 softmax and its 16-bit copy, heads·s² each, and repeats k/v to all heads.
+//! - gated MLP: gate output (SiLU input), SiLU output and up output (the product's two operands), and
+//!   the product (down_proj input) when down_proj trains.
+//! - LoRA: each adapted layer keeps the input of its adapter (its own copy when the fp32 adapter
+//!   casts the 16-bit input) and the rank-r intermediate.
+
+use super::architecture::{Architecture, MlpKind, NormKind};
+use super::scenario::{AttentionKernel, LoraTargets};
+
+
+/// Which weights train, as far as activations care.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Trainable {
+    /// Every weight (full fine-tuning).
+    All,
+    /// Only LoRA adapters on `targets`; `input_copies` when the adapters' dtype differs from the
+    /// activations' (fp32 adapters under bf16 autocast), so each adapter keeps its own input copy.
+    Lora { targets: LoraTargets, rank: u64, input_copies: bool },
+}
+
+/// Saved bytes of one decoder layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerActivations {
+    /// Bytes per token (linear in sequence length and batch).
+    pub per_token: f64,
+    /// Bytes per sequence that grow with s² (eager attention only).
+    pub per_sequence_quadratic: f64,
+}
+
+impl LayerActivations {
+    pub fn bytes(&self, seq: u64, batch: u64) -> f64 {
+        let s = seq as f64;
+        let b = batch as f64;
+        self.per_token * s * b + self.per_sequence_quadratic * b
+    }
+}
+
+fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool) -> f64 {
+    let h = arch.hidden as f64;
+    let out = if next_trains { act * h } else { 0.0 };
+    match arch.norm {
+        // fp32 copy of the input (it *is* the input in fp32 training) + normalised + output.
+        NormKind::RmsNorm => 4.0 * h + if weight_trains { act * h } else { 0.0 } + out,
+        // The fused kernel keeps its input (and per-row statistics).
+        NormKind::LayerNorm => act * h + out,
+    }
+}
+
+/// The tensors one decoder layer keeps for backward.
+pub fn training_layer(
+    arch: &Architecture,
+    trainable: Trainable,
+    kernel: AttentionKernel,
+    act: f64,
+    seq: u64,
+) -> LayerActivations {
+    let h = arch.hidden as f64;
+    let qd = arch.q_dim() as f64;
+    let kvd = arch.kv_dim() as f64;
+    let heads = arch.heads as f64;
+    let full = matches!(trainable, Trainable::All);
+
+    let mut per_token = 0.0;
+    let mut quadratic = 0.0;
+
+    // Attention block: the norm, then what the kernel keeps for the input gradients.
+    per_token += norm_saved(arch, act, full, full);
+    match kernel {
+        AttentionKernel::Eager => {
+            // q, and k/v repeated to all heads before the matmuls.
+            per_token += act * 3.0 * qd;
+            // fp32 softmax output + the 16-bit copy the second matmul keeps.
+            let softmax_bytes = if act < 4.0 { 4.0 + act } else { 4.0 };
+            let s = seq as f64;
+            quadratic += heads * s * s * softmax_bytes;
+        }
+        AttentionKernel::Sdpa | AttentionKernel::Flash => {
+            per_token += act * (qd + 2.0 * kvd); // q, k, v
+            per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
+        }
+    }
+    if full {
+        per_token += o_proj_input(kernel, act, qd);
+    }
+
+    // MLP block.
+    let moe = arch.moe.as_ref();
+    let ffn_active = moe.map_or(arch.ffn as f64, |m| (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64);
+    let routed = moe.map_or(1.0, |m| m.active as f64);
+    per_token += norm_saved(arch, act, full, full);
+    if let Some(m) = moe {
+        per_token += 4.0 * m.experts as f64; // fp32 router probabilities
+        if full {
+            per_token += act * h * routed; // tokens gathered per expert
+        }
+    }
+    per_token += act
+        * ffn_active
+        * match arch.mlp {
+            // gate output (SiLU input), SiLU output, up output; + the product (down input)
+            MlpKind::Glu => 3.0 + if full { 1.0 } else { 0.0 },
+            // fc1 output (GELU input); + GELU output (fc2 input)
+            MlpKind::Gelu => 1.0 + if full { 1.0 } else { 0.0 },
+        };
+
+    // LoRA adapters: the inputs the adapters keep for their weight gradients, and the rank-r
+    // intermediates lora_B needs.
+    if let Trainable::Lora { targets, rank, input_copies } = trainable {
+        let mut shared_inputs = 0.0;
+        let mut seen_attn_in = false;
+        let mut seen_mlp_in = false;
+        for l in arch.layer_linears() {
+            if !targets.includes(l.name) {
+                continue;
+            }
+            let copies = if l.per_layer > 1 { routed } else { 1.0 };
+            per_token += act * rank as f64 * copies;
+            if input_copies {
+                per_token += act * l.d_in as f64 * copies;
+                continue;
+            }
+            shared_inputs += match l.name {
+                "q_proj" | "k_proj" | "v_proj" if !seen_attn_in => {
+                    seen_attn_in = true;
+                    act * h
+                }
+                "o_proj" => o_proj_input(kernel, act, qd),
+                "gate_proj" | "up_proj" | "fc1" if !seen_mlp_in => {
+                    seen_mlp_in = true;
+                    act * h * routed
+                }
+                "down_proj" | "fc2" => act * ffn_active,
+                "shared_expert" => act * h,
+                _ => 0.0,
+            };
+        }
+        per_token += shared_inputs;
+    }
+
+    LayerActivations { per_token, per_sequence_quadratic: quadratic }
+}
+
+/// The input o_proj keeps: SDPA's (b, heads, s, d) output and eager's matmul result are transposed
+/// into a new tensor; flash returns (b, s, heads, d), which o_proj reads as a view of the saved output.
+fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
+    match kernel {
+        AttentionKernel::Flash => 0.0,
+        AttentionKernel::Sdpa | AttentionKernel::Eager => act * qd,
+    }
+}
+
+/// The final norm before the LM head, kept for backward.
+pub fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64) -> f64 {
+    let full = matches!(trainable, Trainable::All);
+    norm_saved(arch, act, full, full)
+}
+
+/// The transient peak inside one layer during an inference forward pass (nothing is kept for
+/// backward): the residual stream and the norm output, plus the larger of the attention working set
+/// and the MLP working set (SiLU output, up output and their product exist together).
+pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, seq: u64, batch: u64) -> f64 {
+    let h = arch.hidden as f64;
+    let qd = arch.q_dim() as f64;
+    let kvd = arch.kv_dim() as f64;
+    let tokens = seq as f64 * batch as f64;
+    let ffn_active = match &arch.moe {
+        // Experts run one after another on their share of the tokens.
+        Some(m) => (m.expert_ffn + m.shared_ffn * m.shared) as f64,
+        None => arch.ffn as f64,
+    };
+    let residual = tokens * (2.0 * act * h + 4.0 * h);
+    let mlp = tokens * act * 3.0 * ffn_active;
+    let attention = match kernel {
+        AttentionKernel::Eager => {
+            let s = seq as f64;
+            tokens * act * 3.0 * qd + batch as f64 * arch.heads as f64 * s * s * (act + 4.0)
+        }
+        _ => tokens * act * (2.0 * qd + 2.0 * kvd),
+    };
+    residual + mlp.max(attention)
+}
+
+/// The vision tower runs frozen: its forward pass keeps nothing, but one block's working set over
+/// every patch of the batch is alive at a time. Eager attention adds the patches² score matrix and
+/// mask (Qwen2-VL attends over all patches of the batch with a block-diagonal mask).
+pub fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, patches: u64) -> f64 {
+    let Some(v) = &arch.vision else { return 0.0 };
+    let d = v.dim as f64;
+    let p = patches as f64;
+    let residual = p * act * 2.0 * d;
+    let mlp = p * act * 2.0 * v.mlp as f64;
+    let attention = match kernel {
+        AttentionKernel::Eager => p * act * 4.0 * d + v.heads as f64 * p * p * (act + 4.0) + p * p * act,
+        _ => p * act * 4.0 * d,
+    };
+    residual + mlp.max(attention)
+}

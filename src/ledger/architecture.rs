@@ -1,0 +1,314 @@
+//! Model architectures and their exact parameter counts.
+//!
+//! The counts follow the tensors a Hugging Face checkpoint actually holds (embeddings, attention with
+//! grouped-query k/v projections, the MLP, norms, the LM head), so that they can be checked against the
+//! parameter counts the model cards publish.
+
+use serde::{Deserialize, Serialize};
+
+/// Gated (SwiGLU / GeGLU: gate, up, down) or plain (GELU: fc1, fc2) feed-forward block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MlpKind {
+    Glu,
+    Gelu,
+}
+
+impl MlpKind {
+    /// Weight matrices of one MLP of intermediate size `ffn`.
+    pub fn matrices(self) -> u64 {
+        match self {
+            MlpKind::Glu => 3,
+            MlpKind::Gelu => 2,
+        }
+    }
+}
+
+/// RMSNorm carries one weight vector; LayerNorm a weight and a bias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NormKind {
+    RmsNorm,
+    LayerNorm,
+}
+
+/// Mixture of experts: the MLP of every layer is replaced by `experts` expert MLPs of size
+/// `expert_ffn`, of which `active` run for each token, plus `shared` always-on experts.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoeSpec {
+    pub experts: u64,
+    pub active: u64,
+    pub expert_ffn: u64,
+    pub shared: u64,
+    pub shared_ffn: u64,
+}
+
+/// A ViT-style vision tower as used by Qwen2-VL: patches of `patch` pixels, `merge`×`merge`
+/// patches merged into one language-model token by an MLP projector.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VisionSpec {
+    pub blocks: u64,
+    pub dim: u64,
+    pub heads: u64,
+    pub mlp: u64,
+    pub patch: u64,
+    pub temporal_patch: u64,
+    pub merge: u64,
+    /// Smallest and largest number of language-model tokens one image may become.
+    pub min_tokens: u64,
+    pub max_tokens: u64,
+}
+
+impl VisionSpec {
+    /// Pixels on a side that one language-model token covers (patch · merge, 28 for Qwen2-VL).
+    pub fn pixels_per_token_side(&self) -> u64 {
+        (self.patch * self.merge).max(1)
+    }
+
+    /// Language-model tokens for one square image of `px` × `px` pixels: (H/28)·(W/28) for Qwen2-VL,
+    /// with the side rounded to a multiple of 28 and the count kept inside the processor's bounds.
+    pub fn tokens_per_image(&self, px: u64) -> u64 {
+        let side = self.pixels_per_token_side();
+        let per_side = ((px + side / 2) / side).max(1);
+        per_side
+            .saturating_mul(per_side)
+            .clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
+    }
+
+    /// Patches the vision blocks see for one image (before the merge).
+    pub fn patches_per_image(&self, px: u64) -> u64 {
+        self.tokens_per_image(px).saturating_mul(self.merge * self.merge)
+    }
+
+    /// Exact parameter count of the tower: patch embedding (3-D conv, no bias), pre-norm blocks with
+    /// LayerNorm, fused qkv with bias, output projection, a GELU MLP, and the patch merger
+    /// (LayerNorm + two linear layers into the language model's hidden size).
+    pub fn parameters(&self, lm_hidden: u64) -> u64 {
+        let d = self.dim;
+        let patch_embed = 3 * self.temporal_patch * self.patch * self.patch * d;
+        let block = 2 * (2 * d) // two LayerNorms
+            + d * 3 * d + 3 * d // qkv
+            + d * d + d // proj
+            + d * self.mlp + self.mlp // fc1
+            + self.mlp * d + d; // fc2
+        let merged = d * self.merge * self.merge;
+        let merger = 2 * d + merged * merged + merged + merged * lm_hidden + lm_hidden;
+        patch_embed + self.blocks * block + merger
+    }
+}
+
+/// Everything about a decoder-only transformer that memory depends on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Architecture {
+    /// Display name (from a preset, or from a pasted config.json — untrusted text).
+    pub name: String,
+    pub layers: u64,
+    pub hidden: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub ffn: u64,
+    pub vocab: u64,
+    pub tied_embeddings: bool,
+    pub mlp: MlpKind,
+    pub norm: NormKind,
+    /// Norm layers per block: 2 for most models, 4 for Gemma-2 (pre/post attention and MLP).
+    pub norms_per_layer: u64,
+    /// Biases on the q, k and v projections (Qwen2).
+    pub qkv_bias: bool,
+    /// Biases on the attention output projection and on the MLP linears (GPT-2).
+    pub out_and_mlp_bias: bool,
+    /// Learned absolute position embeddings (GPT-2: 1024 positions); 0 for rotary models.
+    pub learned_positions: u64,
+    pub moe: Option<MoeSpec>,
+    pub vision: Option<VisionSpec>,
+}
+
+/// One kind of weight matrix inside every layer, with how many of it each layer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearShape {
+    pub name: &'static str,
+    pub d_in: u64,
+    pub d_out: u64,
+    /// Copies per layer (the experts of a mixture-of-experts layer).
+    pub per_layer: u64,
+}
+
+impl LinearShape {
+    pub fn parameters(&self) -> u64 {
+        self.d_in * self.d_out * self.per_layer
+    }
+}
+
+impl Architecture {
+    pub fn q_dim(&self) -> u64 {
+        self.heads * self.head_dim
+    }
+
+    pub fn kv_dim(&self) -> u64 {
+        self.kv_heads * self.head_dim
+    }
+
+    /// The linear layers of one decoder block, in the names PEFT's `target_modules` use.
+    pub fn layer_linears(&self) -> Vec<LinearShape> {
+        let h = self.hidden;
+        let mut out = vec![
+            LinearShape { name: "q_proj", d_in: h, d_out: self.q_dim(), per_layer: 1 },
+            LinearShape { name: "k_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 },
+            LinearShape { name: "v_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 },
+            LinearShape { name: "o_proj", d_in: self.q_dim(), d_out: h, per_layer: 1 },
+        ];
+        let (ffn, copies) = match &self.moe {
+            Some(m) => (m.expert_ffn, m.experts),
+            None => (self.ffn, 1),
+        };
+        match self.mlp {
+            MlpKind::Glu => {
+                out.push(LinearShape { name: "gate_proj", d_in: h, d_out: ffn, per_layer: copies });
+                out.push(LinearShape { name: "up_proj", d_in: h, d_out: ffn, per_layer: copies });
+                out.push(LinearShape { name: "down_proj", d_in: ffn, d_out: h, per_layer: copies });
+            }
+            MlpKind::Gelu => {
+                out.push(LinearShape { name: "fc1", d_in: h, d_out: ffn, per_layer: copies });
+                out.push(LinearShape { name: "fc2", d_in: ffn, d_out: h, per_layer: copies });
+            }
+        }
+        if let Some(m) = &self.moe {
+            if m.shared > 0 {
+                let n = self.mlp.matrices();
+                out.push(LinearShape {
+                    name: "shared_expert",
+                    d_in: h,
+                    d_out: m.shared_ffn,
+                    per_layer: m.shared * n,
+                });
+            }
+        }
+        out
+    }
+
+    fn norm_size(&self) -> u64 {
+        match self.norm {
+            NormKind::RmsNorm => self.hidden,
+            NormKind::LayerNorm => 2 * self.hidden,
+        }
+    }
+
+    /// Parameters of one decoder block that are *not* in its big linear matrices: norms, biases and
+    /// the MoE router. They stay in 16-bit when a checkpoint is quantized.
+    pub fn layer_small_parameters(&self) -> u64 {
+        let h = self.hidden;
+        let mut p = self.norms_per_layer * self.norm_size();
+        if self.qkv_bias {
+            p += self.q_dim() + 2 * self.kv_dim();
+        }
+        if self.out_and_mlp_bias {
+            p += h; // o_proj / c_proj bias
+            let ffn = self.moe.as_ref().map_or(self.ffn, |m| m.expert_ffn);
+            let copies = self.moe.as_ref().map_or(1, |m| m.experts);
+            p += copies
+                * match self.mlp {
+                    MlpKind::Glu => 2 * ffn + h,
+                    MlpKind::Gelu => ffn + h,
+                };
+        }
+        if let Some(m) = &self.moe {
+            p += h * m.experts; // router
+        }
+        p
+    }
+
+    /// Parameters in the big linear matrices of one block (what quantization compresses).
+    pub fn layer_linear_parameters(&self) -> u64 {
+        self.layer_linears().iter().map(LinearShape::parameters).sum()
+    }
+
+    pub fn layer_parameters(&self) -> u64 {
+        self.layer_linear_parameters() + self.layer_small_parameters()
+    }
+
+    /// Input embedding (+ learned positions).
+    pub fn embedding_parameters(&self) -> u64 {
+        self.vocab * self.hidden + self.learned_positions * self.hidden
+    }
+
+    /// A separate LM head when the embeddings are not tied.
+    pub fn lm_head_parameters(&self) -> u64 {
+        if self.tied_embeddings {
+            0
+        } else {
+            self.vocab * self.hidden
+        }
+    }
+
+    pub fn vision_parameters(&self) -> u64 {
+        self.vision.as_ref().map_or(0, |v| v.parameters(self.hidden))
+    }
+
+    /// The exact parameter count of the whole model.
+    pub fn parameters(&self) -> u64 {
+        self.layers * self.layer_parameters()
+            + self.embedding_parameters()
+            + self.lm_head_parameters()
+            + self.norm_size() // final norm
+            + self.vision_parameters()
+    }
+
+    /// Parameters used for one token: mixture-of-experts layers run only `active` (+ shared) experts.
+    pub fn active_parameters(&self) -> u64 {
+        match &self.moe {
+            None => self.parameters(),
+            Some(m) => {
+                let per_expert = self.mlp.matrices() * self.hidden * m.expert_ffn;
+                let idle = m.experts.saturating_sub(m.active) * per_expert;
+                self.parameters() - self.layers * idle
+            }
+        }
+    }
+
+    /// Parameters stored in the language model's linear layers (quantizable), all layers together.
+    pub fn linear_parameters(&self) -> u64 {
+        self.layers * self.layer_linear_parameters()
+    }
+
+    /// The largest single weight matrix (what a 4-bit kernel dequantizes at once).
+    pub fn largest_linear(&self) -> u64 {
+        self.layer_linears().iter().map(|l| l.d_in * l.d_out).max().unwrap_or(0)
+    }
+
+    /// Elements of K and V cached for one token over all layers: 2 · layers · kv_heads · head_dim.
+    pub fn kv_elements_per_token(&self) -> u64 {
+        2 * self.layers * self.kv_heads * self.head_dim
+    }
+
+    /// Problems that make the architecture meaningless, named by their scenario key.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("layers", self.layers),
+            ("hidden", self.hidden),
+            ("heads", self.heads),
+            ("kv_heads", self.kv_heads),
+            ("head_dim", self.head_dim),
+            ("ffn", self.ffn),
+            ("vocab", self.vocab),
+        ];
+        for (key, v) in positive {
+            if v == 0 {
+                return Err(format!("`{key}` must be at least 1"));
+            }
+        }
+        if self.kv_heads > self.heads {
+            return Err(format!(
+                "`kv_heads` ({}) cannot exceed `heads` ({})",
+                self.kv_heads, self.heads
+            ));
+        }
+        if let Some(m) = &self.moe {
+            if m.experts == 0 || m.active == 0 || m.active > m.experts {
+                return Err(format!(
+                    "`active_experts` ({}) must be between 1 and `experts` ({})",
+                    m.active, m.experts
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,192 @@
+//! The memory bill: components, each with the formula that produced it, and the three totals.
+
+use serde::Serialize;
+
+/// What a component is. The ids are a public contract (JSON output, `data-testid`s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComponentId {
+    Weights,
+    AdapterWeights,
+    MasterWeights,
+    Gradients,
+    Optimizer,
+    Activations,
+    VisionActivations,
+    Logits,
+    KvCache,
+    DequantBuffer,
+    GatheredLayer,
+    OptimizerStep,
+    AllocatorSlack,
+    CudaContext,
+}
+
+impl ComponentId {
+    /// In bill order (stable: the chart stacks them in this order, bottom to top).
+    pub const ALL: [ComponentId; 14] = [
+        ComponentId::Weights,
+        ComponentId::AdapterWeights,
+        ComponentId::MasterWeights,
+        ComponentId::Gradients,
+        ComponentId::Optimizer,
+        ComponentId::Activations,
+        ComponentId::VisionActivations,
+        ComponentId::Logits,
+        ComponentId::KvCache,
+        ComponentId::DequantBuffer,
+        ComponentId::GatheredLayer,
+        ComponentId::OptimizerStep,
+        ComponentId::AllocatorSlack,
+        ComponentId::CudaContext,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ComponentId::Weights => "weights",
+            ComponentId::AdapterWeights => "adapter_weights",
+            ComponentId::MasterWeights => "master_weights",
+            ComponentId::Gradients => "gradients",
+            ComponentId::Optimizer => "optimizer",
+            ComponentId::Activations => "activations",
+            ComponentId::VisionActivations => "vision_activations",
+            ComponentId::Logits => "logits",
+            ComponentId::KvCache => "kv_cache",
+            ComponentId::DequantBuffer => "dequant_buffer",
+            ComponentId::GatheredLayer => "gathered_layer",
+            ComponentId::OptimizerStep => "optimizer_step",
+            ComponentId::AllocatorSlack => "allocator_slack",
+            ComponentId::CudaContext => "cuda_context",
+        }
+    }
+
+    /// Which of the three totals first includes this component.
+    pub fn layer(self) -> TotalKind {
+        match self {
+            ComponentId::AllocatorSlack => TotalKind::Reserved,
+            ComponentId::CudaContext => TotalKind::Device,
+            _ => TotalKind::Allocated,
+        }
+    }
+}
+
+/// The three figures people call "peak memory".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TotalKind {
+    /// `torch.cuda.max_memory_allocated()`: tensors only.
+    Allocated,
+    /// `torch.cuda.max_memory_reserved()`: + the caching allocator's slack.
+    Reserved,
+    /// nvidia-smi: + CUDA context and library workspaces.
+    Device,
+}
+
+/// One line of the bill.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Component {
+    pub id: ComponentId,
+    pub bytes: u64,
+    /// The formula with the scenario's numbers substituted.
+    pub formula: String,
+    /// Where in the course chapter this component is explained.
+    pub section: &'static str,
+}
+
+/// The fit verdict, with the chapter's 20 % margin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Device total at most 80 % of the GPU.
+    Fits,
+    /// Fits, but inside the 20 % margin the chapter asks to keep.
+    FitsWithoutMargin,
+    DoesNotFit,
+}
+
+/// The chapter's rule of thumb: keep 20 % of the card free (§4).
+pub const MARGIN: f64 = 0.20;
+
+/// A message attached to a bill: an assumption made, a derived figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Note {
+    pub key: &'static str,
+    pub text: String,
+}
+
+/// The whole bill for one GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bill {
+    pub components: Vec<Component>,
+    pub gpu_bytes: u64,
+    pub notes: Vec<Note>,
+}
+
+impl Bill {
+    pub fn component(&self, id: ComponentId) -> u64 {
+        self.components.iter().filter(|c| c.id == id).map(|c| c.bytes).fold(0, u64::saturating_add)
+    }
+
+    fn sum_up_to(&self, kind: TotalKind) -> u64 {
+        let rank = |k: TotalKind| match k {
+            TotalKind::Allocated => 0,
+            TotalKind::Reserved => 1,
+            TotalKind::Device => 2,
+        };
+        self.components
+            .iter()
+            .filter(|c| rank(c.id.layer()) <= rank(kind))
+            .map(|c| c.bytes)
+            .fold(0, u64::saturating_add)
+    }
+
+    /// What `torch.cuda.max_memory_allocated()` would report.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.sum_up_to(TotalKind::Allocated)
+    }
+
+    /// What `torch.cuda.max_memory_reserved()` would report.
+    pub fn reserved_bytes(&self) -> u64 {
+        self.sum_up_to(TotalKind::Reserved)
+    }
+
+    /// What nvidia-smi would show; the fit verdict uses this one.
+    pub fn device_bytes(&self) -> u64 {
+        self.sum_up_to(TotalKind::Device)
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        verdict_for(self.device_bytes(), self.gpu_bytes)
+    }
+
+    pub fn fits(&self) -> bool {
+        self.verdict() != Verdict::DoesNotFit
+    }
+
+    /// GPU memory minus the device total (negative when it does not fit).
+    pub fn headroom_bytes(&self) -> i128 {
+        self.gpu_bytes as i128 - self.device_bytes() as i128
+    }
+}
+
+pub fn verdict_for(device_bytes: u64, gpu_bytes: u64) -> Verdict {
+    let d = device_bytes as f64;
+    let g = gpu_bytes as f64;
+    if d <= g * (1.0 - MARGIN) {
+        Verdict::Fits
+    } else if d <= g {
+        Verdict::FitsWithoutMargin
+    } else {
+        Verdict::DoesNotFit
+    }
+}
+
+/// Bytes from a floating-point estimate: rounded, never negative, never NaN, saturating at u64::MAX.
+pub fn to_bytes(x: f64) -> u64 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else {
+        // `as` saturates for values above u64::MAX (and for +inf).
+        x.round() as u64
+    }
+}

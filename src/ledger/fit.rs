@@ -1,0 +1,169 @@
+//! Fit solvers (the largest micro-batch, the longest sequence, the largest model that fit a GPU with
+//! the chapter's 20 % margin) and the chapter's speed card (§4) regenerated from the ledger.
+
+use super::bill::Verdict;
+use super::estimate::estimate;
+use super::presets::{self, ModelPreset};
+use super::scenario::{Gpu, Method, Mode, Scenario};
+use super::storage::StorageFormat;
+
+/// Upper bounds of the searches: beyond them the answer is "at least this".
+pub const MAX_BATCH: u64 = 1 << 16;
+pub const MAX_SEQ: u64 = 1 << 24;
+
+fn fits_with_margin(s: &Scenario) -> bool {
+    estimate(s).verdict() == Verdict::Fits
+}
+
+/// The largest value in `1..=max` for which `fits(value)` holds, assuming memory grows with it;
+/// 0 when even 1 does not fit.
+fn largest_fitting(max: u64, mut fits: impl FnMut(u64) -> bool) -> u64 {
+    if !fits(1) {
+        return 0;
+    }
+    // Exponential probe, then bisection between the last fit and the first miss.
+    let mut lo = 1u64;
+    let mut hi = 2u64;
+    while hi <= max && fits(hi) {
+        lo = hi;
+        hi = hi.saturating_mul(2);
+    }
+    if hi > max {
+        if fits(max) {
+            return max;
+        }
+        hi = max;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The largest micro-batch that fits with the 20 % margin (0: not even one sequence).
+pub fn max_batch(s: &Scenario) -> u64 {
+    let mut probe = s.clone();
+    largest_fitting(MAX_BATCH, |b| {
+        probe.batch = b;
+        fits_with_margin(&probe)
+    })
+}
+
+/// The longest sequence (prompt, for inference) that fits with the 20 % margin.
+pub fn max_seq(s: &Scenario) -> u64 {
+    let mut probe = s.clone();
+    largest_fitting(MAX_SEQ, |q| {
+        probe.seq = q;
+        fits_with_margin(&probe)
+    })
+}
+
+/// Text-only dense presets, the candidates for "the largest model that fits".
+pub fn dense_text_models() -> Vec<ModelPreset> {
+    let mut m: Vec<ModelPreset> = presets::models()
+        .into_iter()
+        .filter(|p| p.architecture.moe.is_none() && p.architecture.vision.is_none() && p.id != "gpt2")
+        .collect();
+    m.sort_by_key(|p| p.architecture.parameters());
+    m
+}
+
+/// The preset with the most parameters among `candidates` that fits with the margin.
+pub fn largest_model<'a>(s: &Scenario, candidates: &'a [ModelPreset]) -> Option<&'a ModelPreset> {
+    let mut probe = s.clone();
+    candidates.iter().rev().find(|m| {
+        probe.architecture = m.architecture.clone();
+        probe.model_id = Some(m.id.to_string());
+        fits_with_margin(&probe)
+    })
+}
+
+/// A column of the speed card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CardColumn {
+    Full,
+    Lora,
+    Qlora,
+    InferBf16,
+    Infer4bit,
+}
+
+impl CardColumn {
+    pub const ALL: [CardColumn; 5] =
+        [CardColumn::Full, CardColumn::Lora, CardColumn::Qlora, CardColumn::InferBf16, CardColumn::Infer4bit];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            CardColumn::Full => "full fine-tune",
+            CardColumn::Lora => "LoRA",
+            CardColumn::Qlora => "4-bit LoRA (QLoRA)",
+            CardColumn::InferBf16 => "inference bf16",
+            CardColumn::Infer4bit => "inference 4-bit",
+        }
+    }
+
+    /// The scenario of this column; the assumptions are printed with the card.
+    pub fn scenario(self, gpu: &Gpu) -> Scenario {
+        let mut s = Scenario { gpu: gpu.clone(), ..Scenario::default() };
+        match self {
+            CardColumn::Full => s.method = Method::Full,
+            CardColumn::Lora => s.method = Method::Lora,
+            CardColumn::Qlora => {
+                s.method = Method::Qlora;
+                s.quant = StorageFormat::Nf4;
+            }
+            CardColumn::InferBf16 | CardColumn::Infer4bit => {
+                s.mode = Mode::Infer;
+                s.seq = 4096;
+                s.quant = if self == CardColumn::Infer4bit { StorageFormat::Awq4 } else { StorageFormat::Bf16 };
+            }
+        }
+        s
+    }
+}
+
+/// The cards of the chapter's speed card: 24 GB (4090), 48 GB (A6000), 80 GB (A100).
+pub const CARD_GPUS: [&str; 3] = ["rtx4090", "a6000", "a100-80g"];
+
+pub const CARD_ASSUMPTIONS: &str = "training: micro-batch 1, seq 2048, gradient checkpointing, SDPA attention, \
+AdamW, bf16 mixed precision (fp32 master + states for full); LoRA r = 16 on all linear layers (fp32 adapters); \
+QLoRA: NF4 with double quantization; inference: batch 1, 4096-token context, bf16 KV cache, 4-bit = AWQ g128; \
+CUDA context 500 MiB; fit = nvidia-smi total ≤ 80 % of the card (the chapter's 20 % margin)";
+
+/// One cell: the largest dense text preset that fits, with its device total.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardCell {
+    pub column: CardColumn,
+    pub model: Option<(String, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardRow {
+    pub gpu: Gpu,
+    pub cells: Vec<CardCell>,
+}
+
+/// The speed card, regenerated from the ledger.
+pub fn speed_card() -> Vec<CardRow> {
+    let candidates = dense_text_models();
+    CARD_GPUS
+        .iter()
+        .filter_map(|id| Gpu::preset(id))
+        .map(|gpu| CardRow {
+            cells: CardColumn::ALL
+                .iter()
+                .map(|&column| CardCell {
+                    column,
+                    model: largest_model(&column.scenario(&gpu), &candidates)
+                        .map(|m| (m.id.to_string(), m.architecture.parameters())),
+                })
+                .collect(),
+            gpu,
+        })
+        .collect()
+}

@@ -1,0 +1,18 @@
+//! The ledger: pure memory accounting. No UI, browser or chart code lives here (or is imported
+//! here), so it is tested natively with `cargo test` and shared by the CLI and the web app.
+
+pub mod activations;
+pub mod architecture;
+pub mod bill;
+pub mod estimate;
+pub mod fit;
+pub mod hf_config;
+pub mod presets;
+pub mod scenario;
+pub mod storage;
+pub mod units;
+pub mod weights;
+
+pub use bill::{Bill, Component, ComponentId, TotalKind, Verdict};
+pub use estimate::estimate;
+pub use scenario::Scenario;

@@ -1,0 +1,228 @@
+//! The scenario: everything the memory bill depends on, as typed values.
+//!
+//! This is the one vocabulary shared by the share URL, the CLI and the UI (the text form lives in
+//! `crate::query`). Defaults are part of the public contract: a link that omits a key means the
+//! default, so a default never changes once published.
+
+use super::architecture::Architecture;
+use super::presets;
+use super::storage::{KvDtype, StorageFormat};
+
+macro_rules! keyword_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident => $id:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The id used in links and on the command line.
+            pub fn id(self) -> &'static str {
+                match self { $($name::$variant => $id),+ }
+            }
+
+            pub fn from_id(id: &str) -> Option<$name> {
+                match id { $($id => Some($name::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+keyword_enum!(
+    /// Training step or inference (prefill + decode).
+    Mode { Train => "train", Infer => "infer" }
+);
+keyword_enum!(
+    /// Which parameters are trained.
+    Method { Full => "full", Lora => "lora", Qlora => "qlora" }
+);
+keyword_enum!(
+    /// Numerics of full fine-tuning: `mixed` = bf16 weights + fp32 master weights and optimizer
+    /// states (the chapter's 2 + 2 + 8 + 4 = 16 B per parameter with AdamW); `bf16` = everything in
+    /// bf16; `fp32` = everything in fp32.
+    Precision { Mixed => "mixed", Bf16 => "bf16", Fp32 => "fp32" }
+);
+keyword_enum!(
+    Optimizer { AdamW => "adamw", AdamW8bit => "adamw8bit", Sgd => "sgd", SgdMomentum => "sgdm", Adafactor => "adafactor" }
+);
+keyword_enum!(
+    /// Which linear layers get LoRA adapters.
+    LoraTargets { Qv => "qv", Qkvo => "qkvo", All => "all" }
+);
+keyword_enum!(
+    /// Attention kernel: `eager` materialises the s² score and probability tensors, `sdpa`/`flash` do not.
+    AttentionKernel { Eager => "eager", Sdpa => "sdpa", Flash => "flash" }
+);
+
+impl LoraTargets {
+    /// Whether a linear layer (by its PEFT module name) gets an adapter.
+    pub fn includes(self, module: &str) -> bool {
+        match self {
+            LoraTargets::Qv => matches!(module, "q_proj" | "v_proj"),
+            LoraTargets::Qkvo => matches!(module, "q_proj" | "k_proj" | "v_proj" | "o_proj"),
+            LoraTargets::All => true,
+        }
+    }
+}
+
+/// The GPU the bill is compared against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gpu {
+    /// Preset id, or `None` for a custom size (`vram=` in GiB).
+    pub id: Option<&'static str>,
+    pub name: String,
+    pub bytes: u64,
+}
+
+impl Gpu {
+    pub fn preset(id: &str) -> Option<Gpu> {
+        presets::gpu(id).map(|g| Gpu { id: Some(g.id), name: g.name.to_string(), bytes: g.bytes() })
+    }
+
+    pub fn custom_gib(gib: f64) -> Gpu {
+        let bytes = (gib * GIB).round().max(0.0) as u64;
+        Gpu { id: None, name: format!("{} GiB", trim_float(gib)), bytes }
+    }
+}
+
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+pub const MIB: f64 = 1024.0 * 1024.0;
+
+/// The default CUDA context + library footprint per process, in MiB: between PyTorch's measured
+/// 274 MiB (lazy module loading, #86509) and the 911 MiB measured on an A100 (furiousteabag/vram);
+/// ~400–500 MiB is what current PyTorch + CUDA 12 stacks show (pytorch#109888, unsloth-zoo #1053).
+pub const DEFAULT_OVERHEAD_MIB: f64 = 500.0;
+
+/// One complete configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Preset the architecture came from, if any (overrides may have changed it since).
+    pub model_id: Option<String>,
+    pub architecture: Architecture,
+    pub mode: Mode,
+    pub method: Method,
+    pub precision: Precision,
+    /// How the weights are stored: the frozen base for LoRA/QLoRA, the served weights for
+    /// inference. Full fine-tuning ignores it (its weights follow `precision`).
+    pub quant: StorageFormat,
+    /// NF4 double quantization (QLoRA's default).
+    pub double_quant: bool,
+    pub optimizer: Optimizer,
+    /// Tokens per sequence (the prompt, for inference).
+    pub seq: u64,
+    /// Micro-batch per GPU (concurrent sequences, for inference).
+    pub batch: u64,
+    /// Gradient accumulation steps: no memory, only the effective batch.
+    pub accum: u64,
+    pub rank: u64,
+    pub targets: LoraTargets,
+    pub gradient_checkpointing: bool,
+    pub attention: AttentionKernel,
+    pub gpus: u64,
+    /// ZeRO stage 0–3 (3 = FSDP full shard).
+    pub zero: u8,
+    pub kv: KvDtype,
+    /// Generated tokens (inference); the KV cache holds prompt + generated.
+    pub generated: u64,
+    pub images: u64,
+    pub image_px: u64,
+    pub gpu: Gpu,
+    pub overhead_mib: f64,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        let model = presets::model(DEFAULT_MODEL).map(|m| m.architecture);
+        Scenario {
+            model_id: Some(DEFAULT_MODEL.to_string()),
+            // The preset table always holds the default model; the fallback keeps this total.
+            architecture: model.unwrap_or_else(fallback_architecture),
+            mode: Mode::Train,
+            method: Method::Lora,
+            precision: Precision::Mixed,
+            quant: StorageFormat::Bf16,
+            double_quant: true,
+            optimizer: Optimizer::AdamW,
+            seq: 2048,
+            batch: 1,
+            accum: 1,
+            rank: 16,
+            targets: LoraTargets::All,
+            gradient_checkpointing: true,
+            attention: AttentionKernel::Sdpa,
+            gpus: 1,
+            zero: 0,
+            kv: KvDtype::Bf16,
+            generated: 0,
+            images: 0,
+            image_px: 448,
+            gpu: Gpu::preset(DEFAULT_GPU).unwrap_or_else(|| Gpu::custom_gib(24.0)),
+            overhead_mib: DEFAULT_OVERHEAD_MIB,
+        }
+    }
+}
+
+pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
+pub const DEFAULT_GPU: &str = "rtx4090";
+
+fn fallback_architecture() -> Architecture {
+    use super::architecture::{MlpKind, NormKind};
+    Architecture {
+        name: "custom".into(),
+        layers: 32,
+        hidden: 4096,
+        heads: 32,
+        kv_heads: 8,
+        head_dim: 128,
+        ffn: 14336,
+        vocab: 128256,
+        tied_embeddings: false,
+        mlp: MlpKind::Glu,
+        norm: NormKind::RmsNorm,
+        norms_per_layer: 2,
+        qkv_bias: false,
+        out_and_mlp_bias: false,
+        learned_positions: 0,
+        moe: None,
+        vision: None,
+    }
+}
+
+impl Scenario {
+    /// The stored-weight format a method implies when the link does not say: 16-bit for full and LoRA
+    /// training and for inference, NF4 for QLoRA.
+    pub fn default_quant(mode: Mode, method: Method) -> StorageFormat {
+        match (mode, method) {
+            (Mode::Train, Method::Qlora) => StorageFormat::Nf4,
+            _ => StorageFormat::Bf16,
+        }
+    }
+
+    /// Vision tokens added to the sequence by the images (0 for text-only models).
+    pub fn vision_tokens(&self) -> u64 {
+        match &self.architecture.vision {
+            Some(v) if self.images > 0 => self.images.saturating_mul(v.tokens_per_image(self.image_px)),
+            _ => 0,
+        }
+    }
+
+    /// Tokens the language model sees per sequence: text + vision tokens.
+    pub fn sequence_tokens(&self) -> u64 {
+        self.seq.saturating_add(self.vision_tokens())
+    }
+
+    pub fn effective_batch(&self) -> u64 {
+        self.batch.saturating_mul(self.accum).saturating_mul(self.gpus)
+    }
+}
+
+/// `24` rather than `24.0`, `22.5` as is.
+pub fn trim_float(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}

@@ -1,0 +1,11 @@
+//! VRAM Ledger (显存账本): GPU-memory accounting for fine-tuning and serving LLMs and VLMs.
+//!
+//! - [`ledger`]: the pure accounting core (architectures, storage formats, training, inference,
+//!   sharding, fit solvers, presets).
+//! - [`query`]: the scenario vocabulary as a query string (share links, the CLI's argument).
+//! - [`report`]: text and JSON renderings of a bill (the CLI's output).
+//! - `chart`, `i18n` and `ui`: the web app, built on the ledger.
+
+pub mod ledger;
+pub mod query;
+pub mod report;
