@@ -9,3 +9,7 @@
 pub mod ledger;
 pub mod query;
 pub mod report;
+pub mod i18n;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,46 @@
+# VRAM Ledger — every command installs what it needs first (.ci/setup.sh, idempotent).
+#   make serve   build the release bundle and serve it (ADDRESS=127.0.0.1 PORT=8080)
+#   make test    every test: native, wasm in headless Chromium, end to end with playwright-core
+#   make dist    the static bundle in dist/ (relative URLs: works under any sub-path)
+#   make bench   speed and size figures (not pass/fail)
+#   make card    the chapter's speed card regenerated from the ledger
+
+ADDRESS ?= 127.0.0.1
+PORT ?= 8080
+export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+
+.PHONY: serve test dist bench card setup-app setup-test test-native test-wasm test-e2e
+
+setup-app:
+	@.ci/setup.sh app
+
+setup-test:
+	@.ci/setup.sh test
+
+dist: setup-app
+	trunk build --release --offline
+	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"
+
+serve: dist
+	@echo "Serving VRAM Ledger on http://$(ADDRESS):$(PORT)/  (Ctrl-C stops)"
+	node tests/e2e/serve.mjs dist --host $(ADDRESS) --port $(PORT)
+
+test: setup-test
+	$(MAKE) --no-print-directory test-native test-wasm dist test-e2e
+
+test-native:
+	cargo test --locked
+
+test-wasm:
+	cargo test --locked --target wasm32-unknown-unknown --test browser
+
+test-e2e:
+	node --test --test-concurrency=1 tests/e2e/
+
+bench: setup-test dist
+	cargo bench --locked --bench ledger -- --noplot
+	node tests/e2e/bench.mjs
+
+card:
+	cargo run --quiet --bin vram-ledger -- --card

@@ -1,0 +1,151 @@
+//! Every user-visible string of the web app, in Chinese and English, from one table.
+
+use crate::ledger::bill::{ComponentId, Verdict};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Zh,
+    En,
+}
+
+impl Lang {
+    pub fn id(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Lang> {
+        match id {
+            "zh" => Some(Lang::Zh),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// The language for a browser language tag such as `zh-CN` or `en-US` (Chinese for any `zh`,
+    /// English otherwise).
+    pub fn from_browser(tag: &str) -> Lang {
+        if tag.trim().to_ascii_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    /// The `lang` attribute of the document.
+    pub fn html_lang(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh-CN",
+            Lang::En => "en",
+        }
+    }
+}
+
+/// A fixed text of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Text {
+    Title,
+    Tagline,
+    Language,
+    Component,
+    Size,
+    Share,
+    Formula,
+    Section,
+    Allocated,
+    Reserved,
+    Device,
+    Gpu,
+    Notices,
+    VerdictUses,
+    Headroom,
+    Over,
+    Footer,
+}
+
+pub fn text(lang: Lang, t: Text) -> &'static str {
+    use Lang::*;
+    use Text::*;
+    match (t, lang) {
+        (Title, _) => "VRAM Ledger · 显存账本",
+        (Tagline, Zh) => "任意“模型 × 显卡 × 配置”的显存账,逐项列出,附公式。",
+        (Tagline, En) => "The GPU-memory bill of any model × GPU × configuration, item by item, with formulas.",
+        (Language, Zh) => "语言",
+        (Language, En) => "Language",
+        (Component, Zh) => "组成",
+        (Component, En) => "Component",
+        (Size, Zh) => "大小",
+        (Size, En) => "Size",
+        (Share, Zh) => "占比",
+        (Share, En) => "Share",
+        (Formula, Zh) => "公式",
+        (Formula, En) => "Formula",
+        (Section, Zh) => "章节",
+        (Section, En) => "Chapter",
+        (Allocated, Zh) => "张量峰值(max_memory_allocated)",
+        (Allocated, En) => "Tensors at peak (max_memory_allocated)",
+        (Reserved, Zh) => "分配器保留(max_memory_reserved)",
+        (Reserved, En) => "Reserved by the allocator (max_memory_reserved)",
+        (Device, Zh) => "整卡占用(nvidia-smi)",
+        (Device, En) => "On the device (nvidia-smi)",
+        (Gpu, Zh) => "显卡",
+        (Gpu, En) => "GPU",
+        (Notices, Zh) => "链接中的问题",
+        (Notices, En) => "Problems in the link",
+        (VerdictUses, Zh) => "判定依据:整卡占用(nvidia-smi)对比显卡容量,留 20% 余量",
+        (VerdictUses, En) => "Verdict uses the device total (nvidia-smi) against the GPU, keeping a 20 % margin",
+        (Headroom, Zh) => "剩余",
+        (Headroom, En) => "free",
+        (Over, Zh) => "超出",
+        (Over, En) => "over",
+        (Footer, Zh) => "依据课程第 7.1 章《显存估算速查与 OOM 排查大全》。全部在浏览器内计算。",
+        (Footer, En) => "Based on course chapter 7.1, “Memory estimation and OOM troubleshooting”. Everything is computed in your browser.",
+    }
+}
+
+pub fn verdict(lang: Lang, v: Verdict) -> &'static str {
+    match (v, lang) {
+        (Verdict::Fits, Lang::Zh) => "放得下",
+        (Verdict::Fits, Lang::En) => "Fits",
+        (Verdict::FitsWithoutMargin, Lang::Zh) => "勉强放得下(不足 20% 余量)",
+        (Verdict::FitsWithoutMargin, Lang::En) => "Fits without the 20 % margin",
+        (Verdict::DoesNotFit, Lang::Zh) => "放不下",
+        (Verdict::DoesNotFit, Lang::En) => "Does not fit",
+    }
+}
+
+pub fn component(lang: Lang, id: ComponentId) -> &'static str {
+    use ComponentId::*;
+    match (id, lang) {
+        (Weights, Lang::Zh) => "权重",
+        (Weights, Lang::En) => "Weights",
+        (AdapterWeights, Lang::Zh) => "LoRA 适配器权重",
+        (AdapterWeights, Lang::En) => "LoRA adapter weights",
+        (MasterWeights, Lang::Zh) => "fp32 主权重",
+        (MasterWeights, Lang::En) => "fp32 master weights",
+        (Gradients, Lang::Zh) => "梯度",
+        (Gradients, Lang::En) => "Gradients",
+        (Optimizer, Lang::Zh) => "优化器状态",
+        (Optimizer, Lang::En) => "Optimizer states",
+        (Activations, Lang::Zh) => "激活",
+        (Activations, Lang::En) => "Activations",
+        (VisionActivations, Lang::Zh) => "视觉塔激活",
+        (VisionActivations, Lang::En) => "Vision-tower activations",
+        (Logits, Lang::Zh) => "logits",
+        (Logits, Lang::En) => "Logits",
+        (KvCache, Lang::Zh) => "KV cache",
+        (KvCache, Lang::En) => "KV cache",
+        (DequantBuffer, Lang::Zh) => "反量化缓冲",
+        (DequantBuffer, Lang::En) => "Dequantization buffer",
+        (GatheredLayer, Lang::Zh) => "ZeRO-3 聚合层",
+        (GatheredLayer, Lang::En) => "ZeRO-3 gathered layer",
+        (OptimizerStep, Lang::Zh) => "优化器步临时张量",
+        (OptimizerStep, Lang::En) => "Optimizer-step temporaries",
+        (AllocatorSlack, Lang::Zh) => "分配器余量(碎片)",
+        (AllocatorSlack, Lang::En) => "Allocator slack (fragmentation)",
+        (CudaContext, Lang::Zh) => "CUDA 上下文与框架开销",
+        (CudaContext, Lang::En) => "CUDA context and framework overhead",
+    }
+}

@@ -1,0 +1,45 @@
+use yew::prelude::*;
+
+use crate::i18n::{self, text, Lang, Text};
+use crate::ledger::bill::Bill;
+use crate::ledger::units::{format_bytes, Unit};
+
+#[derive(Properties, PartialEq)]
+pub struct LedgerTableProps {
+    pub lang: Lang,
+    pub bill: Bill,
+}
+
+/// Each component of the bill: its size, its share of the device total, its formula with the
+/// scenario's numbers, and the chapter section it comes from. Zero lines are left out.
+#[function_component(LedgerTable)]
+pub fn ledger_table(props: &LedgerTableProps) -> Html {
+    let device = props.bill.device_bytes().max(1) as f64;
+    let lang = props.lang;
+    html! {
+        <div class="ledger-wrap">
+            <table class="ledger" data-testid="ledger">
+                <thead>
+                    <tr>
+                        <th scope="col">{ text(lang, Text::Component) }</th>
+                        <th scope="col" class="num">{ text(lang, Text::Size) }</th>
+                        <th scope="col" class="num">{ text(lang, Text::Share) }</th>
+                        <th scope="col">{ text(lang, Text::Formula) }</th>
+                        <th scope="col">{ text(lang, Text::Section) }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
+                        <tr data-testid={format!("component-{}", c.id.id())} data-bytes={c.bytes.to_string()}>
+                            <th scope="row">{ i18n::component(lang, c.id) }</th>
+                            <td class="num">{ format_bytes(c.bytes, Unit::GiB) }</td>
+                            <td class="num">{ format!("{:.1} %", 100.0 * c.bytes as f64 / device) }</td>
+                            <td class="formula"><code>{ &c.formula }</code></td>
+                            <td>{ c.section }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,32 @@
+use yew::prelude::*;
+
+use crate::i18n::{text, Lang, Text};
+use crate::query::Problem;
+
+#[derive(Properties, PartialEq)]
+pub struct NoticesProps {
+    pub lang: Lang,
+    pub errors: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+}
+
+/// What in the link could not be used. Messages quote the link's text, which Yew escapes.
+#[function_component(Notices)]
+pub fn notices(props: &NoticesProps) -> Html {
+    if props.errors.is_empty() && props.warnings.is_empty() {
+        return html! {};
+    }
+    html! {
+        <section class="notices" role="status" data-testid="notices">
+            <h2>{ text(props.lang, Text::Notices) }</h2>
+            <ul>
+                { for props.errors.iter().map(|p| html! {
+                    <li class="notice-error" data-key={p.key.clone()}>{ &p.message }</li>
+                }) }
+                { for props.warnings.iter().map(|p| html! {
+                    <li class="notice-warning" data-key={p.key.clone()}>{ &p.message }</li>
+                }) }
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,56 @@
+use yew::prelude::*;
+
+use crate::i18n::{self, text, Lang, Text};
+use crate::ledger::bill::{Bill, Verdict};
+use crate::ledger::units::{format_bytes, params_short, Unit};
+use crate::ledger::Scenario;
+use crate::report::describe_mode;
+
+#[derive(Properties, PartialEq)]
+pub struct VerdictCardProps {
+    pub lang: Lang,
+    pub scenario: Scenario,
+    pub bill: Bill,
+}
+
+/// The model, the three totals, and fits / does not fit against the GPU.
+#[function_component(VerdictCard)]
+pub fn verdict_card(props: &VerdictCardProps) -> Html {
+    let (lang, s, bill) = (props.lang, &props.scenario, &props.bill);
+    let v = bill.verdict();
+    let class = match v {
+        Verdict::Fits => "fits",
+        Verdict::FitsWithoutMargin => "tight",
+        Verdict::DoesNotFit => "oom",
+    };
+    let headroom = bill.headroom_bytes();
+    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, Unit::GiB);
+    let headroom_text = if headroom >= 0 {
+        format!("{amount} {}", text(lang, Text::Headroom))
+    } else {
+        format!("{amount} {}", text(lang, Text::Over))
+    };
+    html! {
+        <section class={classes!("verdict", class)}>
+            <p class="scenario-line" data-testid="scenario">
+                { format!("{} · {} {} · {}", s.architecture.name, params_short(s.architecture.parameters()), "params", describe_mode(s)) }
+            </p>
+            <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>
+                <strong>{ i18n::verdict(lang, v) }</strong>
+                { format!(" — {} / {} {} ({headroom_text})",
+                    format_bytes(bill.device_bytes(), Unit::GiB),
+                    format_bytes(bill.gpu_bytes, Unit::GiB),
+                    s.gpu.name) }
+            </p>
+            <dl class="totals">
+                <dt>{ text(lang, Text::Allocated) }</dt>
+                <dd data-testid="total-allocated" data-bytes={bill.allocated_bytes().to_string()}>{ format_bytes(bill.allocated_bytes(), Unit::GiB) }</dd>
+                <dt>{ text(lang, Text::Reserved) }</dt>
+                <dd data-testid="total-reserved" data-bytes={bill.reserved_bytes().to_string()}>{ format_bytes(bill.reserved_bytes(), Unit::GiB) }</dd>
+                <dt>{ text(lang, Text::Device) }</dt>
+                <dd data-testid="total" data-bytes={bill.device_bytes().to_string()}>{ format_bytes(bill.device_bytes(), Unit::GiB) }</dd>
+            </dl>
+            <p class="verdict-uses">{ text(lang, Text::VerdictUses) }</p>
+        </section>
+    }
+}

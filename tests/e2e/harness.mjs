@@ -1,0 +1,45 @@
+// Shared set-up for the end-to-end tests: dist/ served on a free loopback port, Debian's Chromium
+// driven by playwright-core, every console error and uncaught exception recorded (a test fails on
+// any), screenshots saved under target/e2e/ for people to look at.
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startServer } from './serve.mjs';
+
+export const SHOTS = 'target/e2e';
+
+export async function launch() {
+  if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `make dist` first');
+  await mkdir(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+export async function serve(base = '/') {
+  return startServer({ dir: 'dist', base });
+}
+
+/** A new page whose console errors and page errors are collected in `page.problems`. */
+export async function openPage(browser, { viewport = { width: 1280, height: 900 }, locale = 'en-US', colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport, locale, colorScheme });
+  // Nothing in the tests may reach the internet: abort anything that is not loopback.
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1|localhost)/, (route) => route.abort());
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { page.problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  return page;
+}
+
+/** Waits for the app to render (the title and the ledger are there). */
+export async function ready(page) {
+  await page.waitForSelector('[data-testid="total"]', { timeout: 20000 });
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+}
