@@ -344,11 +344,18 @@ fn training(s: &Scenario, b: &mut Builder) {
             None => weight_bytes_each,
             Some(f) => stored_weights(arch, f, s.double_quant).bytes / total_params.max(1) as f64,
         };
+        // The local shard of that layer is already counted in the weights.
+        let remote = 1.0 - 1.0 / n;
         b.add(
             ComponentId::GatheredLayer,
-            layer_params as f64 * wb,
+            layer_params as f64 * wb * remote,
             "§3",
-            format!("one gathered layer: {} params × {} B", group(layer_params), factor(wb)),
+            format!(
+                "one layer gathered from the other GPUs: {} params × {} B × (1 − 1/{})",
+                group(layer_params),
+                factor(wb),
+                s.gpus
+            ),
         );
     }
 

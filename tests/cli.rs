@@ -1,0 +1,96 @@
+//! The `vram-ledger` binary: its JSON contract, its table, its errors.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vram-ledger")).args(args).output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn json_has_the_documented_shape_and_components_sum_to_the_device_total() {
+    let (code, out, err) = run(&["--json", "model=llama-3.1-8b&method=qlora&seq=4096"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["schema"], 1);
+    for key in ["allocated_bytes", "reserved_bytes", "device_bytes"] {
+        assert!(v[key].as_u64().is_some(), "{key}");
+    }
+    assert_eq!(v["gpu"]["id"], "rtx4090");
+    assert_eq!(v["gpu"]["bytes"], 24_564u64 * 1024 * 1024);
+    assert!(v["fits"].is_boolean());
+    let components = v["components"].as_array().expect("components");
+    let ids: Vec<&str> = components.iter().filter_map(|c| c["id"].as_str()).collect();
+    for id in ["weights", "gradients", "optimizer", "master_weights", "activations", "logits", "kv_cache", "cuda_context"] {
+        assert!(ids.contains(&id), "{id} present (0 where it does not apply)");
+    }
+    let sum: u64 = components.iter().filter_map(|c| c["bytes"].as_u64()).sum();
+    assert_eq!(sum, v["device_bytes"].as_u64().expect("device"));
+    assert!(components.iter().all(|c| c["formula"].as_str().is_some_and(|f| !f.is_empty())));
+    // QLoRA's base is NF4, so the weights are far below 2 B/param.
+    let weights = components.iter().find(|c| c["id"] == "weights").and_then(|c| c["bytes"].as_u64()).expect("weights");
+    assert!(weights < 8_030_261_248);
+}
+
+#[test]
+fn accepts_a_whole_share_url() {
+    let (code, out, _) = run(&["--json", "https://example.org/calc/?model=llama-2-7b&mode=infer&seq=4096#x"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let kv = v["components"].as_array().expect("c").iter().find(|c| c["id"] == "kv_cache").expect("kv")["bytes"].clone();
+    assert_eq!(kv, 2u64 * 32 * 32 * 128 * 4096 * 2);
+}
+
+#[test]
+fn table_shows_totals_and_verdict() {
+    let (code, out, _) = run(&["model=llama-2-7b&method=full"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("master_weights"), "{out}");
+    assert!(out.contains("nvidia-smi"));
+    assert!(out.contains("DOES NOT FIT"), "a 7B full fine-tune does not fit a 24 GB card: {out}");
+    let (_, gb, _) = run(&["--gb", "model=llama-3.1-8b&mode=infer"]);
+    assert!(gb.contains("16.06"), "weights in GB: {gb}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let (code, out, err) = run(&["quant=int3"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("quant=int3") && err.contains("nf4"), "{err}");
+    let (code, _, err) = run(&["--frobnicate"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("usage"));
+    let (code, _, err) = run(&["a=1", "b=2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("one QUERY"));
+    // Unknown keys are only a warning.
+    let (code, _, err) = run(&["colour=red"]);
+    assert_eq!(code, 0);
+    assert!(err.contains("warning") && err.contains("colour"));
+}
+
+#[test]
+fn fit_and_card() {
+    let (code, out, _) = run(&["--json", "--fit", "model=llama-3.1-8b&method=qlora"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["max_batch"].as_u64().expect("max_batch") >= 1);
+    assert!(v["max_seq"].as_u64().expect("max_seq") >= 2048);
+    let (code, card, _) = run(&["--card"]);
+    assert_eq!(code, 0);
+    assert!(card.contains("QLoRA") && card.contains("Assumptions"), "{card}");
+}
+
+/// docs/query-keys.md is generated from the key table; regenerate with
+/// `cargo run --bin vram-ledger -- --keys > docs/query-keys.md`.
+#[test]
+fn query_key_docs_are_current() {
+    let (_, out, _) = run(&["--keys"]);
+    let doc = std::fs::read_to_string(format!("{}/docs/query-keys.md", env!("CARGO_MANIFEST_DIR"))).expect("doc");
+    assert_eq!(doc, out);
+}

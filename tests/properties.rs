@@ -1,0 +1,167 @@
+//! Properties that must hold for every scenario (proptest): memory grows with what should grow it,
+//! quantizing and sharding never add memory, and no input — however extreme or malformed — panics
+//! or produces NaN, infinity or an overflow.
+
+use proptest::prelude::*;
+use vram_ledger::ledger::bill::ComponentId as C;
+use vram_ledger::ledger::hf_config::parse_config;
+use vram_ledger::ledger::presets;
+use vram_ledger::ledger::scenario::{AttentionKernel, LoraTargets, Method, Mode, Optimizer, Precision};
+use vram_ledger::ledger::storage::{KvDtype, StorageFormat};
+use vram_ledger::ledger::{estimate, fit, Scenario};
+use vram_ledger::query;
+use vram_ledger::report;
+
+fn any_scenario() -> impl Strategy<Value = Scenario> {
+    let models = presets::models();
+    (
+        (0..models.len(), prop::sample::select(Mode::ALL), prop::sample::select(Method::ALL), prop::sample::select(Precision::ALL)),
+        (prop::sample::select(StorageFormat::ALL.to_vec()), prop::sample::select(Optimizer::ALL), prop::sample::select(LoraTargets::ALL), prop::sample::select(AttentionKernel::ALL)),
+        (1u64..=65_536, 1u64..=64, 1u64..=256, any::<bool>()),
+        (1u64..=64, 0u8..=3, prop::sample::select(KvDtype::ALL.to_vec()), 0u64..=8192, 0u64..=4, 28u64..=2048),
+    )
+        .prop_map(move |((m, mode, method, precision), (quant, optimizer, targets, attention), (seq, batch, rank, gc), (gpus, zero, kv, generated, images, image_px))| {
+            let p = &models[m];
+            Scenario {
+                model_id: Some(p.id.to_string()),
+                architecture: p.architecture.clone(),
+                mode, method, precision, quant, optimizer, targets, attention, seq, batch, rank,
+                gradient_checkpointing: gc, gpus, zero, kv, generated, images, image_px,
+                ..Scenario::default()
+            }
+        })
+}
+
+/// A NaN or an infinity printed anywhere (formulas included). Byte fields are integers, so serde
+/// would print a non-finite float as `null`: none may appear there either.
+fn has_non_finite_text(json: &str) -> bool {
+    json.contains("NaN") || json.contains("inf B") || json.contains("inf ") && !json.contains("inference")
+        || json.contains("\"bytes\":null") || json.contains("_bytes\":null")
+}
+
+fn device(s: &Scenario) -> u64 {
+    estimate(s).device_bytes()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn memory_never_decreases_as_seq_batch_rank_or_layers_grow(s in any_scenario(), extra in 1u64..5000) {
+        let base = device(&s);
+        prop_assert!(device(&Scenario { seq: s.seq + extra, ..s.clone() }) >= base, "seq");
+        prop_assert!(device(&Scenario { batch: s.batch + extra.min(64), ..s.clone() }) >= base, "batch");
+        prop_assert!(device(&Scenario { rank: s.rank + extra.min(64), ..s.clone() }) >= base, "rank");
+        let mut deeper = s.clone();
+        deeper.architecture.layers += extra.min(16);
+        prop_assert!(device(&deeper) >= base, "layers");
+    }
+
+    #[test]
+    fn quantizing_never_grows_the_weights(s in any_scenario(), quant in prop::sample::select(StorageFormat::ALL.to_vec())) {
+        let bf16 = estimate(&Scenario { mode: Mode::Infer, quant: StorageFormat::Bf16, ..s.clone() }).component(C::Weights);
+        let q = estimate(&Scenario { mode: Mode::Infer, quant, ..s.clone() }).component(C::Weights);
+        if quant != StorageFormat::Fp32 {
+            prop_assert!(q <= bf16, "{} {} > bf16 {}", quant.id(), q, bf16);
+        }
+    }
+
+    #[test]
+    fn sharding_never_grows_the_per_gpu_bill(s in any_scenario(), more in 1u64..64) {
+        let s = Scenario { mode: Mode::Train, gpus: s.gpus.max(2), ..s };
+        // A higher ZeRO stage on the same GPUs never costs more…
+        for stage in 1..=3u8 {
+            let lower = device(&Scenario { zero: stage - 1, ..s.clone() });
+            let higher = device(&Scenario { zero: stage, ..s.clone() });
+            prop_assert!(higher <= lower, "zero {} → {}: {} > {}", stage - 1, stage, higher, lower);
+        }
+        // …and with ZeRO on, more GPUs never cost more per GPU.
+        let z = Scenario { zero: s.zero.max(1), ..s.clone() };
+        let wider = device(&Scenario { gpus: z.gpus + more, ..z.clone() });
+        prop_assert!(wider <= device(&z), "more GPUs: {} > {}", wider, device(&z));
+    }
+
+    #[test]
+    fn bills_are_finite_and_consistent(s in any_scenario()) {
+        let bill = estimate(&s);
+        let sum: u128 = bill.components.iter().map(|c| c.bytes as u128).sum();
+        prop_assert_eq!(sum, bill.device_bytes() as u128);
+        prop_assert!(bill.allocated_bytes() <= bill.reserved_bytes() && bill.reserved_bytes() <= bill.device_bytes());
+        let json = report::to_json(&s, &bill).to_string();
+        prop_assert!(!has_non_finite_text(&json), "{}", json);
+    }
+
+    #[test]
+    fn arbitrary_query_strings_never_panic(q in ".{0,200}") {
+        let p = query::parse(&q);
+        let bill = estimate(&p.scenario);
+        prop_assert!(bill.device_bytes() > 0);
+        let _ = query::to_query(&p.scenario, &[]);
+    }
+
+    #[test]
+    fn structured_hostile_queries_never_panic(keys in prop::collection::vec(prop::sample::select(query::KEYS.iter().map(|k| k.key).collect::<Vec<_>>()), 1..8),
+                                             values in prop::collection::vec(prop_oneof![
+                                                 Just("0".to_string()), Just("-1".to_string()), Just("1e400".to_string()),
+                                                 Just("NaN".to_string()), Just("inf".to_string()), Just("18446744073709551616".to_string()),
+                                                 Just("<img src=x onerror=alert(1)>".to_string()), "[0-9]{1,12}", "\\PC{0,12}"], 1..8)) {
+        let q: Vec<String> = keys.iter().zip(values.iter().cycle()).map(|(k, v)| format!("{k}={}", query::percent_encode(v))).collect();
+        let p = query::parse(&q.join("&"));
+        let bill = estimate(&p.scenario);
+        let json = report::to_json(&p.scenario, &bill).to_string();
+        prop_assert!(!has_non_finite_text(&json), "{}", json);
+    }
+
+    #[test]
+    fn arbitrary_json_configs_never_panic(text in "\\PC{0,300}") {
+        let _ = parse_config(&text);
+    }
+
+    #[test]
+    fn json_shaped_configs_never_panic(fields in prop::collection::btree_map(
+            prop::sample::select(vec!["model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+                "head_dim", "intermediate_size", "vocab_size", "tie_word_embeddings", "num_local_experts", "num_experts_per_tok",
+                "n_embd", "n_head", "n_layer", "n_inner", "vision_config", "text_config"]),
+            prop_oneof![
+                Just(serde_json::json!("llama")), Just(serde_json::json!("gpt2")), Just(serde_json::json!("qwen2_vl")),
+                Just(serde_json::json!("mixtral")), any::<u64>().prop_map(|n| serde_json::json!(n)),
+                any::<i64>().prop_map(|n| serde_json::json!(n)), any::<f64>().prop_map(|f| serde_json::json!(f)),
+                any::<bool>().prop_map(|b| serde_json::json!(b)), Just(serde_json::json!(null)), Just(serde_json::json!({})),
+                Just(serde_json::json!({"depth": 2, "embed_dim": 0, "num_heads": 1})),
+            ],
+            0..12)) {
+        let v = serde_json::Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+        if let Ok(arch) = parse_config(&v.to_string()) {
+            let s = Scenario { architecture: arch, ..Scenario::default() };
+            let bill = estimate(&s);
+            prop_assert!(bill.device_bytes() > 0);
+        }
+    }
+}
+
+/// The issue's extremes: 10 M-token sequences, batch 4096, a 2-trillion-parameter model.
+#[test]
+fn extreme_inputs_stay_finite() {
+    let huge = "model=custom&layers=200&hidden=32768&heads=256&kv_heads=16&head_dim=128&ffn=131072&vocab=262144&experts=16&active_experts=2";
+    let s = query::parse(huge).scenario;
+    let p = s.architecture.parameters();
+    assert!(p > 2_000_000_000_000, "{p}");
+    for extra in ["seq=10000000&batch=4096&gc=0&attn=eager", "mode=infer&seq=100000000&gen=100000000&batch=65536", "method=full&gpus=100000&zero=3"] {
+        let p = query::parse(&format!("{huge}&{extra}"));
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let bill = estimate(&p.scenario);
+        assert!(bill.device_bytes() > 0);
+        assert!(!bill.fits());
+        let json = report::to_json(&p.scenario, &bill).to_string();
+        assert!(!has_non_finite_text(&json), "{json}");
+        // Saturating totals still order correctly.
+        assert!(bill.allocated_bytes() <= bill.device_bytes());
+    }
+    // Solvers terminate at the edges.
+    assert_eq!(fit::max_batch(&s), 0);
+    let tiny = query::parse("model=gpt2&mode=infer&gpu=h200").scenario;
+    // GPT-2 at 2,048 tokens: KV 2 × 12 × 12 × 64 × 2048 × 2 B = 75.5 MB and a prefill peak of
+    // 2048 × (2·2·768 + 4·768 + 2·3·3072) B = 50 MB per sequence; 80 % of 140.4 GiB holds ≈ 950.
+    let b = fit::max_batch(&tiny);
+    assert!((800..=1100).contains(&b), "{b}");
+}
