@@ -94,3 +94,13 @@ fn query_key_docs_are_current() {
     let doc = std::fs::read_to_string(format!("{}/docs/query-keys.md", env!("CARGO_MANIFEST_DIR"))).expect("doc");
     assert_eq!(doc, out);
 }
+
+/// docs/speed-card.md embeds the generated card between markers; it must be the current one.
+#[test]
+fn speed_card_doc_is_current() {
+    let (_, card, _) = run(&["--card"]);
+    let doc = std::fs::read_to_string(format!("{}/docs/speed-card.md", env!("CARGO_MANIFEST_DIR"))).expect("doc");
+    let start = doc.find("-->\n").expect("start marker") + 4;
+    let end = doc.find("<!-- end generated -->").expect("end marker");
+    assert_eq!(&doc[start..end], card);
+}
