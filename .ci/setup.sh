@@ -11,7 +11,7 @@ TRUNK_VERSION="0.21.14"
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "rust target wasm32-unknown-unknown: present"
