@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod query;
 pub mod report;
 pub mod i18n;
+pub mod chart;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -81,6 +81,8 @@ fn fit_and_card() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert!(v["max_batch"].as_u64().expect("max_batch") >= 1);
     assert!(v["max_seq"].as_u64().expect("max_seq") >= 2048);
+    // QLoRA on a 24 GB card: the 8B fits, the 70B (35 GiB of NF4 weights) cannot.
+    assert_eq!(v["largest_in_family"], "llama-3.1-8b");
     let (code, card, _) = run(&["--card"]);
     assert_eq!(code, 0);
     assert!(card.contains("QLoRA") && card.contains("Assumptions"), "{card}");

@@ -11,7 +11,7 @@ const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys
 QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&seq=4096&gpu=rtx4090'.
   --json     print the bill as JSON (schema 1)
   --card     print the chapter's speed card regenerated from the ledger (Markdown)
-  --fit      also print the largest micro-batch and sequence that fit with the 20 % margin
+  --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin)
   --gb       show 10^9-byte GB instead of GiB
   --keys     print the documented query keys (Markdown)
   --presets  list model and GPU preset ids
@@ -80,6 +80,7 @@ fn main() -> ExitCode {
         if show_fit {
             v["max_batch"] = fit::max_batch(&s).into();
             v["max_seq"] = fit::max_seq(&s).into();
+            v["largest_in_family"] = fit::largest_in_family(&s).map(|m| m.id).into();
         }
         println!("{v}");
     } else {
@@ -90,6 +91,10 @@ fn main() -> ExitCode {
                 fit::max_batch(&s),
                 fit::max_seq(&s)
             );
+            match fit::largest_in_family(&s) {
+                Some(m) => println!("largest model of its family with the 20 % margin: {}", m.id),
+                None => println!("largest model of its family with the 20 % margin: none"),
+            }
         }
     }
     ExitCode::SUCCESS

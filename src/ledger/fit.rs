@@ -83,6 +83,15 @@ pub fn largest_model<'a>(s: &Scenario, candidates: &'a [ModelPreset]) -> Option<
     })
 }
 
+/// The largest model of the scenario's own family (e.g. Qwen2.5 0.5B … 72B) that fits with the
+/// margin, all other settings kept. `None` for a custom model or when none fits.
+pub fn largest_in_family(s: &Scenario) -> Option<ModelPreset> {
+    let family = s.model_id.as_deref().and_then(presets::model)?.family;
+    let mut members: Vec<ModelPreset> = presets::models().into_iter().filter(|m| m.family == family).collect();
+    members.sort_by_key(|m| m.architecture.parameters());
+    largest_model(s, &members).cloned()
+}
+
 /// A column of the speed card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CardColumn {
