@@ -10,7 +10,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test dist bench card setup-app setup-test test-native test-wasm test-e2e
+.PHONY: serve test dist bench card links setup-app setup-test test-native test-wasm test-e2e
 
 setup-app:
 	@.ci/setup.sh app
@@ -44,3 +44,7 @@ bench: setup-test dist
 
 card:
 	cargo run --quiet --bin vram-ledger -- --card
+
+# Regenerate the pinned totals of the fixed share links (tests/data/links.tsv).
+links:
+	cargo run --quiet --bin vram-ledger -- --links tests/data/links.txt > tests/data/links.tsv

@@ -109,3 +109,24 @@ fn every_key_is_documented_once() {
         assert!(keys.contains(&key), "{key} is documented");
     }
 }
+
+/// The UI's controls set one key at a time through `with_key`.
+#[test]
+fn with_key_sets_one_value_and_rejects_bad_ones() {
+    use vram_ledger::query::with_key;
+    let s = parse("model=llama-3.1-8b&layers=16&seq=4096").scenario;
+    let (t, p) = with_key(&s, "batch", "8");
+    assert!(p.is_none());
+    assert_eq!((t.batch, t.seq, t.architecture.layers), (8, 4096, 16));
+    // A new model drops the old model's overrides.
+    let (t, _) = with_key(&s, "model", "qwen2.5-7b");
+    assert_eq!((t.architecture.layers, t.seq), (28, 4096));
+    // QLoRA brings its NF4 default; back to LoRA brings bf16.
+    let (q, _) = with_key(&s, "method", "qlora");
+    assert_eq!(q.quant, StorageFormat::Nf4);
+    let (l, _) = with_key(&q, "method", "lora");
+    assert_eq!(l.quant, StorageFormat::Bf16);
+    let (same, problem) = with_key(&s, "seq", "-1");
+    assert_eq!(same, s);
+    assert!(problem.expect("problem").message.contains("seq=-1"));
+}

@@ -136,8 +136,8 @@ fn draw(
             .draw()?;
 
         for (i, bar) in bars.iter().enumerate() {
-            let x0 = i as f64 + 0.2;
-            let x1 = i as f64 + 0.8;
+            let x0 = i as f64 + 0.25;
+            let x1 = i as f64 + 0.75;
             let mut y = 0.0;
             for c in bar.bill.components.iter().filter(|c| c.bytes > 0) {
                 let h = c.bytes as f64 / GIB;
@@ -183,12 +183,12 @@ fn draw(
                 vec![(0.0, level), (n, level)],
                 style.stroke_width(2),
             )))?;
-            let (px, py) = chart.backend_coord(&(n, level));
+            let (px, py) = chart.backend_coord(&(0.0, level));
             root.draw(&Text::new(
                 label.to_string(),
-                (px - 4, py - 3),
+                (px + 4, py - 3),
                 ("sans-serif", 12).into_font().color(&style).pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Right,
+                    plotters::style::text_anchor::HPos::Left,
                     plotters::style::text_anchor::VPos::Bottom,
                 )),
             ))?;

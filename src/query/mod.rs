@@ -413,3 +413,25 @@ pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
 pub fn architecture_keys() -> &'static [&'static str] {
     &ARCH_KEYS
 }
+
+/// `s` with one key set to `value`, read exactly as a link would read it; on an invalid value, `s`
+/// unchanged and the problem. The UI's controls go through here.
+pub fn with_key(s: &Scenario, key: &str, value: &str) -> (Scenario, Option<Problem>) {
+    let mut base = to_query(s, &[]);
+    if key == "model" {
+        // A new model starts from its own preset, not from the old model's field overrides.
+        base = base
+            .split('&')
+            .filter(|kv| {
+                let k = kv.split('=').next().unwrap_or("");
+                !ARCH_KEYS.contains(&k) && k != "model"
+            })
+            .collect::<Vec<_>>()
+            .join("&");
+    }
+    let parsed = parse(&format!("{base}&{key}={}", percent_encode(value)));
+    match parsed.errors.into_iter().find(|e| e.key == key) {
+        Some(problem) => (s.clone(), Some(problem)),
+        None => (parsed.scenario, None),
+    }
+}

@@ -1,12 +1,17 @@
-//! The page: header (title, language switch), the verdict and the ledger table of the scenario the
-//! link describes.
+//! The page: header (title, language), the controls, the verdict, the chart, the ledger table and
+//! the share link. The state is one reducer (`state.rs`); the URL follows it.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{LangSwitch, LedgerTable, Notices, VerdictCard};
+use super::components::{ChartView, Controls, LangSwitch, LedgerTable, Notices, Share, VerdictCard};
+use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
-use crate::ledger::estimate;
-use crate::query;
+use crate::ledger::units::Unit;
+use crate::ledger::{estimate, fit};
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct AppProps {
@@ -16,44 +21,117 @@ pub struct AppProps {
     pub browser_lang: Lang,
 }
 
+/// The page's address without its query.
+fn page_base() -> String {
+    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    href[..end].to_string()
+}
+
+/// Writes the state into the address bar with `replaceState` (never `pushState`: inside a course
+/// page's iframe that would fill the page's Back button). Browsers throttle history calls; a
+/// refused call is ignored.
+fn replace_query(query: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(history) = w.history() else { return };
+    let path = w.location().pathname().unwrap_or_default();
+    let url = if query.is_empty() { path } else { format!("?{query}") };
+    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+}
+
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let parsed = use_memo(props.query.clone(), |q| query::parse(q));
-    let link_lang = parsed.ui.iter().rev().find(|(k, _)| k == "lang").and_then(|(_, v)| Lang::from_id(v));
-    let lang = use_state(|| link_lang.unwrap_or(props.browser_lang));
-    let lang_value = *lang;
+    let state = use_reducer(|| CalcState::from_query(&props.query, props.browser_lang));
+    let lang = state.lang;
+    let query = state.share_query(props.browser_lang);
 
     {
-        let html_lang = lang_value.html_lang();
-        use_effect_with(lang_value, move |_| {
+        let html_lang = lang.html_lang();
+        use_effect_with(lang, move |_| {
             if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
                 let _ = el.set_attribute("lang", html_lang);
             }
         });
     }
 
-    let scenario = &parsed.scenario;
+    // The URL follows the state, debounced so that dragging a slider does not flood the history API.
+    let pending: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+    {
+        let pending = pending.clone();
+        use_effect_with(query.clone(), move |q| {
+            let q = q.clone();
+            *pending.borrow_mut() = Some(Timeout::new(250, move || replace_query(&q)));
+        });
+    }
+
+    let scenario = &state.scenario;
     let bill = estimate(scenario);
-    let on_lang = {
-        let lang = lang.clone();
-        Callback::from(move |l: Lang| lang.set(l))
+    let max_batch = fit::max_batch(scenario);
+    let max_seq = fit::max_seq(scenario);
+
+    let onset = {
+        let state = state.clone();
+        Callback::from(move |(key, value): (&'static str, String)| state.dispatch(Action::Set(key, value)))
     };
+    let on_lang = {
+        let state = state.clone();
+        Callback::from(move |l: Lang| state.dispatch(Action::SetLang(l)))
+    };
+    let on_dismiss = {
+        let state = state.clone();
+        Callback::from(move |_| state.dispatch(Action::DismissNotices))
+    };
+    let unit_button = |u: Unit| {
+        let state = state.clone();
+        let pressed = state.unit == u;
+        html! {
+            <button type="button" class={classes!("lang-option", pressed.then_some("active"))} aria-pressed={pressed.to_string()}
+                data-testid={format!("unit-{}", u.id())} onclick={move |_| state.dispatch(Action::SetUnit(u))}>{ u.label() }</button>
+        }
+    };
+    let share_url = if query.is_empty() { page_base() } else { format!("{}?{query}", page_base()) };
+    let fits_text = |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
 
     html! {
-        <div class="app">
-            <header class="app-header">
-                <div>
-                    <h1 data-testid="title">{ text(lang_value, Text::Title) }</h1>
-                    <p class="tagline">{ text(lang_value, Text::Tagline) }</p>
-                </div>
-                <LangSwitch lang={lang_value} onchange={on_lang} />
-            </header>
+        <div class={classes!("app", state.embed.then_some("embed"))}>
+            if !state.embed {
+                <header class="app-header">
+                    <div>
+                        <h1 data-testid="title">{ text(lang, Text::Title) }</h1>
+                        <p class="tagline">{ text(lang, Text::Tagline) }</p>
+                    </div>
+                    <div class="header-switches">
+                        <div class="lang-switch" role="group" aria-label={text(lang, Text::UnitLabel)}>
+                            { unit_button(Unit::GiB) }{ unit_button(Unit::GB) }
+                        </div>
+                        <LangSwitch lang={lang} onchange={on_lang} />
+                    </div>
+                </header>
+            }
             <main>
-                <Notices lang={lang_value} errors={parsed.errors.clone()} warnings={parsed.warnings.clone()} />
-                <VerdictCard lang={lang_value} scenario={scenario.clone()} bill={bill.clone()} />
-                <LedgerTable lang={lang_value} bill={bill} />
+                <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
+                <div class="layout">
+                    <Controls lang={lang} scenario={scenario.clone()} {onset} />
+                    <div class="results">
+                        <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                        <ChartView lang={lang} bill={bill.clone()} gpus={if scenario.mode == crate::ledger::scenario::Mode::Train { scenario.gpus } else { 1 }} />
+                        <section class="fits" data-testid="what-fits">
+                            <h2>{ text(lang, Text::WhatFits) }</h2>
+                            <dl class="totals">
+                                <dt>{ text(lang, Text::MaxBatch) }</dt>
+                                <dd data-testid="max-batch" data-value={max_batch.to_string()}>{ fits_text(max_batch, "") }</dd>
+                                <dt>{ text(lang, Text::MaxSeq) }</dt>
+                                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, " tokens") }</dd>
+                            </dl>
+                        </section>
+                    </div>
+                </div>
+                <LedgerTable lang={lang} unit={state.unit} bill={bill} />
+                <Share lang={lang} url={share_url} />
             </main>
-            <footer class="app-footer">{ text(lang_value, Text::Footer) }</footer>
+            if !state.embed {
+                <footer class="app-footer">{ text(lang, Text::Footer) }</footer>
+            }
         </div>
     }
 }

@@ -3,6 +3,7 @@
 
 mod app;
 pub mod components;
+pub mod state;
 
 pub use app::{App, AppProps};
 

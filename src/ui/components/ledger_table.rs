@@ -7,6 +7,7 @@ use crate::ledger::units::{format_bytes, Unit};
 #[derive(Properties, PartialEq)]
 pub struct LedgerTableProps {
     pub lang: Lang,
+    pub unit: Unit,
     pub bill: Bill,
 }
 
@@ -31,8 +32,8 @@ pub fn ledger_table(props: &LedgerTableProps) -> Html {
                 <tbody>
                     { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                         <tr data-testid={format!("component-{}", c.id.id())} data-bytes={c.bytes.to_string()}>
-                            <th scope="row">{ i18n::component(lang, c.id) }</th>
-                            <td class="num">{ format_bytes(c.bytes, Unit::GiB) }</td>
+                            <th scope="row"><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</th>
+                            <td class="num">{ format_bytes(c.bytes, props.unit) }</td>
                             <td class="num">{ format!("{:.1} %", 100.0 * c.bytes as f64 / device) }</td>
                             <td class="formula"><code>{ &c.formula }</code></td>
                             <td>{ c.section }</td>

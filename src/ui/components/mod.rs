@@ -1,11 +1,18 @@
 //! One small component per file; each takes values and `on…` callbacks, and owns no shared state.
 
+mod chart_view;
+mod controls;
+mod inputs;
 mod lang_switch;
 mod ledger_table;
 mod notices;
+mod share;
 mod verdict_card;
 
+pub use chart_view::ChartView;
+pub use controls::Controls;
 pub use lang_switch::LangSwitch;
 pub use ledger_table::LedgerTable;
 pub use notices::Notices;
+pub use share::Share;
 pub use verdict_card::VerdictCard;

@@ -8,6 +8,7 @@ pub struct NoticesProps {
     pub lang: Lang,
     pub errors: Vec<Problem>,
     pub warnings: Vec<Problem>,
+    pub ondismiss: Callback<()>,
 }
 
 /// What in the link could not be used. Messages quote the link's text, which Yew escapes.
@@ -27,6 +28,7 @@ pub fn notices(props: &NoticesProps) -> Html {
                     <li class="notice-warning" data-key={p.key.clone()}>{ &p.message }</li>
                 }) }
             </ul>
+            <button type="button" data-testid="dismiss-notices" onclick={props.ondismiss.reform(|_| ())}>{ text(props.lang, Text::Dismiss) }</button>
         </section>
     }
 }

@@ -9,6 +9,7 @@ use crate::report::describe_mode;
 #[derive(Properties, PartialEq)]
 pub struct VerdictCardProps {
     pub lang: Lang,
+    pub unit: Unit,
     pub scenario: Scenario,
     pub bill: Bill,
 }
@@ -24,7 +25,7 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
         Verdict::DoesNotFit => "oom",
     };
     let headroom = bill.headroom_bytes();
-    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, Unit::GiB);
+    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, props.unit);
     let headroom_text = if headroom >= 0 {
         format!("{amount} {}", text(lang, Text::Headroom))
     } else {
@@ -33,22 +34,22 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
     html! {
         <section class={classes!("verdict", class)}>
             <p class="scenario-line" data-testid="scenario">
-                { format!("{} · {} {} · {}", s.architecture.name, params_short(s.architecture.parameters()), "params", describe_mode(s)) }
+                { format!("{} · {} · {}", s.architecture.name, params_short(s.architecture.parameters()), describe_mode(s)) }
             </p>
             <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>
                 <strong>{ i18n::verdict(lang, v) }</strong>
                 { format!(" — {} / {} {} ({headroom_text})",
-                    format_bytes(bill.device_bytes(), Unit::GiB),
-                    format_bytes(bill.gpu_bytes, Unit::GiB),
+                    format_bytes(bill.device_bytes(), props.unit),
+                    format_bytes(bill.gpu_bytes, props.unit),
                     s.gpu.name) }
             </p>
             <dl class="totals">
                 <dt>{ text(lang, Text::Allocated) }</dt>
-                <dd data-testid="total-allocated" data-bytes={bill.allocated_bytes().to_string()}>{ format_bytes(bill.allocated_bytes(), Unit::GiB) }</dd>
+                <dd data-testid="total-allocated" data-bytes={bill.allocated_bytes().to_string()}>{ format_bytes(bill.allocated_bytes(), props.unit) }</dd>
                 <dt>{ text(lang, Text::Reserved) }</dt>
-                <dd data-testid="total-reserved" data-bytes={bill.reserved_bytes().to_string()}>{ format_bytes(bill.reserved_bytes(), Unit::GiB) }</dd>
+                <dd data-testid="total-reserved" data-bytes={bill.reserved_bytes().to_string()}>{ format_bytes(bill.reserved_bytes(), props.unit) }</dd>
                 <dt>{ text(lang, Text::Device) }</dt>
-                <dd data-testid="total" data-bytes={bill.device_bytes().to_string()}>{ format_bytes(bill.device_bytes(), Unit::GiB) }</dd>
+                <dd data-testid="total" data-bytes={bill.device_bytes().to_string()}>{ format_bytes(bill.device_bytes(), props.unit) }</dd>
             </dl>
             <p class="verdict-uses">{ text(lang, Text::VerdictUses) }</p>
         </section>

@@ -1,0 +1,99 @@
+//! The calculator's whole state as one reducer. Every control speaks the scenario vocabulary: it
+//! emits a `key=value` pair, and the reducer re-reads the current link with that pair appended —
+//! so the UI, the share URL and the CLI cannot disagree about what a value means, and a typed
+//! invalid value gets the same message a broken link would.
+
+use std::rc::Rc;
+
+use yew::Reducible;
+
+use crate::i18n::Lang;
+use crate::ledger::units::Unit;
+use crate::ledger::Scenario;
+use crate::query::{self, Problem};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalcState {
+    pub scenario: Scenario,
+    pub lang: Lang,
+    pub unit: Unit,
+    pub embed: bool,
+    /// Problems found in the link the page was opened with, or in a typed value.
+    pub errors: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Set one key of the scenario vocabulary to a (typed or chosen) value.
+    Set(&'static str, String),
+    SetLang(Lang),
+    SetUnit(Unit),
+    DismissNotices,
+}
+
+impl CalcState {
+    /// The state a link describes; `browser_lang` when the link has no `lang=`.
+    pub fn from_query(q: &str, browser_lang: Lang) -> CalcState {
+        let parsed = query::parse(q);
+        let ui = |key: &str| parsed.ui.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let mut errors = parsed.errors;
+        let lang = match ui("lang") {
+            None => browser_lang,
+            Some(v) => Lang::from_id(v).unwrap_or_else(|| {
+                errors.push(Problem { key: "lang".into(), message: format!("`lang={}` is not accepted; accepted values: zh, en", short(v)) });
+                browser_lang
+            }),
+        };
+        let unit = match ui("unit") {
+            None => Unit::GiB,
+            Some(v) => Unit::from_id(v).unwrap_or_else(|| {
+                errors.push(Problem { key: "unit".into(), message: format!("`unit={}` is not accepted; accepted values: gib, gb", short(v)) });
+                Unit::GiB
+            }),
+        };
+        CalcState { scenario: parsed.scenario, lang, unit, embed: ui("embed") == Some("1"), errors, warnings: parsed.warnings }
+    }
+
+    /// The query string that reproduces this state (scenario + UI keys that differ from defaults).
+    pub fn share_query(&self, browser_lang: Lang) -> String {
+        let mut ui: Vec<(&str, &str)> = Vec::new();
+        if self.lang != browser_lang {
+            ui.push(("lang", self.lang.id()));
+        }
+        if self.unit != Unit::GiB {
+            ui.push(("unit", self.unit.id()));
+        }
+        if self.embed {
+            ui.push(("embed", "1"));
+        }
+        query::to_query(&self.scenario, &ui)
+    }
+}
+
+fn short(v: &str) -> String {
+    v.chars().take(40).collect()
+}
+
+impl Reducible for CalcState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            Action::Set(key, value) => {
+                let (scenario, problem) = query::with_key(&self.scenario, key, &value);
+                next.scenario = scenario;
+                next.errors.retain(|e| e.key != key);
+                next.errors.extend(problem);
+            }
+            Action::SetLang(l) => next.lang = l,
+            Action::SetUnit(u) => next.unit = u,
+            Action::DismissNotices => {
+                next.errors.clear();
+                next.warnings.clear();
+            }
+        }
+        Rc::new(next)
+    }
+}

@@ -1,0 +1,132 @@
+// The calculator as people use it: fixed links give the pinned totals (the same as the CLI's),
+// sliders work from the keyboard and update the chart and the URL, a reload reproduces the state,
+// controls that do not apply are hidden, hostile values in every text parameter stay text.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+const pinned = readFileSync('tests/data/links.tsv', 'utf8').split('\n')
+  .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
+
+test('fixed links give the pinned totals (the CLI\'s numbers)', async () => {
+  const page = await openPage(browser);
+  for (const [link, , allocated, reserved, device] of pinned) {
+    await page.goto(root.url + link);
+    await ready(page);
+    assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), device, link);
+    assert.equal(await page.getAttribute('[data-testid="total-allocated"]', 'data-bytes'), allocated, link);
+    assert.equal(await page.getAttribute('[data-testid="total-reserved"]', 'data-bytes'), reserved, link);
+    // The table's rows add up to the total.
+    const rows = await page.$$eval('[data-testid^="component-"]', (els) => els.map((e) => BigInt(e.dataset.bytes)));
+    assert.equal(rows.reduce((a, b) => a + b, 0n).toString(), device, `${link}: rows sum to the total`);
+  }
+  await shot(page, 'fixed-link-last');
+  assert.deepEqual(page.problems, []);
+});
+
+test('a slider moved by keyboard updates the chart and the URL; a reload reproduces it', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=qlora`);
+  await ready(page);
+  const before = await page.getAttribute('[data-testid="total"]', 'data-bytes');
+  const historyBefore = await page.evaluate(() => history.length);
+  const chartBefore = await page.innerHTML('[data-testid="chart"]');
+  await page.focus('[data-testid="seq"]');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight'); // one octave: 2048 → 4096
+  assert.equal(await page.inputValue('[data-testid="seq-typed"]'), '4096');
+  const after = await page.getAttribute('[data-testid="total"]', 'data-bytes');
+  assert.ok(BigInt(after) > BigInt(before), 'longer sequences need more memory');
+  assert.notEqual(await page.innerHTML('[data-testid="chart"]'), chartBefore, 'the chart was redrawn');
+  await page.waitForFunction(() => location.search.includes('seq=4096'), null, { timeout: 3000 });
+  assert.match(await page.inputValue('[data-testid="share-url"]'), /seq=4096/);
+  const url = page.url();
+  assert.match(url, /model=qwen2\.5-7b/);
+  // History was replaced, not pushed.
+  assert.equal(await page.evaluate(() => history.length), historyBefore);
+  await page.reload();
+  await ready(page);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), after);
+  assert.equal(await page.inputValue('[data-testid="seq-typed"]'), '4096');
+  assert.deepEqual(page.problems, []);
+});
+
+test('typed values are accepted, and a bad typed value gets a notice', async () => {
+  const page = await openPage(browser);
+  await page.goto(root.url);
+  await ready(page);
+  await page.fill('[data-testid="batch-typed"]', '3');
+  await page.press('[data-testid="batch-typed"]', 'Enter');
+  await page.waitForFunction(() => location.search.includes('batch=3'), null, { timeout: 3000 });
+  await page.fill('[data-testid="gpus"]', '0');
+  await page.press('[data-testid="gpus"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="notices"]'), /gpus=0/);
+  await page.click('[data-testid="dismiss-notices"]');
+  assert.equal(await page.$('[data-testid="notices"]'), null);
+  assert.deepEqual(page.problems, []);
+});
+
+test('controls that do not apply are hidden', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?mode=infer`);
+  await ready(page);
+  for (const id of ['method', 'rank', 'targets', 'optim', 'gc', 'zero']) {
+    assert.equal(await page.$(`[data-testid="${id}"]`), null, `${id} hidden in inference`);
+  }
+  for (const id of ['kv', 'gen', 'quant']) assert.ok(await page.$(`[data-testid="${id}"]`), `${id} shown`);
+  await page.click('[data-testid="mode"] [data-value="train"]');
+  await page.click('[data-testid="method"] [data-value="full"]');
+  assert.equal(await page.$('[data-testid="rank"]'), null, 'no rank for full fine-tuning');
+  assert.equal(await page.$('[data-testid="quant"]'), null, 'full fine-tuning has no storage format');
+  assert.ok(await page.$('[data-testid="component-master_weights"]'), 'full mixed precision has master weights');
+  assert.equal(await page.$('[data-testid="images"]'), null, 'images only for VLM presets');
+  await page.selectOption('[data-testid="model"]', 'qwen2-vl-7b');
+  assert.ok(await page.$('[data-testid="images"]'));
+  assert.deepEqual(page.problems, []);
+});
+
+test('GB toggle and copy link', async () => {
+  const page = await openPage(browser);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: root.url.replace(/\/$/, '') });
+  await page.goto(`${root.url}?model=llama-3.1-8b&mode=infer`);
+  await ready(page);
+  await page.click('[data-testid="unit-gb"]');
+  // 16,060,522,496 B = 16.06 GB.
+  assert.match(await page.textContent('[data-testid="component-weights"]'), /16\.06 GB/);
+  await page.waitForFunction(() => location.search.includes('unit=gb'), null, { timeout: 3000 });
+  await page.click('[data-testid="copy-link"]');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, await page.inputValue('[data-testid="share-url"]'));
+  assert.match(copied, /mode=infer.*unit=gb/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('markup in every text parameter stays text', async () => {
+  const page = await openPage(browser);
+  const payload = encodeURIComponent('"><img src=x onerror=alert(1)><svg onload=alert(2)>');
+  const keys = ['model', 'mode', 'method', 'precision', 'quant', 'optim', 'targets', 'attn', 'kv', 'gpu', 'lang', 'unit', 'mlp', 'embed', 'tree'];
+  await page.goto(`${root.url}?${keys.map((k) => `${k}=${payload}`).join('&')}&${payload}=${payload}`);
+  await ready(page);
+  assert.equal(await page.$('img[src="x"]'), null);
+  assert.equal(await page.$('main svg[onload]'), null);
+  for (const k of keys.filter((k) => !['embed', 'tree'].includes(k))) {
+    assert.ok(await page.$(`[data-testid="notices"] [data-key="${k}"]`), `notice for ${k}`);
+  }
+  await shot(page, 'hostile-every-key');
+  assert.deepEqual(page.problems, [], 'no dialog, no error');
+});
+
+test('the calculator at 360 px, Chinese, dark', async () => {
+  const page = await openPage(browser, { viewport: { width: 360, height: 780 }, locale: 'zh-CN', colorScheme: 'dark' });
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=qlora&gpus=2&zero=2`);
+  await ready(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `overflow ${overflow}px`);
+  assert.equal(await page.$$eval('[data-testid="chart"] rect.segment[data-bar="1"]', (r) => r.length) > 0, true, 'a bar per GPU');
+  await shot(page, 'calculator-360-zh-dark');
+  assert.deepEqual(page.problems, []);
+});
