@@ -105,6 +105,8 @@ pub enum Text {
     MaxBatch,
     MaxSeq,
     NoneFits,
+    OpenFull,
+    CopyEmbed,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -226,6 +228,10 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (MaxSeq, En) => "Longest sequence (20 % margin)",
         (NoneFits, Zh) => "放不下",
         (NoneFits, En) => "none fits",
+        (OpenFull, Zh) => "在完整页面中打开 ↗",
+        (OpenFull, En) => "Open in full ↗",
+        (CopyEmbed, Zh) => "复制嵌入代码",
+        (CopyEmbed, En) => "Copy embed code",
     }
 }
 

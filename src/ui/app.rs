@@ -1,13 +1,16 @@
 //! The page: header (title, language), the controls, the verdict, the chart, the ledger table and
 //! the share link. The state is one reducer (`state.rs`); the URL follows it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+
+use gloo::events::EventListener;
 
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{ChartView, Controls, LangSwitch, LedgerTable, Notices, Share, VerdictCard};
+use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::units::Unit;
@@ -64,6 +67,28 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
+    // Embed mode: tell the parent our height after every render and on resize.
+    let last_height: Rc<Cell<i32>> = use_memo((), |_| Rc::new(Cell::new(-1))).as_ref().clone();
+    {
+        let embed_on = state.embed;
+        let last = last_height.clone();
+        use_effect(move || {
+            if embed_on {
+                embed::post_height_if_changed(&last);
+            }
+        });
+    }
+    {
+        let embed_on = state.embed;
+        let last = last_height.clone();
+        use_effect_with(embed_on, move |on| {
+            let listener = on.then(|| {
+                web_sys::window().map(|w| EventListener::new(&w, "resize", move |_| embed::post_height_if_changed(&last)))
+            });
+            move || drop(listener)
+        });
+    }
+
     let scenario = &state.scenario;
     let bill = estimate(scenario);
     let max_batch = fit::max_batch(scenario);
@@ -89,12 +114,28 @@ pub fn app(props: &AppProps) -> Html {
                 data-testid={format!("unit-{}", u.id())} onclick={move |_| state.dispatch(Action::SetUnit(u))}>{ u.label() }</button>
         }
     };
-    let share_url = if query.is_empty() { page_base() } else { format!("{}?{query}", page_base()) };
+    let with_base = |q: &str| if q.is_empty() { page_base() } else { format!("{}?{q}", page_base()) };
+    let share_url = with_base(&query);
+    let full_query = CalcState { embed: false, ..(*state).clone() }.share_query(props.browser_lang);
+    let full_url = with_base(&full_query);
+    let embed_src = with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
+    let gpus_drawn = if scenario.mode == crate::ledger::scenario::Mode::Train { scenario.gpus } else { 1 };
+
+    if state.embed {
+        return html! {
+            <div class="app embed" data-testid="embed">
+                <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
+                <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                <ChartView lang={lang} bill={bill} gpus={gpus_drawn} />
+                <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
+                <p class="open-full"><a href={full_url} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
+            </div>
+        };
+    }
     let fits_text = |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
 
     html! {
-        <div class={classes!("app", state.embed.then_some("embed"))}>
-            if !state.embed {
+        <div class="app">
                 <header class="app-header">
                     <div>
                         <h1 data-testid="title">{ text(lang, Text::Title) }</h1>
@@ -107,14 +148,13 @@ pub fn app(props: &AppProps) -> Html {
                         <LangSwitch lang={lang} onchange={on_lang} />
                     </div>
                 </header>
-            }
             <main>
                 <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
                 <div class="layout">
                     <Controls lang={lang} scenario={scenario.clone()} {onset} />
                     <div class="results">
                         <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
-                        <ChartView lang={lang} bill={bill.clone()} gpus={if scenario.mode == crate::ledger::scenario::Mode::Train { scenario.gpus } else { 1 }} />
+                        <ChartView lang={lang} bill={bill.clone()} gpus={gpus_drawn} />
                         <section class="fits" data-testid="what-fits">
                             <h2>{ text(lang, Text::WhatFits) }</h2>
                             <dl class="totals">
@@ -127,11 +167,9 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                 </div>
                 <LedgerTable lang={lang} unit={state.unit} bill={bill} />
-                <Share lang={lang} url={share_url} />
+                <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
             </main>
-            if !state.embed {
-                <footer class="app-footer">{ text(lang, Text::Footer) }</footer>
-            }
+            <footer class="app-footer">{ text(lang, Text::Footer) }</footer>
         </div>
     }
 }

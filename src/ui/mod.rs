@@ -3,6 +3,7 @@
 
 mod app;
 pub mod components;
+pub mod embed;
 pub mod state;
 
 pub use app::{App, AppProps};

@@ -15,6 +15,9 @@ pub struct ControlsProps {
     pub scenario: Scenario,
     /// (key, value) in the query vocabulary.
     pub onset: Callback<(&'static str, String)>,
+    /// Embed mode: only the main sliders (sequence, batch, rank, weight format).
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 fn ids<T: Copy>(all: &[T], id: impl Fn(T) -> &'static str) -> Vec<(String, String)> {
@@ -65,6 +68,26 @@ pub fn controls(props: &ControlsProps) -> Html {
         (Mode::Train, Method::Qlora) => vec![StorageFormat::Nf4, StorageFormat::Gptq4, StorageFormat::Awq4],
         (Mode::Train, Method::Full) => Vec::new(),
     };
+
+    if props.compact {
+        return html! {
+            <section class="controls compact" aria-label={text(lang, Text::Settings)}>
+                <div class="control-grid">
+                    <Slider id="seq" label={t(Text::SeqLen)} value={s.seq}
+                        scale={Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }} typed_max={100_000_000} onchange={set("seq")} />
+                    <Slider id="batch" label={t(Text::Batch)} value={s.batch}
+                        scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("batch")} />
+                    if adapters {
+                        <Slider id="rank" label={t(Text::Rank)} value={s.rank}
+                            scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("rank")} />
+                    }
+                    if !quant_options.is_empty() {
+                        <Segmented id="quant" label={t(Text::Quant)} value={s.quant.id()} options={ids(&quant_options, StorageFormat::id)} onchange={set("quant")} />
+                    }
+                </div>
+            </section>
+        };
+    }
 
     html! {
         <section class="controls" aria-label={text(lang, Text::Settings)}>

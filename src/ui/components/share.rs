@@ -7,33 +7,50 @@ pub struct ShareProps {
     pub lang: Lang,
     /// The full link to this state.
     pub url: AttrValue,
+    /// The iframe snippet for a course page.
+    pub embed_code: AttrValue,
+}
+
+fn copy(text: &str) {
+    if let Some(w) = web_sys::window() {
+        // The Clipboard API needs a secure context (https or localhost); elsewhere the fields stay
+        // selectable.
+        let _ = w.navigator().clipboard().write_text(text);
+    }
 }
 
 /// The link to this exact configuration, and a button that copies it.
 #[function_component(Share)]
 pub fn share(props: &ShareProps) -> Html {
-    let copied = use_state(|| false);
+    let copied = use_state(|| None::<&'static str>);
     let onclick = {
         let url = props.url.to_string();
         let copied = copied.clone();
         Callback::from(move |_| {
-            if let Some(w) = web_sys::window() {
-                // The Clipboard API needs a secure context (https or localhost); elsewhere the link
-                // stays selectable in the field.
-                let _ = w.navigator().clipboard().write_text(&url);
-                copied.set(true);
-            }
+            copy(&url);
+            copied.set(Some("link"));
         })
     };
+    let on_embed = {
+        let code = props.embed_code.to_string();
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            copy(&code);
+            copied.set(Some("embed"));
+        })
+    };
+    let label = |what: &'static str, t: Text| if *copied == Some(what) { text(props.lang, Text::Copied) } else { text(props.lang, t) };
     html! {
         <section class="share">
             <label class="field share-field" for="share-url">
                 <span class="field-label">{ text(props.lang, Text::ShareLink) }</span>
                 <input id="share-url" data-testid="share-url" readonly=true value={props.url.clone()} />
             </label>
-            <button type="button" data-testid="copy-link" {onclick}>
-                { if *copied { text(props.lang, Text::Copied) } else { text(props.lang, Text::CopyLink) } }
-            </button>
+            <div class="share-buttons">
+                <button type="button" data-testid="copy-link" {onclick}>{ label("link", Text::CopyLink) }</button>
+                <button type="button" data-testid="copy-embed" onclick={on_embed}>{ label("embed", Text::CopyEmbed) }</button>
+            </div>
+            <textarea class="embed-code" data-testid="embed-code" readonly=true rows="3" aria-label={text(props.lang, Text::CopyEmbed)} value={props.embed_code.clone()} />
         </section>
     }
 }

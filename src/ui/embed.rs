@@ -1,0 +1,34 @@
+//! Embed mode (`embed=1`): the page lives in an iframe of a course chapter. It tells the parent its
+//! height (`{type: "vram-ledger:height", height}`) whenever that changes, and listens to nothing
+//! from the parent.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsValue;
+
+/// Posts the document's height to the parent window if it changed since the last post.
+pub fn post_height_if_changed(last: &Rc<Cell<i32>>) {
+    let Some(window) = web_sys::window() else { return };
+    let Some(root) = window.document().and_then(|d| d.document_element()) else { return };
+    // The content's own height (no 100vh anywhere in embed mode, so the two cannot grow each other).
+    let height = root.scroll_height().max(root.get_bounding_client_rect().height().ceil() as i32);
+    if height == last.get() {
+        return;
+    }
+    last.set(height);
+    let Ok(Some(parent)) = window.parent() else { return };
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &JsValue::from_str("type"), &JsValue::from_str("vram-ledger:height"));
+    let _ = js_sys::Reflect::set(&message, &JsValue::from_str("height"), &JsValue::from_f64(height as f64));
+    let _ = parent.post_message(&message, "*");
+}
+
+/// The iframe snippet a course page pastes, with the listener that sizes the iframe.
+pub fn embed_code(src: &str) -> String {
+    let src = crate::chart::escape_xml(src);
+    format!(
+        r#"<iframe src="{src}" title="VRAM Ledger · 显存账本" style="width:100%;border:0" height="560" loading="lazy"></iframe>
+<script>addEventListener("message",function(e){{if(!e.data||e.data.type!=="vram-ledger:height")return;document.querySelectorAll("iframe").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=e.data.height+"px"}})}})</script>"#
+    )
+}
