@@ -107,6 +107,9 @@ pub enum Text {
     NoneFits,
     OpenFull,
     CopyEmbed,
+    CopyMarkdown,
+    DownloadSvg,
+    Total,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -232,6 +235,12 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (OpenFull, En) => "Open in full ↗",
         (CopyEmbed, Zh) => "复制嵌入代码",
         (CopyEmbed, En) => "Copy embed code",
+        (CopyMarkdown, Zh) => "复制为 Markdown 表格",
+        (CopyMarkdown, En) => "Copy as Markdown",
+        (DownloadSvg, Zh) => "下载图表 SVG",
+        (DownloadSvg, En) => "Download chart (SVG)",
+        (Total, Zh) => "合计(整卡占用)",
+        (Total, En) => "Total (device)",
     }
 }
 
@@ -278,4 +287,42 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
         (CudaContext, Lang::Zh) => "CUDA 上下文与框架开销",
         (CudaContext, Lang::En) => "CUDA context and framework overhead",
     }
+}
+
+/// The one-line description of a scenario, in the reader's language.
+pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
+    use crate::ledger::scenario::{Method, Mode};
+    use crate::ledger::units::{group, params_short};
+    let a = &s.architecture;
+    let zh = lang == Lang::Zh;
+    let head = format!("{} · {}", a.name, params_short(a.parameters()));
+    let body = match s.mode {
+        Mode::Infer => {
+            if zh {
+                format!("推理 · {} 权重 · {} + {} token × {} 条", s.quant.id(), group(s.sequence_tokens()), group(s.generated), s.batch)
+            } else {
+                format!("inference · {} weights · {} + {} tokens × {}", s.quant.id(), group(s.sequence_tokens()), group(s.generated), s.batch)
+            }
+        }
+        Mode::Train => {
+            let method = match s.method {
+                Method::Full => if zh { format!("全参微调({})", s.precision.id()) } else { format!("full fine-tune ({})", s.precision.id()) },
+                Method::Lora | Method::Qlora => format!(
+                    "{} r={} {} · {} {}",
+                    if s.method == Method::Lora { "LoRA" } else { "QLoRA" },
+                    s.rank,
+                    s.targets.id(),
+                    if zh { "底座" } else { "base" },
+                    s.quant.id()
+                ),
+            };
+            let gc = if s.gradient_checkpointing { if zh { " · 梯度检查点" } else { " · checkpointing" } } else { "" };
+            if zh {
+                format!("{method} · {} · 序列 {} × batch {}{gc}", s.optimizer.id(), group(s.sequence_tokens()), s.batch)
+            } else {
+                format!("{method} · {} · seq {} × batch {}{gc}", s.optimizer.id(), group(s.sequence_tokens()), s.batch)
+            }
+        }
+    };
+    format!("{head} · {body}")
 }

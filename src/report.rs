@@ -129,3 +129,30 @@ pub fn card_markdown(rows: &[CardRow]) -> String {
     out.push_str(&format!("\nAssumptions: {CARD_ASSUMPTIONS}.\n"));
     out
 }
+
+/// The bill as a Markdown table, for the "compute and time" section of a project proposal
+/// (chapter 7.1, homework 3). `name` gives each component's name in the reader's language;
+/// `headers` are (component, size, share, formula).
+pub fn bill_markdown(
+    title: &str,
+    bill: &Bill,
+    unit: Unit,
+    name: impl Fn(crate::ledger::bill::ComponentId) -> String,
+    headers: [&str; 4],
+    total_label: &str,
+) -> String {
+    let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
+    let device = bill.device_bytes().max(1) as f64;
+    let mut out = format!("**{}**\n\n| {} | {} | {} | {} |\n|---|---:|---:|---|\n", cell(title), headers[0], headers[1], headers[2], headers[3]);
+    for c in bill.components.iter().filter(|c| c.bytes > 0) {
+        out.push_str(&format!(
+            "| {} | {} | {:.1} % | `{}` |\n",
+            cell(&name(c.id)),
+            format_bytes(c.bytes, unit),
+            100.0 * c.bytes as f64 / device,
+            cell(&c.formula).replace('`', "'")
+        ));
+    }
+    out.push_str(&format!("| **{}** | **{}** | 100 % | |\n", cell(total_label), format_bytes(bill.device_bytes(), unit)));
+    out
+}

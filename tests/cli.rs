@@ -106,3 +106,22 @@ fn speed_card_doc_is_current() {
     let end = doc.find("<!-- end generated -->").expect("end marker");
     assert_eq!(&doc[start..end], card);
 }
+
+/// The Markdown export (homework 3): one row per non-zero component plus the total; pipes in
+/// names or formulas cannot break the table.
+#[test]
+fn markdown_export_is_a_valid_table() {
+    use vram_ledger::ledger::{estimate, units::Unit};
+    use vram_ledger::report::bill_markdown;
+    let s = vram_ledger::query::parse("model=llama-2-7b&mode=infer&seq=4096").scenario;
+    let bill = estimate(&s);
+    let md = bill_markdown("a | b", &bill, Unit::GiB, |id| format!("{}|x", id.id()), ["c", "s", "%", "f"], "total");
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    let nonzero = bill.components.iter().filter(|c| c.bytes > 0).count();
+    assert_eq!(rows.len(), 2 + nonzero + 1, "{md}");
+    for r in &rows {
+        let unescaped = r.replace("\\|", "");
+        assert_eq!(unescaped.matches('|').count(), 5, "{r}");
+    }
+    assert!(md.contains("| kv_cache\\|x | 2.00 GiB |"), "{md}");
+}

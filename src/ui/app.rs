@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{ChartView, Controls, LangSwitch, LedgerTable, Notices, Share, VerdictCard};
+use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, Notices, Share, VerdictCard};
 use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
@@ -120,13 +120,27 @@ pub fn app(props: &AppProps) -> Html {
     let full_url = with_base(&full_query);
     let embed_src = with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
     let gpus_drawn = if scenario.mode == crate::ledger::scenario::Mode::Train { scenario.gpus } else { 1 };
+    let svg = AttrValue::from(render_chart(lang, &bill, gpus_drawn));
+
+    let markdown = {
+        let name = move |id| crate::i18n::component(lang, id).to_string();
+        let headers = [text(lang, Text::Component), text(lang, Text::Size), text(lang, Text::Share), text(lang, Text::Formula)];
+        AttrValue::from(crate::report::bill_markdown(
+            &crate::i18n::scenario_line(lang, scenario),
+            &bill,
+            state.unit,
+            name,
+            headers,
+            text(lang, Text::Total),
+        ))
+    };
 
     if state.embed {
         return html! {
             <div class="app embed" data-testid="embed">
                 <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
                 <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
-                <ChartView lang={lang} bill={bill} gpus={gpus_drawn} />
+                <ChartView lang={lang} bill={bill} svg={svg} />
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={full_url} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
             </div>
@@ -154,7 +168,7 @@ pub fn app(props: &AppProps) -> Html {
                     <Controls lang={lang} scenario={scenario.clone()} {onset} />
                     <div class="results">
                         <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
-                        <ChartView lang={lang} bill={bill.clone()} gpus={gpus_drawn} />
+                        <ChartView lang={lang} bill={bill.clone()} svg={svg.clone()} />
                         <section class="fits" data-testid="what-fits">
                             <h2>{ text(lang, Text::WhatFits) }</h2>
                             <dl class="totals">
@@ -166,7 +180,8 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                 </div>
-                <LedgerTable lang={lang} unit={state.unit} bill={bill} />
+                <LedgerTable lang={lang} unit={state.unit} bill={bill.clone()} />
+                <Export lang={lang} markdown={markdown} svg={svg} />
                 <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
             </main>
             <footer class="app-footer">{ text(lang, Text::Footer) }</footer>

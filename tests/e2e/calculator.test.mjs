@@ -130,3 +130,21 @@ test('the calculator at 360 px, Chinese, dark', async () => {
   await shot(page, 'calculator-360-zh-dark');
   assert.deepEqual(page.problems, []);
 });
+
+test('export: the ledger as Markdown and the chart as SVG', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: root.url.replace(/\/$/, '') });
+  await page.goto(`${root.url}?model=llama-2-7b&mode=infer&seq=4096`);
+  await ready(page);
+  await page.click('[data-testid="copy-markdown"]');
+  const md = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(md, /\| 组成 \| 大小 \| 占比 \| 公式 \|/);
+  assert.match(md, /\| KV cache \| 2\.00 GiB \|/, '2 × 32 × 32 × 128 × 4096 × 2 B = 2 GiB');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-svg"]')]);
+  assert.equal(download.suggestedFilename(), 'vram-ledger.svg');
+  const { readFile } = await import('node:fs/promises');
+  const svg = await readFile(await download.path(), 'utf8');
+  assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.match(svg, /data-component="kv_cache"/);
+  assert.deepEqual(page.problems, []);
+});

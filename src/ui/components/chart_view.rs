@@ -8,8 +8,8 @@ use crate::ledger::bill::{Bill, ComponentId};
 pub struct ChartViewProps {
     pub lang: Lang,
     pub bill: Bill,
-    /// Data-parallel GPUs: one identical bar per GPU (up to 8 drawn).
-    pub gpus: u64,
+    /// The chart, from `render_chart`.
+    pub svg: AttrValue,
 }
 
 fn name_zh(id: ComponentId) -> String {
@@ -20,30 +20,34 @@ fn name_en(id: ComponentId) -> String {
     i18n::component(Lang::En, id).to_string()
 }
 
-/// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours.
-#[function_component(ChartView)]
-pub fn chart_view(props: &ChartViewProps) -> Html {
-    let lang = props.lang;
+/// The chart of a bill: one bar, or one per GPU (up to 8) when data-parallel.
+pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64) -> String {
     let mut bars = Vec::new();
-    if props.gpus > 1 {
-        for i in 0..props.gpus.min(8) {
-            bars.push(Bar { label: format!("{} {}", text(lang, Text::GpuN), i + 1), bill: props.bill.clone() });
+    if gpus > 1 {
+        for i in 0..gpus.min(8) {
+            bars.push(Bar { label: format!("{} {}", text(lang, Text::GpuN), i + 1), bill: bill.clone() });
         }
     } else {
-        bars.push(Bar { label: text(lang, Text::ThisConfig).to_string(), bill: props.bill.clone() });
+        bars.push(Bar { label: text(lang, Text::ThisConfig).to_string(), bill: bill.clone() });
     }
     let chart_text = ChartText {
         axis: text(lang, Text::ChartAxis).to_string(),
-        capacity: format!("{} {:.1} GiB", text(lang, Text::Capacity), props.bill.gpu_bytes as f64 / (1u64 << 30) as f64),
+        capacity: format!("{} {:.1} GiB", text(lang, Text::Capacity), bill.gpu_bytes as f64 / (1u64 << 30) as f64),
         margin_line: "80 %".to_string(),
         component: if lang == Lang::Zh { name_zh } else { name_en },
     };
     let width = if bars.len() > 2 { 640 } else { 420 };
-    let svg = stacked_bars_svg(&bars, props.bill.gpu_bytes, &chart_text, width, 320);
+    stacked_bars_svg(&bars, bill.gpu_bytes, &chart_text, width, 320)
+}
+
+/// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours.
+#[function_component(ChartView)]
+pub fn chart_view(props: &ChartViewProps) -> Html {
+    let lang = props.lang;
     html! {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
-            <div class="chart" data-testid="chart">{ Html::from_html_unchecked(AttrValue::from(svg)) }</div>
+            <div class="chart" data-testid="chart">{ Html::from_html_unchecked(props.svg.clone()) }</div>
             <ul class="legend">
                 { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                     <li><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</li>

@@ -2,6 +2,7 @@
 
 mod chart_view;
 mod controls;
+mod export;
 mod inputs;
 mod lang_switch;
 mod ledger_table;
@@ -9,8 +10,9 @@ mod notices;
 mod share;
 mod verdict_card;
 
-pub use chart_view::ChartView;
+pub use chart_view::{render_chart, ChartView};
 pub use controls::Controls;
+pub use export::Export;
 pub use lang_switch::LangSwitch;
 pub use ledger_table::LedgerTable;
 pub use notices::Notices;

@@ -2,9 +2,8 @@ use yew::prelude::*;
 
 use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::bill::{Bill, Verdict};
-use crate::ledger::units::{format_bytes, params_short, Unit};
+use crate::ledger::units::{format_bytes, Unit};
 use crate::ledger::Scenario;
-use crate::report::describe_mode;
 
 #[derive(Properties, PartialEq)]
 pub struct VerdictCardProps {
@@ -34,7 +33,7 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
     html! {
         <section class={classes!("verdict", class)}>
             <p class="scenario-line" data-testid="scenario">
-                { format!("{} · {} · {}", s.architecture.name, params_short(s.architecture.parameters()), describe_mode(s)) }
+                { i18n::scenario_line(lang, s) }
             </p>
             <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>
                 <strong>{ i18n::verdict(lang, v) }</strong>
