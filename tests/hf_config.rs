@@ -100,3 +100,15 @@ fn not_json_or_not_an_object_or_unsupported() {
     let e = error_of(r#"{"model_type": "qwen2_vl", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8}"#);
     assert!(e.contains("`vision_config`"), "{e}");
 }
+
+/// Only `owner/name` ids reach the fetch URL: nothing that could change its path or host.
+#[test]
+fn model_ids_are_checked_before_fetching() {
+    use vram_ledger::ledger::hf_config::valid_model_id;
+    for ok in ["Qwen/Qwen2.5-7B-Instruct", "meta-llama/Llama-3.1-8B", "a/b", "x_y/z.v-1"] {
+        assert!(valid_model_id(ok), "{ok}");
+    }
+    for bad in ["", "qwen", "a/b/c", "../etc", "a/..", "a/b?x=1", "a/b#", "https://evil/x", "a /b", "a/<img>", "/b", "a/"] {
+        assert!(!valid_model_id(bad), "{bad}");
+    }
+}

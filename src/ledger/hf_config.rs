@@ -241,3 +241,13 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
     arch.validate().map_err(ConfigError)?;
     Ok(arch)
 }
+
+/// A Hub model id: `owner/name` of letters, digits, `.`, `_` and `-` (nothing that could change
+/// the URL's path or host).
+pub fn valid_model_id(id: &str) -> bool {
+    let mut parts = id.split('/');
+    let ok = |p: Option<&str>| {
+        p.is_some_and(|p| !p.is_empty() && p.len() <= 96 && p != "." && p != ".." && p.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))
+    };
+    ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}

@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, Notices, Share, VerdictCard};
+use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, Share, VerdictCard};
 use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
@@ -102,6 +102,10 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |l: Lang| state.dispatch(Action::SetLang(l)))
     };
+    let on_import = {
+        let state = state.clone();
+        Callback::from(move |a| state.dispatch(Action::SetCustomModel(a)))
+    };
     let on_dismiss = {
         let state = state.clone();
         Callback::from(move |_| state.dispatch(Action::DismissNotices))
@@ -165,7 +169,10 @@ pub fn app(props: &AppProps) -> Html {
             <main>
                 <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
                 <div class="layout">
-                    <Controls lang={lang} scenario={scenario.clone()} {onset} />
+                    <div class="side">
+                        <Controls lang={lang} scenario={scenario.clone()} {onset} />
+                        <ModelImport lang={lang} onimport={on_import} />
+                    </div>
                     <div class="results">
                         <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
                         <ChartView lang={lang} bill={bill.clone()} svg={svg.clone()} />

@@ -30,6 +30,8 @@ pub enum Action {
     SetLang(Lang),
     SetUnit(Unit),
     DismissNotices,
+    /// A model from a pasted or fetched config.json.
+    SetCustomModel(crate::ledger::architecture::Architecture),
 }
 
 impl CalcState {
@@ -89,6 +91,10 @@ impl Reducible for CalcState {
             }
             Action::SetLang(l) => next.lang = l,
             Action::SetUnit(u) => next.unit = u,
+            Action::SetCustomModel(arch) => {
+                next.scenario.model_id = None;
+                next.scenario.architecture = arch;
+            }
             Action::DismissNotices => {
                 next.errors.clear();
                 next.warnings.clear();

@@ -1,0 +1,87 @@
+// Bring your own model: paste, drop and fetch a config.json. Requests to huggingface.co are
+// intercepted here (playwright routing); nothing reaches the internet.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+const qwen = readFileSync('tests/data/configs/qwen2.5-0.5b.json', 'utf8');
+const cors = { 'access-control-allow-origin': '*', 'content-type': 'application/json' };
+
+async function open(page) {
+  await page.goto(root.url);
+  await ready(page);
+  await page.click('[data-testid="model-import"] summary');
+}
+
+test('a pasted config.json becomes the model; a broken one gets a message naming the field', async () => {
+  const page = await openPage(browser);
+  await open(page);
+  await page.fill('[data-testid="config-json"]', qwen);
+  await page.click('[data-testid="use-config"]');
+  // Qwen2.5-0.5B: 494,032,768 parameters (model card) × 2 B in bf16 = 988,065,536 B.
+  await page.waitForFunction(() => document.querySelector('[data-testid="component-weights"]')?.dataset.bytes === '988065536');
+  assert.match(await page.textContent('[data-testid="scenario"]'), /494\.0 M/);
+  await page.waitForFunction(() => location.search.includes('model=custom'), null, { timeout: 3000 });
+
+  await page.fill('[data-testid="config-json"]', qwen.replace('"hidden_size": 896', '"hidden_size": "wide"'));
+  await page.click('[data-testid="use-config"]');
+  assert.match(await page.textContent('[data-testid="import-status"]'), /`hidden_size`/);
+  await page.fill('[data-testid="config-json"]', '{"model_type": "llama", <img src=x onerror=alert(1)>');
+  await page.click('[data-testid="use-config"]');
+  assert.match(await page.textContent('[data-testid="import-status"]'), /not valid JSON/);
+  const name = JSON.stringify({ ...JSON.parse(qwen), _name_or_path: '<img src=x onerror=alert(1)>' });
+  await page.fill('[data-testid="config-json"]', name);
+  await page.click('[data-testid="use-config"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="scenario"]').textContent.includes('<img'));
+  assert.equal(await page.$('img[src="x"]'), null, 'the name is text');
+  await shot(page, 'model-import');
+  assert.deepEqual(page.problems, []);
+});
+
+test('a dropped config.json file is read', async () => {
+  const page = await openPage(browser);
+  await open(page);
+  const data = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, readFileSync('tests/data/configs/gpt2.json', 'utf8'));
+  await page.dispatchEvent('[data-testid="config-drop"]', 'drop', { dataTransfer: data });
+  // GPT-2: 124,439,808 parameters × 2 B.
+  await page.waitForFunction(() => document.querySelector('[data-testid="component-weights"]')?.dataset.bytes === String(124439808 * 2));
+  assert.deepEqual(page.problems, []);
+});
+
+test('fetching by Hugging Face id: ok, gated, missing, network failure, bad id', async () => {
+  const page = await openPage(browser);
+  await page.route('https://huggingface.co/**', (route) => {
+    const url = route.request().url();
+    if (url === 'https://huggingface.co/Qwen/Qwen2.5-0.5B/resolve/main/config.json') return route.fulfill({ status: 200, headers: cors, body: qwen });
+    if (url.includes('/meta-llama/')) return route.fulfill({ status: 401, headers: cors, body: '{"error":"gated"}' });
+    if (url.includes('/nobody/')) return route.fulfill({ status: 404, headers: cors, body: 'Entry not found' });
+    return route.abort('failed');
+  });
+  await open(page);
+  const fetchId = async (id) => {
+    await page.fill('[data-testid="hf-id"]', id);
+    await page.click('[data-testid="hf-fetch"]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="hf-fetch"]').disabled
+      && document.querySelector('[data-testid="import-status"]')?.textContent !== '…');
+    return page.textContent('[data-testid="import-status"]');
+  };
+  assert.match(await fetchId('Qwen/Qwen2.5-0.5B'), /Imported/);
+  assert.equal(await page.getAttribute('[data-testid="component-weights"]', 'data-bytes'), '988065536');
+  assert.match(await fetchId('meta-llama/Llama-3.1-8B'), /gated.*paste/i);
+  assert.match(await fetchId('nobody/nothing'), /404/);
+  assert.match(await fetchId('offline/model'), /Could not reach/);
+  assert.match(await fetchId('../../evil'), /owner\/name/);
+  // The failed fetches are console errors of the browser's network layer, not of the app; only
+  // those are allowed.
+  const unexpected = page.problems.filter((p) => !/Failed to load resource|net::ERR_FAILED/.test(p));
+  assert.deepEqual(unexpected, []);
+});
