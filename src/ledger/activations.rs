@@ -122,7 +122,7 @@ pub fn training_layer(
         let mut shared_inputs = 0.0;
         let mut seen_attn_in = false;
         let mut seen_mlp_in = false;
-        for l in arch.layer_linears() {
+        for l in arch.layer_linears().iter() {
             if !targets.includes(l.name) {
                 continue;
             }

@@ -132,6 +132,33 @@ pub struct LinearShape {
     pub per_layer: u64,
 }
 
+/// The linear layers of one block, without a heap allocation (at most 8 kinds).
+#[derive(Clone, Copy, Debug)]
+pub struct Linears {
+    items: [LinearShape; 8],
+    len: usize,
+}
+
+impl Linears {
+    fn new() -> Linears {
+        Linears { items: [LinearShape { name: "", d_in: 0, d_out: 0, per_layer: 0 }; 8], len: 0 }
+    }
+
+    fn push(&mut self, l: LinearShape) {
+        if self.len < self.items.len() {
+            self.items[self.len] = l;
+            self.len += 1;
+        }
+    }
+}
+
+impl std::ops::Deref for Linears {
+    type Target = [LinearShape];
+    fn deref(&self) -> &[LinearShape] {
+        &self.items[..self.len]
+    }
+}
+
 impl LinearShape {
     pub fn parameters(&self) -> u64 {
         self.d_in * self.d_out * self.per_layer
@@ -148,14 +175,13 @@ impl Architecture {
     }
 
     /// The linear layers of one decoder block, in the names PEFT's `target_modules` use.
-    pub fn layer_linears(&self) -> Vec<LinearShape> {
+    pub fn layer_linears(&self) -> Linears {
         let h = self.hidden;
-        let mut out = vec![
-            LinearShape { name: "q_proj", d_in: h, d_out: self.q_dim(), per_layer: 1 },
-            LinearShape { name: "k_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 },
-            LinearShape { name: "v_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 },
-            LinearShape { name: "o_proj", d_in: self.q_dim(), d_out: h, per_layer: 1 },
-        ];
+        let mut out = Linears::new();
+        out.push(LinearShape { name: "q_proj", d_in: h, d_out: self.q_dim(), per_layer: 1 });
+        out.push(LinearShape { name: "k_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 });
+        out.push(LinearShape { name: "v_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 });
+        out.push(LinearShape { name: "o_proj", d_in: self.q_dim(), d_out: h, per_layer: 1 });
         let (ffn, copies) = match &self.moe {
             Some(m) => (m.expert_ffn, m.experts),
             None => (self.ffn, 1),
