@@ -11,6 +11,7 @@ pub mod query;
 pub mod report;
 pub mod i18n;
 pub mod chart;
+pub mod tree;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -1,0 +1,354 @@
+//! The OOM decision tree of chapter 7.1 §3: the data (`data`), a computed layout and its SVG, the
+//! levers that change one variable of a scenario (the chapter's rule: one change at a time), and a
+//! diagnosis from what the user measured. Pure: it depends on the ledger, never on the UI.
+
+pub mod data;
+
+pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
+
+use crate::chart::escape_xml;
+use crate::ledger::bill::ComponentId;
+use crate::ledger::scenario::{Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::storage::StorageFormat;
+use crate::ledger::{estimate, Bill};
+
+// ---------------------------------------------------------------------------------------------
+// Layout
+
+/// A node's place in the diagram, in grid units (column may be fractional), before scaling.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Place {
+    pub id: NodeId,
+    pub rank: usize,
+    pub column: f64,
+}
+
+/// Ranks by longest path from the root; each child centred under its parent, siblings side by side.
+pub fn layout() -> Vec<Place> {
+    let mut places: Vec<Place> = Vec::new();
+    let mut queue = vec![(NodeId::Oom, 0usize, 0.0f64)];
+    while let Some((id, rank, column)) = queue.first().copied() {
+        queue.remove(0);
+        if places.iter().any(|p| p.id == id) {
+            continue;
+        }
+        places.push(Place { id, rank, column });
+        let kids: Vec<&Edge> = children(id).collect();
+        let k = kids.len() as f64;
+        for (i, e) in kids.iter().enumerate() {
+            queue.push((e.to, rank + 1, column + (i as f64 - (k - 1.0) / 2.0) * 1.1));
+        }
+    }
+    places
+}
+
+const NODE_W: f64 = 230.0;
+const NODE_H: f64 = 54.0;
+const COL_W: f64 = 250.0;
+const ROW_H: f64 = 84.0;
+const PAD: f64 = 12.0;
+
+fn label(b: &Bi, zh: bool) -> &'static str {
+    if zh {
+        b.zh
+    } else {
+        b.en
+    }
+}
+
+/// The diagram as SVG. `selected` is outlined; `path` (a diagnosis) is highlighted. Node groups
+/// carry `data-node` and `tabindex` so that the page can make them clickable and focusable.
+pub fn tree_svg(zh: bool, selected: Option<NodeId>, path: &[NodeId]) -> String {
+    let places = layout();
+    let min_col = places.iter().map(|p| p.column).fold(f64::INFINITY, f64::min);
+    let max_col = places.iter().map(|p| p.column).fold(f64::NEG_INFINITY, f64::max);
+    let ranks = places.iter().map(|p| p.rank).max().unwrap_or(0) + 1;
+    let width = (max_col - min_col) * COL_W + NODE_W + 2.0 * PAD;
+    let height = ranks as f64 * ROW_H - (ROW_H - NODE_H) + 2.0 * PAD;
+    let center = |p: &Place| (PAD + (p.column - min_col) * COL_W + NODE_W / 2.0, PAD + p.rank as f64 * ROW_H + NODE_H / 2.0);
+    let place = |id: NodeId| places.iter().find(|p| p.id == id);
+
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="tree-svg" viewBox="0 0 {width:.0} {height:.0}" width="{width:.0}" height="{height:.0}" role="group"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head"/></marker></defs>"#
+    );
+    for e in EDGES.iter() {
+        let (Some(a), Some(b)) = (place(e.from), place(e.to)) else { continue };
+        let ((x1, y1), (x2, y2)) = (center(a), center(b));
+        let on_path = path.windows(2).any(|w| w[0] == e.from && w[1] == e.to);
+        svg.push_str(&format!(
+            r#"<path class="edge{}" data-from="{}" data-to="{}" d="M {x1:.1} {:.1} C {x1:.1} {:.1}, {x2:.1} {:.1}, {x2:.1} {:.1}" marker-end="url(#arrow)"/>"#,
+            if on_path { " on-path" } else { "" },
+            e.from.id(),
+            e.to.id(),
+            y1 + NODE_H / 2.0,
+            y1 + NODE_H / 2.0 + 16.0,
+            y2 - NODE_H / 2.0 - 16.0,
+            y2 - NODE_H / 2.0 - 2.0,
+        ));
+        if let Some(l) = &e.label {
+            let (lx, ly) = ((x1 + x2) / 2.0 + if x2 >= x1 { 6.0 } else { -6.0 }, (y1 + y2) / 2.0 + 4.0);
+            svg.push_str(&format!(
+                r#"<text class="edge-label" x="{lx:.1}" y="{ly:.1}" text-anchor="{}">{}</text>"#,
+                if x2 >= x1 { "start" } else { "end" },
+                escape_xml(label(l, zh))
+            ));
+        }
+    }
+    for p in &places {
+        let n = node(p.id);
+        let (cx, cy) = center(p);
+        let (x, y) = (cx - NODE_W / 2.0, cy - NODE_H / 2.0);
+        let shape = match n.shape {
+            Shape::Start => "start",
+            Shape::Step => "step",
+            Shape::Decision => "decision",
+        };
+        let classes = format!(
+            "node {shape}{}{}",
+            if selected == Some(p.id) { " selected" } else { "" },
+            if path.contains(&p.id) { " on-path" } else { "" }
+        );
+        let text = label(&n.label, zh);
+        svg.push_str(&format!(
+            r#"<g class="{classes}" data-node="{}" tabindex="0" role="button" aria-pressed="{}" aria-label="{}">"#,
+            p.id.id(),
+            selected == Some(p.id),
+            escape_xml(&text.replace('\n', " "))
+        ));
+        let rx = match n.shape {
+            Shape::Decision => 26.0,
+            Shape::Start => 27.0,
+            Shape::Step => 8.0,
+        };
+        svg.push_str(&format!(r#"<rect x="{x:.1}" y="{y:.1}" width="{NODE_W:.0}" height="{NODE_H:.0}" rx="{rx}"/>"#));
+        let lines: Vec<&str> = text.split('\n').collect();
+        let first = cy - (lines.len() as f64 - 1.0) * 8.0 + 4.0;
+        svg.push_str(&format!(r#"<text x="{cx:.1}" y="{first:.1}" text-anchor="middle">"#));
+        for (i, line) in lines.iter().enumerate() {
+            svg.push_str(&format!(
+                r#"<tspan x="{cx:.1}" dy="{}" class="{}">{}</tspan>"#,
+                if i == 0 { 0 } else { 16 },
+                if i == 0 { "l1" } else { "l2" },
+                escape_xml(line)
+            ));
+        }
+        svg.push_str("</text></g>");
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+// ---------------------------------------------------------------------------------------------
+// Levers: one variable at a time.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lever {
+    /// ① micro-batch halved, accumulation doubled: the same effective batch.
+    HalveBatch,
+    /// ② gradient checkpointing on.
+    Checkpointing,
+    /// ③ one dtype: fp32 training → bf16 mixed precision; fp32 served weights → bf16.
+    OneDtype,
+    /// ④ half the sequence, or half the visual tokens.
+    ShorterSequence,
+    /// ZeRO-3 / FSDP over twice the GPUs (tensor parallel for inference).
+    Shard,
+    /// 8-bit AdamW.
+    Adam8bit,
+    /// QLoRA: adapters on an NF4 base.
+    Qlora,
+}
+
+impl Lever {
+    pub const ALL: [Lever; 7] =
+        [Lever::HalveBatch, Lever::Checkpointing, Lever::OneDtype, Lever::ShorterSequence, Lever::Shard, Lever::Adam8bit, Lever::Qlora];
+
+    pub fn label(self) -> Bi {
+        match self {
+            Lever::HalveBatch => Bi { zh: "batch 减半、梯度累积加倍", en: "Halve the batch, double the accumulation" },
+            Lever::Checkpointing => Bi { zh: "开启 gradient checkpointing", en: "Turn on gradient checkpointing" },
+            Lever::OneDtype => Bi { zh: "统一为 bf16", en: "One dtype: bf16" },
+            Lever::ShorterSequence => Bi { zh: "序列 / 视觉 token 减半", en: "Halve the sequence / visual tokens" },
+            Lever::Shard => Bi { zh: "ZeRO-3 / FSDP,GPU 数加倍", en: "ZeRO-3 / FSDP over twice the GPUs" },
+            Lever::Adam8bit => Bi { zh: "8-bit AdamW", en: "8-bit AdamW" },
+            Lever::Qlora => Bi { zh: "改用 QLoRA(NF4 底座)", en: "Switch to QLoRA (NF4 base)" },
+        }
+    }
+
+    /// The scenario with this one change, or `None` when the lever does not apply (already on,
+    /// nothing to halve, not a training run…).
+    pub fn apply(self, s: &Scenario) -> Option<Scenario> {
+        let mut t = s.clone();
+        let train = s.mode == Mode::Train;
+        match self {
+            Lever::HalveBatch => {
+                if s.batch < 2 {
+                    return None;
+                }
+                t.batch = s.batch / 2;
+                if train {
+                    t.accum = s.accum.saturating_mul(2);
+                }
+            }
+            Lever::Checkpointing => {
+                if !train || s.gradient_checkpointing {
+                    return None;
+                }
+                t.gradient_checkpointing = true;
+            }
+            Lever::OneDtype => match s.mode {
+                Mode::Train if s.precision == Precision::Fp32 => t.precision = Precision::Mixed,
+                Mode::Train if s.method != Method::Full && s.quant == StorageFormat::Fp32 => t.quant = StorageFormat::Bf16,
+                Mode::Infer if s.quant == StorageFormat::Fp32 => t.quant = StorageFormat::Bf16,
+                _ => return None,
+            },
+            Lever::ShorterSequence => {
+                if s.images > 0 && s.vision_tokens() > s.seq {
+                    // Half the visual tokens: the side of the image ÷ √2.
+                    t.image_px = ((s.image_px as f64) / std::f64::consts::SQRT_2).round().max(28.0) as u64;
+                } else if s.seq >= 2 {
+                    t.seq = s.seq / 2;
+                } else {
+                    return None;
+                }
+            }
+            Lever::Shard => {
+                t.gpus = s.gpus.saturating_mul(2).max(2);
+                if train {
+                    t.zero = 3;
+                }
+            }
+            Lever::Adam8bit => {
+                if !train || matches!(s.optimizer, Optimizer::AdamW8bit | Optimizer::Sgd) {
+                    return None;
+                }
+                t.optimizer = Optimizer::AdamW8bit;
+            }
+            Lever::Qlora => {
+                if !train || s.method == Method::Qlora {
+                    return None;
+                }
+                t.method = Method::Qlora;
+                t.quant = StorageFormat::Nf4;
+            }
+        }
+        (t != *s).then_some(t)
+    }
+}
+
+/// The levers a node offers.
+pub fn levers(id: NodeId) -> &'static [Lever] {
+    match id {
+        NodeId::Batch => &[Lever::HalveBatch],
+        NodeId::Checkpointing => &[Lever::Checkpointing],
+        NodeId::DtypeNoGrad => &[Lever::OneDtype],
+        NodeId::SeqLen => &[Lever::ShorterSequence],
+        NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora],
+        _ => &[],
+    }
+}
+
+/// Bytes saved on the device total by a lever (negative if it costs memory).
+pub fn saving(s: &Scenario, lever: Lever) -> Option<i128> {
+    let after = lever.apply(s)?;
+    Some(estimate(s).device_bytes() as i128 - estimate(&after).device_bytes() as i128)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnosis from measurements
+
+/// What the user measured, in GiB.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// `torch.cuda.max_memory_allocated()`.
+    pub allocated: f64,
+    /// `torch.cuda.max_memory_reserved()`.
+    pub reserved: f64,
+    /// nvidia-smi's "used" for the card.
+    pub device_used: f64,
+    /// The card's total.
+    pub total: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// nvidia-smi shows far more than this process reserves: other processes hold memory.
+    LeftoverProcesses { unexplained_gib: f64 },
+    /// Reserved far above allocated, or the peak well under the total: fragmentation.
+    Fragmentation { cached_gib: f64 },
+    /// The peak is at the total: memory is really short. The ledger's dominant component and the
+    /// lever that cuts the most.
+    Shortage { dominant: ComponentId, best: Option<(Lever, i128)> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnosis {
+    pub path: Vec<NodeId>,
+    pub finding: Finding,
+}
+
+/// Problems with the measured numbers themselves.
+pub fn check_measured(m: &Measured) -> Result<(), &'static str> {
+    let all = [m.allocated, m.reserved, m.device_used, m.total];
+    if all.iter().any(|v| !v.is_finite() || *v < 0.0) {
+        return Err("every measurement must be a number ≥ 0 (GiB)");
+    }
+    if m.total <= 0.0 {
+        return Err("the GPU total must be more than 0");
+    }
+    if m.reserved + 1e-9 < m.allocated {
+        return Err("reserved cannot be below allocated (PyTorch reserves what it allocates)");
+    }
+    Ok(())
+}
+
+/// Walks the tree with the measured numbers: leftover processes (nvidia-smi far above reserved +
+/// the CUDA context), fragmentation (reserved − allocated over a quarter of reserved, or a peak under
+/// 80 % of the total), otherwise a real shortage — then which ledger component dominates `s`'s bill
+/// and which lever cuts its device total the most.
+pub fn diagnose(m: &Measured, s: &Scenario) -> Result<Diagnosis, &'static str> {
+    check_measured(m)?;
+    let context_gib = s.overhead_mib.max(0.0) / 1024.0;
+    let unexplained = m.device_used - m.reserved - context_gib;
+    let mut path = vec![NodeId::Oom, NodeId::Measure, NodeId::Zombie];
+    if unexplained > (0.05 * m.total).max(1.0) {
+        path.push(NodeId::Kill);
+        return Ok(Diagnosis { path, finding: Finding::LeftoverProcesses { unexplained_gib: unexplained } });
+    }
+    path.extend([NodeId::Batch, NodeId::Checkpointing, NodeId::DtypeNoGrad, NodeId::SeqLen, NodeId::PeakVsTotal]);
+    let cached = m.reserved - m.allocated;
+    if cached > 0.25 * m.reserved || m.reserved < 0.8 * m.total {
+        path.push(NodeId::Fragmentation);
+        return Ok(Diagnosis { path, finding: Finding::Fragmentation { cached_gib: cached } });
+    }
+    path.push(NodeId::Sharding);
+    let bill = estimate(s);
+    Ok(Diagnosis { path, finding: Finding::Shortage { dominant: dominant(&bill), best: best_lever(s) } })
+}
+
+/// The largest tensor component of a bill.
+pub fn dominant(bill: &Bill) -> ComponentId {
+    bill.components
+        .iter()
+        .filter(|c| !matches!(c.id, ComponentId::AllocatorSlack | ComponentId::CudaContext))
+        .max_by_key(|c| c.bytes)
+        .map_or(ComponentId::Weights, |c| c.id)
+}
+
+/// The lever with the largest saving on `s` (ties: the one earlier in the tree).
+pub fn best_lever(s: &Scenario) -> Option<(Lever, i128)> {
+    let mut best: Option<(Lever, i128)> = None;
+    for l in Lever::ALL {
+        if let Some(saved) = saving(s, l) {
+            if saved > 0 && best.is_none_or(|(_, b)| saved > b) {
+                best = Some((l, saved));
+            }
+        }
+    }
+    best
+}
+
+/// GiB of a byte count, for messages.
+pub fn gib(bytes: i128) -> f64 {
+    bytes as f64 / GIB
+}

@@ -1,0 +1,201 @@
+//! The OOM decision tree against the chapter's flowchart, its levers against the ledger, and the
+//! diagnosis against a table of measured cases.
+
+use vram_ledger::ledger::bill::ComponentId;
+use vram_ledger::ledger::{estimate, Scenario};
+use vram_ledger::query;
+use vram_ledger::tree::{self, diagnose, layout, levers, node, tree_svg, Finding, Lever, Measured, NodeId, EDGES, NODES};
+
+/// The chapter's mermaid flowchart (chapter-7.1 "图解 · OOM 排查决策树"), node by node: our label
+/// must contain the chapter's text (line breaks `<br>` become new lines).
+#[test]
+fn nodes_match_the_chapter() {
+    let chapter = [
+        (NodeId::Oom, "OOM!"),
+        (NodeId::Measure, "第 0 步:先测量\nmax_memory_allocated + nvidia-smi"),
+        (NodeId::Zombie, "僵尸进程 / 残留占用?"),
+        (NodeId::Kill, "kill 干净,重跑"),
+        (NodeId::Batch, "① 降 batch + 梯度累积"),
+        (NodeId::Checkpointing, "② 开 gradient checkpointing"),
+        (NodeId::DtypeNoGrad, "③ 查 dtype 混用 / 忘 no_grad / tensor 收集器"),
+        (NodeId::SeqLen, "④ 降 seq len / 分辨率 / 压视觉 token"),
+        (NodeId::PeakVsTotal, "峰值 ≈ 总量仍 OOM?"),
+        (NodeId::Fragmentation, "PYTORCH_CUDA_ALLOC_CONF\n=expandable_segments:True"),
+        (NodeId::Sharding, "FSDP / DeepSpeed ZeRO(7.3)"),
+    ];
+    assert_eq!(NODES.len(), chapter.len());
+    for (id, text) in chapter {
+        assert_eq!(node(id).label.zh, text, "{id:?}");
+        assert!(!node(id).label.en.is_empty());
+        assert_eq!(NodeId::from_id(id.id()), Some(id), "ids round-trip");
+    }
+}
+
+/// Every edge of the flowchart, with both decisions' yes/no branches.
+#[test]
+fn edges_match_the_chapter() {
+    let chapter = [
+        ("oom", "measure", None),
+        ("measure", "zombie", None),
+        ("zombie", "kill", Some("是")),
+        ("zombie", "batch", Some("否")),
+        ("batch", "checkpointing", None),
+        ("checkpointing", "dtype", None),
+        ("dtype", "seq", None),
+        ("seq", "peak", None),
+        ("peak", "fragmentation", Some("是,碎片")),
+        ("peak", "sharding", Some("否,真不够")),
+    ];
+    assert_eq!(EDGES.len(), chapter.len());
+    for (e, (from, to, label)) in EDGES.iter().zip(chapter) {
+        assert_eq!((e.from.id(), e.to.id(), e.label.map(|l| l.zh)), (from, to, label));
+    }
+}
+
+#[test]
+fn every_card_is_complete_and_snippets_cover_the_tools() {
+    let mut all_code = String::new();
+    for n in NODES.iter() {
+        for text in [n.card.what, n.card.why, n.card.cost] {
+            assert!(!text.zh.is_empty() && !text.en.is_empty(), "{:?}", n.id);
+        }
+        for s in n.card.check {
+            all_code.push_str(s.code);
+            all_code.push('\n');
+        }
+    }
+    for needle in ["torch.cuda.max_memory_allocated()", "torch.cuda.memory_summary()", "nvidia-smi", "torch.inference_mode()", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"] {
+        assert!(all_code.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn layout_has_no_overlaps_and_svg_has_every_node() {
+    let places = layout();
+    assert_eq!(places.len(), NODES.len());
+    for (i, a) in places.iter().enumerate() {
+        for b in &places[i + 1..] {
+            assert!(a.rank != b.rank || (a.column - b.column).abs() >= 1.0, "{:?} overlaps {:?}", a.id, b.id);
+        }
+    }
+    // Every edge goes one rank down.
+    for e in EDGES.iter() {
+        let r = |id| places.iter().find(|p| p.id == id).map(|p| p.rank);
+        assert_eq!(r(e.from).map(|x| x + 1), r(e.to), "{e:?}");
+    }
+    for zh in [true, false] {
+        let svg = tree_svg(zh, Some(NodeId::Batch), &[NodeId::Oom, NodeId::Measure]);
+        for n in NODES.iter() {
+            assert!(svg.contains(&format!("data-node=\"{}\"", n.id.id())));
+        }
+        assert_eq!(svg.matches("<path class=\"edge").count(), EDGES.len());
+        assert_eq!(svg.matches(" selected\"").count(), 1);
+        assert!(svg.contains("class=\"edge on-path\" data-from=\"oom\" data-to=\"measure\""));
+    }
+    assert!(tree_svg(true, None, &[]).contains("是,碎片"));
+    assert!(tree_svg(false, None, &[]).contains("no, a real shortage"));
+}
+
+fn scenario(q: &str) -> Scenario {
+    let p = query::parse(q);
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    p.scenario
+}
+
+/// Each lever changes exactly the one variable it names, and moves memory in the right direction
+/// by the amount the ledger predicts.
+#[test]
+fn levers_change_one_thing_and_save_what_the_ledger_says() {
+    let s = scenario("model=llama-3.1-8b&method=lora&batch=8&accum=2&gc=0&seq=4096&precision=fp32&gpu=a100-80g");
+    let before = estimate(&s);
+
+    let t = Lever::HalveBatch.apply(&s).expect("applies");
+    assert_eq!((t.batch, t.accum), (4, 4));
+    assert_eq!(t.effective_batch(), s.effective_batch(), "same effective batch");
+    let after = estimate(&t);
+    // Activations and logits are linear in the batch: they halve exactly.
+    for c in [ComponentId::Activations, ComponentId::Logits] {
+        assert!((2 * after.component(c) as i64 - before.component(c) as i64).abs() <= 2, "{c:?}");
+    }
+    assert_eq!(after.component(ComponentId::Weights), before.component(ComponentId::Weights));
+
+    let t = Lever::Checkpointing.apply(&s).expect("applies");
+    assert!(t.gradient_checkpointing && t.batch == s.batch && t.seq == s.seq);
+    assert!(estimate(&t).component(ComponentId::Activations) * 5 < before.component(ComponentId::Activations));
+
+    let t = Lever::OneDtype.apply(&s).expect("applies");
+    assert_eq!(t.precision, vram_ledger::ledger::scenario::Precision::Mixed);
+    assert!(estimate(&t).component(ComponentId::Activations) < before.component(ComponentId::Activations));
+
+    let t = Lever::ShorterSequence.apply(&s).expect("applies");
+    assert_eq!(t.seq, 2048);
+
+    let t = Lever::Shard.apply(&s).expect("applies");
+    assert_eq!((t.gpus, t.zero), (2, 3));
+    assert!(estimate(&t).device_bytes() < before.device_bytes());
+
+    // NF4 for the 6.98 B linear weights (0.516 B each) + the 16-bit embedding and head (1.05 B × 2 B)
+    // = 5.7 GB against 16.1 GB in bf16.
+    let t = Lever::Qlora.apply(&s).expect("applies");
+    let ratio = estimate(&t).component(ComponentId::Weights) as f64 / before.component(ComponentId::Weights) as f64;
+    assert!((ratio - 5.7 / 16.06).abs() < 0.01, "{ratio}");
+
+    for l in Lever::ALL {
+        if let Some(saved) = tree::saving(&s, l) {
+            let t = l.apply(&s).expect("applies");
+            assert_eq!(saved, before.device_bytes() as i128 - estimate(&t).device_bytes() as i128);
+            assert!(saved > 0, "{l:?} saves memory here");
+        }
+    }
+    // Levers that do not apply say so.
+    let on = scenario("gc=1&batch=1");
+    assert_eq!(Lever::Checkpointing.apply(&on), None);
+    assert_eq!(Lever::HalveBatch.apply(&on), None);
+    assert_eq!(Lever::Adam8bit.apply(&scenario("mode=infer")), None);
+    assert_eq!(levers(NodeId::Sharding), &[Lever::Shard, Lever::Adam8bit, Lever::Qlora]);
+}
+
+/// Visual tokens: with images dominating the sequence, the lever halves the visual tokens.
+#[test]
+fn shorter_sequence_halves_visual_tokens_for_vlms() {
+    let s = scenario("model=qwen2-vl-7b&images=4&image_px=1344&seq=512");
+    // 1344 / 28 = 48 → 2304 tokens per image; 4 images = 9216 tokens.
+    assert_eq!(s.vision_tokens(), 9216);
+    let t = Lever::ShorterSequence.apply(&s).expect("applies");
+    assert_eq!(t.seq, 512);
+    let ratio = t.vision_tokens() as f64 / s.vision_tokens() as f64;
+    assert!((ratio - 0.5).abs() < 0.05, "{ratio}");
+}
+
+/// A table of measured cases and the path the tree must take (GiB; the default 500 MiB context).
+#[test]
+fn diagnosis_takes_the_right_path() {
+    let s = scenario("model=llama-3.1-8b&method=lora&batch=8&gc=0&gpu=rtx4090");
+    let m = |allocated, reserved, device_used, total| Measured { allocated, reserved, device_used, total };
+    // nvidia-smi shows 23.5 GiB but this process reserves 12: another process holds ~11 GiB.
+    let d = diagnose(&m(11.0, 12.0, 23.5, 24.0), &s).expect("valid");
+    assert_eq!(d.path.last(), Some(&NodeId::Kill));
+    assert!(matches!(d.finding, Finding::LeftoverProcesses { unexplained_gib } if (unexplained_gib - 11.01).abs() < 0.02));
+    // Reserved 22 of which only 14 allocated: fragmentation.
+    let d = diagnose(&m(14.0, 22.0, 22.6, 24.0), &s).expect("valid");
+    assert_eq!(d.path.last(), Some(&NodeId::Fragmentation));
+    assert!(d.path.contains(&NodeId::PeakVsTotal) && !d.path.contains(&NodeId::Kill));
+    // Peak well under the total and still an OOM: fragmentation too (§3 ⑦).
+    let d = diagnose(&m(15.0, 16.0, 16.5, 24.0), &s).expect("valid");
+    assert_eq!(d.path.last(), Some(&NodeId::Fragmentation));
+    // Peak at the total, little cache: a real shortage. At batch 8 without checkpointing the ledger's
+    // largest component is the activations, and checkpointing cuts the most.
+    let d = diagnose(&m(22.0, 23.2, 23.7, 24.0), &s).expect("valid");
+    assert_eq!(d.path.last(), Some(&NodeId::Sharding));
+    match d.finding {
+        Finding::Shortage { dominant, best } => {
+            assert_eq!(dominant, ComponentId::Activations);
+            assert_eq!(best.map(|b| b.0), Some(Lever::Checkpointing));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Bad measurements are refused.
+    assert!(diagnose(&m(10.0, 5.0, 12.0, 24.0), &s).is_err());
+    assert!(diagnose(&m(f64::NAN, 5.0, 12.0, 24.0), &s).is_err());
+    assert!(diagnose(&m(1.0, 2.0, 3.0, 0.0), &s).is_err());
+}
