@@ -199,3 +199,16 @@ fn diagnosis_takes_the_right_path() {
     assert!(diagnose(&m(f64::NAN, 5.0, 12.0, 24.0), &s).is_err());
     assert!(diagnose(&m(1.0, 2.0, 3.0, 0.0), &s).is_err());
 }
+
+/// Long labels wrap inside their box: no line wider than the box, in either language.
+#[test]
+fn labels_wrap_to_the_box() {
+    use vram_ledger::tree::wrap;
+    let lines = wrap("③ Mixed dtypes / forgotten no_grad / tensor collector", 16.5);
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert_eq!(lines.join(" "), "③ Mixed dtypes / forgotten no_grad / tensor collector");
+    let zh = wrap("③ 查 dtype 混用 / 忘 no_grad / tensor 收集器", 16.5);
+    assert!(zh.len() >= 2, "{zh:?}");
+    assert_eq!(wrap("OOM!", 16.5), vec!["OOM!"]);
+    assert_eq!(wrap("a\nb", 16.5), vec!["a", "b"]);
+}

@@ -48,6 +48,41 @@ const COL_W: f64 = 250.0;
 const ROW_H: f64 = 84.0;
 const PAD: f64 = 12.0;
 
+/// Width of a text in em, roughly: CJK and full-width characters 1 em, the rest about 0.56 em.
+fn em_width(s: &str) -> f64 {
+    s.chars().map(|c| if (c as u32) >= 0x2E80 { 1.0 } else { 0.56 }).sum()
+}
+
+/// Breaks a label into lines of at most `max_em`, at spaces (or anywhere in CJK runs).
+pub fn wrap(text: &str, max_em: f64) -> Vec<String> {
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        for word in paragraph.split_inclusive(' ') {
+            if em_width(&line) + em_width(word.trim_end()) > max_em && !line.trim().is_empty() {
+                lines.push(line.trim_end().to_string());
+                line.clear();
+            }
+            if em_width(word) > max_em {
+                // A long CJK run: break it by characters.
+                for c in word.chars() {
+                    if em_width(&line) + em_width(&c.to_string()) > max_em && !line.trim().is_empty() {
+                        lines.push(line.trim_end().to_string());
+                        line.clear();
+                    }
+                    line.push(c);
+                }
+            } else {
+                line.push_str(word);
+            }
+        }
+        if !line.trim().is_empty() {
+            lines.push(line.trim_end().to_string());
+        }
+    }
+    lines
+}
+
 fn label(b: &Bi, zh: bool) -> &'static str {
     if zh {
         b.zh
@@ -121,14 +156,18 @@ pub fn tree_svg(zh: bool, selected: Option<NodeId>, path: &[NodeId]) -> String {
             Shape::Step => 8.0,
         };
         svg.push_str(&format!(r#"<rect x="{x:.1}" y="{y:.1}" width="{NODE_W:.0}" height="{NODE_H:.0}" rx="{rx}"/>"#));
-        let lines: Vec<&str> = text.split('\n').collect();
-        let first = cy - (lines.len() as f64 - 1.0) * 8.0 + 4.0;
+        let first_para = text.split('\n').next().unwrap_or("");
+        let mut lines = wrap(first_para, (NODE_W - 14.0) / 13.0);
+        let detail: Vec<String> = text.split('\n').skip(1).flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0)).collect();
+        let main_lines = lines.len();
+        lines.extend(detail);
+        let first = cy - (lines.len() as f64 - 1.0) * 7.5 + 4.0;
         svg.push_str(&format!(r#"<text x="{cx:.1}" y="{first:.1}" text-anchor="middle">"#));
         for (i, line) in lines.iter().enumerate() {
             svg.push_str(&format!(
                 r#"<tspan x="{cx:.1}" dy="{}" class="{}">{}</tspan>"#,
-                if i == 0 { 0 } else { 16 },
-                if i == 0 { "l1" } else { "l2" },
+                if i == 0 { 0 } else { 15 },
+                if i < main_lines { "l1" } else { "l2" },
                 escape_xml(line)
             ));
         }
@@ -288,16 +327,26 @@ pub struct Diagnosis {
 }
 
 /// Problems with the measured numbers themselves.
-pub fn check_measured(m: &Measured) -> Result<(), &'static str> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeasureError {
+    /// A field is empty, negative or not a number.
+    NotNumbers,
+    /// The GPU total is 0.
+    NoTotal,
+    /// Reserved below allocated: PyTorch reserves everything it allocates.
+    ReservedBelowAllocated,
+}
+
+pub fn check_measured(m: &Measured) -> Result<(), MeasureError> {
     let all = [m.allocated, m.reserved, m.device_used, m.total];
     if all.iter().any(|v| !v.is_finite() || *v < 0.0) {
-        return Err("every measurement must be a number ≥ 0 (GiB)");
+        return Err(MeasureError::NotNumbers);
     }
     if m.total <= 0.0 {
-        return Err("the GPU total must be more than 0");
+        return Err(MeasureError::NoTotal);
     }
     if m.reserved + 1e-9 < m.allocated {
-        return Err("reserved cannot be below allocated (PyTorch reserves what it allocates)");
+        return Err(MeasureError::ReservedBelowAllocated);
     }
     Ok(())
 }
@@ -306,7 +355,7 @@ pub fn check_measured(m: &Measured) -> Result<(), &'static str> {
 /// the CUDA context), fragmentation (reserved − allocated over a quarter of reserved, or a peak under
 /// 80 % of the total), otherwise a real shortage — then which ledger component dominates `s`'s bill
 /// and which lever cuts its device total the most.
-pub fn diagnose(m: &Measured, s: &Scenario) -> Result<Diagnosis, &'static str> {
+pub fn diagnose(m: &Measured, s: &Scenario) -> Result<Diagnosis, MeasureError> {
     check_measured(m)?;
     let context_gib = s.overhead_mib.max(0.0) / 1024.0;
     let unexplained = m.device_used - m.reserved - context_gib;

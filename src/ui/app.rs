@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, Share, VerdictCard};
+use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, OomTree, Share, VerdictCard};
 use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
@@ -124,7 +124,19 @@ pub fn app(props: &AppProps) -> Html {
     let full_url = with_base(&full_query);
     let embed_src = with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
     let gpus_drawn = if scenario.mode == crate::ledger::scenario::Mode::Train { scenario.gpus } else { 1 };
-    let svg = AttrValue::from(render_chart(lang, &bill, gpus_drawn));
+    let before_bill = state.before.as_ref().map(estimate);
+    let svg = AttrValue::from(render_chart(lang, &bill, gpus_drawn, before_bill.as_ref()));
+    let what_if = before_bill.as_ref().map(|b| {
+        let saved = b.device_bytes() as i128 - bill.device_bytes() as i128;
+        let pct = 100.0 * saved as f64 / b.device_bytes().max(1) as f64;
+        let state = state.clone();
+        html! {
+            <p class="what-if" data-testid="what-if" data-saved={saved.to_string()}>
+                { format!("{}: {}{:.2} GiB ({pct:.1} %) ", text(lang, Text::Saving), if saved >= 0 { "−" } else { "+" }, saved.unsigned_abs() as f64 / (1u64 << 30) as f64) }
+                <button type="button" data-testid="undo-lever" onclick={move |_| state.dispatch(Action::UndoLever)}>{ text(lang, Text::Undo) }</button>
+            </p>
+        }
+    });
 
     let markdown = {
         let name = move |id| crate::i18n::component(lang, id).to_string();
@@ -176,6 +188,7 @@ pub fn app(props: &AppProps) -> Html {
                     <div class="results">
                         <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
                         <ChartView lang={lang} bill={bill.clone()} svg={svg.clone()} />
+                        { what_if.unwrap_or_default() }
                         <section class="fits" data-testid="what-fits">
                             <h2>{ text(lang, Text::WhatFits) }</h2>
                             <dl class="totals">
@@ -188,6 +201,10 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                 </div>
                 <LedgerTable lang={lang} unit={state.unit} bill={bill.clone()} />
+                <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
+                    onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
+                    onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
+                    ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }} />
                 <Export lang={lang} markdown={markdown} svg={svg} />
                 <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
             </main>

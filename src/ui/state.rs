@@ -11,6 +11,7 @@ use crate::i18n::Lang;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
 use crate::query::{self, Problem};
+use crate::tree::{Diagnosis, Lever, NodeId};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalcState {
@@ -21,6 +22,12 @@ pub struct CalcState {
     /// Problems found in the link the page was opened with, or in a typed value.
     pub errors: Vec<Problem>,
     pub warnings: Vec<Problem>,
+    /// The selected node of the OOM tree (`tree=` in the link).
+    pub tree: Option<NodeId>,
+    /// The scenario before the last applied lever (a what-if); shown as a "before" bar.
+    pub before: Option<Scenario>,
+    /// The path the tree took for the user's measurements.
+    pub diagnosis: Option<Diagnosis>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +39,12 @@ pub enum Action {
     DismissNotices,
     /// A model from a pasted or fetched config.json.
     SetCustomModel(crate::ledger::architecture::Architecture),
+    SelectNode(NodeId),
+    /// Apply one lever of the tree: the current scenario becomes the "before".
+    ApplyLever(Lever),
+    /// Drop the what-if: back to the "before" scenario.
+    UndoLever,
+    SetDiagnosis(Option<Diagnosis>),
 }
 
 impl CalcState {
@@ -54,7 +67,25 @@ impl CalcState {
                 Unit::GiB
             }),
         };
-        CalcState { scenario: parsed.scenario, lang, unit, embed: ui("embed") == Some("1"), errors, warnings: parsed.warnings }
+        let tree = match ui("tree") {
+            None => None,
+            Some(v) => NodeId::from_id(v).or_else(|| {
+                let accepted: Vec<&str> = NodeId::ALL.iter().map(|n| n.id()).collect();
+                errors.push(Problem { key: "tree".into(), message: format!("`tree={}` is not accepted; accepted values: {}", short(v), accepted.join(", ")) });
+                None
+            }),
+        };
+        CalcState {
+            scenario: parsed.scenario,
+            lang,
+            unit,
+            embed: ui("embed") == Some("1"),
+            errors,
+            warnings: parsed.warnings,
+            tree,
+            before: None,
+            diagnosis: None,
+        }
     }
 
     /// The query string that reproduces this state (scenario + UI keys that differ from defaults).
@@ -68,6 +99,9 @@ impl CalcState {
         }
         if self.embed {
             ui.push(("embed", "1"));
+        }
+        if let Some(n) = self.tree {
+            ui.push(("tree", n.id()));
         }
         query::to_query(&self.scenario, &ui)
     }
@@ -95,6 +129,19 @@ impl Reducible for CalcState {
                 next.scenario.model_id = None;
                 next.scenario.architecture = arch;
             }
+            Action::SelectNode(n) => next.tree = Some(n),
+            Action::ApplyLever(lever) => {
+                if let Some(after) = lever.apply(&self.scenario) {
+                    next.before = Some(self.scenario.clone());
+                    next.scenario = after;
+                }
+            }
+            Action::UndoLever => {
+                if let Some(b) = next.before.take() {
+                    next.scenario = b;
+                }
+            }
+            Action::SetDiagnosis(d) => next.diagnosis = d,
             Action::DismissNotices => {
                 next.errors.clear();
                 next.warnings.clear();

@@ -20,10 +20,14 @@ fn name_en(id: ComponentId) -> String {
     i18n::component(Lang::En, id).to_string()
 }
 
-/// The chart of a bill: one bar, or one per GPU (up to 8) when data-parallel.
-pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64) -> String {
+/// The chart of a bill: one bar, or one per GPU (up to 8) when data-parallel; with a "before" bar
+/// beside it when a what-if is applied.
+pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -> String {
     let mut bars = Vec::new();
-    if gpus > 1 {
+    if let Some(b) = before {
+        bars.push(Bar { label: text(lang, Text::Before).to_string(), bill: b.clone() });
+        bars.push(Bar { label: text(lang, Text::After).to_string(), bill: bill.clone() });
+    } else if gpus > 1 {
         for i in 0..gpus.min(8) {
             bars.push(Bar { label: format!("{} {}", text(lang, Text::GpuN), i + 1), bill: bill.clone() });
         }

@@ -8,6 +8,7 @@ mod lang_switch;
 mod model_import;
 mod ledger_table;
 mod notices;
+mod oom_tree;
 mod share;
 mod verdict_card;
 
@@ -18,5 +19,6 @@ pub use lang_switch::LangSwitch;
 pub use model_import::ModelImport;
 pub use ledger_table::LedgerTable;
 pub use notices::Notices;
+pub use oom_tree::OomTree;
 pub use share::Share;
 pub use verdict_card::VerdictCard;

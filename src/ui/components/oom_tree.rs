@@ -1,0 +1,253 @@
+//! The OOM decision tree as an interactive diagram wired to the ledger: select a node (pointer or
+//! keyboard; arrows walk the edges), read its card, apply its lever to the configuration, or let
+//! the tree walk itself from measured numbers.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement, KeyboardEvent};
+use yew::prelude::*;
+
+use crate::i18n::{self, text, Lang, Text};
+use crate::ledger::Scenario;
+use crate::tree::{self, children, node, parent, Bi, Diagnosis, Finding, Lever, MeasureError, Measured, NodeId};
+
+#[derive(Properties, PartialEq)]
+pub struct OomTreeProps {
+    pub lang: Lang,
+    pub scenario: Scenario,
+    pub selected: Option<NodeId>,
+    pub diagnosis: Option<Diagnosis>,
+    pub onselect: Callback<NodeId>,
+    pub onapply: Callback<Lever>,
+    pub ondiagnose: Callback<Option<Diagnosis>>,
+}
+
+fn bi(lang: Lang, b: Bi) -> &'static str {
+    if lang == Lang::Zh {
+        b.zh
+    } else {
+        b.en
+    }
+}
+
+/// The node id under an event's target, if any.
+fn node_of(target: Option<web_sys::EventTarget>) -> Option<NodeId> {
+    let el: Element = target?.dyn_into().ok()?;
+    let g = el.closest("[data-node]").ok()??;
+    NodeId::from_id(&g.get_attribute("data-node")?)
+}
+
+fn focus_node(id: NodeId) {
+    let sel = format!("[data-testid=oom-tree] [data-node=\"{}\"]", id.id());
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(&sel).ok().flatten()) {
+        if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {
+            let _ = el.focus();
+        }
+    }
+}
+
+#[function_component(OomTree)]
+pub fn oom_tree(props: &OomTreeProps) -> Html {
+    let lang = props.lang;
+    let zh = lang == Lang::Zh;
+    let path: Vec<NodeId> = props.diagnosis.as_ref().map(|d| d.path.clone()).unwrap_or_default();
+    let svg = tree::tree_svg(zh, props.selected, &path);
+
+    // The diagram is re-rendered on every selection, which drops the keyboard focus; put it back on
+    // the selected node after the render when the keyboard moved it.
+    let refocus = use_mut_ref(|| false);
+    {
+        let refocus = refocus.clone();
+        use_effect_with(props.selected, move |sel| {
+            if std::mem::take(&mut *refocus.borrow_mut()) {
+                if let Some(n) = sel {
+                    focus_node(*n);
+                }
+            }
+        });
+    }
+
+    let onclick = {
+        let cb = props.onselect.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some(n) = node_of(e.target()) {
+                cb.emit(n);
+            }
+        })
+    };
+    let onkeydown = {
+        let cb = props.onselect.clone();
+        let refocus = refocus.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(n) = node_of(e.target()) else { return };
+            let kids: Vec<NodeId> = children(n).map(|e| e.to).collect();
+            let siblings: Vec<NodeId> = parent(n).map(|p| children(p).map(|e| e.to).collect()).unwrap_or_default();
+            let pos = siblings.iter().position(|&s| s == n).unwrap_or(0);
+            let target = match e.key().as_str() {
+                "Enter" | " " => Some(n),
+                "ArrowDown" => kids.last().copied().filter(|_| kids.len() == 1).or(kids.first().copied()),
+                "ArrowUp" => parent(n),
+                "ArrowRight" => siblings.get(pos + 1).copied(),
+                "ArrowLeft" => pos.checked_sub(1).and_then(|i| siblings.get(i).copied()),
+                _ => None,
+            };
+            if let Some(t) = target {
+                e.prevent_default();
+                *refocus.borrow_mut() = true;
+                cb.emit(t);
+                focus_node(t);
+            }
+        })
+    };
+
+    let card = props.selected.map(|id| {
+        let n = node(id);
+        let levers = tree::levers(id);
+        html! {
+            <div class="tree-card" data-testid="tree-card" data-node={id.id()}>
+                <h3>{ bi(lang, n.label).replace('\n', " ") }</h3>
+                <dl>
+                    <dt>{ text(lang, Text::TreeWhat) }</dt><dd>{ bi(lang, n.card.what) }</dd>
+                    <dt>{ text(lang, Text::TreeWhy) }</dt><dd>{ bi(lang, n.card.why) }</dd>
+                    if !n.card.check.is_empty() {
+                        <dt>{ text(lang, Text::TreeCheck) }</dt>
+                        <dd>
+                            { for n.card.check.iter().map(|s| html! {
+                                <figure class="snippet">
+                                    <figcaption>{ bi(lang, s.caption) }</figcaption>
+                                    <pre><code>{ s.code }</code></pre>
+                                </figure>
+                            }) }
+                        </dd>
+                    }
+                    <dt>{ text(lang, Text::TreeCost) }</dt><dd>{ bi(lang, n.card.cost) }</dd>
+                </dl>
+                if !levers.is_empty() {
+                    <div class="levers">
+                        { for levers.iter().map(|&l| {
+                            let saving = tree::saving(&props.scenario, l);
+                            let cb = props.onapply.clone();
+                            let label = bi(lang, l.label());
+                            match saving {
+                                Some(saved) => html! {
+                                    <button type="button" class="lever" data-testid={format!("lever-{:?}", l).to_lowercase()}
+                                        onclick={move |_| cb.emit(l)}>
+                                        { format!("{} — {}: {}{:.2} GiB", text(lang, Text::ApplyLever), label,
+                                            if saved >= 0 { "−" } else { "+" }, tree::gib(saved.abs())) }
+                                    </button>
+                                },
+                                None => html! {
+                                    <p class="lever-na">{ format!("{label}: {}", text(lang, Text::LeverNa)) }</p>
+                                },
+                            }
+                        }) }
+                    </div>
+                }
+            </div>
+        }
+    });
+
+    html! {
+        <section class="oom-tree" aria-label={text(lang, Text::TreeTitle)}>
+            <h2>{ text(lang, Text::TreeTitle) }</h2>
+            <p class="tree-hint">{ text(lang, Text::TreeHint) }</p>
+            <div class="tree-layout">
+                <div class="tree-diagram" data-testid="oom-tree" {onclick} {onkeydown}>
+                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                </div>
+                <div class="tree-side">
+                    { card.unwrap_or_default() }
+                    <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
+                        ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
+                </div>
+            </div>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DiagnoseProps {
+    lang: Lang,
+    scenario: Scenario,
+    diagnosis: Option<Diagnosis>,
+    ondiagnose: Callback<Option<Diagnosis>>,
+    onselect: Callback<NodeId>,
+}
+
+/// The four numbers a student measured; the tree walks itself.
+#[function_component(DiagnoseForm)]
+fn diagnose_form(props: &DiagnoseProps) -> Html {
+    let lang = props.lang;
+    let error = use_state(|| None::<MeasureError>);
+    let onsubmit = {
+        let cb = props.ondiagnose.clone();
+        let select = props.onselect.clone();
+        let scenario = props.scenario.clone();
+        let error = error.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let read = |id: &str| -> f64 {
+                web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.get_element_by_id(id))
+                    .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
+                    .and_then(|i| i.value().trim().parse::<f64>().ok())
+                    .unwrap_or(f64::NAN)
+            };
+            let m = Measured { allocated: read("m-allocated"), reserved: read("m-reserved"), device_used: read("m-device"), total: read("m-total") };
+            match tree::diagnose(&m, &scenario) {
+                Ok(d) => {
+                    error.set(None);
+                    if let Some(&last) = d.path.last() {
+                        select.emit(last);
+                    }
+                    cb.emit(Some(d));
+                }
+                Err(msg) => {
+                    error.set(Some(msg));
+                    cb.emit(None);
+                }
+            }
+        })
+    };
+    let field = |id: &'static str, label: Text, value: String| html! {
+        <label class="field" for={id}>
+            <span class="field-label">{ text(lang, label) }</span>
+            <input id={id} data-testid={id} type="number" step="any" min="0" inputmode="decimal" value={value} />
+        </label>
+    };
+    let total_default = format!("{:.2}", props.scenario.gpu.bytes as f64 / (1u64 << 30) as f64);
+    let result = props.diagnosis.as_ref().map(|d| {
+        let msg = match &d.finding {
+            Finding::LeftoverProcesses { unexplained_gib } => format!("{} ({unexplained_gib:.2} GiB)", text(lang, Text::FoundLeftover)),
+            Finding::Fragmentation { cached_gib } => format!("{} ({cached_gib:.2} GiB)", text(lang, Text::FoundFragmentation)),
+            Finding::Shortage { dominant, best } => {
+                let mut m = format!("{} {}", text(lang, Text::FoundShortage), i18n::component(lang, *dominant));
+                if let Some((l, saved)) = best {
+                    m.push_str(&format!(" · {} {} (−{:.2} GiB)", text(lang, Text::BestLever), bi(lang, l.label()), tree::gib(*saved)));
+                }
+                m
+            }
+        };
+        html! { <p class="diagnosis" data-testid="diagnosis" role="status">{ msg }</p> }
+    });
+    html! {
+        <form class="diagnose" data-testid="diagnose" {onsubmit}>
+            <h3>{ text(lang, Text::DiagnoseTitle) }</h3>
+            <div class="diagnose-grid">
+                { field("m-allocated", Text::MeasuredAllocated, String::new()) }
+                { field("m-reserved", Text::MeasuredReserved, String::new()) }
+                { field("m-device", Text::MeasuredDevice, String::new()) }
+                { field("m-total", Text::MeasuredTotal, total_default) }
+            </div>
+            <button type="submit" data-testid="diagnose-run">{ text(lang, Text::DiagnoseRun) }</button>
+            if let Some(e) = *error {
+                <p class="notice-error" role="alert" data-testid="diagnose-error">{ text(lang, match e {
+                    MeasureError::NotNumbers => Text::ErrNotNumbers,
+                    MeasureError::NoTotal => Text::ErrNoTotal,
+                    MeasureError::ReservedBelowAllocated => Text::ErrReserved,
+                }) }</p>
+            }
+            { result.unwrap_or_default() }
+        </form>
+    }
+}

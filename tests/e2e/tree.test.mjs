@@ -1,0 +1,89 @@
+// The OOM decision tree in the browser: walked with the keyboard, the selected node in the URL, a
+// lever applied to the configuration (before/after bars and the saving), and a diagnosis.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+test('walk the tree with the keyboard and apply a lever', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&batch=8&accum=2&gc=0&gpu=a100-80g`);
+  await ready(page);
+  const nodes = await page.$$eval('[data-testid="oom-tree"] [data-node]', (els) => els.map((e) => e.dataset.node));
+  assert.deepEqual(nodes.sort(), ['batch', 'checkpointing', 'dtype', 'fragmentation', 'kill', 'measure', 'oom', 'peak', 'seq', 'sharding', 'zombie']);
+  await page.focus('[data-node="oom"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="tree-card"][data-node="oom"]');
+  for (const expected of ['measure', 'zombie']) {
+    await page.keyboard.press('ArrowDown');
+    await page.waitForSelector(`[data-testid="tree-card"][data-node="${expected}"]`);
+  }
+  await page.keyboard.press('ArrowDown'); // the decision's first branch: kill
+  await page.waitForSelector('[data-testid="tree-card"][data-node="kill"]');
+  await page.keyboard.press('ArrowRight'); // its sibling: ① batch
+  await page.waitForSelector('[data-testid="tree-card"][data-node="batch"]');
+  await page.waitForFunction(() => location.search.includes('tree=batch'), null, { timeout: 3000 });
+  const card = await page.textContent('[data-testid="tree-card"]');
+  assert.match(card, /accumulation/);
+
+  const total = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  const acts = BigInt(await page.getAttribute('[data-testid="component-activations"]', 'data-bytes'));
+  await page.click('[data-testid="lever-halvebatch"]');
+  await page.waitForSelector('[data-testid="what-if"]');
+  // Batch 8 → 4 and accumulation 2 → 4: the same effective batch; activations halve.
+  assert.equal(await page.inputValue('[data-testid="batch-typed"]'), '4');
+  assert.equal(await page.inputValue('[data-testid="accum"]'), '4');
+  const acts2 = BigInt(await page.getAttribute('[data-testid="component-activations"]', 'data-bytes'));
+  assert.ok(acts2 * 2n - acts <= 2n && acts - acts2 * 2n <= 2n, `${acts} → ${acts2}`);
+  const total2 = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  assert.equal(await page.getAttribute('[data-testid="what-if"]', 'data-saved'), (total - total2).toString());
+  // Before and after bars.
+  assert.ok(await page.$('[data-testid="chart"] rect.segment[data-bar="1"]'));
+  await shot(page, 'tree-lever-applied');
+  await page.click('[data-testid="undo-lever"]');
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), total.toString());
+  assert.equal(await page.$('[data-testid="what-if"]'), null);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a link can open the tree at a step', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.goto(`${root.url}?tree=fragmentation`);
+  await ready(page);
+  assert.match(await page.textContent('[data-testid="tree-card"]'), /expandable_segments:True/);
+  assert.ok(await page.$('[data-node="fragmentation"].selected'));
+  await (await page.$('[data-testid="oom-tree"]')).screenshot({ path: 'target/e2e/tree-zh.png' });
+  await page.goto(`${root.url}?tree=${encodeURIComponent('<b>x</b>')}`);
+  await ready(page);
+  assert.ok(await page.$('[data-testid="notices"] [data-key="tree"]'));
+  assert.deepEqual(page.problems, []);
+});
+
+test('diagnosis from measurements highlights the path', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&batch=8&gc=0`);
+  await ready(page);
+  const run = async (a, r, d, t) => {
+    await page.fill('[data-testid="m-allocated"]', String(a));
+    await page.fill('[data-testid="m-reserved"]', String(r));
+    await page.fill('[data-testid="m-device"]', String(d));
+    await page.fill('[data-testid="m-total"]', String(t));
+    await page.click('[data-testid="diagnose-run"]');
+  };
+  await run(11, 12, 23.5, 24);
+  await page.waitForSelector('[data-testid="tree-card"][data-node="kill"]');
+  assert.match(await page.textContent('[data-testid="diagnosis"]'), /leftover/);
+  assert.ok(await page.$('path.edge.on-path[data-from="zombie"][data-to="kill"]'));
+  await run(14, 22, 22.6, 24);
+  await page.waitForSelector('[data-testid="tree-card"][data-node="fragmentation"]');
+  await run(22, 23.2, 23.7, 24);
+  await page.waitForSelector('[data-testid="tree-card"][data-node="sharding"]');
+  assert.match(await page.textContent('[data-testid="diagnosis"]'), /Activations.*checkpointing/);
+  await shot(page, 'tree-diagnosis');
+  await run(10, 5, 12, 24);
+  assert.match(await page.textContent('[data-testid="diagnose-error"]'), /Reserved cannot be below/);
+  assert.deepEqual(page.problems, []);
+});
