@@ -146,6 +146,12 @@ pub enum Text {
     After,
     Saving,
     Undo,
+    DrillTitle,
+    DrillNoGrad,
+    DrillTensorList,
+    DrillMaxBatch,
+    DrillFp32,
+    DrillZombie,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -349,6 +355,18 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (Saving, En) => "Saving",
         (Undo, Zh) => "撤销这一步",
         (Undo, En) => "Undo this step",
+        (DrillTitle, Zh) => "五种 OOM 演习(作业 2):注入一个经典错误,看它在账本里的样子",
+        (DrillTitle, En) => "The five-OOM drill (homework 2): inject a classic mistake and see its signature",
+        (DrillNoGrad, Zh) => "验证循环忘了 no_grad",
+        (DrillNoGrad, En) => "Evaluation loop without no_grad",
+        (DrillTensorList, Zh) => "列表里存 logits/loss 张量(10 步)",
+        (DrillTensorList, En) => "Logit/loss tensors kept in a list (10 steps)",
+        (DrillMaxBatch, Zh) => "batch 拉满到第一个 OOM",
+        (DrillMaxBatch, En) => "Batch pushed to the first OOM",
+        (DrillFp32, Zh) => "embedding 和 LM head 偷偷 fp32",
+        (DrillFp32, En) => "Embedding and LM head left in fp32",
+        (DrillZombie, Zh) => "上次崩掉的进程还占着卡",
+        (DrillZombie, En) => "A crashed earlier run still holds the card",
     }
 }
 
@@ -392,6 +410,14 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
         (OptimizerStep, Lang::En) => "Optimizer-step temporaries",
         (AllocatorSlack, Lang::Zh) => "分配器余量(碎片)",
         (AllocatorSlack, Lang::En) => "Allocator slack (fragmentation)",
+        (EvalGraph, Lang::Zh) => "演习:验证循环忘了 no_grad",
+        (EvalGraph, Lang::En) => "Drill: evaluation without no_grad",
+        (KeptTensors, Lang::Zh) => "演习:列表里攒着 logits",
+        (KeptTensors, Lang::En) => "Drill: logits kept in a list",
+        (Fp32Module, Lang::Zh) => "演习:模块偷偷 fp32",
+        (Fp32Module, Lang::En) => "Drill: a module left in fp32",
+        (ZombieProcess, Lang::Zh) => "演习:僵尸进程",
+        (ZombieProcess, Lang::En) => "Drill: a zombie process",
         (CudaContext, Lang::Zh) => "CUDA 上下文与框架开销",
         (CudaContext, Lang::En) => "CUDA context and framework overhead",
     }

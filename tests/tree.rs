@@ -212,3 +212,33 @@ fn labels_wrap_to_the_box() {
     assert_eq!(wrap("OOM!", 16.5), vec!["OOM!"]);
     assert_eq!(wrap("a\nb", 16.5), vec!["a", "b"]);
 }
+
+/// The five-OOM drill: each mistake shows its own signature in the bill, and the tree's diagnosis,
+/// fed the ledger's own totals, finds the zombie.
+#[test]
+fn drill_signatures() {
+    let base = scenario("model=llama-3.1-8b&seq=1024&batch=2");
+    let with = |d: &str| scenario(&format!("model=llama-3.1-8b&seq=1024&batch=2&drill={d}"));
+    let b0 = estimate(&base);
+
+    // Evaluation without no_grad: a second graph without checkpointing, larger than what
+    // checkpointed training keeps.
+    let b = estimate(&with("no_grad"));
+    assert!(b.component(ComponentId::EvalGraph) > 5 * b0.component(ComponentId::Activations));
+    // Logits in a list: 10 steps × 2 × 1024 × 128,256 × 2 B = 5,253,365,760 B.
+    assert_eq!(estimate(&with("tensor_list")).component(ComponentId::KeptTensors), 10 * 2 * 1024 * 128_256 * 2);
+    // Embedding and LM head in fp32: 2 × 128,256 × 4096 params × 2 extra bytes.
+    assert_eq!(estimate(&with("fp32_module")).component(ComponentId::Fp32Module), 2 * 128_256 * 4096 * 2);
+    // A zombie: on the device, not in this process's allocator.
+    let z = estimate(&with("zombie"));
+    assert_eq!(z.allocated_bytes(), b0.allocated_bytes());
+    assert_eq!(z.reserved_bytes(), b0.reserved_bytes());
+    assert_eq!(z.device_bytes() - b0.device_bytes(), 8_030_261_248 * 2 + 500 * 1024 * 1024);
+    let gib = |x: u64| x as f64 / (1u64 << 30) as f64;
+    let m = Measured { allocated: gib(z.allocated_bytes()), reserved: gib(z.reserved_bytes()), device_used: gib(z.device_bytes()), total: gib(z.gpu_bytes) };
+    let d = diagnose(&m, &with("zombie")).expect("valid");
+    assert_eq!(d.path.last(), Some(&NodeId::Kill));
+    // Links carry the drill.
+    assert_eq!(query::to_query(&with("zombie,no_grad"), &[]), "seq=1024&batch=2&drill=no_grad,zombie");
+    assert!(query::parse("drill=no_grad,oops").errors.iter().any(|e| e.key == "drill" && e.message.contains("oops")));
+}

@@ -40,6 +40,10 @@ pub fn color(id: ComponentId) -> RGBColor {
         ComponentId::DequantBuffer => RGBColor(0x84, 0xcc, 0x16),
         ComponentId::GatheredLayer => RGBColor(0x14, 0xb8, 0xa6),
         ComponentId::OptimizerStep => RGBColor(0xd9, 0x46, 0xef),
+        ComponentId::EvalGraph => RGBColor(0x9f, 0x12, 0x39),
+        ComponentId::KeptTensors => RGBColor(0x7c, 0x2d, 0x12),
+        ComponentId::Fp32Module => RGBColor(0x1e, 0x3a, 0x8a),
+        ComponentId::ZombieProcess => RGBColor(0x37, 0x41, 0x51),
         ComponentId::AllocatorSlack => RGBColor(0x94, 0xa3, 0xb8),
         ComponentId::CudaContext => RGBColor(0x64, 0x74, 0x8b),
     }

@@ -18,13 +18,21 @@ pub enum ComponentId {
     DequantBuffer,
     GatheredLayer,
     OptimizerStep,
+    /// Drill: an evaluation loop without no_grad keeps a second, un-checkpointed graph.
+    EvalGraph,
+    /// Drill: logits appended to a Python list survive across steps.
+    KeptTensors,
+    /// Drill: a module (embedding and LM head) left in fp32.
+    Fp32Module,
     AllocatorSlack,
     CudaContext,
+    /// Drill: a leftover process of an earlier run holds memory on the card (not this process's).
+    ZombieProcess,
 }
 
 impl ComponentId {
     /// In bill order (stable: the chart stacks them in this order, bottom to top).
-    pub const ALL: [ComponentId; 14] = [
+    pub const ALL: [ComponentId; 18] = [
         ComponentId::Weights,
         ComponentId::AdapterWeights,
         ComponentId::MasterWeights,
@@ -37,8 +45,12 @@ impl ComponentId {
         ComponentId::DequantBuffer,
         ComponentId::GatheredLayer,
         ComponentId::OptimizerStep,
+        ComponentId::EvalGraph,
+        ComponentId::KeptTensors,
+        ComponentId::Fp32Module,
         ComponentId::AllocatorSlack,
         ComponentId::CudaContext,
+        ComponentId::ZombieProcess,
     ];
 
     pub fn id(self) -> &'static str {
@@ -55,6 +67,10 @@ impl ComponentId {
             ComponentId::DequantBuffer => "dequant_buffer",
             ComponentId::GatheredLayer => "gathered_layer",
             ComponentId::OptimizerStep => "optimizer_step",
+            ComponentId::EvalGraph => "eval_graph",
+            ComponentId::KeptTensors => "kept_tensors",
+            ComponentId::Fp32Module => "fp32_module",
+            ComponentId::ZombieProcess => "zombie_process",
             ComponentId::AllocatorSlack => "allocator_slack",
             ComponentId::CudaContext => "cuda_context",
         }
@@ -64,7 +80,7 @@ impl ComponentId {
     pub fn layer(self) -> TotalKind {
         match self {
             ComponentId::AllocatorSlack => TotalKind::Reserved,
-            ComponentId::CudaContext => TotalKind::Device,
+            ComponentId::CudaContext | ComponentId::ZombieProcess => TotalKind::Device,
             _ => TotalKind::Allocated,
         }
     }

@@ -7,7 +7,7 @@ use super::activations::{
 };
 use super::architecture::Architecture;
 use super::bill::{to_bytes, Bill, Component, ComponentId, Note};
-use super::scenario::{Method, Mode, Optimizer, Precision, Scenario, MIB};
+use super::scenario::{Method, Mode, Optimizer, Precision, Scenario, DRILL_KEPT_STEPS, MIB};
 use super::storage::StorageFormat;
 use super::units::{factor, group, human_bytes};
 use super::weights::stored_weights;
@@ -40,7 +40,9 @@ pub fn estimate(s: &Scenario) -> Bill {
         Mode::Train => training(s, &mut b),
         Mode::Infer => inference(s, &mut b),
     }
+    drill(s, &mut b);
     overheads(s, &mut b);
+    zombie(s, &mut b);
     // Every id appears exactly once, in bill order, 0 where it does not apply.
     let mut components = Vec::with_capacity(ComponentId::ALL.len());
     for id in ComponentId::ALL {
@@ -515,6 +517,79 @@ fn inference(s: &Scenario, b: &mut Builder) {
             format!("largest weight matrix {} × 2 B: bitsandbytes dequantizes to bf16 for prefill", group(largest)),
         );
     }
+}
+
+/// The five-OOM drill: each injected mistake as its own line, so its signature shows in the bars.
+fn drill(s: &Scenario, b: &mut Builder) {
+    let arch = &s.architecture;
+    let act = activation_bytes(s);
+    let tokens = s.sequence_tokens();
+    let train = s.mode == Mode::Train;
+    if s.drill.no_grad && train {
+        // model.eval() turns checkpointing off, and without no_grad every layer keeps its tensors
+        // again, next to what training holds: a second, full graph plus its logits.
+        let kind = match s.method {
+            Method::Full => Trainable::All,
+            Method::Lora | Method::Qlora => Trainable::Lora { targets: s.targets, rank: s.rank, input_copies: s.precision == Precision::Mixed },
+        };
+        let layer = training_layer(arch, kind, s.attention, act, tokens);
+        let graph = arch.layers as f64 * layer.bytes(tokens, s.batch);
+        let logits = s.batch as f64 * tokens as f64 * arch.vocab as f64 * (act + 4.0);
+        b.add(
+            ComponentId::EvalGraph,
+            graph + logits,
+            "§3 ③",
+            format!(
+                "evaluation without no_grad: {} layers × {} tokens × {} seq × {} B/token/layer (no checkpointing in eval mode) + logits {}",
+                arch.layers,
+                group(tokens),
+                s.batch,
+                group(layer.per_token as u64),
+                human_bytes(logits)
+            ),
+        );
+    }
+    if s.drill.tensor_list && train {
+        let per_step = s.batch as f64 * tokens as f64 * arch.vocab as f64 * act;
+        b.add(
+            ComponentId::KeptTensors,
+            per_step * DRILL_KEPT_STEPS as f64,
+            "§3 ③",
+            format!(
+                "logits appended to a list: {DRILL_KEPT_STEPS} steps × {} seq × {} tokens × vocab {} × {} B (grows every step; log loss.item())",
+                s.batch,
+                group(tokens),
+                group(arch.vocab),
+                factor(act)
+            ),
+        );
+    }
+    if s.drill.fp32_module {
+        let params = arch.embedding_parameters() + arch.lm_head_parameters();
+        let extra = if act < 4.0 { 2.0 } else { 0.0 };
+        b.add(
+            ComponentId::Fp32Module,
+            params as f64 * extra / if s.gpus > 1 && (!train || s.zero >= 3) { s.gpus as f64 } else { 1.0 },
+            "§3 ③",
+            format!("embedding + LM head {} params left in fp32: + {} B each over bf16", group(params), factor(extra)),
+        );
+    }
+}
+
+/// A leftover process of an earlier run of the same model: its bf16 weights and its own CUDA
+/// context, on the card but not in this process's allocator.
+fn zombie(s: &Scenario, b: &mut Builder) {
+    if !s.drill.zombie {
+        return;
+    }
+    let w = stored_weights(&s.architecture, StorageFormat::Bf16, true).bytes;
+    let ctx = if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) * MIB } else { 0.0 };
+    b.add(
+        ComponentId::ZombieProcess,
+        w + ctx,
+        "§3 第 0 步",
+        format!("a crashed earlier run still holds its weights {} + its CUDA context {} (nvidia-smi shows it; torch does not)", human_bytes(w), human_bytes(ctx)),
+    );
 }
 
 fn overheads(s: &Scenario, b: &mut Builder) {

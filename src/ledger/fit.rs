@@ -54,6 +54,17 @@ pub fn max_batch(s: &Scenario) -> u64 {
     })
 }
 
+/// The smallest micro-batch that does not fit the card at all (the drill's "batch at the maximum");
+/// `None` when even the search's largest batch fits.
+pub fn first_oom_batch(s: &Scenario) -> Option<u64> {
+    let mut probe = s.clone();
+    let largest = largest_fitting(MAX_BATCH, |b| {
+        probe.batch = b;
+        estimate(&probe).fits()
+    });
+    (largest < MAX_BATCH).then_some(largest + 1)
+}
+
 /// The longest sequence (prompt, for inference) that fits with the 20 % margin.
 pub fn max_seq(s: &Scenario) -> u64 {
     let mut probe = s.clone();

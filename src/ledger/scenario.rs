@@ -94,6 +94,52 @@ pub const MIB: f64 = 1024.0 * 1024.0;
 /// ~400–500 MiB is what current PyTorch + CUDA 12 stacks show (pytorch#109888, unsloth-zoo #1053).
 pub const DEFAULT_OVERHEAD_MIB: f64 = 500.0;
 
+/// The classic mistakes of the chapter's "five-OOM drill" (homework 2), injected into the bill so
+/// that each one's signature shows. (The fifth, a batch at the maximum, is a plain `batch` value.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drill {
+    /// An evaluation loop run without `torch.no_grad()` / `inference_mode()`.
+    pub no_grad: bool,
+    /// Loss/logit tensors kept in a list (10 steps' logits).
+    pub tensor_list: bool,
+    /// The embedding and LM head left in fp32.
+    pub fp32_module: bool,
+    /// A crashed earlier run of the same model still holds its weights and context.
+    pub zombie: bool,
+}
+
+impl Drill {
+    pub const IDS: [&'static str; 4] = ["no_grad", "tensor_list", "fp32_module", "zombie"];
+
+    pub fn is_empty(&self) -> bool {
+        *self == Drill::default()
+    }
+
+    /// The `drill=` value: the set flags, comma-separated, in a fixed order.
+    pub fn to_id_list(&self) -> String {
+        let flags = [self.no_grad, self.tensor_list, self.fp32_module, self.zombie];
+        Drill::IDS.iter().zip(flags).filter(|(_, on)| *on).map(|(id, _)| *id).collect::<Vec<_>>().join(",")
+    }
+
+    /// Reads `no_grad,zombie`; `None` names the first unknown entry.
+    pub fn from_id_list(list: &str) -> Result<Drill, String> {
+        let mut d = Drill::default();
+        for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match id {
+                "no_grad" => d.no_grad = true,
+                "tensor_list" => d.tensor_list = true,
+                "fp32_module" => d.fp32_module = true,
+                "zombie" => d.zombie = true,
+                other => return Err(other.chars().take(40).collect()),
+            }
+        }
+        Ok(d)
+    }
+}
+
+/// Steps whose logits the drill's tensor list keeps.
+pub const DRILL_KEPT_STEPS: u64 = 10;
+
 /// One complete configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -129,6 +175,7 @@ pub struct Scenario {
     pub image_px: u64,
     pub gpu: Gpu,
     pub overhead_mib: f64,
+    pub drill: Drill,
 }
 
 impl Default for Scenario {
@@ -159,6 +206,7 @@ impl Default for Scenario {
             image_px: 448,
             gpu: Gpu::preset(DEFAULT_GPU).unwrap_or_else(|| Gpu::custom_gib(24.0)),
             overhead_mib: DEFAULT_OVERHEAD_MIB,
+            drill: Drill::default(),
         }
     }
 }
@@ -222,7 +270,7 @@ pub fn trim_float(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
-        let s = format!("{x:.3}");
+        let s = format!("{x:.6}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

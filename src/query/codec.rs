@@ -56,12 +56,12 @@ pub fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Encodes everything but unreserved characters (A–Z a–z 0–9 - . _ ~).
+/// Encodes everything but unreserved characters (A–Z a–z 0–9 - . _ ~) and the comma, which lists use.
 pub fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => out.push(b as char),
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }

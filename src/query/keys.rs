@@ -10,7 +10,7 @@ pub struct KeyDoc {
     pub meaning: &'static str,
 }
 
-pub const KEYS: [KeyDoc; 34] = [
+pub const KEYS: [KeyDoc; 35] = [
     KeyDoc { key: "model", values: "a preset id (see `vram-ledger --presets`) or `custom`", default: "llama-3.1-8b", meaning: "the model; `custom` starts from a Llama-style template that the fields below describe" },
     KeyDoc { key: "layers", values: "1–10000", default: "the preset's", meaning: "decoder layers" },
     KeyDoc { key: "hidden", values: "1–16777216", default: "the preset's", meaning: "hidden size" },
@@ -45,6 +45,7 @@ pub const KEYS: [KeyDoc; 34] = [
     KeyDoc { key: "gpu", values: "a GPU preset id (see `vram-ledger --presets`)", default: "rtx4090", meaning: "the GPU" },
     KeyDoc { key: "vram", values: "0.001–1000000", default: "—", meaning: "a custom GPU size in GiB (wins over `gpu`)" },
     KeyDoc { key: "overhead_mib", values: "0–1000000", default: "500", meaning: "CUDA context + library workspaces per GPU, in MiB" },
+    KeyDoc { key: "drill", values: "comma-separated: no_grad, tensor_list, fp32_module, zombie", default: "— (no mistakes)", meaning: "the five-OOM drill: inject classic mistakes (evaluation without no_grad, logits kept in a list for 10 steps, embedding and LM head left in fp32, a leftover process)" },
 ];
 
 /// Keys the web app reads; the ledger ignores them without a warning.

@@ -17,7 +17,7 @@ pub use keys::{KeyDoc, KEYS, UI_KEYS};
 use crate::ledger::architecture::{Architecture, MlpKind, MoeSpec};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    AttentionKernel, Gpu, LoraTargets, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
+    AttentionKernel, Drill, Gpu, LoraTargets, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 
@@ -228,6 +228,12 @@ pub fn parse(input: &str) -> Parsed {
     if let Some(v) = r.float("overhead_mib", 0.0, 1_000_000.0) {
         s.overhead_mib = v;
     }
+    if let Some(raw) = r.get("drill").map(str::to_string) {
+        match Drill::from_id_list(&raw) {
+            Ok(d) => s.drill = d,
+            Err(bad) => r.error("drill", format!("`drill={}` is not accepted; a comma-separated list of: {}", display_value(&bad), Drill::IDS.join(", "))),
+        }
+    }
     Parsed { scenario: s, errors, warnings, ui }
 }
 
@@ -403,6 +409,9 @@ pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
     }
     if s.overhead_mib != d.overhead_mib {
         out.push(("overhead_mib", crate::ledger::scenario::trim_float(s.overhead_mib)));
+    }
+    if !s.drill.is_empty() {
+        out.push(("drill", s.drill.to_id_list()));
     }
     let mut parts: Vec<String> = out.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect();
     parts.extend(ui.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))));

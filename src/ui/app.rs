@@ -98,6 +98,7 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |(key, value): (&'static str, String)| state.dispatch(Action::Set(key, value)))
     };
+    let onset_tree = onset.clone();
     let on_lang = {
         let state = state.clone();
         Callback::from(move |l: Lang| state.dispatch(Action::SetLang(l)))
@@ -204,7 +205,8 @@ pub fn app(props: &AppProps) -> Html {
                 <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
                     onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
-                    ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }} />
+                    ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }}
+                    onset={onset_tree} />
                 <Export lang={lang} markdown={markdown} svg={svg} />
                 <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
             </main>

@@ -87,3 +87,30 @@ test('diagnosis from measurements highlights the path', async () => {
   assert.match(await page.textContent('[data-testid="diagnose-error"]'), /Reserved cannot be below/);
   assert.deepEqual(page.problems, []);
 });
+
+test('the five-OOM drill injects each mistake and links to the node that finds it', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=qlora&seq=1024`);
+  await ready(page);
+  for (const [id, component] of [['no_grad', 'eval_graph'], ['tensor_list', 'kept_tensors'], ['fp32_module', 'fp32_module'], ['zombie', 'zombie_process']]) {
+    assert.equal(await page.$(`[data-testid="component-${component}"]`), null);
+    await page.check(`[data-testid="drill-${id}"]`);
+    await page.waitForSelector(`[data-testid="component-${component}"]`);
+    assert.ok(await page.$(`[data-testid="chart"] rect.segment[data-component="${component}"]`), `${component} in the chart`);
+  }
+  await page.waitForFunction(() => location.search.includes('drill=no_grad,tensor_list,fp32_module,zombie'), null, { timeout: 3000 });
+  // The zombie is on the device, not in the allocator: reserved + context < device total.
+  const reserved = BigInt(await page.getAttribute('[data-testid="total-reserved"]', 'data-bytes'));
+  const device = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  const zombie = BigInt(await page.getAttribute('[data-testid="component-zombie_process"]', 'data-bytes'));
+  assert.ok(device - reserved > zombie);
+  await page.uncheck('[data-testid="drill-zombie"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="component-zombie_process"]'));
+  // Batch pushed to the first OOM: the verdict turns.
+  await page.check('[data-testid="drill-max_batch"]');
+  await page.waitForSelector('[data-testid="verdict"][data-fits="false"]');
+  await page.click('[data-testid="drill"] li:nth-child(3) .link-button');
+  await page.waitForSelector('[data-testid="tree-card"][data-node="batch"]');
+  await shot(page, 'drill');
+  assert.deepEqual(page.problems, []);
+});

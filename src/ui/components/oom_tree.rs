@@ -19,6 +19,8 @@ pub struct OomTreeProps {
     pub onselect: Callback<NodeId>,
     pub onapply: Callback<Lever>,
     pub ondiagnose: Callback<Option<Diagnosis>>,
+    /// (key, value) in the query vocabulary, for the drill's toggles.
+    pub onset: Callback<(&'static str, String)>,
 }
 
 fn bi(lang: Lang, b: Bi) -> &'static str {
@@ -158,6 +160,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                     { card.unwrap_or_default() }
                     <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
                         ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
+                    <DrillPanel lang={lang} scenario={props.scenario.clone()} onset={props.onset.clone()} onselect={props.onselect.clone()} />
                 </div>
             </div>
         </section>
@@ -249,5 +252,85 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
             }
             { result.unwrap_or_default() }
         </form>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DrillProps {
+    lang: Lang,
+    scenario: Scenario,
+    onset: Callback<(&'static str, String)>,
+    onselect: Callback<NodeId>,
+}
+
+/// The five-OOM drill (homework 2): each toggle injects one classic mistake into the ledger, and
+/// links to the tree node that finds it.
+#[function_component(DrillPanel)]
+fn drill_panel(props: &DrillProps) -> Html {
+    use crate::ledger::fit;
+    use crate::ledger::scenario::{Drill, Mode};
+    let lang = props.lang;
+    let s = &props.scenario;
+    let drill = s.drill;
+    let first_oom = fit::first_oom_batch(s);
+    let at_max = first_oom.is_some_and(|b| s.batch >= b);
+    let toggle = |id: &'static str, on: bool, label: Text, node_id: NodeId, applies: bool| {
+        let onset = props.onset.clone();
+        let onselect = props.onselect.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let checked = e.target_unchecked_into::<HtmlInputElement>().checked();
+            let mut d: Drill = drill;
+            match id {
+                "no_grad" => d.no_grad = checked,
+                "tensor_list" => d.tensor_list = checked,
+                "fp32_module" => d.fp32_module = checked,
+                "zombie" => d.zombie = checked,
+                _ => {}
+            }
+            onset.emit(("drill", d.to_id_list()));
+        });
+        let node_label = bi(lang, node(node_id).label).replace('\n', " ");
+        html! {
+            <li>
+                <label class="field checkbox" for={format!("drill-{id}")}>
+                    <input type="checkbox" id={format!("drill-{id}")} data-testid={format!("drill-{id}")} checked={on} disabled={!applies} {onchange} />
+                    <span>{ text(lang, label) }</span>
+                </label>
+                <button type="button" class="link-button" onclick={move |_| onselect.emit(node_id)}>{ format!("→ {node_label}") }</button>
+            </li>
+        }
+    };
+    let batch_toggle = {
+        let onset = props.onset.clone();
+        let onselect = props.onselect.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let checked = e.target_unchecked_into::<HtmlInputElement>().checked();
+            let b = if checked { first_oom.unwrap_or(1) } else { 1 };
+            onset.emit(("batch", b.to_string()));
+        });
+        html! {
+            <li>
+                <label class="field checkbox" for="drill-max_batch">
+                    <input type="checkbox" id="drill-max_batch" data-testid="drill-max_batch" checked={at_max} disabled={first_oom.is_none()} {onchange} />
+                    <span>{ format!("{}{}", text(lang, Text::DrillMaxBatch), first_oom.map(|b| format!(" ({b})")).unwrap_or_default()) }</span>
+                </label>
+                <button type="button" class="link-button" onclick={move |_| onselect.emit(NodeId::Batch)}>
+                    { format!("→ {}", bi(lang, node(NodeId::Batch).label)) }
+                </button>
+            </li>
+        }
+    };
+    let train = s.mode == Mode::Train;
+    html! {
+        <div class="drill" data-testid="drill">
+            <h3>{ text(lang, Text::DrillTitle) }</h3>
+            <ul>
+                { toggle("no_grad", drill.no_grad, Text::DrillNoGrad, NodeId::DtypeNoGrad, train) }
+                { toggle("tensor_list", drill.tensor_list, Text::DrillTensorList, NodeId::DtypeNoGrad, train) }
+                { batch_toggle }
+                { toggle("fp32_module", drill.fp32_module, Text::DrillFp32, NodeId::DtypeNoGrad, true) }
+                { toggle("zombie", drill.zombie, Text::DrillZombie, NodeId::Zombie, true) }
+            </ul>
+        </div>
     }
 }
