@@ -138,6 +138,7 @@ pub fn bill_markdown(
     bill: &Bill,
     unit: Unit,
     name: impl Fn(crate::ledger::bill::ComponentId) -> String,
+    formula: impl Fn(&str) -> String,
     headers: [&str; 4],
     total_label: &str,
 ) -> String {
@@ -150,7 +151,7 @@ pub fn bill_markdown(
             cell(&name(c.id)),
             format_bytes(c.bytes, unit),
             100.0 * c.bytes as f64 / device,
-            cell(&c.formula).replace('`', "'")
+            cell(&formula(&c.formula)).replace('`', "'")
         ));
     }
     out.push_str(&format!("| **{}** | **{}** | 100 % | |\n", cell(total_label), format_bytes(bill.device_bytes(), unit)));

@@ -11,6 +11,7 @@ fn text() -> ChartText {
         capacity: "GPU 24 GiB".into(),
         margin_line: "80 %".into(),
         component: |id| id.id().to_string(),
+        formula: |f| f.to_string(),
     }
 }
 
@@ -36,10 +37,10 @@ fn hostile_text_is_escaped_everywhere() {
     let mut s = Scenario::default();
     s.architecture.name = payload.into();
     let bill = estimate(&s);
-    let t = ChartText { axis: payload.into(), capacity: payload.into(), margin_line: payload.into(), component: |_| "<b>".into() };
+    let t = ChartText { axis: payload.into(), capacity: payload.into(), margin_line: payload.into(), component: |_| "<b>".into(), formula: |_| "<i>".into() };
     let svg = stacked_bars_svg(&[Bar { label: payload.into(), bill: bill.clone() }], bill.gpu_bytes, &t, 400, 300);
     assert!(!svg.contains("<img"), "{svg}");
-    assert!(!svg.contains("<b>"));
+    assert!(!svg.contains("<b>") && !svg.contains("<i>"));
     assert!(svg.contains("&lt;img"));
     assert_eq!(escape_xml("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
 }

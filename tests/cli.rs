@@ -115,7 +115,7 @@ fn markdown_export_is_a_valid_table() {
     use vram_ledger::report::bill_markdown;
     let s = vram_ledger::query::parse("model=llama-2-7b&mode=infer&seq=4096").scenario;
     let bill = estimate(&s);
-    let md = bill_markdown("a | b", &bill, Unit::GiB, |id| format!("{}|x", id.id()), ["c", "s", "%", "f"], "total");
+    let md = bill_markdown("a | b", &bill, Unit::GiB, |id| format!("{}|x", id.id()), |f| f.to_string(), ["c", "s", "%", "f"], "total");
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
     let nonzero = bill.components.iter().filter(|c| c.bytes > 0).count();
     assert_eq!(rows.len(), 2 + nonzero + 1, "{md}");

@@ -23,6 +23,8 @@ pub struct ChartText {
     pub margin_line: String,
     /// The name of a component (for the hover titles).
     pub component: fn(ComponentId) -> String,
+    /// A formula in the reader's language (for the hover titles).
+    pub formula: fn(&str) -> String,
 }
 
 /// The colour of a component: the same in the chart, the legend and the table.
@@ -158,7 +160,7 @@ fn draw(
                     bar.label,
                     (text.component)(c.id),
                     c.bytes as f64 / GIB,
-                    c.formula
+                    (text.formula)(&c.formula)
                 );
                 overlay.push_str(&format!(
                     r#"<rect class="segment" tabindex="0" data-component="{}" data-bar="{i}" x="{px0}" y="{py1}" width="{}" height="{}" fill="transparent"><title>{}</title></rect>"#,

@@ -147,6 +147,7 @@ pub fn app(props: &AppProps) -> Html {
             &bill,
             state.unit,
             name,
+            move |f: &str| crate::i18n::localize_formula(lang, f),
             headers,
             text(lang, Text::Total),
         ))
@@ -196,7 +197,7 @@ pub fn app(props: &AppProps) -> Html {
                                 <dt>{ text(lang, Text::MaxBatch) }</dt>
                                 <dd data-testid="max-batch" data-value={max_batch.to_string()}>{ fits_text(max_batch, "") }</dd>
                                 <dt>{ text(lang, Text::MaxSeq) }</dt>
-                                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, " tokens") }</dd>
+                                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, if lang == Lang::Zh { " token" } else { " tokens" }) }</dd>
                             </dl>
                         </section>
                     </div>

@@ -20,6 +20,14 @@ fn name_en(id: ComponentId) -> String {
     i18n::component(Lang::En, id).to_string()
 }
 
+fn formula_zh(f: &str) -> String {
+    i18n::localize_formula(Lang::Zh, f)
+}
+
+fn formula_en(f: &str) -> String {
+    f.to_string()
+}
+
 /// The chart of a bill: one bar, or one per GPU (up to 8) when data-parallel; with a "before" bar
 /// beside it when a what-if is applied.
 pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -> String {
@@ -39,6 +47,7 @@ pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -
         capacity: format!("{} {:.1} GiB", text(lang, Text::Capacity), bill.gpu_bytes as f64 / (1u64 << 30) as f64),
         margin_line: "80 %".to_string(),
         component: if lang == Lang::Zh { name_zh } else { name_en },
+        formula: if lang == Lang::Zh { formula_zh } else { formula_en },
     };
     let width = if bars.len() > 2 { 640 } else { 420 };
     stacked_bars_svg(&bars, bill.gpu_bytes, &chart_text, width, 320)

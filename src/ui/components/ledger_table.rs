@@ -35,7 +35,7 @@ pub fn ledger_table(props: &LedgerTableProps) -> Html {
                             <th scope="row"><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</th>
                             <td class="num">{ format_bytes(c.bytes, props.unit) }</td>
                             <td class="num">{ format!("{:.1} %", 100.0 * c.bytes as f64 / device) }</td>
-                            <td class="formula"><code>{ &c.formula }</code></td>
+                            <td class="formula"><code>{ i18n::localize_formula(lang, &c.formula) }</code></td>
                             <td>{ c.section }</td>
                         </tr>
                     }) }

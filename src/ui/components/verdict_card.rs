@@ -51,6 +51,11 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
                 <dd data-testid="total" data-bytes={bill.device_bytes().to_string()}>{ format_bytes(bill.device_bytes(), props.unit) }</dd>
             </dl>
             <p class="verdict-uses">{ text(lang, Text::VerdictUses) }</p>
+            if !bill.notes.is_empty() {
+                <ul class="bill-notes" data-testid="bill-notes">
+                    { for bill.notes.iter().map(|n| html! { <li data-key={n.key}>{ i18n::localize_formula(lang, &n.text) }</li> }) }
+                </ul>
+            }
         </section>
     }
 }

@@ -1,4 +1,10 @@
-//! Every user-visible string of the web app, in Chinese and English, from one table.
+//! Every user-visible string of the web app, in Chinese and English, from one table; the ledger's
+//! formulas (written in English by the ledger, as the CLI prints them) are translated phrase by
+//! phrase in `formulas`.
+
+mod formulas;
+
+pub use formulas::localize_formula;
 
 use crate::ledger::bill::{ComponentId, Verdict};
 

@@ -1,0 +1,138 @@
+//! The ledger's formulas in Chinese. The ledger writes them in English (the CLI prints them as they
+//! are); for the Chinese page each known phrase is replaced, longest first. Identifiers (q_proj,
+//! head_dim), dtypes (bf16, nf4), units and framework names stay as they are, as in Chinese technical
+//! writing. A test renders the formulas of many scenarios and fails on any English word left over.
+
+use super::Lang;
+
+/// (English phrase, Chinese). Order does not matter: longer phrases are applied first.
+const PHRASES: &[(&str, &str)] = &[
+    ("not used here", "此处不适用"),
+    ("effective batch = micro-batch", "等效 batch = micro-batch"),
+    ("× accumulation", "× 累积步数"),
+    ("GPU(s) =", "张卡 ="),
+    ("sequences per optimizer step; accumulation adds no memory", "条序列/每次优化器更新;梯度累积不增加显存"),
+    ("full fine-tuning trains the weights themselves in", "全参微调直接训练权重本身,精度为"),
+    ("precision; quant=", ";quant="),
+    ("is ignored", "被忽略"),
+    ("is a llama.cpp inference format and cannot be trained on; the base is counted in bf16", "是 llama.cpp 的推理格式,不能用于训练;底座按 bf16 计"),
+    ("QLoRA trains adapters on a 4-bit base; quant=", "QLoRA 在 4 位底座上训练适配器;quant="),
+    ("is replaced by nf4", "改为 nf4"),
+    ("image(s) of", "张图,每张"),
+    ("vision tokens per sequence", "个视觉 token/每条序列"),
+    ("(sequence", "(序列"),
+    ("trainable × 2 states (m, v) ×", "可训练参数 × 2 个状态 (m, v) ×"),
+    ("trainable × 2 states × (1 B + fp32 absmax per 256)", "可训练参数 × 2 个状态 × (1 B + 每 256 个一个 fp32 absmax)"),
+    ("plain SGD keeps no state", "普通 SGD 不保存状态"),
+    ("trainable × 1 momentum ×", "可训练参数 × 1 个动量 ×"),
+    ("factored 2nd moment:", "分解的二阶矩:"),
+    ("Σ(rows + cols)", "Σ(行 + 列)"),
+    ("unfactored vectors", "未分解的向量"),
+    ("values ×", "个值 ×"),
+    ("(no 1st moment)", "(无一阶矩)"),
+    ("(tensor parallel)", "(张量并行)"),
+    ("bf16 working copy", "bf16 工作副本"),
+    ("frozen base:", "冻结底座:"),
+    ("% of the model", "% 的模型参数"),
+    ("with r =", ",r ="),
+    (" over ", " 作用于 "),
+    ("largest weight matrix", "最大权重矩阵"),
+    ("dequantized to bf16 for each matmul", "每次矩阵乘前反量化为 bf16"),
+    ("bitsandbytes dequantizes to bf16 for prefill", "bitsandbytes 在 prefill 时反量化为 bf16"),
+    ("(fp32 master copy)", "(fp32 主权重副本)"),
+    ("(DDP keeps a bucket copy)", "(DDP 保留一份桶副本)"),
+    ("per sequence (eager scores)", "每条序列(eager 注意力分数)"),
+    ("checkpointing:", "梯度检查点:"),
+    ("layer inputs", "层输入"),
+    ("one layer recomputed", "重算一层"),
+    ("final norm", "最终 norm"),
+    ("B/token/layer", "B/token/层"),
+    ("B/token", "B/token"),
+    ("LM head output", "LM head 输出"),
+    ("fp32 log-softmax", "fp32 log-softmax"),
+    ("fp32 upcast", "fp32 上转"),
+    ("one layer gathered from the other GPUs:", "从其他 GPU 聚合的一层:"),
+    ("foreach AdamW: √v for all", "foreach AdamW:为全部"),
+    ("trainable ×", "可训练参数 ×"),
+    ("trainable", "可训练参数"),
+    ("Adafactor, per tensor: 2 fp32 buffers of the largest matrix", "Adafactor 逐张量:最大矩阵的 2 个 fp32 缓冲,元素数"),
+    ("no step temporaries", "无优化器步临时张量"),
+    ("step temporaries", "优化器步临时张量"),
+    ("activations and logits freed by then", "届时已释放的激活与 logits"),
+    ("frozen vision tower, one block at a time over", "冻结的视觉塔,每次一个 block,处理"),
+    ("per image", "每张图"),
+    ("patches", "个 patch"),
+    ("KV heads", "个 KV 头"),
+    ("per GPU", "每卡"),
+    ("prompt", "提示词"),
+    ("generated", "生成"),
+    ("last position:", "仅最后一个位置:"),
+    ("fp32 copy", "fp32 副本"),
+    ("fp32 probabilities", "fp32 概率"),
+    ("prefill, one layer at a time:", "prefill,逐层:"),
+    ("through the larger of attention and MLP", "取注意力与 MLP 中较大者"),
+    ("evaluation without no_grad:", "验证未包 no_grad:"),
+    ("(no checkpointing in eval mode)", "(eval 模式下不做检查点)"),
+    ("logits appended to a list:", "logits 被追加进列表:"),
+    ("(grows every step; log loss.item())", "(每步增长;应记录 loss.item())"),
+    ("embedding + LM head", "embedding + LM head"),
+    ("params left in fp32:", "个参数留在 fp32:"),
+    ("B each over bf16", "B/参数(相对 bf16)"),
+    ("a crashed earlier run still holds its weights", "上次崩掉的进程仍占着权重"),
+    ("+ its CUDA context", "+ 它的 CUDA 上下文"),
+    ("(nvidia-smi shows it; torch does not)", "(nvidia-smi 看得到,torch 看不到)"),
+    ("allocated ×", "已分配 ×"),
+    ("(caching allocator: rounding and fragmentation)", "(缓存分配器:取整与碎片)"),
+    ("MiB per process and GPU (CUDA context, kernels, cuBLAS/NCCL workspaces; overhead_mib)", "MiB/进程/卡(CUDA 上下文、kernel、cuBLAS/NCCL 工作区;overhead_mib)"),
+    ("params ×", "个参数 ×"),
+    ("params", "个参数"),
+    ("bits / 8", "bit / 8"),
+    ("bits", "bit"),
+    ("linear", "线性层"),
+    ("embeddings, LM head, norms", "embedding、LM head、norm"),
+    (", vision tower", "、视觉塔"),
+    ("+ vision tower", "+ 视觉塔"),
+    ("(16-bit)", "(16 位)"),
+    ("(file average)", "(文件平均)"),
+    ("double quant:", "双重量化:"),
+    ("LLM.int8: 1 B + fp32 row scale", "LLM.int8:1 B + 每行 fp32 缩放"),
+    ("layers ×", "层 ×"),
+    ("tokens ×", "token ×"),
+    ("tokens", "token"),
+    ("seq ×", "条序列 ×"),
+    ("seq", "条序列"),
+    ("vocab", "词表"),
+    ("steps ×", "步 ×"),
+    ("per 256", "每 256"),
+    ("GPUs", "卡"),
+    ("logits", "logits"),
+];
+
+/// `formula` in `lang`: unchanged for English.
+pub fn localize_formula(lang: Lang, formula: &str) -> String {
+    if lang == Lang::En {
+        return formula.to_string();
+    }
+    let mut phrases: Vec<&(&str, &str)> = PHRASES.iter().collect();
+    phrases.sort_by_key(|(en, _)| std::cmp::Reverse(en.len()));
+    // Replace longest phrases first, never re-translating already translated text.
+    let mut pieces: Vec<(String, bool)> = vec![(formula.to_string(), false)];
+    for (en, zh) in phrases {
+        let mut next = Vec::with_capacity(pieces.len());
+        for (text, done) in pieces {
+            if done || !text.contains(en) {
+                next.push((text, done));
+                continue;
+            }
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find(en) {
+                next.push((rest[..i].to_string(), false));
+                next.push((zh.to_string(), true));
+                rest = &rest[i + en.len()..];
+            }
+            next.push((rest.to_string(), false));
+        }
+        pieces = next;
+    }
+    pieces.into_iter().map(|(t, _)| t).collect()
+}
