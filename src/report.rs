@@ -27,7 +27,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "components": bill.components.iter().map(|c| json!({
             "id": c.id.id(),
             "bytes": c.bytes,
-            "formula": c.formula,
+            "formula": &*c.formula,
             "section": c.section,
         })).collect::<Vec<_>>(),
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text})).collect::<Vec<_>>(),

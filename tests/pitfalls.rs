@@ -137,3 +137,30 @@ fn gguf_sizes_match_llama_cpp() {
         assert!((w - gib).abs() < 0.01, "{quant}: {w} vs {gib}");
     }
 }
+
+/// The fast fixed-point formatting agrees with Rust's own rounding on the figures people read.
+#[test]
+fn number_formatting() {
+    use vram_ledger::ledger::units::{factor, human_bytes};
+    assert_eq!(format_bytes(0, Unit::GiB), "0.00 GiB");
+    assert_eq!(format_bytes(1 << 30, Unit::GiB), "1.00 GiB");
+    assert_eq!(format_bytes(16_060_522_496, Unit::GiB), "14.96 GiB");
+    assert_eq!(format_bytes(5_000_000, Unit::GB), "0.01 GB");
+    assert_eq!(human_bytes(1536.0), "1.50 KiB");
+    assert_eq!(human_bytes(512.0), "512 B");
+    assert_eq!(human_bytes(f64::NAN), "0 B");
+    assert_eq!(factor(2.0), "2");
+    assert_eq!(factor(0.515869140625), "0.5159");
+    assert_eq!(factor(4.8944), "4.8944");
+    assert_eq!(factor(10.0), "10");
+}
+
+#[test]
+fn thousands_separators() {
+    use vram_ledger::ledger::units::group;
+    assert_eq!(group(0), "0");
+    assert_eq!(group(999), "999");
+    assert_eq!(group(1000), "1,000");
+    assert_eq!(group(8_030_261_248), "8,030,261,248");
+    assert_eq!(group(u64::MAX), "18,446,744,073,709,551,615");
+}

@@ -139,9 +139,11 @@ pub struct Linears {
     len: usize,
 }
 
+const NO_LINEAR: LinearShape = LinearShape { name: "", d_in: 0, d_out: 0, per_layer: 0 };
+
 impl Linears {
     fn new() -> Linears {
-        Linears { items: [LinearShape { name: "", d_in: 0, d_out: 0, per_layer: 0 }; 8], len: 0 }
+        Linears { items: [NO_LINEAR; 8], len: 0 }
     }
 
     fn push(&mut self, l: LinearShape) {

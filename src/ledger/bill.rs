@@ -1,5 +1,7 @@
 //! The memory bill: components, each with the formula that produced it, and the three totals.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 /// What a component is. The ids are a public contract (JSON output, `data-testid`s).
@@ -104,7 +106,7 @@ pub struct Component {
     pub id: ComponentId,
     pub bytes: u64,
     /// The formula with the scenario's numbers substituted.
-    pub formula: String,
+    pub formula: Cow<'static, str>,
     /// Where in the course chapter this component is explained.
     pub section: &'static str,
 }

@@ -9,7 +9,7 @@ use super::architecture::Architecture;
 use super::bill::{to_bytes, Bill, Component, ComponentId, Note};
 use super::scenario::{Method, Mode, Optimizer, Precision, Scenario, DRILL_KEPT_STEPS, MIB};
 use super::storage::StorageFormat;
-use super::units::{factor, group, human_bytes};
+use super::units::{factor, fixed, group, human_bytes};
 use super::weights::stored_weights;
 
 /// The caching allocator's slack as a share of the tensors at peak (reserved − allocated): block
@@ -25,7 +25,7 @@ struct Builder {
 
 impl Builder {
     fn add(&mut self, id: ComponentId, bytes: f64, section: &'static str, formula: String) {
-        self.components.push(Component { id, bytes: to_bytes(bytes), formula, section });
+        self.components.push(Component { id, bytes: to_bytes(bytes), formula: formula.into(), section });
     }
 
     fn note(&mut self, key: &'static str, text: String) {
@@ -48,7 +48,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     for id in ComponentId::ALL {
         match b.components.iter().position(|c| c.id == id) {
             Some(i) => components.push(b.components.swap_remove(i)),
-            None => components.push(Component { id, bytes: 0, formula: "not used here".into(), section: "" }),
+            None => components.push(Component { id, bytes: 0, formula: std::borrow::Cow::Borrowed("not used here"), section: "" }),
         }
     }
     Bill { components, gpu_bytes: s.gpu.bytes, notes: b.notes }
@@ -208,12 +208,12 @@ fn training(s: &Scenario, b: &mut Builder) {
                 trainable as f64 * adapter_bytes / shard(3),
                 "§1",
                 format!(
-                    "{} layers × Σ r·(d_in + d_out) over {} with r = {} = {} params ({:.3} % of the model) × {} B{}",
+                    "{} layers × Σ r·(d_in + d_out) over {} with r = {} = {} params ({} % of the model) × {} B{}",
                     arch.layers,
                     targets_text(arch, s),
                     s.rank,
                     group(trainable),
-                    100.0 * trainable as f64 / total_params.max(1) as f64,
+                    fixed(100.0 * trainable as f64 / total_params.max(1) as f64, 3),
                     factor(adapter_bytes),
                     shard_text(3)
                 ),
@@ -262,7 +262,8 @@ fn training(s: &Scenario, b: &mut Builder) {
     );
 
     // Optimizer states.
-    let matrices = trainable_matrices(arch, s);
+    // Only Adafactor needs the shapes.
+    let matrices = if s.optimizer == Optimizer::Adafactor { trainable_matrices(arch, s) } else { Vec::new() };
     let (opt, opt_formula) = optimizer_state_bytes(s, trainable, &matrices);
     b.add(ComponentId::Optimizer, opt / shard(1), "§1", format!("{opt_formula}{}", shard_text(1)));
 
@@ -396,8 +397,14 @@ fn training(s: &Scenario, b: &mut Builder) {
 }
 
 fn targets_text(arch: &Architecture, s: &Scenario) -> String {
-    let names: Vec<&str> = arch.layer_linears().iter().filter(|l| s.targets.includes(l.name)).map(|l| l.name).collect();
-    names.join(", ")
+    let mut out = String::with_capacity(80);
+    for l in arch.layer_linears().iter().filter(|l| s.targets.includes(l.name)) {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(l.name);
+    }
+    out
 }
 
 fn vision(s: &Scenario, b: &mut Builder, act: f64) {
@@ -602,7 +609,7 @@ fn overheads(s: &Scenario, b: &mut Builder) {
         ComponentId::AllocatorSlack,
         allocated * share,
         "§3 ⑦",
-        format!("{} allocated × {:.0} % (caching allocator: rounding and fragmentation)", human_bytes(allocated), share * 100.0),
+        format!("{} allocated × {} % (caching allocator: rounding and fragmentation)", human_bytes(allocated), fixed(share * 100.0, 0)),
     );
     let overhead = if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) } else { 0.0 };
     b.add(

@@ -47,7 +47,24 @@ pub fn format_bytes(bytes: u64, unit: Unit) -> String {
     if v >= 1e6 {
         format!("{v:.3e} {}", unit.label())
     } else {
-        format!("{v:.2} {}", unit.label())
+        format!("{} {}", fixed(v, 2), unit.label())
+    }
+}
+
+/// `x` with exactly `decimals` decimals (x ≥ 0, decimals ≤ 4), without the float formatter's slow
+/// exact path: formulas are written on every input.
+pub fn fixed(x: f64, decimals: u32) -> String {
+    let scale = 10u64.pow(decimals);
+    let scaled = (x * scale as f64).round();
+    if !scaled.is_finite() || scaled >= 1e18 {
+        return format!("{x:.0}");
+    }
+    let scaled = scaled as u64;
+    let (int, frac) = (scaled / scale, scaled % scale);
+    if decimals == 0 {
+        int.to_string()
+    } else {
+        format!("{int}.{frac:0width$}", width = decimals as usize)
     }
 }
 
@@ -63,21 +80,32 @@ pub fn human_bytes(bytes: f64) -> String {
     if i == 0 {
         format!("{} B", v.round() as u64)
     } else {
-        format!("{v:.2} {}", units[i])
+        format!("{} {}", fixed(v, 2), units[i])
     }
 }
 
 /// An integer with thousands separators: 8,030,261,248.
 pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
+    // u64::MAX has 20 digits: 26 bytes with separators. Digits are written right to left.
+    let mut buf = [0u8; 26];
+    let mut i = buf.len();
+    let mut rest = n;
+    let mut in_group = 0;
+    loop {
+        if in_group == 3 {
+            i -= 1;
+            buf[i] = b',';
+            in_group = 0;
         }
-        out.push(ch);
+        i -= 1;
+        buf[i] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        in_group += 1;
+        if rest == 0 {
+            break;
+        }
     }
-    out
+    std::str::from_utf8(&buf[i..]).unwrap_or_default().to_string()
 }
 
 /// A parameter count in billions / millions: "8.03 B", "124.4 M".
@@ -94,6 +122,9 @@ pub fn params_short(n: u64) -> String {
 
 /// A bytes-per-element factor without noise: 2, 0.5, 0.5159.
 pub fn factor(x: f64) -> String {
-    let s = format!("{x:.4}");
+    if !(0.0..1e12).contains(&x) {
+        return format!("{x}");
+    }
+    let s = fixed(x, 4);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
