@@ -148,3 +148,14 @@ test('export: the ledger as Markdown and the chart as SVG', async () => {
   assert.match(svg, /data-component="kv_cache"/);
   assert.deepEqual(page.problems, []);
 });
+
+test('hovering or focusing a segment shows its size and formula', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-2-7b&mode=infer&seq=4096`);
+  await ready(page);
+  await page.focus('[data-testid="chart"] rect.segment[data-component="kv_cache"]');
+  assert.match(await page.textContent('[data-testid="segment-detail"]'), /KV cache: 2\.00 GiB — 2 × 32 layers/);
+  await page.hover('[data-testid="chart"] rect.segment[data-component="weights"]');
+  assert.match(await page.textContent('[data-testid="segment-detail"]'), /Weights: 12\.55 GiB/);
+  assert.deepEqual(page.problems, []);
+});

@@ -53,14 +53,38 @@ pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -
     stacked_bars_svg(&bars, bill.gpu_bytes, &chart_text, width, 320)
 }
 
-/// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours.
+/// The title (size and formula) of the segment an event happened on.
+fn segment_title(target: Option<web_sys::EventTarget>) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let el: web_sys::Element = target?.dyn_into().ok()?;
+    let seg = el.closest("rect.segment").ok()??;
+    seg.first_element_child()?.text_content()
+}
+
+/// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours. Hovering
+/// or focusing (Tab) a segment shows its size and formula below the chart.
 #[function_component(ChartView)]
 pub fn chart_view(props: &ChartViewProps) -> Html {
     let lang = props.lang;
+    let detail = use_state(String::new);
+    let show = {
+        let detail = detail.clone();
+        move |target: Option<web_sys::EventTarget>| {
+            if let Some(t) = segment_title(target) {
+                detail.set(t);
+            }
+        }
+    };
+    let onfocusin = {
+        let show = show.clone();
+        Callback::from(move |e: FocusEvent| show(e.target()))
+    };
+    let onmouseover = Callback::from(move |e: MouseEvent| show(e.target()));
     html! {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
-            <div class="chart" data-testid="chart">{ Html::from_html_unchecked(props.svg.clone()) }</div>
+            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked(props.svg.clone()) }</div>
+            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ (*detail).clone() }</p>
             <ul class="legend">
                 { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                     <li><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</li>
