@@ -158,6 +158,7 @@ pub enum Text {
     DrillMaxBatch,
     DrillFp32,
     DrillZombie,
+    SearchModels,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -373,6 +374,8 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (DrillFp32, En) => "Embedding and LM head left in fp32",
         (DrillZombie, Zh) => "上次崩掉的进程还占着卡",
         (DrillZombie, En) => "A crashed earlier run still holds the card",
+        (SearchModels, Zh) => "搜索模型(如 qwen、7b)",
+        (SearchModels, En) => "Search models (e.g. qwen, 7b)",
     }
 }
 

@@ -159,3 +159,18 @@ test('hovering or focusing a segment shows its size and formula', async () => {
   assert.match(await page.textContent('[data-testid="segment-detail"]'), /Weights: 12\.55 GiB/);
   assert.deepEqual(page.problems, []);
 });
+
+test('the model picker is searchable', async () => {
+  const page = await openPage(browser);
+  await page.goto(root.url);
+  await ready(page);
+  const all = await page.$$eval('[data-testid="model"] option', (o) => o.length);
+  await page.fill('[data-testid="model-search"]', 'qwen2.5');
+  const options = await page.$$eval('[data-testid="model"] option', (o) => o.map((x) => x.value));
+  assert.ok(options.length < all);
+  assert.ok(options.includes('qwen2.5-72b') && options.includes('llama-3.1-8b'), 'matches, plus the current model');
+  assert.ok(!options.includes('gemma-2-9b'));
+  await page.selectOption('[data-testid="model"]', 'qwen2.5-14b');
+  assert.match(await page.textContent('[data-testid="scenario"]'), /Qwen2\.5-14B/);
+  assert.deepEqual(page.problems, []);
+});

@@ -33,9 +33,16 @@ pub fn controls(props: &ControlsProps) -> Html {
     };
     let t = |x: Text| AttrValue::from(text(lang, x));
 
-    // Models grouped by family; a custom model (pasted config) is shown as its own entry.
+    // Models grouped by family, filtered by the search box (the current model always stays); a
+    // custom model (pasted config) is shown as its own entry.
+    let filter = use_state(String::new);
+    let needle = filter.trim().to_lowercase();
     let mut families: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for m in presets::models() {
+        let hay = format!("{} {} {}", m.id, m.architecture.name, m.family).to_lowercase();
+        if !needle.is_empty() && !hay.contains(&needle) && s.model_id.as_deref() != Some(m.id) {
+            continue;
+        }
         let entry = (m.id.to_string(), format!("{} ({:.1}B)", m.architecture.name, m.architecture.parameters() as f64 / 1e9));
         match families.iter_mut().find(|(f, _)| f == m.family) {
             Some((_, list)) => list.push(entry),
@@ -92,7 +99,12 @@ pub fn controls(props: &ControlsProps) -> Html {
     html! {
         <section class="controls" aria-label={text(lang, Text::Settings)}>
             <div class="control-grid">
-                <Select id="model" label={t(Text::Model)} value={model_value} groups={families} onchange={set("model")} />
+                <div class="model-picker">
+                    <input type="search" class="model-search" data-testid="model-search" placeholder={text(lang, Text::SearchModels)}
+                        aria-label={text(lang, Text::SearchModels)} value={(*filter).clone()}
+                        oninput={{ let f = filter.clone(); Callback::from(move |e: InputEvent| f.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} />
+                    <Select id="model" label={t(Text::Model)} value={model_value} groups={families} onchange={set("model")} />
+                </div>
                 <Select id="gpu" label={t(Text::Gpu2)} value={gpu_value} groups={gpu_groups} onchange={on_gpu} />
                 <NumberInput id="vram" label={t(Text::CustomGib)} value={format!("{:.2}", s.gpu.bytes as f64 / GIB)} min={Some(AttrValue::from("0.001"))} onchange={set("vram")} />
                 <Segmented id="mode" label={t(Text::Mode)} value={s.mode.id()}
