@@ -5,7 +5,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { launch, serve } from './harness.mjs';
 
-const files = (await readdir('dist')).filter((f) => /\.(wasm|js|css|html|svg)$/.test(f));
+// embed-demo.html is a demo page, not part of what the app downloads.
+const files = (await readdir('dist')).filter((f) => /\.(wasm|js|css|html|svg)$/.test(f) && f !== 'embed-demo.html');
 let raw = 0, gz = 0;
 console.log('file'.padEnd(48), 'raw'.padStart(10), 'gzip -9'.padStart(10));
 for (const f of files.sort()) {
@@ -15,7 +16,7 @@ for (const f of files.sort()) {
   gz += z;
   console.log(f.padEnd(48), String(data.length).padStart(10), String(z).padStart(10));
 }
-console.log('total'.padEnd(48), String(raw).padStart(10), String(gz).padStart(10));
+console.log('total the app downloads'.padEnd(48), String(raw).padStart(10), String(gz).padStart(10), '(node zlib level 9)');
 
 const browser = await launch();
 const server = await serve('/');

@@ -17,6 +17,17 @@ pub struct ModelImportProps {
     pub onimport: Callback<Architecture>,
 }
 
+/// GET `url` with the browser's fetch: (status, body text), or Err on a network or CORS failure.
+async fn fetch_text(url: &str) -> Result<(u16, String), ()> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window().ok_or(())?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| ())?.dyn_into().map_err(|_| ())?;
+    let status = resp.status();
+    let body = JsFuture::from(resp.text().map_err(|_| ())?).await.map_err(|_| ())?.as_string().unwrap_or_default();
+    Ok((status, body))
+}
+
 #[derive(Clone, PartialEq)]
 enum Status {
     Idle,
@@ -94,17 +105,12 @@ pub fn model_import(props: &ModelImportProps) -> Html {
             let accept = accept.clone();
             spawn_local(async move {
                 let url = format!("https://huggingface.co/{id}/resolve/main/config.json");
-                match gloo::net::http::Request::get(&url).send().await {
-                    Ok(resp) => match resp.status() {
-                        200 => match resp.text().await {
-                            Ok(t) => accept.emit(t),
-                            Err(_) => status.set(Status::Error(text(lang, Text::NetworkError).to_string())),
-                        },
-                        401 | 403 => status.set(Status::Error(text(lang, Text::Gated).to_string())),
-                        404 => status.set(Status::Error(text(lang, Text::NotFound).to_string())),
-                        code => status.set(Status::Error(format!("{} (HTTP {code})", text(lang, Text::NetworkError)))),
-                    },
-                    Err(_) => status.set(Status::Error(text(lang, Text::NetworkError).to_string())),
+                match fetch_text(&url).await {
+                    Ok((200, body)) => accept.emit(body),
+                    Ok((401 | 403, _)) => status.set(Status::Error(text(lang, Text::Gated).to_string())),
+                    Ok((404, _)) => status.set(Status::Error(text(lang, Text::NotFound).to_string())),
+                    Ok((code, _)) => status.set(Status::Error(format!("{} (HTTP {code})", text(lang, Text::NetworkError)))),
+                    Err(()) => status.set(Status::Error(text(lang, Text::NetworkError).to_string())),
                 }
             });
         })
