@@ -29,7 +29,7 @@ fn chinese_formulas_have_no_english_words_left() {
         let texts: Vec<(String, String)> = bill
             .components
             .iter()
-            .map(|c| (c.id.id().to_string(), c.formula.clone()))
+            .map(|c| (c.id.id().to_string(), c.formula.to_string()))
             .chain(bill.notes.iter().map(|n| (n.key.to_string(), n.text.clone())))
             .collect();
         for (id, text) in &texts {
