@@ -2,17 +2,14 @@
 //! reproduced by the ledger. Each test says where its expected figure comes from and why the
 //! tolerance is what it is.
 
+mod common;
+use common::scenario;
+
 use vram_ledger::ledger::bill::ComponentId as C;
-use vram_ledger::ledger::{estimate, presets, Scenario};
-use vram_ledger::query;
+use vram_ledger::ledger::{estimate, presets};
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-fn scenario(q: &str) -> Scenario {
-    let p = query::parse(q);
-    assert!(p.errors.is_empty(), "{q}: {:?}", p.errors);
-    p.scenario
-}
 
 fn params(id: &str) -> u64 {
     presets::model(id).expect(id).architecture.parameters()

@@ -1,20 +1,17 @@
 //! The published measurements of `../shared/reference/measured-public.md`, rows B–D, checked
 //! against the ledger. Each test names its row, its source and the reason for its tolerance.
 
+
+mod common;
+use common::scenario;
 use vram_ledger::ledger::architecture::{Architecture, MlpKind, NormKind};
 use vram_ledger::ledger::bill::ComponentId as C;
 use vram_ledger::ledger::scenario::{AttentionKernel, Method, Mode, Optimizer, Precision};
 use vram_ledger::ledger::{estimate, Scenario};
-use vram_ledger::query;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
 
-fn scenario(q: &str) -> Scenario {
-    let p = query::parse(q);
-    assert!(p.errors.is_empty(), "{q}: {:?}", p.errors);
-    p.scenario
-}
 
 /// B1: vLLM's start-up log for Llama-2-7B in bf16: "Loading model weights took 12.5523 GB" (GiB).
 /// The ledger: 6,738,415,616 × 2 B = 12.5517 GiB. vLLM also holds small buffers (rotary tables);

@@ -1,16 +1,13 @@
 //! The mistakes today's web calculators make (issue #3), each with a test that the ledger does not
 //! make it. Expected figures are worked out by hand in the comments.
 
+
+mod common;
+use common::scenario;
 use vram_ledger::ledger::bill::ComponentId as C;
 use vram_ledger::ledger::units::{format_bytes, Unit};
-use vram_ledger::ledger::{estimate, Scenario};
-use vram_ledger::query;
+use vram_ledger::ledger::estimate;
 
-fn scenario(q: &str) -> Scenario {
-    let p = query::parse(q);
-    assert!(p.errors.is_empty(), "{q}: {:?}", p.errors);
-    p.scenario
-}
 
 fn component(q: &str, c: C) -> u64 {
     estimate(&scenario(q)).component(c)

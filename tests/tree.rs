@@ -1,8 +1,11 @@
 //! The OOM decision tree against the chapter's flowchart, its levers against the ledger, and the
 //! diagnosis against a table of measured cases.
 
+
+mod common;
+use common::scenario;
 use vram_ledger::ledger::bill::ComponentId;
-use vram_ledger::ledger::{estimate, Scenario};
+use vram_ledger::ledger::estimate;
 use vram_ledger::query;
 use vram_ledger::tree::{self, diagnose, layout, levers, node, tree_svg, Finding, Lever, Measured, NodeId, EDGES, NODES};
 
@@ -96,11 +99,6 @@ fn layout_has_no_overlaps_and_svg_has_every_node() {
     assert!(tree_svg(false, None, &[]).contains("no, a real shortage"));
 }
 
-fn scenario(q: &str) -> Scenario {
-    let p = query::parse(q);
-    assert!(p.errors.is_empty(), "{:?}", p.errors);
-    p.scenario
-}
 
 /// Each lever changes exactly the one variable it names, and moves memory in the right direction
 /// by the amount the ledger predicts.

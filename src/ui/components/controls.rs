@@ -76,22 +76,31 @@ pub fn controls(props: &ControlsProps) -> Html {
         (Mode::Train, Method::Full) => Vec::new(),
     };
 
+    // The main sliders: the whole of the embed mode's controls, and part of the full page's.
+    let seq_slider = html! {
+        <Slider id="seq" label={t(Text::SeqLen)} value={s.seq}
+            scale={Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }} typed_max={100_000_000} onchange={set("seq")} />
+    };
+    let batch_slider = html! {
+        <Slider id="batch" label={t(Text::Batch)} value={s.batch}
+            scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("batch")} />
+    };
+    let rank_slider = html! {
+        if adapters {
+            <Slider id="rank" label={t(Text::Rank)} value={s.rank}
+                scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("rank")} />
+        }
+    };
+    let quant_choice = html! {
+        if !quant_options.is_empty() {
+            <Segmented id="quant" label={t(Text::Quant)} value={s.quant.id()} options={ids(&quant_options, StorageFormat::id)} onchange={set("quant")} />
+        }
+    };
+
     if props.compact {
         return html! {
             <section class="controls compact" aria-label={text(lang, Text::Settings)}>
-                <div class="control-grid">
-                    <Slider id="seq" label={t(Text::SeqLen)} value={s.seq}
-                        scale={Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }} typed_max={100_000_000} onchange={set("seq")} />
-                    <Slider id="batch" label={t(Text::Batch)} value={s.batch}
-                        scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("batch")} />
-                    if adapters {
-                        <Slider id="rank" label={t(Text::Rank)} value={s.rank}
-                            scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("rank")} />
-                    }
-                    if !quant_options.is_empty() {
-                        <Segmented id="quant" label={t(Text::Quant)} value={s.quant.id()} options={ids(&quant_options, StorageFormat::id)} onchange={set("quant")} />
-                    }
-                </div>
+                <div class="control-grid">{ seq_slider }{ batch_slider }{ rank_slider }{ quant_choice }</div>
             </section>
         };
     }
@@ -114,18 +123,13 @@ pub fn controls(props: &ControlsProps) -> Html {
                         options={vec![("full".into(), text(lang, Text::Full).into()), ("lora".into(), "LoRA".into()), ("qlora".into(), "QLoRA".into())]}
                         onchange={set("method")} />
                 }
-                <Slider id="seq" label={t(Text::SeqLen)} value={s.seq}
-                    scale={Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }} typed_max={100_000_000} onchange={set("seq")} />
-                <Slider id="batch" label={t(Text::Batch)} value={s.batch}
-                    scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("batch")} />
+                { seq_slider }
+                { batch_slider }
+                { rank_slider }
                 if adapters {
-                    <Slider id="rank" label={t(Text::Rank)} value={s.rank}
-                        scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("rank")} />
                     <Segmented id="targets" label={t(Text::Targets)} value={s.targets.id()} options={ids(LoraTargets::ALL, LoraTargets::id)} onchange={set("targets")} />
                 }
-                if !quant_options.is_empty() {
-                    <Segmented id="quant" label={t(Text::Quant)} value={s.quant.id()} options={ids(&quant_options, StorageFormat::id)} onchange={set("quant")} />
-                }
+                { quant_choice }
                 if train {
                     <Select id="precision" label={t(Text::Precision)} value={s.precision.id()} groups={vec![(String::new(), ids(Precision::ALL, Precision::id))]} onchange={set("precision")} />
                     <Select id="optim" label={t(Text::Optimizer)} value={s.optimizer.id()} groups={vec![(String::new(), ids(Optimizer::ALL, Optimizer::id))]} onchange={set("optim")} />

@@ -37,10 +37,8 @@ pub fn export(props: &ExportProps) -> Html {
         let md = props.markdown.to_string();
         let copied = copied.clone();
         Callback::from(move |_| {
-            if let Some(w) = web_sys::window() {
-                let _ = w.navigator().clipboard().write_text(&md);
-                copied.set(true);
-            }
+            super::share::copy(&md);
+            copied.set(true);
         })
     };
     let on_svg = {

@@ -11,10 +11,10 @@ pub struct ShareProps {
     pub embed_code: AttrValue,
 }
 
-fn copy(text: &str) {
+/// Copies `text` to the clipboard. The Clipboard API needs a secure context (https or localhost);
+/// elsewhere the fields stay selectable.
+pub fn copy(text: &str) {
     if let Some(w) = web_sys::window() {
-        // The Clipboard API needs a secure context (https or localhost); elsewhere the fields stay
-        // selectable.
         let _ = w.navigator().clipboard().write_text(text);
     }
 }
