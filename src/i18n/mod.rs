@@ -159,6 +159,10 @@ pub enum Text {
     DrillFp32,
     DrillZombie,
     SearchModels,
+    CopySnippet,
+    SpeedCard,
+    SpeedCardNote,
+    CardAssumptions,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -376,6 +380,14 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (DrillZombie, En) => "A crashed earlier run still holds the card",
         (SearchModels, Zh) => "搜索模型(如 qwen、7b)",
         (SearchModels, En) => "Search models (e.g. qwen, 7b)",
+        (CopySnippet, Zh) => "复制",
+        (CopySnippet, En) => "copy",
+        (SpeedCard, Zh) => "速查卡片(由账本重算,第 4 节)",
+        (SpeedCard, En) => "The speed card, recomputed by the ledger (§4)",
+        (SpeedCardNote, Zh) => "每格:留 20% 余量时放得下的最大内置模型。假设:",
+        (CardAssumptions, Zh) => "训练:micro-batch 1、序列 2048、梯度检查点、SDPA 注意力、AdamW、bf16 混合精度(全参含 fp32 主权重与状态);LoRA r = 16 作用于全部线性层(fp32 适配器);QLoRA:NF4 + 双重量化;推理:batch 1、4096 token 上下文、bf16 KV cache,4bit = AWQ g128;CUDA 上下文 500 MiB;放得下 = nvidia-smi 总量 ≤ 显卡的 80%(本章的 20% 余量)",
+        (CardAssumptions, En) => crate::ledger::fit::CARD_ASSUMPTIONS,
+        (SpeedCardNote, En) => "Each cell: the largest built-in model that fits with the 20 % margin. Assumptions:",
     }
 }
 

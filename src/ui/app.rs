@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, OomTree, Share, VerdictCard};
+use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, OomTree, Share, SpeedCard, VerdictCard};
 use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
@@ -199,6 +199,7 @@ pub fn app(props: &AppProps) -> Html {
                                 <dt>{ text(lang, Text::MaxSeq) }</dt>
                                 <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, if lang == Lang::Zh { " token" } else { " tokens" }) }</dd>
                             </dl>
+                            <SpeedCard lang={lang} />
                         </section>
                     </div>
                 </div>

@@ -114,3 +114,20 @@ test('the five-OOM drill injects each mistake and links to the node that finds i
   await shot(page, 'drill');
   assert.deepEqual(page.problems, []);
 });
+
+test('snippets copy, and the speed card opens', async () => {
+  const page = await openPage(browser);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: root.url.replace(/\/$/, '') });
+  await page.goto(`${root.url}?tree=fragmentation`);
+  await ready(page);
+  await page.click('[data-testid="tree-card"] [data-testid="copy-snippet"]');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python train.py');
+  await page.click('[data-testid="speed-card-box"] summary');
+  await page.waitForSelector('[data-testid="speed-card"]');
+  const rows = await page.$$eval('[data-testid="speed-card"] tbody tr', (r) => r.map((x) => [...x.children].map((c) => c.textContent)));
+  assert.equal(rows.length, 3);
+  // docs/speed-card.md: on a 24 GB card, LoRA fits Mistral-7B, QLoRA Qwen2.5-14B.
+  assert.match(rows[0][2], /mistral-7b/);
+  assert.match(rows[0][3], /qwen2\.5-14b/);
+  assert.deepEqual(page.problems, []);
+});

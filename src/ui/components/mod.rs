@@ -10,6 +10,7 @@ mod ledger_table;
 mod notices;
 mod oom_tree;
 mod share;
+mod speed_card;
 mod verdict_card;
 
 pub use chart_view::{render_chart, ChartView};
@@ -21,4 +22,5 @@ pub use ledger_table::LedgerTable;
 pub use notices::Notices;
 pub use oom_tree::OomTree;
 pub use share::Share;
+pub use speed_card::SpeedCard;
 pub use verdict_card::VerdictCard;

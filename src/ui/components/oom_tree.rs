@@ -115,7 +115,11 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                         <dd>
                             { for n.card.check.iter().map(|s| html! {
                                 <figure class="snippet">
-                                    <figcaption>{ bi(lang, s.caption) }</figcaption>
+                                    <figcaption>
+                                        { bi(lang, s.caption) }
+                                        <button type="button" class="link-button copy-snippet" data-testid="copy-snippet"
+                                            onclick={move |_| super::share::copy(s.code)}>{ text(lang, Text::CopySnippet) }</button>
+                                    </figcaption>
                                     <pre><code>{ s.code }</code></pre>
                                 </figure>
                             }) }

@@ -1,0 +1,69 @@
+use yew::prelude::*;
+
+use crate::i18n::{text, Lang, Text};
+use crate::ledger::fit::{self, CardColumn};
+use crate::ledger::units::params_short;
+
+#[derive(Properties, PartialEq)]
+pub struct SpeedCardProps {
+    pub lang: Lang,
+}
+
+fn column_label(lang: Lang, c: CardColumn) -> &'static str {
+    match (c, lang) {
+        (CardColumn::Full, Lang::Zh) => "全参训",
+        (CardColumn::Lora, Lang::Zh) => "LoRA 微调",
+        (CardColumn::Qlora, Lang::Zh) => "4bit LoRA",
+        (CardColumn::InferBf16, Lang::Zh) => "推理 bf16",
+        (CardColumn::Infer4bit, Lang::Zh) => "推理 4bit",
+        (c, Lang::En) => c.label(),
+    }
+}
+
+/// The chapter's speed card (§4), recomputed by the ledger when opened (it runs a few hundred
+/// estimates, so not on every input).
+#[function_component(SpeedCard)]
+pub fn speed_card(props: &SpeedCardProps) -> Html {
+    let lang = props.lang;
+    let open = use_state(|| false);
+    let ontoggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlDetailsElement = e.target_unchecked_into();
+            open.set(el.open());
+        })
+    };
+    let table = (*open).then(|| {
+        let rows = fit::speed_card();
+        html! {
+            <div class="ledger-wrap">
+                <table class="ledger speed-card" data-testid="speed-card">
+                    <thead><tr>
+                        <th scope="col">{ text(lang, Text::Gpu) }</th>
+                        { for CardColumn::ALL.iter().map(|&c| html! { <th scope="col">{ column_label(lang, c) }</th> }) }
+                    </tr></thead>
+                    <tbody>
+                        { for rows.iter().map(|r| html! {
+                            <tr>
+                                <th scope="row">{ &r.gpu.name }</th>
+                                { for r.cells.iter().map(|c| html! {
+                                    <td>{ match &c.model {
+                                        Some((id, p)) => format!("{id} ({})", params_short(*p)),
+                                        None => "—".to_string(),
+                                    } }</td>
+                                }) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        }
+    });
+    html! {
+        <details class="speed-card-box" data-testid="speed-card-box" {ontoggle}>
+            <summary>{ text(lang, Text::SpeedCard) }</summary>
+            <p class="tree-hint">{ text(lang, Text::SpeedCardNote) }{ " " }<span>{ text(lang, Text::CardAssumptions) }</span></p>
+            { table.unwrap_or_default() }
+        </details>
+    }
+}
