@@ -7,6 +7,7 @@
 use plotters::prelude::*;
 
 use crate::ledger::bill::{Bill, ComponentId, MARGIN};
+use crate::ledger::units::fixed;
 
 /// One bar: a label under it and its bill.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,6 +135,7 @@ fn draw(
             .disable_x_axis()
             .y_desc(text.axis.as_str())
             .y_labels(6)
+            .y_label_formatter(&|v| fixed(*v, 1))
             .light_line_style(RGBAColor(0x80, 0x80, 0x88, 0.15))
             .bold_line_style(RGBAColor(0x80, 0x80, 0x88, 0.3))
             .axis_style(AXIS_COLOR)
@@ -156,10 +158,10 @@ fn draw(
                 let (px0, py1) = chart.backend_coord(&(x0, y1));
                 let (px1, py0) = chart.backend_coord(&(x1, y0));
                 let title = format!(
-                    "{} · {}: {:.2} GiB — {}",
+                    "{} · {}: {} GiB — {}",
                     bar.label,
                     (text.component)(c.id),
-                    c.bytes as f64 / GIB,
+                    fixed(c.bytes as f64 / GIB, 2),
                     (text.formula)(&c.formula)
                 );
                 overlay.push_str(&format!(

@@ -270,7 +270,7 @@ pub fn trim_float(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
-        let s = format!("{x:.6}");
+        let s = if x >= 0.0 { super::units::fixed(x, 6) } else { format!("-{}", super::units::fixed(-x, 6)) };
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

@@ -45,7 +45,8 @@ impl Unit {
 pub fn format_bytes(bytes: u64, unit: Unit) -> String {
     let v = bytes as f64 / unit.divisor();
     if v >= 1e6 {
-        format!("{v:.3e} {}", unit.label())
+        let exp = v.log10().floor();
+        format!("{}e{} {}", fixed(v / 10f64.powf(exp), 3), exp as i64, unit.label())
     } else {
         format!("{} {}", fixed(v, 2), unit.label())
     }
@@ -57,7 +58,7 @@ pub fn fixed(x: f64, decimals: u32) -> String {
     let scale = 10u64.pow(decimals);
     let scaled = (x * scale as f64).round();
     if !scaled.is_finite() || scaled >= 1e18 {
-        return format!("{x:.0}");
+        return format!("{}", x.round().clamp(0.0, u64::MAX as f64) as u64);
     }
     let scaled = scaled as u64;
     let (int, frac) = (scaled / scale, scaled % scale);
@@ -112,9 +113,9 @@ pub fn group(n: u64) -> String {
 pub fn params_short(n: u64) -> String {
     let x = n as f64;
     if x >= 1e9 {
-        format!("{:.2} B", x / 1e9)
+        format!("{} B", fixed(x / 1e9, 2))
     } else if x >= 1e6 {
-        format!("{:.1} M", x / 1e6)
+        format!("{} M", fixed(x / 1e6, 1))
     } else {
         group(n)
     }

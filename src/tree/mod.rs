@@ -10,7 +10,13 @@ use crate::chart::escape_xml;
 use crate::ledger::bill::ComponentId;
 use crate::ledger::scenario::{Method, Mode, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::StorageFormat;
+use crate::ledger::units::fixed;
 use crate::ledger::{estimate, Bill};
+
+/// A coordinate with one decimal (coordinates are never negative here).
+fn c1(x: f64) -> String {
+    fixed(x.max(0.0), 1)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Layout
@@ -103,27 +109,34 @@ pub fn tree_svg(zh: bool, selected: Option<NodeId>, path: &[NodeId]) -> String {
     let center = |p: &Place| (PAD + (p.column - min_col) * COL_W + NODE_W / 2.0, PAD + p.rank as f64 * ROW_H + NODE_H / 2.0);
     let place = |id: NodeId| places.iter().find(|p| p.id == id);
 
+    let (width, height) = (fixed(width, 0), fixed(height, 0));
     let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="tree-svg" viewBox="0 0 {width:.0} {height:.0}" width="{width:.0}" height="{height:.0}" role="group"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head"/></marker></defs>"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="tree-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head"/></marker></defs>"#
     );
     for e in EDGES.iter() {
         let (Some(a), Some(b)) = (place(e.from), place(e.to)) else { continue };
         let ((x1, y1), (x2, y2)) = (center(a), center(b));
         let on_path = path.windows(2).any(|w| w[0] == e.from && w[1] == e.to);
         svg.push_str(&format!(
-            r#"<path class="edge{}" data-from="{}" data-to="{}" d="M {x1:.1} {:.1} C {x1:.1} {:.1}, {x2:.1} {:.1}, {x2:.1} {:.1}" marker-end="url(#arrow)"/>"#,
+            r#"<path class="edge{}" data-from="{}" data-to="{}" d="M {} {} C {} {}, {} {}, {} {}" marker-end="url(#arrow)"/>"#,
             if on_path { " on-path" } else { "" },
             e.from.id(),
             e.to.id(),
-            y1 + NODE_H / 2.0,
-            y1 + NODE_H / 2.0 + 16.0,
-            y2 - NODE_H / 2.0 - 16.0,
-            y2 - NODE_H / 2.0 - 2.0,
+            c1(x1),
+            c1(y1 + NODE_H / 2.0),
+            c1(x1),
+            c1(y1 + NODE_H / 2.0 + 16.0),
+            c1(x2),
+            c1(y2 - NODE_H / 2.0 - 16.0),
+            c1(x2),
+            c1(y2 - NODE_H / 2.0 - 2.0),
         ));
         if let Some(l) = &e.label {
             let (lx, ly) = ((x1 + x2) / 2.0 + if x2 >= x1 { 6.0 } else { -6.0 }, (y1 + y2) / 2.0 + 4.0);
             svg.push_str(&format!(
-                r#"<text class="edge-label" x="{lx:.1}" y="{ly:.1}" text-anchor="{}">{}</text>"#,
+                r#"<text class="edge-label" x="{}" y="{}" text-anchor="{}">{}</text>"#,
+                c1(lx),
+                c1(ly),
                 if x2 >= x1 { "start" } else { "end" },
                 escape_xml(label(l, zh))
             ));
@@ -155,17 +168,18 @@ pub fn tree_svg(zh: bool, selected: Option<NodeId>, path: &[NodeId]) -> String {
             Shape::Start => 27.0,
             Shape::Step => 8.0,
         };
-        svg.push_str(&format!(r#"<rect x="{x:.1}" y="{y:.1}" width="{NODE_W:.0}" height="{NODE_H:.0}" rx="{rx}"/>"#));
+        svg.push_str(&format!(r#"<rect x="{}" y="{}" width="{}" height="{}" rx="{}"/>"#, c1(x), c1(y), NODE_W as u32, NODE_H as u32, rx as u32));
         let first_para = text.split('\n').next().unwrap_or("");
         let mut lines = wrap(first_para, (NODE_W - 14.0) / 13.0);
         let detail: Vec<String> = text.split('\n').skip(1).flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0)).collect();
         let main_lines = lines.len();
         lines.extend(detail);
         let first = cy - (lines.len() as f64 - 1.0) * 7.5 + 4.0;
-        svg.push_str(&format!(r#"<text x="{cx:.1}" y="{first:.1}" text-anchor="middle">"#));
+        let cx = c1(cx);
+        svg.push_str(&format!(r#"<text x="{cx}" y="{}" text-anchor="middle">"#, c1(first)));
         for (i, line) in lines.iter().enumerate() {
             svg.push_str(&format!(
-                r#"<tspan x="{cx:.1}" dy="{}" class="{}">{}</tspan>"#,
+                r#"<tspan x="{cx}" dy="{}" class="{}">{}</tspan>"#,
                 if i == 0 { 0 } else { 15 },
                 if i < main_lines { "l1" } else { "l2" },
                 escape_xml(line)

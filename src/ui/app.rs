@@ -9,7 +9,10 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::components::{render_chart, ChartView, Controls, Export, LangSwitch, LedgerTable, ModelImport, Notices, OomTree, Share, SpeedCard, VerdictCard};
+use super::components::{
+    lang_switch, ledger_table, notices, render_chart, verdict_card, ChartView, Controls, Export, LangSwitchProps, LedgerTableProps,
+    ModelImport, NoticesProps, OomTree, Share, SpeedCard, VerdictCardProps,
+};
 use super::embed;
 use super::state::{Action, CalcState};
 use crate::i18n::{text, Lang, Text};
@@ -133,7 +136,9 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         html! {
             <p class="what-if" data-testid="what-if" data-saved={saved.to_string()}>
-                { format!("{}: {}{:.2} GiB ({pct:.1} %) ", text(lang, Text::Saving), if saved >= 0 { "−" } else { "+" }, saved.unsigned_abs() as f64 / (1u64 << 30) as f64) }
+                { format!("{}: {}{} GiB ({}{} %) ", text(lang, Text::Saving), if saved >= 0 { "−" } else { "+" },
+                    crate::ledger::units::fixed(saved.unsigned_abs() as f64 / (1u64 << 30) as f64, 2),
+                    if pct < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(pct.abs(), 1)) }
                 <button type="button" data-testid="undo-lever" onclick={move |_| state.dispatch(Action::UndoLever)}>{ text(lang, Text::Undo) }</button>
             </p>
         }
@@ -156,8 +161,8 @@ pub fn app(props: &AppProps) -> Html {
     if state.embed {
         return html! {
             <div class="app embed" data-testid="embed">
-                <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
-                <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                { notices(NoticesProps { lang: lang, errors: state.errors.clone(), warnings: state.warnings.clone(), ondismiss: on_dismiss }) }
+                { verdict_card(VerdictCardProps { lang: lang, unit: state.unit, scenario: scenario.clone(), bill: bill.clone() }) }
                 <ChartView lang={lang} bill={bill} svg={svg} />
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={full_url} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
@@ -177,18 +182,18 @@ pub fn app(props: &AppProps) -> Html {
                         <div class="lang-switch" role="group" aria-label={text(lang, Text::UnitLabel)}>
                             { unit_button(Unit::GiB) }{ unit_button(Unit::GB) }
                         </div>
-                        <LangSwitch lang={lang} onchange={on_lang} />
+                        { lang_switch(LangSwitchProps { lang: lang, onchange: on_lang }) }
                     </div>
                 </header>
             <main>
-                <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
+                { notices(NoticesProps { lang: lang, errors: state.errors.clone(), warnings: state.warnings.clone(), ondismiss: on_dismiss }) }
                 <div class="layout">
                     <div class="side">
                         <Controls lang={lang} scenario={scenario.clone()} {onset} />
                         <ModelImport lang={lang} onimport={on_import} />
                     </div>
                     <div class="results">
-                        <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                        { verdict_card(VerdictCardProps { lang: lang, unit: state.unit, scenario: scenario.clone(), bill: bill.clone() }) }
                         <ChartView lang={lang} bill={bill.clone()} svg={svg.clone()} />
                         { what_if.unwrap_or_default() }
                         <section class="fits" data-testid="what-fits">
@@ -203,7 +208,7 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                 </div>
-                <LedgerTable lang={lang} unit={state.unit} bill={bill.clone()} />
+                { ledger_table(LedgerTableProps { lang: lang, unit: state.unit, bill: bill.clone() }) }
                 <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
                     onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}

@@ -3,11 +3,12 @@
 
 use yew::prelude::*;
 
-use super::inputs::{Checkbox, NumberInput, Scale, Segmented, Select, Slider};
+use super::inputs::{checkbox, number_input, segmented, select, slider, CheckboxProps, NumberProps, Scale, SegmentedProps, SelectProps, SliderProps};
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{AttentionKernel, LoraTargets, Method, Mode, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::{KvDtype, StorageFormat};
+use crate::ledger::units::fixed;
 
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
@@ -36,14 +37,14 @@ pub fn controls(props: &ControlsProps) -> Html {
     // Models grouped by family, filtered by the search box (the current model always stays); a
     // custom model (pasted config) is shown as its own entry.
     let filter = use_state(String::new);
-    let needle = filter.trim().to_lowercase();
+    let needle = filter.trim().to_ascii_lowercase();
     let mut families: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for m in presets::models() {
-        let hay = format!("{} {} {}", m.id, m.architecture.name, m.family).to_lowercase();
+        let hay = format!("{} {} {}", m.id, m.architecture.name, m.family).to_ascii_lowercase();
         if !needle.is_empty() && !hay.contains(&needle) && s.model_id.as_deref() != Some(m.id) {
             continue;
         }
-        let entry = (m.id.to_string(), format!("{} ({:.1}B)", m.architecture.name, m.architecture.parameters() as f64 / 1e9));
+        let entry = (m.id.to_string(), format!("{} ({}B)", m.architecture.name, fixed(m.architecture.parameters() as f64 / 1e9, 1)));
         match families.iter_mut().find(|(f, _)| f == m.family) {
             Some((_, list)) => list.push(entry),
             None => families.push((m.family.to_string(), vec![entry])),
@@ -78,22 +79,19 @@ pub fn controls(props: &ControlsProps) -> Html {
 
     // The main sliders: the whole of the embed mode's controls, and part of the full page's.
     let seq_slider = html! {
-        <Slider id="seq" label={t(Text::SeqLen)} value={s.seq}
-            scale={Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }} typed_max={100_000_000} onchange={set("seq")} />
+        { slider(SliderProps { id: (AttrValue::from("seq")).into(), label: (t(Text::SeqLen)).into(), value: (s.seq).into(), scale: (Scale::Log2 { min_exp: 7.0, max_exp: 20.0, steps_per_octave: 4.0 }).into(), typed_max: 100_000_000, onchange: (set("seq")).into() }) }
     };
     let batch_slider = html! {
-        <Slider id="batch" label={t(Text::Batch)} value={s.batch}
-            scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("batch")} />
+        { slider(SliderProps { id: (AttrValue::from("batch")).into(), label: (t(Text::Batch)).into(), value: (s.batch).into(), scale: (Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }).into(), typed_max: 65_536, onchange: (set("batch")).into() }) }
     };
     let rank_slider = html! {
         if adapters {
-            <Slider id="rank" label={t(Text::Rank)} value={s.rank}
-                scale={Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }} typed_max={65_536} onchange={set("rank")} />
+            { slider(SliderProps { id: (AttrValue::from("rank")).into(), label: (t(Text::Rank)).into(), value: (s.rank).into(), scale: (Scale::Log2 { min_exp: 0.0, max_exp: 10.0, steps_per_octave: 1.0 }).into(), typed_max: 65_536, onchange: (set("rank")).into() }) }
         }
     };
     let quant_choice = html! {
         if !quant_options.is_empty() {
-            <Segmented id="quant" label={t(Text::Quant)} value={s.quant.id()} options={ids(&quant_options, StorageFormat::id)} onchange={set("quant")} />
+            { segmented(SegmentedProps { id: (AttrValue::from("quant")).into(), label: (t(Text::Quant)).into(), value: (s.quant.id()).into(), options: (ids(&quant_options, StorageFormat::id)).into(), onchange: (set("quant")).into() }) }
         }
     };
 
@@ -112,40 +110,36 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <input type="search" class="model-search" data-testid="model-search" placeholder={text(lang, Text::SearchModels)}
                         aria-label={text(lang, Text::SearchModels)} value={(*filter).clone()}
                         oninput={{ let f = filter.clone(); Callback::from(move |e: InputEvent| f.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} />
-                    <Select id="model" label={t(Text::Model)} value={model_value} groups={families} onchange={set("model")} />
+                    { select(SelectProps { id: (AttrValue::from("model")).into(), label: (t(Text::Model)).into(), value: (model_value).into(), groups: (families).into(), onchange: (set("model")).into() }) }
                 </div>
-                <Select id="gpu" label={t(Text::Gpu2)} value={gpu_value} groups={gpu_groups} onchange={on_gpu} />
-                <NumberInput id="vram" label={t(Text::CustomGib)} value={format!("{:.2}", s.gpu.bytes as f64 / GIB)} min={Some(AttrValue::from("0.001"))} onchange={set("vram")} />
-                <Segmented id="mode" label={t(Text::Mode)} value={s.mode.id()}
-                    options={vec![("train".into(), text(lang, Text::Train).into()), ("infer".into(), text(lang, Text::Infer).into())]} onchange={set("mode")} />
+                { select(SelectProps { id: (AttrValue::from("gpu")).into(), label: (t(Text::Gpu2)).into(), value: (gpu_value).into(), groups: (gpu_groups).into(), onchange: (on_gpu).into() }) }
+                { number_input(NumberProps { id: (AttrValue::from("vram")).into(), label: (t(Text::CustomGib)).into(), value: (fixed(s.gpu.bytes as f64 / GIB, 2)).into(), min: (Some(AttrValue::from("0.001"))).into(), onchange: (set("vram")).into(), max: None, step: AttrValue::Static("any") }) }
+                { segmented(SegmentedProps { id: (AttrValue::from("mode")).into(), label: (t(Text::Mode)).into(), value: (s.mode.id()).into(), options: (vec![("train".into(), text(lang, Text::Train).into()), ("infer".into(), text(lang, Text::Infer).into())]).into(), onchange: (set("mode")).into() }) }
                 if train {
-                    <Segmented id="method" label={t(Text::Method)} value={s.method.id()}
-                        options={vec![("full".into(), text(lang, Text::Full).into()), ("lora".into(), "LoRA".into()), ("qlora".into(), "QLoRA".into())]}
-                        onchange={set("method")} />
+                    { segmented(SegmentedProps { id: (AttrValue::from("method")).into(), label: (t(Text::Method)).into(), value: (s.method.id()).into(), options: (vec![("full".into(), text(lang, Text::Full).into()), ("lora".into(), "LoRA".into()), ("qlora".into(), "QLoRA".into())]).into(), onchange: (set("method")).into() }) }
                 }
                 { seq_slider }
                 { batch_slider }
                 { rank_slider }
                 if adapters {
-                    <Segmented id="targets" label={t(Text::Targets)} value={s.targets.id()} options={ids(LoraTargets::ALL, LoraTargets::id)} onchange={set("targets")} />
+                    { segmented(SegmentedProps { id: (AttrValue::from("targets")).into(), label: (t(Text::Targets)).into(), value: (s.targets.id()).into(), options: (ids(LoraTargets::ALL, LoraTargets::id)).into(), onchange: (set("targets")).into() }) }
                 }
                 { quant_choice }
                 if train {
-                    <Select id="precision" label={t(Text::Precision)} value={s.precision.id()} groups={vec![(String::new(), ids(Precision::ALL, Precision::id))]} onchange={set("precision")} />
-                    <Select id="optim" label={t(Text::Optimizer)} value={s.optimizer.id()} groups={vec![(String::new(), ids(Optimizer::ALL, Optimizer::id))]} onchange={set("optim")} />
-                    <Checkbox id="gc" label={t(Text::Checkpointing)} checked={s.gradient_checkpointing} onchange={set("gc")} />
-                    <NumberInput id="accum" label={t(Text::Accum)} value={s.accum.to_string()} min={Some(AttrValue::from("1"))} step="1" onchange={set("accum")} />
-                    <Select id="zero" label={t(Text::Zero)} value={s.zero.to_string()}
-                        groups={vec![(String::new(), (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect())]} onchange={set("zero")} />
+                    { select(SelectProps { id: (AttrValue::from("precision")).into(), label: (t(Text::Precision)).into(), value: (s.precision.id()).into(), groups: (vec![(String::new(), ids(Precision::ALL, Precision::id))]).into(), onchange: (set("precision")).into() }) }
+                    { select(SelectProps { id: (AttrValue::from("optim")).into(), label: (t(Text::Optimizer)).into(), value: (s.optimizer.id()).into(), groups: (vec![(String::new(), ids(Optimizer::ALL, Optimizer::id))]).into(), onchange: (set("optim")).into() }) }
+                    { checkbox(CheckboxProps { id: (AttrValue::from("gc")).into(), label: (t(Text::Checkpointing)).into(), checked: (s.gradient_checkpointing).into(), onchange: (set("gc")).into() }) }
+                    { number_input(NumberProps { id: (AttrValue::from("accum")).into(), label: (t(Text::Accum)).into(), value: (s.accum.to_string()).into(), min: (Some(AttrValue::from("1"))).into(), step: (AttrValue::from("1")).into(), onchange: (set("accum")).into(), max: None }) }
+                    { select(SelectProps { id: (AttrValue::from("zero")).into(), label: (t(Text::Zero)).into(), value: (s.zero.to_string()).into(), groups: (vec![(String::new(), (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect())]).into(), onchange: (set("zero")).into() }) }
                 } else {
-                    <Select id="kv" label={t(Text::KvDtype)} value={s.kv.id()} groups={vec![(String::new(), ids(&KvDtype::ALL, KvDtype::id))]} onchange={set("kv")} />
-                    <NumberInput id="gen" label={t(Text::Generated)} value={s.generated.to_string()} min={Some(AttrValue::from("0"))} step="1" onchange={set("gen")} />
+                    { select(SelectProps { id: (AttrValue::from("kv")).into(), label: (t(Text::KvDtype)).into(), value: (s.kv.id()).into(), groups: (vec![(String::new(), ids(&KvDtype::ALL, KvDtype::id))]).into(), onchange: (set("kv")).into() }) }
+                    { number_input(NumberProps { id: (AttrValue::from("gen")).into(), label: (t(Text::Generated)).into(), value: (s.generated.to_string()).into(), min: (Some(AttrValue::from("0"))).into(), step: (AttrValue::from("1")).into(), onchange: (set("gen")).into(), max: None }) }
                 }
-                <Select id="attn" label={t(Text::Attention)} value={s.attention.id()} groups={vec![(String::new(), ids(AttentionKernel::ALL, AttentionKernel::id))]} onchange={set("attn")} />
-                <NumberInput id="gpus" label={t(Text::Gpus)} value={s.gpus.to_string()} min={Some(AttrValue::from("1"))} step="1" onchange={set("gpus")} />
+                { select(SelectProps { id: (AttrValue::from("attn")).into(), label: (t(Text::Attention)).into(), value: (s.attention.id()).into(), groups: (vec![(String::new(), ids(AttentionKernel::ALL, AttentionKernel::id))]).into(), onchange: (set("attn")).into() }) }
+                { number_input(NumberProps { id: (AttrValue::from("gpus")).into(), label: (t(Text::Gpus)).into(), value: (s.gpus.to_string()).into(), min: (Some(AttrValue::from("1"))).into(), step: (AttrValue::from("1")).into(), onchange: (set("gpus")).into(), max: None }) }
                 if s.architecture.vision.is_some() {
-                    <NumberInput id="images" label={t(Text::Images)} value={s.images.to_string()} min={Some(AttrValue::from("0"))} step="1" onchange={set("images")} />
-                    <NumberInput id="image_px" label={t(Text::ImagePx)} value={s.image_px.to_string()} min={Some(AttrValue::from("28"))} step="28" onchange={set("image_px")} />
+                    { number_input(NumberProps { id: (AttrValue::from("images")).into(), label: (t(Text::Images)).into(), value: (s.images.to_string()).into(), min: (Some(AttrValue::from("0"))).into(), step: (AttrValue::from("1")).into(), onchange: (set("images")).into(), max: None }) }
+                    { number_input(NumberProps { id: (AttrValue::from("image_px")).into(), label: (t(Text::ImagePx)).into(), value: (s.image_px.to_string()).into(), min: (Some(AttrValue::from("28"))).into(), step: (AttrValue::from("28")).into(), onchange: (set("image_px")).into(), max: None }) }
                 }
             </div>
         </section>

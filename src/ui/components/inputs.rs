@@ -4,7 +4,7 @@
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct SelectProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -14,8 +14,8 @@ pub struct SelectProps {
     pub onchange: Callback<String>,
 }
 
-#[function_component(Select)]
-pub fn select(props: &SelectProps) -> Html {
+/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
+pub fn select(props: SelectProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
@@ -37,7 +37,7 @@ pub fn select(props: &SelectProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct SegmentedProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -47,8 +47,8 @@ pub struct SegmentedProps {
 }
 
 /// A row of toggle buttons (a radio group): Tab reaches each, Enter or Space picks it.
-#[function_component(Segmented)]
-pub fn segmented(props: &SegmentedProps) -> Html {
+/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
+pub fn segmented(props: SegmentedProps) -> Html {
     html! {
         <div class="field">
             <span class="field-label" id={format!("{}-label", props.id)}>{ &props.label }</span>
@@ -68,23 +68,20 @@ pub fn segmented(props: &SegmentedProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct NumberProps {
     pub id: AttrValue,
     pub label: AttrValue,
     pub value: AttrValue,
-    #[prop_or_default]
     pub min: Option<AttrValue>,
-    #[prop_or_default]
     pub max: Option<AttrValue>,
-    #[prop_or(AttrValue::Static("any"))]
     pub step: AttrValue,
     pub onchange: Callback<String>,
 }
 
 /// A typed number; committed on change (Enter or leaving the field).
-#[function_component(NumberInput)]
-pub fn number_input(props: &NumberProps) -> Html {
+/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
+pub fn number_input(props: NumberProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
@@ -127,7 +124,7 @@ impl Scale {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct SliderProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -139,8 +136,8 @@ pub struct SliderProps {
 }
 
 /// A slider (updates on every input) with a typed number beside it.
-#[function_component(Slider)]
-pub fn slider(props: &SliderProps) -> Html {
+/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
+pub fn slider(props: SliderProps) -> Html {
     let (min, max, step) = props.scale.range();
     let oninput = {
         let cb = props.onchange.clone();
@@ -168,7 +165,7 @@ pub fn slider(props: &SliderProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct CheckboxProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -176,8 +173,8 @@ pub struct CheckboxProps {
     pub onchange: Callback<String>,
 }
 
-#[function_component(Checkbox)]
-pub fn checkbox(props: &CheckboxProps) -> Html {
+/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
+pub fn checkbox(props: CheckboxProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| {

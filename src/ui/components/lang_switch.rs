@@ -2,15 +2,14 @@ use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct LangSwitchProps {
     pub lang: Lang,
     pub onchange: Callback<Lang>,
 }
 
 /// 中文 / English, as two toggle buttons (keyboard: Tab + Enter/Space).
-#[function_component(LangSwitch)]
-pub fn lang_switch(props: &LangSwitchProps) -> Html {
+pub fn lang_switch(props: LangSwitchProps) -> Html {
     let button = |l: Lang, label: &'static str| {
         let onchange = props.onchange.clone();
         let pressed = props.lang == l;

@@ -4,7 +4,7 @@ use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::{format_bytes, Unit};
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct LedgerTableProps {
     pub lang: Lang,
     pub unit: Unit,
@@ -13,8 +13,7 @@ pub struct LedgerTableProps {
 
 /// Each component of the bill: its size, its share of the device total, its formula with the
 /// scenario's numbers, and the chapter section it comes from. Zero lines are left out.
-#[function_component(LedgerTable)]
-pub fn ledger_table(props: &LedgerTableProps) -> Html {
+pub fn ledger_table(props: LedgerTableProps) -> Html {
     let device = props.bill.device_bytes().max(1) as f64;
     let lang = props.lang;
     html! {
@@ -34,7 +33,7 @@ pub fn ledger_table(props: &LedgerTableProps) -> Html {
                         <tr data-testid={format!("component-{}", c.id.id())} data-bytes={c.bytes.to_string()}>
                             <th scope="row"><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</th>
                             <td class="num">{ format_bytes(c.bytes, props.unit) }</td>
-                            <td class="num">{ format!("{:.1} %", 100.0 * c.bytes as f64 / device) }</td>
+                            <td class="num">{ format!("{} %", crate::ledger::units::fixed(100.0 * c.bytes as f64 / device, 1)) }</td>
                             <td class="formula"><code>{ i18n::localize_formula(lang, &c.formula) }</code></td>
                             <td>{ c.section }</td>
                         </tr>

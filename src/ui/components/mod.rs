@@ -1,4 +1,6 @@
-//! One small component per file; each takes values and `on…` callbacks, and owns no shared state.
+//! One small piece of UI per file; each takes values and `on…` callbacks and owns no shared state.
+//! Pieces with no state of their own are plain functions returning `Html` rather than components:
+//! every component type adds several kilobytes of Yew lifecycle code to the download.
 
 mod chart_view;
 mod controls;
@@ -16,11 +18,11 @@ mod verdict_card;
 pub use chart_view::{render_chart, ChartView};
 pub use controls::Controls;
 pub use export::Export;
-pub use lang_switch::LangSwitch;
+pub use lang_switch::{lang_switch, LangSwitchProps};
 pub use model_import::ModelImport;
-pub use ledger_table::LedgerTable;
-pub use notices::Notices;
+pub use ledger_table::{ledger_table, LedgerTableProps};
+pub use notices::{notices, NoticesProps};
 pub use oom_tree::OomTree;
 pub use share::Share;
 pub use speed_card::SpeedCard;
-pub use verdict_card::VerdictCard;
+pub use verdict_card::{verdict_card, VerdictCardProps};

@@ -3,7 +3,7 @@ use yew::prelude::*;
 use crate::i18n::{text, Lang, Text};
 use crate::query::Problem;
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct NoticesProps {
     pub lang: Lang,
     pub errors: Vec<Problem>,
@@ -12,8 +12,7 @@ pub struct NoticesProps {
 }
 
 /// What in the link could not be used. Messages quote the link's text, which Yew escapes.
-#[function_component(Notices)]
-pub fn notices(props: &NoticesProps) -> Html {
+pub fn notices(props: NoticesProps) -> Html {
     if props.errors.is_empty() && props.warnings.is_empty() {
         return html! {};
     }

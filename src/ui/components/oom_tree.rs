@@ -7,6 +7,7 @@ use web_sys::{Element, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::i18n::{self, text, Lang, Text};
+use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::tree::{self, children, node, parent, Bi, Diagnosis, Finding, Lever, MeasureError, Measured, NodeId};
 
@@ -137,8 +138,8 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                                 Some(saved) => html! {
                                     <button type="button" class="lever" data-testid={format!("lever-{:?}", l).to_lowercase()}
                                         onclick={move |_| cb.emit(l)}>
-                                        { format!("{} — {}: {}{:.2} GiB", text(lang, Text::ApplyLever), label,
-                                            if saved >= 0 { "−" } else { "+" }, tree::gib(saved.abs())) }
+                                        { format!("{} — {}: {}{} GiB", text(lang, Text::ApplyLever), label,
+                                            if saved >= 0 { "−" } else { "+" }, fixed(tree::gib(saved.abs()), 2)) }
                                     </button>
                                 },
                                 None => html! {
@@ -222,15 +223,15 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
             <input id={id} data-testid={id} type="number" step="any" min="0" inputmode="decimal" value={value} />
         </label>
     };
-    let total_default = format!("{:.2}", props.scenario.gpu.bytes as f64 / (1u64 << 30) as f64);
+    let total_default = fixed(props.scenario.gpu.bytes as f64 / (1u64 << 30) as f64, 2);
     let result = props.diagnosis.as_ref().map(|d| {
         let msg = match &d.finding {
-            Finding::LeftoverProcesses { unexplained_gib } => format!("{} ({unexplained_gib:.2} GiB)", text(lang, Text::FoundLeftover)),
-            Finding::Fragmentation { cached_gib } => format!("{} ({cached_gib:.2} GiB)", text(lang, Text::FoundFragmentation)),
+            Finding::LeftoverProcesses { unexplained_gib } => format!("{} ({} GiB)", text(lang, Text::FoundLeftover), fixed(*unexplained_gib, 2)),
+            Finding::Fragmentation { cached_gib } => format!("{} ({} GiB)", text(lang, Text::FoundFragmentation), fixed(*cached_gib, 2)),
             Finding::Shortage { dominant, best } => {
                 let mut m = format!("{} {}", text(lang, Text::FoundShortage), i18n::component(lang, *dominant));
                 if let Some((l, saved)) = best {
-                    m.push_str(&format!(" · {} {} (−{:.2} GiB)", text(lang, Text::BestLever), bi(lang, l.label()), tree::gib(*saved)));
+                    m.push_str(&format!(" · {} {} (−{} GiB)", text(lang, Text::BestLever), bi(lang, l.label()), fixed(tree::gib(*saved), 2)));
                 }
                 m
             }

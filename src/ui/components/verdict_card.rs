@@ -5,7 +5,7 @@ use crate::ledger::bill::{Bill, Verdict};
 use crate::ledger::units::{format_bytes, Unit};
 use crate::ledger::Scenario;
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct VerdictCardProps {
     pub lang: Lang,
     pub unit: Unit,
@@ -14,8 +14,7 @@ pub struct VerdictCardProps {
 }
 
 /// The model, the three totals, and fits / does not fit against the GPU.
-#[function_component(VerdictCard)]
-pub fn verdict_card(props: &VerdictCardProps) -> Html {
+pub fn verdict_card(props: VerdictCardProps) -> Html {
     let (lang, s, bill) = (props.lang, &props.scenario, &props.bill);
     let v = bill.verdict();
     let class = match v {
