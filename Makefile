@@ -10,7 +10,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test dist bench card links setup-app setup-test test-native test-wasm test-e2e
+.PHONY: serve test dist bench card links setup-app setup-test test-native test-python test-wasm test-e2e
 
 setup-app:
 	@.ci/setup.sh app
@@ -27,10 +27,19 @@ serve: dist
 	node tests/e2e/serve.mjs dist --host $(ADDRESS) --port $(PORT)
 
 test: setup-test
-	$(MAKE) --no-print-directory test-native test-wasm dist test-e2e
+	$(MAKE) --no-print-directory test-native test-python test-wasm dist test-e2e
 
 test-native:
 	cargo test --locked
+
+# tools/mem_report.py needs torch, which the CI machines do not have (PyPI's wheel pulls ~3 GB of CUDA
+# libraries): its tests run where torch is installed, and this says when they do not.
+test-python:
+	@if python3 -c 'import torch' 2>/dev/null; then \
+		python3 -m unittest discover -s tools -p 'test_*.py' -v; \
+	else \
+		echo "tools/mem_report.py: torch is not installed, its tests are skipped (the comparison is tested with tests/data/mem_report/synthetic.json)"; \
+	fi
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test browser

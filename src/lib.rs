@@ -12,6 +12,7 @@ pub mod report;
 pub mod i18n;
 pub mod chart;
 pub mod tree;
+pub mod validation;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -163,6 +163,13 @@ pub enum Text {
     SpeedCard,
     SpeedCardNote,
     CardAssumptions,
+    MeasuredTitle,
+    MeasuredHint,
+    MeasuredOn,
+    Measured,
+    Estimated,
+    Error,
+    LoadReportConfig,
 }
 
 pub fn text(lang: Lang, t: Text) -> &'static str {
@@ -387,6 +394,20 @@ pub fn text(lang: Lang, t: Text) -> &'static str {
         (SpeedCardNote, Zh) => "每格:留 20% 余量时放得下的最大内置模型。假设:",
         (CardAssumptions, Zh) => "训练:micro-batch 1、序列 2048、梯度检查点、SDPA 注意力、AdamW、bf16 混合精度(全参含 fp32 主权重与状态);LoRA r = 16 作用于全部线性层(fp32 适配器);QLoRA:NF4 + 双重量化;推理:batch 1、4096 token 上下文、bf16 KV cache,4bit = AWQ g128;CUDA 上下文 500 MiB;放得下 = nvidia-smi 总量 ≤ 显卡的 80%(本章的 20% 余量)",
         (CardAssumptions, En) => crate::ledger::fit::CARD_ASSUMPTIONS,
+        (MeasuredTitle, Zh) => "实测 vs 估算(mem_report.py,作业 1)",
+        (MeasuredTitle, En) => "Measured vs estimated (mem_report.py, homework 1)",
+        (MeasuredHint, Zh) => "把 tools/mem_report.py 打印的 JSON 粘贴到这里;与当前配置逐项比较。",
+        (MeasuredHint, En) => "Paste the JSON that tools/mem_report.py prints; it is compared with the current configuration, item by item.",
+        (MeasuredOn, Zh) => "测量设备",
+        (MeasuredOn, En) => "Measured on",
+        (Measured, Zh) => "实测",
+        (Measured, En) => "Measured",
+        (Estimated, Zh) => "估算",
+        (Estimated, En) => "Estimated",
+        (Error, Zh) => "误差",
+        (Error, En) => "Error",
+        (LoadReportConfig, Zh) => "载入报告中的配置",
+        (LoadReportConfig, En) => "Load the report's configuration",
         (SpeedCardNote, En) => "Each cell: the largest built-in model that fits with the 20 % margin. Assumptions:",
     }
 }

@@ -11,7 +11,7 @@ use yew::prelude::*;
 
 use super::components::{
     lang_switch, ledger_table, notices, render_chart, verdict_card, ChartView, Controls, Export, LangSwitchProps, LedgerTableProps,
-    ModelImport, NoticesProps, OomTree, Share, SpeedCard, VerdictCardProps,
+    MeasuredCompare, ModelImport, NoticesProps, OomTree, Share, SpeedCard, VerdictCardProps,
 };
 use super::embed;
 use super::state::{Action, CalcState};
@@ -209,6 +209,8 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                 </div>
                 { ledger_table(LedgerTableProps { lang: lang, unit: state.unit, bill: bill.clone() }) }
+                <MeasuredCompare lang={lang} unit={state.unit} bill={bill.clone()}
+                    onload={{ let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }} />
                 <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
                     onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}

@@ -45,6 +45,8 @@ pub enum Action {
     /// Drop the what-if: back to the "before" scenario.
     UndoLever,
     SetDiagnosis(Option<Diagnosis>),
+    /// Replace the scenario by the one a query describes (a mem_report's configuration).
+    LoadQuery(String),
 }
 
 impl CalcState {
@@ -142,6 +144,13 @@ impl Reducible for CalcState {
                 }
             }
             Action::SetDiagnosis(d) => next.diagnosis = d,
+            Action::LoadQuery(q) => {
+                let parsed = query::parse(&q);
+                next.scenario = parsed.scenario;
+                next.errors = parsed.errors;
+                next.warnings = parsed.warnings;
+                next.before = None;
+            }
             Action::DismissNotices => {
                 next.errors.clear();
                 next.warnings.clear();

@@ -85,3 +85,21 @@ test('fetching by Hugging Face id: ok, gated, missing, network failure, bad id',
   const unexpected = page.problems.filter((p) => !/Failed to load resource|net::ERR_FAILED/.test(p));
   assert.deepEqual(unexpected, []);
 });
+
+test('a pasted mem_report.py JSON is compared with the ledger, component by component', async () => {
+  const page = await openPage(browser);
+  await page.goto(root.url);
+  await ready(page);
+  await page.click('[data-testid="measured"] summary');
+  await page.fill('[data-testid="measured-json"]', readFileSync('tests/data/mem_report/synthetic.json', 'utf8'));
+  await page.waitForSelector('[data-testid="measured-table"]');
+  // Against the default configuration first, then against the report's own configuration, where the
+  // weights (2,094,336 fp32 parameters = 8,377,344 B, counted by hand) match exactly.
+  await page.click('[data-testid="measured-load"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="measured-weights"]')?.dataset.error === '0');
+  assert.match(await page.textContent('[data-testid="measured-weights"]'), /\+0\.0 %|−0\.0 %/);
+  assert.ok(await page.$('[data-testid="measured-peak_reserved"]'));
+  await page.fill('[data-testid="measured-json"]', '{"tool": "vram-ledger/mem_report", "version": 1, "bytes": {}}');
+  assert.match(await page.textContent('[data-testid="measured-error"]'), /bytes\.weights/);
+  assert.deepEqual(page.problems, []);
+});
