@@ -10,7 +10,7 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    lang_switch, ledger_table, notices, render_chart, verdict_card, ChartView, Controls, Export, LangSwitchProps, LedgerTableProps,
+    lang_switch, ledger_table, notices, render_chart, verdict_card, export, chart_view, ChartViewProps, Controls, ExportProps, LangSwitchProps, LedgerTableProps,
     MeasuredCompare, ModelImport, NoticesProps, OomTree, Share, SpeedCard, VerdictCardProps,
 };
 use super::embed;
@@ -92,6 +92,12 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
+    let segment_detail = use_state(String::new);
+    let on_detail = {
+        let d = segment_detail.clone();
+        Callback::from(move |t: String| d.set(t))
+    };
+
     let scenario = &state.scenario;
     let bill = estimate(scenario);
     let max_batch = fit::max_batch(scenario);
@@ -163,7 +169,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class="app embed" data-testid="embed">
                 { notices(NoticesProps { lang: lang, errors: state.errors.clone(), warnings: state.warnings.clone(), ondismiss: on_dismiss }) }
                 { verdict_card(VerdictCardProps { lang: lang, unit: state.unit, scenario: scenario.clone(), bill: bill.clone() }) }
-                <ChartView lang={lang} bill={bill} svg={svg} />
+                { chart_view(ChartViewProps { lang, bill, svg, detail: AttrValue::from((*segment_detail).clone()), ondetail: on_detail }) }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={full_url} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
             </div>
@@ -194,7 +200,7 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <div class="results">
                         { verdict_card(VerdictCardProps { lang: lang, unit: state.unit, scenario: scenario.clone(), bill: bill.clone() }) }
-                        <ChartView lang={lang} bill={bill.clone()} svg={svg.clone()} />
+                        { chart_view(ChartViewProps { lang, bill: bill.clone(), svg: svg.clone(), detail: AttrValue::from((*segment_detail).clone()), ondetail: on_detail.clone() }) }
                         { what_if.unwrap_or_default() }
                         <section class="fits" data-testid="what-fits">
                             <h2>{ text(lang, Text::WhatFits) }</h2>
@@ -216,7 +222,7 @@ pub fn app(props: &AppProps) -> Html {
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
                     ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }}
                     onset={onset_tree} />
-                <Export lang={lang} markdown={markdown} svg={svg} />
+                { export(ExportProps { lang, markdown, svg }) }
                 <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
             </main>
             <footer class="app-footer">{ text(lang, Text::Footer) }</footer>

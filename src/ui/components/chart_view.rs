@@ -4,12 +4,15 @@ use crate::chart::{stacked_bars_svg, Bar, ChartText};
 use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::bill::{Bill, ComponentId};
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct ChartViewProps {
     pub lang: Lang,
     pub bill: Bill,
     /// The chart, from `render_chart`.
     pub svg: AttrValue,
+    /// The size and formula of the segment last hovered or focused.
+    pub detail: AttrValue,
+    pub ondetail: Callback<String>,
 }
 
 fn name_zh(id: ComponentId) -> String {
@@ -63,15 +66,13 @@ fn segment_title(target: Option<web_sys::EventTarget>) -> Option<String> {
 
 /// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours. Hovering
 /// or focusing (Tab) a segment shows its size and formula below the chart.
-#[function_component(ChartView)]
-pub fn chart_view(props: &ChartViewProps) -> Html {
+pub fn chart_view(props: ChartViewProps) -> Html {
     let lang = props.lang;
-    let detail = use_state(String::new);
     let show = {
-        let detail = detail.clone();
+        let ondetail = props.ondetail.clone();
         move |target: Option<web_sys::EventTarget>| {
             if let Some(t) = segment_title(target) {
-                detail.set(t);
+                ondetail.emit(t);
             }
         }
     };
@@ -84,7 +85,7 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
             <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked(props.svg.clone()) }</div>
-            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ (*detail).clone() }</p>
+            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ props.detail.clone() }</p>
             <ul class="legend">
                 { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                     <li><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</li>

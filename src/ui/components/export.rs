@@ -3,7 +3,7 @@ use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct ExportProps {
     pub lang: Lang,
     /// The ledger as a Markdown table.
@@ -30,16 +30,10 @@ fn download_svg(svg: &str) -> Option<()> {
 }
 
 /// Copy the ledger as Markdown (for a project proposal) and download the chart as SVG.
-#[function_component(Export)]
-pub fn export(props: &ExportProps) -> Html {
-    let copied = use_state(|| false);
+pub fn export(props: ExportProps) -> Html {
     let on_copy = {
         let md = props.markdown.to_string();
-        let copied = copied.clone();
-        Callback::from(move |_| {
-            super::share::copy(&md);
-            copied.set(true);
-        })
+        Callback::from(move |_| super::share::copy(&md))
     };
     let on_svg = {
         let svg = props.svg.to_string();
@@ -49,9 +43,7 @@ pub fn export(props: &ExportProps) -> Html {
     };
     html! {
         <div class="export">
-            <button type="button" data-testid="copy-markdown" onclick={on_copy}>
-                { if *copied { text(props.lang, Text::Copied) } else { text(props.lang, Text::CopyMarkdown) } }
-            </button>
+            <button type="button" data-testid="copy-markdown" onclick={on_copy}>{ text(props.lang, Text::CopyMarkdown) }</button>
             <button type="button" data-testid="download-svg" onclick={on_svg}>{ text(props.lang, Text::DownloadSvg) }</button>
         </div>
     }

@@ -16,9 +16,9 @@ mod share;
 mod speed_card;
 mod verdict_card;
 
-pub use chart_view::{render_chart, ChartView};
+pub use chart_view::{chart_view, render_chart, ChartViewProps};
 pub use controls::Controls;
-pub use export::Export;
+pub use export::{export, ExportProps};
 pub use lang_switch::{lang_switch, LangSwitchProps};
 pub use measured_compare::MeasuredCompare;
 pub use model_import::ModelImport;

@@ -165,7 +165,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                     { card.unwrap_or_default() }
                     <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
                         ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
-                    <DrillPanel lang={lang} scenario={props.scenario.clone()} onset={props.onset.clone()} onselect={props.onselect.clone()} />
+                    { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
         </section>
@@ -260,7 +260,7 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 struct DrillProps {
     lang: Lang,
     scenario: Scenario,
@@ -270,8 +270,7 @@ struct DrillProps {
 
 /// The five-OOM drill (homework 2): each toggle injects one classic mistake into the ledger, and
 /// links to the tree node that finds it.
-#[function_component(DrillPanel)]
-fn drill_panel(props: &DrillProps) -> Html {
+fn drill_panel(props: DrillProps) -> Html {
     use crate::ledger::fit;
     use crate::ledger::scenario::{Drill, Mode};
     let lang = props.lang;
