@@ -112,3 +112,16 @@ fn model_ids_are_checked_before_fetching() {
         assert!(!valid_model_id(bad), "{bad}");
     }
 }
+
+/// A hostile config with the largest accepted sizes gives a (saturated) count, not an overflow.
+#[test]
+fn absurd_sizes_saturate() {
+    let text = r#"{"model_type": "qwen2_vl", "hidden_size": 16777216, "num_hidden_layers": 10000, "num_attention_heads": 16777216,
+        "num_key_value_heads": 16777216, "head_dim": 16777216, "intermediate_size": 16777216, "vocab_size": 134217728,
+        "vision_config": {"depth": 10000, "embed_dim": 16777216, "num_heads": 1, "patch_size": 4096, "spatial_merge_size": 64, "temporal_patch_size": 64, "mlp_ratio": 900000}}"#;
+    let arch = parse_config(text).expect("accepted sizes");
+    assert_eq!(arch.parameters(), u64::MAX);
+    let s = vram_ledger::ledger::Scenario { architecture: arch, images: 1024, image_px: 100_000, ..Default::default() };
+    let bill = vram_ledger::ledger::estimate(&s);
+    assert!(!bill.fits());
+}

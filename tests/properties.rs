@@ -139,6 +139,35 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Any architecture a link may describe, up to every key's upper limit, gives a bill without a
+    /// panic or an overflow (sizes saturate).
+    #[test]
+    fn architectures_at_the_limits_never_overflow(
+        layers in prop_oneof![Just(10_000u64), 1u64..64],
+        hidden in prop_oneof![Just(1u64 << 24), 1u64..8192],
+        heads in prop_oneof![Just(1u64 << 24), 1u64..128],
+        head_dim in prop_oneof![Just(1u64 << 24), 1u64..512],
+        ffn in prop_oneof![Just(1u64 << 24), 1u64..65536],
+        vocab in prop_oneof![Just(1u64 << 27), 1u64..300_000],
+        experts in prop_oneof![Just(65_536u64), 1u64..16],
+        mode in prop::sample::select(vec!["train", "infer"]),
+        method in prop::sample::select(vec!["full", "lora", "qlora"]),
+        extra in prop::sample::select(vec!["", "&gpus=100000&zero=3", "&optim=adafactor", "&attn=eager&gc=0&seq=100000000", "&drill=no_grad,tensor_list,fp32_module,zombie"]),
+    ) {
+        let q = format!(
+            "model=custom&layers={layers}&hidden={hidden}&heads={heads}&kv_heads={heads}&head_dim={head_dim}&ffn={ffn}&vocab={vocab}&experts={experts}&active_experts={experts}&mode={mode}&method={method}{extra}"
+        );
+        let p = query::parse(&q);
+        prop_assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let bill = estimate(&p.scenario);
+        prop_assert!(bill.allocated_bytes() <= bill.device_bytes());
+        let _ = fit::max_batch(&p.scenario);
+    }
+}
+
 /// The extremes: 10 M-token sequences, batch 4096, a 2-trillion-parameter model.
 #[test]
 fn extreme_inputs_stay_finite() {

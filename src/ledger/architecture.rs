@@ -82,16 +82,18 @@ impl VisionSpec {
     /// LayerNorm, fused qkv with bias, output projection, a GELU MLP, and the patch merger
     /// (LayerNorm + two linear layers into the language model's hidden size).
     pub fn parameters(&self, lm_hidden: u64) -> u64 {
-        let d = self.dim;
-        let patch_embed = 3 * self.temporal_patch * self.patch * self.patch * d;
+        // In u128: a pasted config may hold absurd sizes; the count saturates instead of overflowing.
+        let (d, mlp, lm) = (self.dim as u128, self.mlp as u128, lm_hidden as u128);
+        let patch_embed = 3 * self.temporal_patch as u128 * self.patch as u128 * self.patch as u128 * d;
         let block = 2 * (2 * d) // two LayerNorms
             + d * 3 * d + 3 * d // qkv
             + d * d + d // proj
-            + d * self.mlp + self.mlp // fc1
-            + self.mlp * d + d; // fc2
-        let merged = d * self.merge * self.merge;
-        let merger = 2 * d + merged * merged + merged + merged * lm_hidden + lm_hidden;
-        patch_embed + self.blocks * block + merger
+            + d * mlp + mlp // fc1
+            + mlp * d + d; // fc2
+        let merged = d * self.merge as u128 * self.merge as u128;
+        let merger = 2 * d + merged.saturating_mul(merged) + merged + merged * lm + lm;
+        let total = patch_embed.saturating_add((self.blocks as u128).saturating_mul(block)).saturating_add(merger);
+        u64::try_from(total).unwrap_or(u64::MAX)
     }
 }
 
@@ -163,17 +165,17 @@ impl std::ops::Deref for Linears {
 
 impl LinearShape {
     pub fn parameters(&self) -> u64 {
-        self.d_in * self.d_out * self.per_layer
+        self.d_in.saturating_mul(self.d_out).saturating_mul(self.per_layer)
     }
 }
 
 impl Architecture {
     pub fn q_dim(&self) -> u64 {
-        self.heads * self.head_dim
+        self.heads.saturating_mul(self.head_dim)
     }
 
     pub fn kv_dim(&self) -> u64 {
-        self.kv_heads * self.head_dim
+        self.kv_heads.saturating_mul(self.head_dim)
     }
 
     /// The linear layers of one decoder block, in the names PEFT's `target_modules` use.
@@ -216,22 +218,23 @@ impl Architecture {
     fn norm_size(&self) -> u64 {
         match self.norm {
             NormKind::RmsNorm => self.hidden,
-            NormKind::LayerNorm => 2 * self.hidden,
+            NormKind::LayerNorm => self.hidden.saturating_mul(2),
         }
     }
 
     /// Parameters of one decoder block that are *not* in its big linear matrices: norms, biases and
     /// the MoE router. They stay in 16-bit when a checkpoint is quantized.
     pub fn layer_small_parameters(&self) -> u64 {
-        let h = self.hidden;
-        let mut p = self.norms_per_layer * self.norm_size();
+        // In u128, saturating at the end (sizes come from untrusted links and configs).
+        let h = self.hidden as u128;
+        let mut p = self.norms_per_layer as u128 * self.norm_size() as u128;
         if self.qkv_bias {
-            p += self.q_dim() + 2 * self.kv_dim();
+            p += self.q_dim() as u128 + 2 * self.kv_dim() as u128;
         }
         if self.out_and_mlp_bias {
             p += h; // o_proj / c_proj bias
-            let ffn = self.moe.as_ref().map_or(self.ffn, |m| m.expert_ffn);
-            let copies = self.moe.as_ref().map_or(1, |m| m.experts);
+            let ffn = self.moe.as_ref().map_or(self.ffn, |m| m.expert_ffn) as u128;
+            let copies = self.moe.as_ref().map_or(1, |m| m.experts) as u128;
             p += copies
                 * match self.mlp {
                     MlpKind::Glu => 2 * ffn + h,
@@ -239,23 +242,23 @@ impl Architecture {
                 };
         }
         if let Some(m) = &self.moe {
-            p += h * m.experts; // router
+            p += h * m.experts as u128; // router
         }
-        p
+        u64::try_from(p).unwrap_or(u64::MAX)
     }
 
     /// Parameters in the big linear matrices of one block (what quantization compresses).
     pub fn layer_linear_parameters(&self) -> u64 {
-        self.layer_linears().iter().map(LinearShape::parameters).sum()
+        self.layer_linears().iter().map(LinearShape::parameters).fold(0, u64::saturating_add)
     }
 
     pub fn layer_parameters(&self) -> u64 {
-        self.layer_linear_parameters() + self.layer_small_parameters()
+        self.layer_linear_parameters().saturating_add(self.layer_small_parameters())
     }
 
     /// Input embedding (+ learned positions).
     pub fn embedding_parameters(&self) -> u64 {
-        self.vocab * self.hidden + self.learned_positions * self.hidden
+        self.vocab.saturating_add(self.learned_positions).saturating_mul(self.hidden)
     }
 
     /// A separate LM head when the embeddings are not tied.
@@ -263,7 +266,7 @@ impl Architecture {
         if self.tied_embeddings {
             0
         } else {
-            self.vocab * self.hidden
+            self.vocab.saturating_mul(self.hidden)
         }
     }
 
@@ -273,11 +276,12 @@ impl Architecture {
 
     /// The exact parameter count of the whole model.
     pub fn parameters(&self) -> u64 {
-        self.layers * self.layer_parameters()
-            + self.embedding_parameters()
-            + self.lm_head_parameters()
-            + self.norm_size() // final norm
-            + self.vision_parameters()
+        self.layers
+            .saturating_mul(self.layer_parameters())
+            .saturating_add(self.embedding_parameters())
+            .saturating_add(self.lm_head_parameters())
+            .saturating_add(self.norm_size()) // final norm
+            .saturating_add(self.vision_parameters())
     }
 
     /// Parameters used for one token: mixture-of-experts layers run only `active` (+ shared) experts.
@@ -285,26 +289,26 @@ impl Architecture {
         match &self.moe {
             None => self.parameters(),
             Some(m) => {
-                let per_expert = self.mlp.matrices() * self.hidden * m.expert_ffn;
-                let idle = m.experts.saturating_sub(m.active) * per_expert;
-                self.parameters() - self.layers * idle
+                let per_expert = self.mlp.matrices().saturating_mul(self.hidden).saturating_mul(m.expert_ffn);
+                let idle = m.experts.saturating_sub(m.active).saturating_mul(per_expert);
+                self.parameters().saturating_sub(self.layers.saturating_mul(idle))
             }
         }
     }
 
     /// Parameters stored in the language model's linear layers (quantizable), all layers together.
     pub fn linear_parameters(&self) -> u64 {
-        self.layers * self.layer_linear_parameters()
+        self.layers.saturating_mul(self.layer_linear_parameters())
     }
 
     /// The largest single weight matrix (what a 4-bit kernel dequantizes at once).
     pub fn largest_linear(&self) -> u64 {
-        self.layer_linears().iter().map(|l| l.d_in * l.d_out).max().unwrap_or(0)
+        self.layer_linears().iter().map(|l| l.d_in.saturating_mul(l.d_out)).max().unwrap_or(0)
     }
 
     /// Elements of K and V cached for one token over all layers: 2 · layers · kv_heads · head_dim.
     pub fn kv_elements_per_token(&self) -> u64 {
-        2 * self.layers * self.kv_heads * self.head_dim
+        2u64.saturating_mul(self.layers).saturating_mul(self.kv_dim())
     }
 
     /// Problems that make the architecture meaningless, named by their scenario key.
