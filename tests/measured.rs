@@ -166,3 +166,38 @@ fn d2_rank_and_targets_move_the_total_by_a_few_percent() {
     let ratio = qlora / qv8;
     assert!(ratio < 0.75, "measured 0.60, ledger {ratio:.2}");
 }
+
+const LLAMA1_33B: &str = "model=custom&layers=60&hidden=6656&heads=52&kv_heads=52&head_dim=128&ffn=17920&vocab=32000&tied=0";
+const LLAMA1_65B: &str = "model=custom&layers=80&hidden=8192&heads=64&kv_heads=64&head_dim=128&ffn=22016&vocab=32000&tied=0";
+
+/// QLoRA paper (arXiv 2305.14314) Table 6, "Memory" of the evaluated models (formulas.md §1.4 [V]).
+/// LLaMA-1 7B/13B have Llama-2-7B/13B's shapes; 33B/65B are written out (32.5 B / 65.3 B parameters, the
+/// published sizes). The paper does not say which total it printed; its figures sit on the tensors
+/// (allocated) of a 512-token forward pass, so that is what we compare.
+/// 16-bit rows (Vicuna 13B 26 GB, Open Assistant 33B 66 GB): within 3 %.
+#[test]
+fn qlora_table_6_sixteen_bit_rows() {
+    for (model, published_gb) in [("model=llama-2-13b", 26.0), (LLAMA1_33B, 66.0)] {
+        let b = estimate(&scenario(&format!("{model}&mode=infer&quant=fp16&seq=512")));
+        let gb = b.allocated_bytes() as f64 / 1e9;
+        assert!((gb / published_gb - 1.0).abs() < 0.03, "{model}: {gb} GB vs {published_gb}");
+    }
+}
+
+/// 4-bit rows (Guanaco 7B 5 GB, 13B 10 GB, 33B 21 GB, 65B 41 GB) with the paper's own QLoRA setup:
+/// NF4 with double quantization, and the modules PEFT's `prepare_model_for_kbit_training` leaves
+/// unquantized (embedding, LM head) in fp32 — the ledger's `drill=fp32_module`. The ledger is 4–15 %
+/// under (13B is the largest gap: 8.5 GB vs 10 GB); the table's integer GB hide ±0.5 GB. Tolerance 16 %,
+/// and the ledger must not be above the measurement by more than the rounding.
+#[test]
+fn qlora_table_6_four_bit_rows() {
+    for (model, published_gb) in [("model=llama-2-7b", 5.0), ("model=llama-2-13b", 10.0), (LLAMA1_33B, 21.0), (LLAMA1_65B, 41.0)] {
+        let b = estimate(&scenario(&format!("{model}&mode=infer&quant=nf4&dq=1&drill=fp32_module&seq=512")));
+        let gb = b.allocated_bytes() as f64 / 1e9;
+        let error = gb / published_gb - 1.0;
+        assert!(error.abs() < 0.16 && gb < published_gb + 0.5, "{model}: {gb:.2} GB vs {published_gb} ({:.1} %)", error * 100.0);
+    }
+    // Without the fp32 embedding and head the 7B would be 4.28 GB — the paper's 5 GB needs them.
+    let plain = estimate(&scenario("model=llama-2-7b&mode=infer&quant=nf4&dq=1&seq=512")).allocated_bytes() as f64 / 1e9;
+    assert!(plain < 4.5, "{plain}");
+}
