@@ -50,3 +50,26 @@ fn chinese_formulas_have_no_english_words_left() {
     assert_eq!(localize_formula(Lang::En, "12 params × 2 B"), "12 params × 2 B");
     assert_eq!(localize_formula(Lang::Zh, "12 params × 2 B"), "12 个参数 × 2 B");
 }
+
+/// The query parser's notices in Chinese: no English left outside the user's own quoted text.
+#[test]
+fn chinese_notices_have_no_english_words_left() {
+    use vram_ledger::i18n::localize_notice;
+    let p = query::parse("seq=0&vram=-1&gc=yes&quant=int3&model=llama-9&drill=oops&heads=8&kv_heads=16&colour=red");
+    let messages: Vec<String> = p.errors.iter().chain(p.warnings.iter()).map(|e| e.message.clone()).collect();
+    assert!(messages.len() >= 8, "{messages:?}");
+    for m in messages {
+        let zh = localize_notice(Lang::Zh, &m);
+        let outside: String = zh.split('`').enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, s)| s).collect::<Vec<_>>().join(" ");
+        // The lists of accepted values are ids (bf16, rtx4090, qwen2.5-7b …): drop them ("可选值:" / "可选:").
+        let prose = outside.split("可选").next().unwrap_or("");
+        for word in prose.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            assert!(
+                word.is_empty() || word.chars().all(|c| c.is_ascii_digit()) || ["heads", "kv_heads"].contains(&word),
+                "{m} → {zh}: {word:?}"
+            );
+        }
+        assert_eq!(localize_notice(Lang::En, &m), m);
+    }
+    assert!(localize_notice(Lang::Zh, "`seq=0` is not accepted: a whole number from 1 to 100000000").contains("`seq=0`"));
+}

@@ -108,12 +108,49 @@ const PHRASES: &[(&str, &str)] = &[
     ("logits", "logits"),
 ];
 
+/// The query parser's messages (notices about a link or a typed value).
+const NOTICE_PHRASES: &[(&str, &str)] = &[
+    ("is not accepted: a whole number from", "无效:应为整数,范围"),
+    ("is not accepted: a number from", "无效:应为数字,范围"),
+    ("is not accepted: use 0 or 1", "无效:应为 0 或 1"),
+    ("is not accepted; accepted values:", "无效;可选值:"),
+    ("is not accepted; a comma-separated list of:", "无效;应为以逗号分隔的列表,可选:"),
+    ("is not a preset; accepted values:", "不是内置模型;可选值:"),
+    ("unknown key", "未知参数"),
+    ("ignored", "已忽略"),
+    ("cannot exceed heads", "不能超过 heads"),
+    ("; using", ";改用"),
+    (" to ", " 至 "),
+];
+
 /// `formula` in `lang`: unchanged for English.
 pub fn localize_formula(lang: Lang, formula: &str) -> String {
+    localize(lang, formula, &[PHRASES])
+}
+
+/// A notice of the query parser in `lang`. The quoted value (between backticks) is the user's own
+/// text and stays as it is.
+pub fn localize_notice(lang: Lang, message: &str) -> String {
+    // Translate only outside backticks.
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 {
+            out.push_str(part);
+        } else {
+            out.push_str(&localize(lang, part, &[NOTICE_PHRASES, PHRASES]));
+        }
+    }
+    out
+}
+
+fn localize(lang: Lang, formula: &str, tables: &[&[(&str, &str)]]) -> String {
     if lang == Lang::En {
         return formula.to_string();
     }
-    let mut phrases: Vec<&(&str, &str)> = PHRASES.iter().collect();
+    let mut phrases: Vec<&(&str, &str)> = tables.iter().flat_map(|t| t.iter()).collect();
     phrases.sort_by_key(|(en, _)| std::cmp::Reverse(en.len()));
     // Replace longest phrases first, never re-translating already translated text.
     let mut pieces: Vec<(String, bool)> = vec![(formula.to_string(), false)];

@@ -4,7 +4,7 @@
 
 mod formulas;
 
-pub use formulas::localize_formula;
+pub use formulas::{localize_formula, localize_notice};
 
 use crate::ledger::bill::{ComponentId, Verdict};
 

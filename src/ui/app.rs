@@ -11,7 +11,7 @@ use yew::prelude::*;
 
 use super::components::{
     lang_switch, ledger_table, notices, render_chart, verdict_card, export, chart_view, ChartViewProps, Controls, ExportProps, LangSwitchProps, LedgerTableProps,
-    MeasuredCompare, ModelImport, NoticesProps, OomTree, Share, SpeedCard, VerdictCardProps,
+    MeasuredCompare, ModelImport, NoticesProps, OomTree, share, ShareProps, SpeedCardProps, VerdictCardProps, speed_card,
 };
 use super::embed;
 use super::state::{Action, CalcState};
@@ -93,6 +93,8 @@ pub fn app(props: &AppProps) -> Html {
     }
 
     let segment_detail = use_state(String::new);
+    let card_open = use_state(|| false);
+    let copied = use_state(|| None::<&'static str>);
     let on_detail = {
         let d = segment_detail.clone();
         Callback::from(move |t: String| d.set(t))
@@ -210,7 +212,10 @@ pub fn app(props: &AppProps) -> Html {
                                 <dt>{ text(lang, Text::MaxSeq) }</dt>
                                 <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, if lang == Lang::Zh { " token" } else { " tokens" }) }</dd>
                             </dl>
-                            <SpeedCard lang={lang} />
+                            { speed_card(SpeedCardProps { lang, open: *card_open, ontoggle: {
+                                let c = card_open.clone();
+                                Callback::from(move |o: bool| if *c != o { c.set(o) })
+                            } }) }
                         </section>
                     </div>
                 </div>
@@ -223,7 +228,8 @@ pub fn app(props: &AppProps) -> Html {
                     ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }}
                     onset={onset_tree} />
                 { export(ExportProps { lang, markdown, svg }) }
-                <Share lang={lang} url={share_url} embed_code={embed::embed_code(&embed_src)} />
+                { share(ShareProps { lang, url: AttrValue::from(share_url), embed_code: AttrValue::from(embed::embed_code(&embed_src)),
+                    copied: *copied, oncopied: { let c = copied.clone(); Callback::from(move |w| c.set(Some(w))) } }) }
             </main>
             <footer class="app-footer">{ text(lang, Text::Footer) }</footer>
         </div>

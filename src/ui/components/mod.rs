@@ -25,6 +25,6 @@ pub use model_import::ModelImport;
 pub use ledger_table::{ledger_table, LedgerTableProps};
 pub use notices::{notices, NoticesProps};
 pub use oom_tree::OomTree;
-pub use share::Share;
-pub use speed_card::SpeedCard;
+pub use share::{share, ShareProps};
+pub use speed_card::{speed_card, SpeedCardProps};
 pub use verdict_card::{verdict_card, VerdictCardProps};

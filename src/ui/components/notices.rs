@@ -21,10 +21,10 @@ pub fn notices(props: NoticesProps) -> Html {
             <h2>{ text(props.lang, Text::Notices) }</h2>
             <ul>
                 { for props.errors.iter().map(|p| html! {
-                    <li class="notice-error" data-key={p.key.clone()}>{ &p.message }</li>
+                    <li class="notice-error" data-key={p.key.clone()}>{ crate::i18n::localize_notice(props.lang, &p.message) }</li>
                 }) }
                 { for props.warnings.iter().map(|p| html! {
-                    <li class="notice-warning" data-key={p.key.clone()}>{ &p.message }</li>
+                    <li class="notice-warning" data-key={p.key.clone()}>{ crate::i18n::localize_notice(props.lang, &p.message) }</li>
                 }) }
             </ul>
             <button type="button" data-testid="dismiss-notices" onclick={props.ondismiss.reform(|_| ())}>{ text(props.lang, Text::Dismiss) }</button>

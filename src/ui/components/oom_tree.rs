@@ -54,6 +54,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
     let zh = lang == Lang::Zh;
     let path: Vec<NodeId> = props.diagnosis.as_ref().map(|d| d.path.clone()).unwrap_or_default();
     let svg = tree::tree_svg(zh, props.selected, &path);
+    let diagnose_error = use_state(|| None::<MeasureError>);
 
     // The diagram is re-rendered on every selection, which drops the keyboard focus; put it back on
     // the selected node after the render when the keyboard moved it.
@@ -163,8 +164,8 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 </div>
                 <div class="tree-side">
                     { card.unwrap_or_default() }
-                    <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
-                        ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
+                    { diagnose_form(DiagnoseProps { lang, scenario: props.scenario.clone(), diagnosis: props.diagnosis.clone(),
+                        ondiagnose: props.ondiagnose.clone(), onselect: props.onselect.clone(), error: diagnose_error }) }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -172,20 +173,20 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
 struct DiagnoseProps {
     lang: Lang,
     scenario: Scenario,
     diagnosis: Option<Diagnosis>,
     ondiagnose: Callback<Option<Diagnosis>>,
     onselect: Callback<NodeId>,
+    /// The last problem with the entered numbers (state kept by the tree).
+    error: UseStateHandle<Option<MeasureError>>,
 }
 
 /// The four numbers a student measured; the tree walks itself.
-#[function_component(DiagnoseForm)]
-fn diagnose_form(props: &DiagnoseProps) -> Html {
+fn diagnose_form(props: DiagnoseProps) -> Html {
     let lang = props.lang;
-    let error = use_state(|| None::<MeasureError>);
+    let error = props.error.clone();
     let onsubmit = {
         let cb = props.ondiagnose.clone();
         let select = props.onselect.clone();

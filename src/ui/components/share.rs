@@ -2,13 +2,16 @@ use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct ShareProps {
     pub lang: Lang,
     /// The full link to this state.
     pub url: AttrValue,
     /// The iframe snippet for a course page.
     pub embed_code: AttrValue,
+    /// What was copied last ("link" or "embed"), for the buttons' feedback.
+    pub copied: Option<&'static str>,
+    pub oncopied: Callback<&'static str>,
 }
 
 /// Copies `text` to the clipboard. The Clipboard API needs a secure context (https or localhost);
@@ -20,26 +23,24 @@ pub fn copy(text: &str) {
 }
 
 /// The link to this exact configuration, and a button that copies it.
-#[function_component(Share)]
-pub fn share(props: &ShareProps) -> Html {
-    let copied = use_state(|| None::<&'static str>);
+pub fn share(props: ShareProps) -> Html {
     let onclick = {
         let url = props.url.to_string();
-        let copied = copied.clone();
+        let cb = props.oncopied.clone();
         Callback::from(move |_| {
             copy(&url);
-            copied.set(Some("link"));
+            cb.emit("link");
         })
     };
     let on_embed = {
         let code = props.embed_code.to_string();
-        let copied = copied.clone();
+        let cb = props.oncopied.clone();
         Callback::from(move |_| {
             copy(&code);
-            copied.set(Some("embed"));
+            cb.emit("embed");
         })
     };
-    let label = |what: &'static str, t: Text| if *copied == Some(what) { text(props.lang, Text::Copied) } else { text(props.lang, t) };
+    let label = |what: &'static str, t: Text| if props.copied == Some(what) { text(props.lang, Text::Copied) } else { text(props.lang, t) };
     html! {
         <section class="share">
             <label class="field share-field" for="share-url">

@@ -4,9 +4,12 @@ use crate::i18n::{text, Lang, Text};
 use crate::ledger::fit::{self, CardColumn};
 use crate::ledger::units::params_short;
 
-#[derive(Properties, PartialEq)]
+#[derive(PartialEq)]
 pub struct SpeedCardProps {
     pub lang: Lang,
+    /// Whether the box is open (the card is computed only then).
+    pub open: bool,
+    pub ontoggle: Callback<bool>,
 }
 
 fn column_label(lang: Lang, c: CardColumn) -> &'static str {
@@ -22,18 +25,16 @@ fn column_label(lang: Lang, c: CardColumn) -> &'static str {
 
 /// The chapter's speed card (§4), recomputed by the ledger when opened (it runs a few hundred
 /// estimates, so not on every input).
-#[function_component(SpeedCard)]
-pub fn speed_card(props: &SpeedCardProps) -> Html {
+pub fn speed_card(props: SpeedCardProps) -> Html {
     let lang = props.lang;
-    let open = use_state(|| false);
     let ontoggle = {
-        let open = open.clone();
+        let cb = props.ontoggle.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlDetailsElement = e.target_unchecked_into();
-            open.set(el.open());
+            cb.emit(el.open());
         })
     };
-    let table = (*open).then(|| {
+    let table = props.open.then(|| {
         let rows = fit::speed_card();
         html! {
             <div class="ledger-wrap">
@@ -60,7 +61,7 @@ pub fn speed_card(props: &SpeedCardProps) -> Html {
         }
     });
     html! {
-        <details class="speed-card-box" data-testid="speed-card-box" {ontoggle}>
+        <details class="speed-card-box" data-testid="speed-card-box" open={props.open} {ontoggle}>
             <summary>{ text(lang, Text::SpeedCard) }</summary>
             <p class="tree-hint">{ text(lang, Text::SpeedCardNote) }{ " " }<span>{ text(lang, Text::CardAssumptions) }</span></p>
             { table.unwrap_or_default() }
