@@ -502,3 +502,16 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
     };
     format!("{head} · {body}")
 }
+
+/// A column of the speed card.
+pub fn card_column(lang: Lang, c: crate::ledger::fit::CardColumn) -> &'static str {
+    use crate::ledger::fit::CardColumn;
+    match (c, lang) {
+        (CardColumn::Full, Lang::Zh) => "全参训",
+        (CardColumn::Lora, Lang::Zh) => "LoRA 微调",
+        (CardColumn::Qlora, Lang::Zh) => "4bit LoRA",
+        (CardColumn::InferBf16, Lang::Zh) => "推理 bf16",
+        (CardColumn::Infer4bit, Lang::Zh) => "推理 4bit",
+        (c, Lang::En) => c.label(),
+    }
+}

@@ -12,17 +12,6 @@ pub struct SpeedCardProps {
     pub ontoggle: Callback<bool>,
 }
 
-fn column_label(lang: Lang, c: CardColumn) -> &'static str {
-    match (c, lang) {
-        (CardColumn::Full, Lang::Zh) => "全参训",
-        (CardColumn::Lora, Lang::Zh) => "LoRA 微调",
-        (CardColumn::Qlora, Lang::Zh) => "4bit LoRA",
-        (CardColumn::InferBf16, Lang::Zh) => "推理 bf16",
-        (CardColumn::Infer4bit, Lang::Zh) => "推理 4bit",
-        (c, Lang::En) => c.label(),
-    }
-}
-
 /// The chapter's speed card (§4), recomputed by the ledger when opened (it runs a few hundred
 /// estimates, so not on every input).
 pub fn speed_card(props: SpeedCardProps) -> Html {
@@ -41,7 +30,7 @@ pub fn speed_card(props: SpeedCardProps) -> Html {
                 <table class="ledger speed-card" data-testid="speed-card">
                     <thead><tr>
                         <th scope="col">{ text(lang, Text::Gpu) }</th>
-                        { for CardColumn::ALL.iter().map(|&c| html! { <th scope="col">{ column_label(lang, c) }</th> }) }
+                        { for CardColumn::ALL.iter().map(|&c| html! { <th scope="col">{ crate::i18n::card_column(lang, c) }</th> }) }
                     </tr></thead>
                     <tbody>
                         { for rows.iter().map(|r| html! {
