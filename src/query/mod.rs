@@ -143,7 +143,6 @@ pub fn parse(input: &str) -> Parsed {
     let mut s = Scenario::default();
 
     // The model: a preset, or `custom`, then field overrides.
-    let model_ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
     if let Some(raw) = r.get("model").map(str::to_string) {
         let id = raw.trim();
         if id == "custom" {
@@ -154,6 +153,8 @@ pub fn parse(input: &str) -> Parsed {
             s.architecture = p.architecture;
         } else {
             let shown = display_value(id);
+            // The list is built only for the message: every control's input goes through here.
+            let model_ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
             r.error("model", format!("`model={shown}` is not a preset; accepted values: custom, {}", model_ids.join(", ")));
         }
     }
