@@ -16,6 +16,9 @@
 //!   the product (down_proj input) when down_proj trains.
 //! - LoRA: each adapted layer keeps the input of its adapter (its own copy when the fp32 adapter
 //!   casts the 16-bit input) and the rank-r intermediate.
+//! - QLoRA and other quantized bases: the frozen layers' matmuls are custom autograd functions that
+//!   keep their input (bitsandbytes' `MatMul4Bit`), so every linear input is saved as in full
+//!   fine-tuning even though no base weight trains.
 
 use super::architecture::{Architecture, MlpKind, NormKind};
 use super::scenario::{AttentionKernel, LoraTargets};
@@ -28,7 +31,10 @@ pub enum Trainable {
     All,
     /// Only LoRA adapters on `targets`; `input_copies` when the adapters' dtype differs from the
     /// activations' (fp32 adapters under bf16 autocast), so each adapter keeps its own input copy.
-    Lora { targets: LoraTargets, rank: u64, input_copies: bool },
+    /// `frozen_keeps_inputs` when the frozen base is quantized: its matmuls are custom autograd
+    /// functions (bitsandbytes `MatMul4Bit` saves `ctx.tensors = (A, B)`) that keep their input for
+    /// the input gradient, where a frozen 16-bit `F.linear` keeps only its weight.
+    Lora { targets: LoraTargets, rank: u64, input_copies: bool, frozen_keeps_inputs: bool },
 }
 
 /// Saved bytes of one decoder layer.
@@ -72,12 +78,15 @@ pub fn training_layer(
     let kvd = arch.kv_dim() as f64;
     let heads = arch.heads as f64;
     let full = matches!(trainable, Trainable::All);
+    // Every linear layer keeps its input: trainable weights need it for their gradient, quantized
+    // frozen ones keep it anyway.
+    let inputs_kept = full || matches!(trainable, Trainable::Lora { frozen_keeps_inputs: true, .. });
 
     let mut per_token = 0.0;
     let mut quadratic = 0.0;
 
     // Attention block: the norm, then what the kernel keeps for the input gradients.
-    per_token += norm_saved(arch, act, full, full);
+    per_token += norm_saved(arch, act, full, inputs_kept);
     match kernel {
         AttentionKernel::Eager => {
             // q, and k/v repeated to all heads before the matmuls.
@@ -92,7 +101,7 @@ pub fn training_layer(
             per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
         }
     }
-    if full {
+    if inputs_kept {
         per_token += o_proj_input(kernel, act, qd);
     }
 
@@ -100,7 +109,7 @@ pub fn training_layer(
     let moe = arch.moe.as_ref();
     let ffn_active = moe.map_or(arch.ffn as f64, |m| (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64);
     let routed = moe.map_or(1.0, |m| m.active as f64);
-    per_token += norm_saved(arch, act, full, full);
+    per_token += norm_saved(arch, act, full, inputs_kept);
     if let Some(m) = moe {
         per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
@@ -111,14 +120,14 @@ pub fn training_layer(
         * ffn_active
         * match arch.mlp {
             // gate output (SiLU input), SiLU output, up output; + the product (down input)
-            MlpKind::Glu => 3.0 + if full { 1.0 } else { 0.0 },
+            MlpKind::Glu => 3.0 + if inputs_kept { 1.0 } else { 0.0 },
             // fc1 output (GELU input); + GELU output (fc2 input)
-            MlpKind::Gelu => 1.0 + if full { 1.0 } else { 0.0 },
+            MlpKind::Gelu => 1.0 + if inputs_kept { 1.0 } else { 0.0 },
         };
 
     // LoRA adapters: the inputs the adapters keep for their weight gradients, and the rank-r
     // intermediates lora_B needs.
-    if let Trainable::Lora { targets, rank, input_copies } = trainable {
+    if let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs } = trainable {
         let mut shared_inputs = 0.0;
         let mut seen_attn_in = false;
         let mut seen_mlp_in = false;
@@ -130,6 +139,10 @@ pub fn training_layer(
             per_token += act * rank as f64 * copies;
             if input_copies {
                 per_token += act * l.d_in as f64 * copies;
+                continue;
+            }
+            if frozen_keeps_inputs {
+                // The quantized base already keeps every layer input (counted above).
                 continue;
             }
             shared_inputs += match l.name {

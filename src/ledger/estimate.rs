@@ -135,6 +135,22 @@ fn trainable_matrices(arch: &Architecture, s: &Scenario) -> Vec<(u64, u64, u64)>
     }
 }
 
+/// What trains, as the activations see it.
+fn trainable_kind(s: &Scenario) -> Trainable {
+    match s.method {
+        Method::Full => Trainable::All,
+        Method::Lora | Method::Qlora => Trainable::Lora {
+            targets: s.targets,
+            rank: s.rank,
+            // fp32 adapters under bf16 autocast cast their input: one copy per adapter.
+            input_copies: s.precision == Precision::Mixed,
+            // QLoRA always has a 4-bit base; LoRA's base is quantized unless it is 16/32-bit (GGUF
+            // formats are counted as bf16, see `training`).
+            frozen_keeps_inputs: s.method == Method::Qlora || !(s.quant.is_dense() || s.quant.is_gguf()),
+        },
+    }
+}
+
 fn training(s: &Scenario, b: &mut Builder) {
     let arch = &s.architecture;
     let n = s.gpus.max(1) as f64;
@@ -269,15 +285,7 @@ fn training(s: &Scenario, b: &mut Builder) {
 
     // Activations.
     let tokens = s.sequence_tokens();
-    let trainable_kind = match s.method {
-        Method::Full => Trainable::All,
-        Method::Lora | Method::Qlora => Trainable::Lora {
-            targets: s.targets,
-            rank: s.rank,
-            // fp32 adapters under bf16 autocast cast their input: one copy per adapter.
-            input_copies: s.precision == Precision::Mixed,
-        },
-    };
+    let trainable_kind = trainable_kind(s);
     let layer = training_layer(arch, trainable_kind, s.attention, act, tokens);
     let layer_bytes = layer.bytes(tokens, s.batch);
     let final_norm = final_norm_bytes_per_token(arch, trainable_kind, act) * tokens as f64 * s.batch as f64;
@@ -535,11 +543,7 @@ fn drill(s: &Scenario, b: &mut Builder) {
     if s.drill.no_grad && train {
         // model.eval() turns checkpointing off, and without no_grad every layer keeps its tensors
         // again, next to what training holds: a second, full graph plus its logits.
-        let kind = match s.method {
-            Method::Full => Trainable::All,
-            Method::Lora | Method::Qlora => Trainable::Lora { targets: s.targets, rank: s.rank, input_copies: s.precision == Precision::Mixed },
-        };
-        let layer = training_layer(arch, kind, s.attention, act, tokens);
+        let layer = training_layer(arch, trainable_kind(s), s.attention, act, tokens);
         let graph = arch.layers as f64 * layer.bytes(tokens, s.batch);
         let logits = s.batch as f64 * tokens as f64 * arch.vocab as f64 * (act + 4.0);
         b.add(

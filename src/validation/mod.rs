@@ -3,6 +3,10 @@
 
 use serde_json::Value;
 
+// The measured set is read by the native CLI and tests only (TOML is not in the web bundle).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod accuracy;
+
 use crate::ledger::bill::{Bill, ComponentId};
 
 /// What `mem_report.py` measured, in bytes (peaks are `None` on the CPU).

@@ -1,0 +1,342 @@
+//! The accuracy report: the ledger against published peak-memory measurements.
+//!
+//! The measured set (`tests/data/measured.toml`) holds one `[[case]]` per published figure: the
+//! configuration in the query vocabulary, the figure and its unit, what kind of figure it is
+//! (`allocated`, `reserved`, `device`, or one component of the bill), the tolerance the source's
+//! precision allows, and where it comes from. [`evaluate`] computes every case's estimate and error;
+//! [`markdown`] writes `docs/accuracy.md`; [`problems`] lists what breaks the bar (a median absolute
+//! error above [`MEDIAN_BAR`], or a case outside its own tolerance).
+
+use serde::Deserialize;
+
+use crate::ledger::bill::{Bill, ComponentId};
+use crate::ledger::scenario::{Method, Mode};
+use crate::ledger::units::fixed;
+use crate::ledger::{estimate, Scenario};
+use crate::query;
+
+/// The chapter's bar for homework 1: a median absolute error of at most 10 %.
+pub const MEDIAN_BAR: f64 = 0.10;
+
+/// The file: a list of `[[case]]` tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetFile {
+    case: Vec<Case>,
+}
+
+/// One published figure and the configuration that produced it.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Unique, stable: names the case in the report.
+    pub id: String,
+    /// The configuration in the query vocabulary (docs/query-keys.md).
+    pub query: String,
+    /// The figure as the source printed it, in `unit`.
+    pub figure: f64,
+    /// `GB` (10^9 B), `GiB`, `MB` (10^6 B) or `MiB`.
+    pub unit: String,
+    /// `allocated`, `reserved`, `device`, or a component id (`weights`, `kv_cache`, …).
+    pub kind: String,
+    /// The largest absolute relative error this case may show, from the source's precision.
+    pub tolerance: f64,
+    /// Where the figure is printed (document, table, row).
+    pub source: String,
+    pub url: String,
+    /// `measured-public` for the rows of `../shared/reference/measured-public.md`; empty otherwise.
+    #[serde(default)]
+    pub origin: String,
+    /// What had to be assumed or is known to differ.
+    #[serde(default)]
+    pub note: String,
+}
+
+/// What a figure measures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FigureKind {
+    Allocated,
+    Reserved,
+    Device,
+    Component(ComponentId),
+}
+
+impl FigureKind {
+    pub fn parse(text: &str) -> Option<FigureKind> {
+        match text {
+            "allocated" => Some(FigureKind::Allocated),
+            "reserved" => Some(FigureKind::Reserved),
+            "device" => Some(FigureKind::Device),
+            other => ComponentId::ALL.iter().find(|c| c.id() == other).map(|&c| FigureKind::Component(c)),
+        }
+    }
+
+    /// The bill's figure of this kind.
+    pub fn of(self, bill: &Bill) -> u64 {
+        match self {
+            FigureKind::Allocated => bill.allocated_bytes(),
+            FigureKind::Reserved => bill.reserved_bytes(),
+            FigureKind::Device => bill.device_bytes(),
+            FigureKind::Component(id) => bill.component(id),
+        }
+    }
+}
+
+/// Bytes per unit, for the units sources print.
+pub fn unit_bytes(unit: &str) -> Option<f64> {
+    match unit {
+        "GB" => Some(1e9),
+        "GiB" => Some(1024.0 * 1024.0 * 1024.0),
+        "MB" => Some(1e6),
+        "MiB" => Some(1024.0 * 1024.0),
+        _ => None,
+    }
+}
+
+/// The kinds of workload the summary groups cases by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Workload {
+    Inference,
+    InferenceQuantized,
+    TrainFull,
+    TrainLora,
+    TrainQlora,
+}
+
+impl Workload {
+    pub const ALL: [Workload; 5] =
+        [Workload::Inference, Workload::InferenceQuantized, Workload::TrainFull, Workload::TrainLora, Workload::TrainQlora];
+
+    pub fn of(s: &Scenario) -> Workload {
+        match (s.mode, s.method) {
+            (Mode::Infer, _) if !s.quant.is_dense() => Workload::InferenceQuantized,
+            (Mode::Infer, _) => Workload::Inference,
+            (Mode::Train, Method::Full) => Workload::TrainFull,
+            (Mode::Train, Method::Lora) => Workload::TrainLora,
+            (Mode::Train, Method::Qlora) => Workload::TrainQlora,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Workload::Inference => "inference, 16-bit weights",
+            Workload::InferenceQuantized => "inference, quantized weights",
+            Workload::TrainFull => "training: full fine-tuning",
+            Workload::TrainLora => "training: LoRA",
+            Workload::TrainQlora => "training: QLoRA",
+        }
+    }
+}
+
+/// A case with its estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub case: Case,
+    pub workload: Workload,
+    pub measured_bytes: f64,
+    pub estimated_bytes: f64,
+}
+
+impl Outcome {
+    /// (estimate − measurement) / measurement.
+    pub fn error(&self) -> f64 {
+        (self.estimated_bytes - self.measured_bytes) / self.measured_bytes
+    }
+
+    pub fn within_tolerance(&self) -> bool {
+        self.error().abs() <= self.case.tolerance
+    }
+}
+
+/// Reads the measured set; errors name the case and the field.
+pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
+    let file: SetFile = toml::from_str(text).map_err(|e| format!("measured set: {e}"))?;
+    let mut seen = std::collections::HashSet::new();
+    for c in &file.case {
+        if !seen.insert(c.id.as_str()) {
+            return Err(format!("case `{}`: the id is used twice", c.id));
+        }
+        if unit_bytes(&c.unit).is_none() {
+            return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB", c.id, c.unit));
+        }
+        if FigureKind::parse(&c.kind).is_none() {
+            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device or a component id", c.id, c.kind));
+        }
+        if !(c.figure.is_finite() && c.figure > 0.0) {
+            return Err(format!("case `{}`: figure must be a positive number", c.id));
+        }
+        if !(c.tolerance.is_finite() && c.tolerance > 0.0 && c.tolerance < 1.0) {
+            return Err(format!("case `{}`: tolerance must be a fraction between 0 and 1", c.id));
+        }
+        if c.source.trim().is_empty() || c.url.trim().is_empty() {
+            return Err(format!("case `{}`: source and url are required", c.id));
+        }
+    }
+    Ok(file.case)
+}
+
+/// Every case's estimate; a query the ledger does not accept is an error naming the case.
+pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
+    cases
+        .iter()
+        .map(|c| {
+            let parsed = query::parse(&c.query);
+            if let Some(p) = parsed.errors.first() {
+                return Err(format!("case `{}`: `{}`: {}", c.id, p.key, p.message));
+            }
+            if let Some(p) = parsed.warnings.first() {
+                return Err(format!("case `{}`: `{}`: {}", c.id, p.key, p.message));
+            }
+            let kind = FigureKind::parse(&c.kind).ok_or_else(|| format!("case `{}`: unknown kind `{}`", c.id, c.kind))?;
+            let unit = unit_bytes(&c.unit).ok_or_else(|| format!("case `{}`: unknown unit `{}`", c.id, c.unit))?;
+            let bill = estimate(&parsed.scenario);
+            Ok(Outcome {
+                case: c.clone(),
+                workload: Workload::of(&parsed.scenario),
+                measured_bytes: c.figure * unit,
+                estimated_bytes: kind.of(&bill) as f64,
+            })
+        })
+        .collect()
+}
+
+/// Median and worst absolute error of a group of outcomes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub cases: usize,
+    pub median_abs: f64,
+    pub worst_abs: f64,
+    pub worst_id: String,
+    /// Mean signed error: whether the ledger leans over or under.
+    pub mean_signed: f64,
+}
+
+pub fn summarize<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Option<Summary> {
+    let mut errors: Vec<(f64, f64, &str)> =
+        outcomes.into_iter().map(|o| (o.error().abs(), o.error(), o.case.id.as_str())).collect();
+    if errors.is_empty() {
+        return None;
+    }
+    errors.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = errors.len();
+    let median_abs = if n % 2 == 1 { errors[n / 2].0 } else { (errors[n / 2 - 1].0 + errors[n / 2].0) / 2.0 };
+    let (worst_abs, _, worst_id) = errors[n - 1];
+    let mean_signed = errors.iter().map(|e| e.1).sum::<f64>() / n as f64;
+    Some(Summary { cases: n, median_abs, worst_abs, worst_id: worst_id.to_string(), mean_signed })
+}
+
+/// What breaks the bar: the median over [`MEDIAN_BAR`], cases outside their tolerance.
+pub fn problems(outcomes: &[Outcome]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(s) = summarize(outcomes) {
+        if s.median_abs > MEDIAN_BAR {
+            out.push(format!(
+                "median absolute error {} % is above the {} % bar",
+                fixed(s.median_abs * 100.0, 1),
+                fixed(MEDIAN_BAR * 100.0, 0)
+            ));
+        }
+    }
+    for o in outcomes.iter().filter(|o| !o.within_tolerance()) {
+        out.push(format!(
+            "case `{}`: error {} % is outside its tolerance ±{} %",
+            o.case.id,
+            signed_percent(o.error()),
+            fixed(o.case.tolerance * 100.0, 0)
+        ));
+    }
+    out
+}
+
+/// `+4.2` / `−4.2` (the ledger's `fixed` formats magnitudes only).
+fn signed_percent(x: f64) -> String {
+    let p = fixed(x.abs() * 100.0, 1);
+    if p.chars().all(|c| c == '0' || c == '.') {
+        p
+    } else if x >= 0.0 {
+        format!("+{p}")
+    } else {
+        format!("−{p}")
+    }
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// `docs/accuracy.md`.
+pub fn markdown(outcomes: &[Outcome]) -> String {
+    let mut md = String::with_capacity(16 * 1024);
+    md.push_str("# Accuracy against published measurements\n\n");
+    md.push_str(
+        "Generated by `make accuracy` (`vram-ledger --accuracy tests/data/measured.toml`); do not edit by hand.\n\
+         Each case is a published figure with the configuration that produced it, written in the query\n\
+         vocabulary (docs/query-keys.md), so every row can be opened in the app or the CLI. Error =\n\
+         (estimate − measurement) / measurement, on the kind of figure the source printed: `allocated`\n\
+         (`torch.cuda.max_memory_allocated()`), `reserved` (`max_memory_reserved()`), `device`\n\
+         (nvidia-smi), or one component of the bill. `cargo test` fails when the median absolute error\n\
+         passes 10 % or a case leaves its tolerance; the tolerances come from what each source leaves\n\
+         open (see tests/data/measured.toml), not from the errors.\n\n",
+    );
+    md.push_str("## Summary\n\n| workload | cases | median abs. error | worst abs. error | mean signed error |\n|---|---|---|---|---|\n");
+    let mut row = |label: &str, s: Option<Summary>| {
+        if let Some(s) = s {
+            md.push_str(&format!(
+                "| {label} | {} | {} % | {} % (`{}`) | {} % |\n",
+                s.cases,
+                fixed(s.median_abs * 100.0, 1),
+                fixed(s.worst_abs * 100.0, 1),
+                s.worst_id,
+                signed_percent(s.mean_signed)
+            ));
+        }
+    };
+    row("**all**", summarize(outcomes));
+    for w in Workload::ALL {
+        row(w.label(), summarize(outcomes.iter().filter(|o| o.workload == w)));
+    }
+    let problems = problems(outcomes);
+    md.push('\n');
+    if problems.is_empty() {
+        md.push_str("Every case is within its tolerance and the median is within the 10 % bar.\n");
+    } else {
+        md.push_str("**Outside the bar:**\n\n");
+        for p in &problems {
+            md.push_str(&format!("- {p}\n"));
+        }
+    }
+    md.push_str("\n## Cases\n\n| case | workload | kind | measured | estimate | error | tolerance | source |\n|---|---|---|---|---|---|---|---|\n");
+    for o in outcomes {
+        let unit = unit_bytes(&o.case.unit).unwrap_or(1.0);
+        let decimals = decimals_of(o.case.figure);
+        md.push_str(&format!(
+            "| `{}` | {} | {} | {} {} | {} {} | {} %{} | ±{} % | [{}]({}) |\n",
+            o.case.id,
+            o.workload.label(),
+            o.case.kind,
+            fixed(o.case.figure, decimals),
+            o.case.unit,
+            fixed(o.estimated_bytes / unit, decimals.max(2)),
+            o.case.unit,
+            signed_percent(o.error()),
+            if o.within_tolerance() { "" } else { " ✗" },
+            fixed(o.case.tolerance * 100.0, 0),
+            cell(&o.case.source),
+            o.case.url
+        ));
+    }
+    md.push_str("\n## Configurations and notes\n\n");
+    for o in outcomes {
+        md.push_str(&format!("- `{}`: `{}`", o.case.id, o.case.query));
+        if !o.case.note.is_empty() {
+            md.push_str(&format!(" — {}", cell(o.case.note.trim())));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// Decimals the source printed (up to 4), so the estimate is shown at the same precision.
+fn decimals_of(x: f64) -> u32 {
+    (0..=4).find(|&d| ((x * 10f64.powi(d as i32)).round() - x * 10f64.powi(d as i32)).abs() < 1e-6).unwrap_or(4)
+}
