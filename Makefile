@@ -33,14 +33,13 @@ test: setup-test
 test-native:
 	cargo test --locked
 
-# tools/mem_report.py needs torch, which the CI machines do not have (PyPI's wheel pulls ~3 GB of CUDA
-# libraries): its tests run where torch is installed, and this says when they do not.
+# The Python tools' tests. tools/test_measure_gpu.py needs neither torch nor a GPU and always runs;
+# tools/test_mem_report.py needs torch, which the CI machines do not have (PyPI's wheel pulls ~3 GB of
+# CUDA libraries): it is skipped there, and this says so.
 test-python:
-	@if python3 -c 'import torch' 2>/dev/null; then \
-		python3 -m unittest discover -s tools -p 'test_*.py' -v; \
-	else \
-		echo "tools/mem_report.py: torch is not installed, its tests are skipped (the comparison is tested with tests/data/mem_report/synthetic.json)"; \
-	fi
+	python3 -m unittest discover -s tools -p 'test_*.py'
+	@python3 -c 'import torch' 2>/dev/null || \
+		echo "tools/mem_report.py: torch is not installed, its demo test was skipped (the comparison is tested with tests/data/mem_report/synthetic.json)"
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test browser
