@@ -13,6 +13,7 @@ const ALLOWED: &[&str] = &[
     "nvidia-smi", "no_grad", "loss", "item", "eval", "eager", "prefill", "bitsandbytes", "absmax", "patch", "block", "token",
     "quant", "QLoRA", "LoRA", "q4_k_m", "q5_k_m", "q6_k", "q8_0", "llama", "cpp", "px", "batch", "micro-batch", "micro", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "fc", "shared_expert", "d_in", "d_out", "head_dim",
     "ffn", "r", "m", "v", "s", "max", "lora", "qlora", "full", "mixed", "fp32", "bf16", "nf4", "gptq4", "awq4", "int4", "fp8", "fp16",
+    "hf", "hf_shift", "chunked", "fused",
 ];
 
 #[test]
@@ -23,6 +24,7 @@ fn chinese_formulas_have_no_english_words_left() {
         "attn=eager&gc=0", "mode=infer&quant=q4_k_m", "mode=infer&quant=int8", "mode=infer&quant=gptq4&kv=int4&gen=100", "optim=adamw8bit",
         "optim=sgd", "method=full&precision=bf16", "method=qlora&dq=0", "model=mixtral-8x7b&method=lora", "model=gpt2&method=full",
         "method=full&quant=nf4", "method=lora&quant=q4_k_m", "method=qlora&quant=bf16", "accum=8&gpus=2",
+        "loss=hf_shift", "loss=chunked", "loss=fused&method=full",
     ];
     for q in queries {
         let bill = estimate(&query::parse(q).scenario);

@@ -329,20 +329,19 @@ fn training(s: &Scenario, b: &mut Builder) {
     };
     b.add(ComponentId::Activations, activations, "§1", formula);
 
-    // Logits: the LM head's output, its fp32 copy, and cross-entropy's fp32 log-probabilities.
-    let per_logit = act + if act < 4.0 { 4.0 } else { 0.0 } + 4.0;
+    // Logits: what the loss implementation holds at its peak.
+    let (per_logit, what) = s.loss.bytes_per_logit(act);
     b.add(
         ComponentId::Logits,
         s.batch as f64 * tokens as f64 * arch.vocab as f64 * per_logit,
         "§1",
         format!(
-            "{} seq × {} tokens × vocab {} × {} B (LM head output {} B{} + fp32 log-softmax 4 B)",
+            "{} seq × {} tokens × vocab {} × {} B (loss={}: {what})",
             s.batch,
             group(tokens),
             group(arch.vocab),
             factor(per_logit),
-            factor(act),
-            if act < 4.0 { " + fp32 upcast 4 B" } else { "" }
+            s.loss.id()
         ),
     );
 

@@ -55,6 +55,33 @@ keyword_enum!(
     AttentionKernel { Eager => "eager", Sdpa => "sdpa", Flash => "flash" }
 );
 
+keyword_enum!(
+    /// How the training loss is computed from the LM head, which decides the logits' memory:
+    /// `hf` = Hugging Face transformers ≥ 4.48 (bf16 logits, an fp32 upcast, fp32 log-probabilities;
+    /// the backward peak holds three fp32 copies); `hf_shift` = transformers < 4.48, which also made
+    /// a shifted fp32 copy; `chunked` = chunked cross-entropy (LitGPT, torchtune): bf16 logits and
+    /// fp32 log-probabilities one chunk at a time; `fused` = a fused linear-cross-entropy kernel
+    /// (Liger, Apple's Cut Cross-Entropy, Unsloth) that never materialises the logits.
+    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused" }
+);
+
+impl LossKernel {
+    /// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are.
+    pub fn bytes_per_logit(self, act: f64) -> (f64, &'static str) {
+        let upcast = if act < 4.0 { 4.0 } else { 0.0 };
+        match self {
+            // Backward of log-softmax: its saved fp32 output, the incoming gradient and the
+            // gradient it returns (12 B); the 16-bit logits are freed by then.
+            LossKernel::Hf => ((4.0 * 3.0_f64).max(act + upcast + 4.0), "backward of the fp32 log-softmax: saved output + incoming gradient + input gradient, 3 × 4 B"),
+            // Forward: 16-bit logits + fp32 upcast + shifted fp32 copy + fp32 log-probabilities.
+            LossKernel::HfShift => (act + upcast + 4.0 + 4.0, "LM head output + fp32 upcast + shifted fp32 copy + fp32 log-softmax"),
+            // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
+            LossKernel::Chunked => (act + 4.0, "LM head output + fp32 log-softmax of each chunk"),
+            LossKernel::Fused => (0.0, "fused linear cross-entropy: logits never materialised"),
+        }
+    }
+}
+
 impl LoraTargets {
     /// Whether a linear layer (by its PEFT module name) gets an adapter.
     pub fn includes(self, module: &str) -> bool {
@@ -165,6 +192,7 @@ pub struct Scenario {
     pub targets: LoraTargets,
     pub gradient_checkpointing: bool,
     pub attention: AttentionKernel,
+    pub loss: LossKernel,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -198,6 +226,7 @@ impl Default for Scenario {
             targets: LoraTargets::All,
             gradient_checkpointing: true,
             attention: AttentionKernel::Sdpa,
+            loss: LossKernel::Hf,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,

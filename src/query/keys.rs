@@ -10,7 +10,7 @@ pub struct KeyDoc {
     pub meaning: &'static str,
 }
 
-pub const KEYS: [KeyDoc; 35] = [
+pub const KEYS: [KeyDoc; 36] = [
     KeyDoc { key: "model", values: "a preset id (see `vram-ledger --presets`) or `custom`", default: "llama-3.1-8b", meaning: "the model; `custom` starts from a Llama-style template that the fields below describe" },
     KeyDoc { key: "layers", values: "1–10000", default: "the preset's", meaning: "decoder layers" },
     KeyDoc { key: "hidden", values: "1–16777216", default: "the preset's", meaning: "hidden size" },
@@ -36,6 +36,7 @@ pub const KEYS: [KeyDoc; 35] = [
     KeyDoc { key: "targets", values: "qv, qkvo, all", default: "all", meaning: "linear layers with LoRA adapters" },
     KeyDoc { key: "gc", values: "0, 1", default: "1", meaning: "gradient checkpointing (per decoder layer)" },
     KeyDoc { key: "attn", values: "eager, sdpa, flash", default: "sdpa", meaning: "attention kernel; eager stores the s² scores" },
+    KeyDoc { key: "loss", values: "hf, hf_shift, chunked, fused", default: "hf", meaning: "how the loss meets the logits (training): hf = transformers ≥ 4.48 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth)" },
     KeyDoc { key: "gpus", values: "1–100000", default: "1", meaning: "data-parallel GPUs (training) or tensor-parallel GPUs (inference); the bill is per GPU" },
     KeyDoc { key: "zero", values: "0, 1, 2, 3", default: "0", meaning: "ZeRO stage over `gpus` (3 = FSDP full shard)" },
     KeyDoc { key: "kv", values: "bf16, fp16, fp8, int8, int4", default: "bf16", meaning: "KV-cache dtype (int8/int4 = llama.cpp q8_0/q4_0 blocks)" },

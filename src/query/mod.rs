@@ -17,7 +17,7 @@ pub use keys::{KeyDoc, KEYS, UI_KEYS};
 use crate::ledger::architecture::{Architecture, MlpKind, MoeSpec};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    AttentionKernel, Drill, Gpu, LoraTargets, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
+    AttentionKernel, Drill, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 
@@ -199,6 +199,9 @@ pub fn parse(input: &str) -> Parsed {
     }
     if let Some(v) = r.keyword("attn", AttentionKernel::from_id, &ids(AttentionKernel::ALL, AttentionKernel::id)) {
         s.attention = v;
+    }
+    if let Some(v) = r.keyword("loss", LossKernel::from_id, &ids(LossKernel::ALL, LossKernel::id)) {
+        s.loss = v;
     }
     if let Some(v) = r.uint("gpus", 1, 100_000) {
         s.gpus = v;
@@ -384,6 +387,9 @@ pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
     }
     if s.attention != d.attention {
         out.push(("attn", s.attention.id().into()));
+    }
+    if s.loss != d.loss {
+        out.push(("loss", s.loss.id().into()));
     }
     let mut n = |k: &'static str, v: u64, dv: u64| {
         if v != dv {

@@ -6,7 +6,7 @@ use yew::prelude::*;
 use super::inputs::{checkbox, number_input, segmented, select, slider, CheckboxProps, NumberProps, Scale, SegmentedProps, SelectProps, SliderProps};
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
-use crate::ledger::scenario::{AttentionKernel, LoraTargets, Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::scenario::{AttentionKernel, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 
@@ -130,6 +130,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { select(SelectProps { id: (AttrValue::from("optim")).into(), label: (t(Text::Optimizer)).into(), value: (s.optimizer.id()).into(), groups: (vec![(String::new(), ids(Optimizer::ALL, Optimizer::id))]).into(), onchange: (set("optim")).into() }) }
                     { checkbox(CheckboxProps { id: (AttrValue::from("gc")).into(), label: (t(Text::Checkpointing)).into(), checked: (s.gradient_checkpointing).into(), onchange: (set("gc")).into() }) }
                     { number_input(NumberProps { id: (AttrValue::from("accum")).into(), label: (t(Text::Accum)).into(), value: (s.accum.to_string()).into(), min: (Some(AttrValue::from("1"))).into(), step: (AttrValue::from("1")).into(), onchange: (set("accum")).into(), max: None }) }
+                    { select(SelectProps { id: (AttrValue::from("loss")).into(), label: (t(Text::Loss)).into(), value: (s.loss.id()).into(), groups: (vec![(String::new(), ids(LossKernel::ALL, LossKernel::id))]).into(), onchange: (set("loss")).into() }) }
                     { select(SelectProps { id: (AttrValue::from("zero")).into(), label: (t(Text::Zero)).into(), value: (s.zero.to_string()).into(), groups: (vec![(String::new(), (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect())]).into(), onchange: (set("zero")).into() }) }
                 } else {
                     { select(SelectProps { id: (AttrValue::from("kv")).into(), label: (t(Text::KvDtype)).into(), value: (s.kv.id()).into(), groups: (vec![(String::new(), ids(&KvDtype::ALL, KvDtype::id))]).into(), onchange: (set("kv")).into() }) }
