@@ -241,8 +241,9 @@ def build(run, torch, nn, F):
     return model, compute, adapter_dtype
 
 
-def measure(run, device="cuda"):
-    """Peak allocated and reserved bytes of the run on `device`."""
+def run_steps(run, device):
+    """Builds the run's model on `device` and runs it: two training steps, or prefill + generation.
+    Returns the model (the tests count its parameters)."""
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
@@ -255,10 +256,8 @@ def measure(run, device="cuda"):
         for name, p in model.named_parameters():
             p.requires_grad = name.endswith(".a") or name.endswith(".b")
     ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]), device=device)
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
+    device_type = torch.device(device).type
+    autocast = torch.autocast(device_type, dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
     if train:
         params = [p for p in model.parameters() if p.requires_grad]
         if run["optim"] == "adamw":
@@ -289,8 +288,22 @@ def measure(run, device="cuda"):
             for step in range(run["gen"]):
                 x = model(nxt, caches, run["seq"] + step)
                 nxt = model.logits(x[:, -1:]).argmax(-1)
+    return model
+
+
+def measure(run):
+    """Peak allocated and reserved bytes of the run on the CUDA device."""
+    import torch
+
     torch.cuda.synchronize()
-    return torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    model = run_steps(run, "cuda")
+    torch.cuda.synchronize()
+    allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+    del model
+    torch.cuda.empty_cache()
+    return allocated, reserved
 
 
 def main(argv=None):

@@ -12,6 +12,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import measure_gpu  # noqa: E402
 
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "target", "debug", "vram-ledger")
 
@@ -71,6 +76,36 @@ class Output(unittest.TestCase):
             p = subprocess.run([CLI, "--json", q], capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, q + p.stderr)
             self.assertEqual(p.stderr, "", q)
+
+
+TINY = "model=custom&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=16&ffn=128&vocab=100&tied=0"
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class ModelOnCpu(unittest.TestCase):
+    """The model code, run on the CPU with a tiny shape (the GPU peaks need CUDA)."""
+
+    def test_parameter_count_is_the_ledgers(self):
+        # By hand: embedding 100·64 + head 100·64 = 12,800; per layer q 64·64, k 64·32, v 64·32, o 64·64,
+        # gate/up/down 3·64·128, two norms 2·64 = 36,992; two layers + final norm 64 → 86,848.
+        model = measure_gpu.run_steps(measure_gpu.parse_query(TINY + "&mode=infer&quant=fp32&seq=4&gen=2"), "cpu")
+        self.assertEqual(sum(p.numel() for p in model.parameters()), 86_848)
+
+    def test_every_mode_runs(self):
+        for extra in ["&method=full&precision=bf16&optim=sgd&gc=0&attn=eager&seq=8&batch=2",
+                      "&method=full&precision=mixed&optim=adamw&gc=1&seq=8",
+                      "&method=lora&precision=mixed&targets=qv&rank=4&gc=0&seq=8",
+                      "&method=lora&precision=bf16&targets=all&rank=4&gc=1&optim=sgdm&seq=8",
+                      "&mode=infer&quant=bf16&seq=6&batch=2&gen=3&attn=eager",
+                      "&mode=infer&quant=fp32&seq=6&gen=3"]:
+            run = measure_gpu.parse_query(TINY + extra)
+            model = measure_gpu.run_steps(run, "cpu")
+            trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+            if run["mode"] == "train" and run["method"] == "lora":
+                # Σ r·(d_in + d_out) per adapted layer, two layers (the ledger's lora_parameters).
+                per_layer = {"qv": 4 * (64 + 64) + 4 * (64 + 32),
+                             "all": 4 * (64 + 64) + 2 * 4 * (64 + 32) + 4 * (64 + 64) + 2 * 4 * (64 + 128) + 4 * (128 + 64)}
+                self.assertEqual(trainable, 2 * per_layer[run["targets"]], extra)
 
 
 if __name__ == "__main__":

@@ -138,6 +138,10 @@ pub struct Bill {
     pub components: Vec<Component>,
     pub gpu_bytes: u64,
     pub notes: Vec<Note>,
+    /// The part of the logits line that autograd keeps for backward (the fp32 log-probabilities),
+    /// as a saved-tensor hook (tools/mem_report.py) sees it; the line itself is the loss's peak.
+    #[serde(skip)]
+    pub saved_logits_bytes: u64,
 }
 
 impl Bill {

@@ -21,6 +21,7 @@ pub const SLACK_INFERENCE: f64 = 0.03;
 struct Builder {
     components: Vec<Component>,
     notes: Vec<Note>,
+    saved_logits: f64,
 }
 
 impl Builder {
@@ -35,7 +36,7 @@ impl Builder {
 
 /// The memory bill of one GPU for `s`.
 pub fn estimate(s: &Scenario) -> Bill {
-    let mut b = Builder { components: Vec::with_capacity(ComponentId::ALL.len()), notes: Vec::new() };
+    let mut b = Builder { components: Vec::with_capacity(ComponentId::ALL.len()), notes: Vec::new(), saved_logits: 0.0 };
     match s.mode {
         Mode::Train => training(s, &mut b),
         Mode::Infer => inference(s, &mut b),
@@ -51,7 +52,7 @@ pub fn estimate(s: &Scenario) -> Bill {
             None => components.push(Component { id, bytes: 0, formula: std::borrow::Cow::Borrowed("not used here"), section: "" }),
         }
     }
-    Bill { components, gpu_bytes: s.gpu.bytes, notes: b.notes }
+    Bill { components, gpu_bytes: s.gpu.bytes, notes: b.notes, saved_logits_bytes: to_bytes(b.saved_logits) }
 }
 
 /// Bytes of activations: 2 for bf16/fp16 compute, 4 for fp32.
@@ -331,6 +332,8 @@ fn training(s: &Scenario, b: &mut Builder) {
 
     // Logits: what the loss implementation holds at its peak.
     let (per_logit, what) = s.loss.bytes_per_logit(act);
+    let logits_count = s.batch as f64 * tokens as f64 * arch.vocab as f64;
+    b.saved_logits = logits_count * s.loss.saved_bytes_per_logit();
     b.add(
         ComponentId::Logits,
         s.batch as f64 * tokens as f64 * arch.vocab as f64 * per_logit,

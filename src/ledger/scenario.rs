@@ -80,6 +80,14 @@ impl LossKernel {
             LossKernel::Fused => (0.0, "fused linear cross-entropy: logits never materialised"),
         }
     }
+
+    /// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused).
+    pub fn saved_bytes_per_logit(self) -> f64 {
+        match self {
+            LossKernel::Fused => 0.0,
+            _ => 4.0,
+        }
+    }
 }
 
 impl LoraTargets {

@@ -74,7 +74,9 @@ impl Row {
 
 /// The measured figures next to the ledger's. The script counts every parameter as a weight (LoRA
 /// adapters included), fp32 master weights as optimizer state (they live there in mixed precision),
-/// and the saved tensors of the loss (the fp32 log-probabilities) as activations.
+/// and the saved tensors of the loss (the fp32 log-probabilities) as activations: so the ledger's
+/// activations row is its activations line plus the saved part of its logits line (the logits line
+/// itself is the loss's peak, with the backward's transient copies that no hook sees).
 pub fn compare(report: &MemReport, bill: &Bill) -> Vec<Row> {
     use ComponentId::*;
     const WEIGHTS: &[ComponentId] = &[Weights, AdapterWeights];
@@ -86,7 +88,12 @@ pub fn compare(report: &MemReport, bill: &Bill) -> Vec<Row> {
         Row { what: "weights", components: WEIGHTS, measured: report.weights, estimated: sum(WEIGHTS) },
         Row { what: "gradients", components: GRADIENTS, measured: report.gradients, estimated: sum(GRADIENTS) },
         Row { what: "optimizer", components: OPTIMIZER, measured: report.optimizer, estimated: sum(OPTIMIZER) },
-        Row { what: "activations", components: ACTIVATIONS, measured: report.activations, estimated: sum(ACTIVATIONS) },
+        Row {
+            what: "activations",
+            components: ACTIVATIONS,
+            measured: report.activations,
+            estimated: bill.component(Activations).saturating_add(bill.saved_logits_bytes),
+        },
     ];
     if let Some(m) = report.peak_allocated {
         rows.push(Row { what: "peak_allocated", components: &[], measured: m, estimated: bill.allocated_bytes() });
