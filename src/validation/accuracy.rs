@@ -37,7 +37,7 @@ pub struct Case {
     pub figure: f64,
     /// `GB` (10^9 B), `GiB`, `MB` (10^6 B) or `MiB`.
     pub unit: String,
-    /// `allocated`, `reserved`, `device`, or a component id (`weights`, `kv_cache`, …).
+    /// `allocated`, `reserved`, `device`, `saved_tensors`, or a component id (`weights`, `kv_cache`, …).
     pub kind: String,
     /// What the source leaves open: `["exact"]`, or any of `length`, `rounding`, `limit`,
     /// `framework`, `table` (see the file's header). The tolerance follows from it.
@@ -61,6 +61,9 @@ pub enum FigureKind {
     Allocated,
     Reserved,
     Device,
+    /// What autograd saves for backward, as tools/mem_report.py's saved-tensor hooks count it: the
+    /// activations line plus the loss's saved fp32 log-probabilities.
+    SavedTensors,
     Component(ComponentId),
 }
 
@@ -70,6 +73,7 @@ impl FigureKind {
             "allocated" => Some(FigureKind::Allocated),
             "reserved" => Some(FigureKind::Reserved),
             "device" => Some(FigureKind::Device),
+            "saved_tensors" => Some(FigureKind::SavedTensors),
             other => ComponentId::ALL.iter().find(|c| c.id() == other).map(|&c| FigureKind::Component(c)),
         }
     }
@@ -80,6 +84,7 @@ impl FigureKind {
             FigureKind::Allocated => bill.allocated_bytes(),
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
+            FigureKind::SavedTensors => bill.component(ComponentId::Activations).saturating_add(bill.saved_logits_bytes),
             FigureKind::Component(id) => bill.component(id),
         }
     }
@@ -186,7 +191,7 @@ pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
             return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB", c.id, c.unit));
         }
         if FigureKind::parse(&c.kind).is_none() {
-            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device or a component id", c.id, c.kind));
+            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors or a component id", c.id, c.kind));
         }
         if !(c.figure.is_finite() && c.figure > 0.0) {
             return Err(format!("case `{}`: figure must be a positive number", c.id));

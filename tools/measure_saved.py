@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""measure_saved.py — what Hugging Face's own Llama keeps for backward, measured on the CPU.
+
+The ledger counts activations tensor by tensor for a Hugging Face decoder block
+(src/ledger/activations.rs). This script checks that count against the real thing without a GPU: it
+builds `transformers.LlamaForCausalLM` from a shape (random weights, nothing downloaded), adds PEFT LoRA
+adapters when the query asks for them, runs one forward and backward pass with the labels as the loss,
+and counts every tensor autograd saves (tools/mem_report.py's saved-tensor hooks: parameters excluded,
+each storage once). That is the ledger's activations line plus the loss's saved fp32 log-probabilities
+— the `saved_tensors` kind of tests/data/measured.toml. It prints `[[case]]` entries to paste there.
+
+    python tools/measure_saved.py                 # the default cases
+    python tools/measure_saved.py 'QUERY' ...     # model=custom shapes, mode=train, gc=0 (see below)
+
+Needs torch, transformers and peft. Gradient checkpointing is refused: its recomputation is invisible
+to saved-tensor hooks, so the count would not mean what the ledger's line means. Saved tensors are
+exact whatever the device, so CPU figures carry no device caveat; peaks are measure_gpu.py's job.
+"""
+
+import datetime
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from measure_gpu import QueryError, TARGETS, parse_query, slug  # noqa: E402
+
+# Llama-3.2-1B's layer shape and vocabulary with two layers (the per-layer count is what is checked).
+SHAPE = "model=custom&layers=2&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&vocab=128256&tied=0"
+DEFAULT_CASES = [
+    SHAPE + "&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE + "&mode=train&method=full&precision=fp32&gc=0&attn=sdpa&seq=256&batch=2",
+    SHAPE + "&mode=train&method=full&precision=bf16&gc=0&attn=eager&seq=512&batch=1",
+    SHAPE + "&mode=train&method=lora&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE + "&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE + "&mode=train&method=lora&precision=mixed&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE + "&mode=train&method=lora&precision=mixed&rank=16&targets=qv&gc=0&attn=eager&seq=512&batch=1",
+]
+PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
+
+
+def check(run):
+    if run["mode"] != "train" or run["method"] not in ("full", "lora") or run["gc"] != "0":
+        raise QueryError("measure_saved.py measures training steps with method=full or lora and gc=0")
+    if run["quant"] not in ("bf16", "fp16", "fp32"):
+        raise QueryError("`quant`: a 16/32-bit base only (4-bit kernels need a GPU)")
+    if run["attn"] == "flash":
+        raise QueryError("`attn=flash`: use sdpa on the CPU")
+    return run
+
+
+def saved_bytes(run):
+    """Bytes autograd saves in one forward pass of the run (tools/mem_report.py's count)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    import mem_report
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=run["vocab"], hidden_size=run["hidden"], intermediate_size=run["ffn"],
+        num_hidden_layers=run["layers"], num_attention_heads=run["heads"], num_key_value_heads=run["kv_heads"],
+        head_dim=run["head_dim"], tie_word_embeddings=bool(run["tied"]), max_position_embeddings=run["seq"] + 1,
+        attn_implementation=run["attn"],
+    )
+    full_mixed = run["method"] == "full" and run["precision"] == "mixed"
+    dtype = torch.float32 if run["precision"] == "fp32" or full_mixed else torch.bfloat16
+    model = LlamaForCausalLM(config).to(dtype)
+    if run["method"] == "lora":
+        from peft import LoraConfig, get_peft_model
+
+        lora = LoraConfig(r=run["rank"], lora_alpha=2 * run["rank"], lora_dropout=0.0,
+                          target_modules=[PEFT_NAMES[t] for t in TARGETS[run["targets"]]])
+        # mixed: fp32 adapters on the 16-bit base under autocast (PEFT's default); bf16: bf16 adapters.
+        model = get_peft_model(model, lora, autocast_adapter_dtype=run["precision"] == "mixed")
+    model.train()
+    ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
+    report = mem_report.MemReport(model, None, query=run["query"])
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
+    with report.step():
+        with autocast:
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+    return report.activation_bytes
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    queries = args or DEFAULT_CASES
+    try:
+        runs = [check(parse_query(q)) for q in queries]
+    except QueryError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        print("error: measure_saved.py needs torch, transformers and peft", file=sys.stderr)
+        return 2
+    versions = f"transformers {transformers.__version__}, torch {torch.__version__}"
+    today = datetime.date.today().isoformat()
+    print(f"# tools/measure_saved.py ({versions}): paste into tests/data/measured.toml\n")
+    for run in runs:
+        nbytes = saved_bytes(run)
+        print("\n".join([
+            "[[case]]",
+            f'id = "saved-{slug(run["query"])}"',
+            f'query = "{run["query"]}"',
+            f"figure = {nbytes / 2**20:.3f}",
+            'unit = "MiB"',
+            'kind = "saved_tensors"',
+            "unknowns = []",
+            "tolerance = 0.1",
+            f'source = "tools/measure_saved.py: LlamaForCausalLM (+ PEFT LoRA), saved-tensor hooks, {versions}, {today}"',
+            'url = "../tools/measure_saved.py"',
+            f'note = "Our own count, {nbytes:,} B: every tensor autograd saved in one forward pass (parameters excluded), random weights, labels = inputs."',
+            "",
+        ]))
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

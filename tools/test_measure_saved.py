@@ -1,0 +1,55 @@
+"""Tests of measure_saved.py: its refusals need nothing; the count itself needs torch, transformers and
+peft (skipped where they are missing, as on the CI machines)."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import measure_saved  # noqa: E402
+from measure_gpu import QueryError, parse_query  # noqa: E402
+
+try:
+    import peft  # noqa: F401
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
+except ImportError:  # pragma: no cover
+    transformers = None
+
+TINY = "model=custom&layers=1&hidden=64&heads=4&kv_heads=2&head_dim=16&ffn=128&vocab=100&tied=0&mode=train"
+
+
+class Refusals(unittest.TestCase):
+    def test_what_hooks_cannot_see_is_refused(self):
+        for extra, word in [("&gc=1", "gc=0"), ("&gc=0&attn=flash", "flash"), ("&gc=0&method=qlora", "method"),
+                            ("&gc=0&mode=infer", "training")]:
+            with self.assertRaises(QueryError) as e:
+                measure_saved.check(parse_query(TINY + extra))
+            self.assertIn(word, str(e.exception), extra)
+
+    def test_defaults_are_valid(self):
+        for q in measure_saved.DEFAULT_CASES:
+            measure_saved.check(parse_query(q))
+
+
+@unittest.skipIf(transformers is None, "torch, transformers and peft are not installed")
+class Count(unittest.TestCase):
+    def test_eager_attention_keeps_the_score_matrix(self):
+        # Eager attention saves heads × s² softmax probabilities per sequence (fp32 for the softmax,
+        # 16-bit for the matmul in bf16); SDPA keeps none of it. At s = 64 with 4 heads the difference
+        # must exceed the 16-bit probabilities alone: 4 × 64² × 2 B = 32,768 B.
+        base = TINY + "&method=full&precision=bf16&gc=0&seq=64&batch=1"
+        eager = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&attn=eager")))
+        sdpa = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&attn=sdpa")))
+        self.assertGreater(eager - sdpa, 4 * 64 * 64 * 2)
+
+    def test_lora_keeps_less_than_full(self):
+        base = TINY + "&precision=bf16&gc=0&attn=sdpa&seq=32&batch=2"
+        full = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&method=full")))
+        lora = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&method=lora&targets=qv&rank=4")))
+        self.assertLess(lora, full)
+
+
+if __name__ == "__main__":
+    unittest.main()
