@@ -7,8 +7,9 @@ use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::scenario::Scenario;
 use crate::ledger::units::{format_bytes, group, params_short, Unit};
 
-/// `{"schema":1, "allocated_bytes", "reserved_bytes", "device_bytes", "gpu", "fits", "verdict",
-/// "components":[{"id","bytes","formula","section"}], "notes"}`. The components sum to device_bytes.
+/// `{"schema":1, "model":{"id","name","parameters","architecture"}, "allocated_bytes", "reserved_bytes",
+/// "device_bytes", "gpu", "fits", "verdict", "components":[{"id","bytes","formula","section"}], "notes"}`.
+/// The components sum to device_bytes; `architecture` is every shape field the ledger used.
 pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
     json!({
         "schema": 1,
@@ -16,6 +17,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
             "id": s.model_id,
             "name": s.architecture.name,
             "parameters": s.architecture.parameters(),
+            "architecture": &s.architecture,
         },
         "allocated_bytes": bill.allocated_bytes(),
         "reserved_bytes": bill.reserved_bytes(),

@@ -37,6 +37,13 @@ fn imported_architecture_keeps_gqa_and_tying() {
     assert!(q.tied_embeddings && q.qkv_bias);
     let g = parse_config(&load("gemma-2-2b")).expect("gemma");
     assert_eq!((g.head_dim, g.norms_per_layer), (256, 4), "Gemma-2 head_dim is not hidden/heads");
+    // Gemma-2 soft-caps (attn 50.0, final 30.0 in the file); nulls turn it off, other families never do.
+    assert!(g.softcapping && !a.softcapping && !q.softcapping);
+    let off = load("gemma-2-2b").replace("\"attn_logit_softcapping\": 50.0", "\"attn_logit_softcapping\": null")
+        .replace("\"final_logit_softcapping\": 30.0", "\"final_logit_softcapping\": null");
+    assert!(!parse_config(&off).expect("gemma without caps").softcapping);
+    let bad = load("gemma-2-2b").replace("\"final_logit_softcapping\": 30.0", "\"final_logit_softcapping\": \"lots\"");
+    assert!(parse_config(&bad).unwrap_err().to_string().contains("final_logit_softcapping"));
 }
 
 /// Newer transformers nest the language model of Qwen2-VL under `text_config`.

@@ -75,6 +75,7 @@ fn phi_1_5() -> Architecture {
         qkv_bias: true,
         out_and_mlp_bias: true,
         learned_positions: 0,
+        softcapping: false,
         moe: None,
         vision: None,
     }

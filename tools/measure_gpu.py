@@ -60,8 +60,9 @@ class QueryError(ValueError):
     pass
 
 
-def parse_query(query):
-    """The run a query describes, as a dict; QueryError names the key it cannot reproduce."""
+def parse_query(query, architecture=None):
+    """The run a query describes, as a dict; QueryError names the key it cannot reproduce.
+    `architecture` (the ledger's, from `vram-ledger --json`) lets a preset stand for its shape."""
     pairs = parse_qsl(query.lstrip("?"), keep_blank_values=True)
     run = dict(DEFAULTS)
     for key, value in pairs:
@@ -71,7 +72,11 @@ def parse_query(query):
         if allowed is not None and value not in allowed:
             raise QueryError(f"`{key}={value}`: accepted here: {', '.join(allowed)}")
         run[key] = value
-    if run.get("model") != "custom" or any(k not in run for k in SHAPE_KEYS):
+    if architecture is not None:
+        for k in SHAPE_KEYS:
+            run[k] = int(architecture["tied_embeddings"]) if k == "tied" else architecture[k]
+        run["architecture"] = architecture
+    if (run.get("model") != "custom" and architecture is None) or any(k not in run for k in SHAPE_KEYS):
         raise QueryError("`model`: write the shape out: model=custom&" + "&".join(f"{k}=…" for k in SHAPE_KEYS))
     for key in SHAPE_KEYS + ("seq", "batch", "rank", "gen"):
         try:
@@ -87,11 +92,11 @@ def parse_query(query):
     return run
 
 
-def slug(query):
-    """A short stable id for a query."""
+def slug(query, run=None):
+    """A short stable id for a query (`run`: its parsed form, when the query names a preset)."""
     import hashlib
 
-    run = parse_query(query)
+    run = run or parse_query(query)
     digest = hashlib.sha1(run["query"].encode()).hexdigest()[:6]
     what = run["method"] if run["mode"] == "train" else "infer"
     return f"{what}-{run['layers']}x{run['hidden']}-s{run['seq']}-b{run['batch']}-{digest}"

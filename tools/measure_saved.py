@@ -3,14 +3,16 @@
 
 The ledger counts activations tensor by tensor for a Hugging Face decoder block
 (src/ledger/activations.rs). This script checks that count against the real thing without a GPU: it
-builds `transformers.LlamaForCausalLM` from a shape (random weights, nothing downloaded), adds PEFT LoRA
+builds transformers' Llama, Qwen2 or Gemma-2 model from the ledger's own reading of the query (a preset
+or a `model=custom` shape; `vram-ledger --json` gives the architecture), with random weights and nothing
+downloaded, adds PEFT LoRA
 adapters when the query asks for them, runs one forward and backward pass with the labels as the loss,
 and counts every tensor autograd saves (tools/mem_report.py's saved-tensor hooks: parameters excluded,
 each storage once). That is the ledger's activations line plus the loss's saved fp32 log-probabilities
 — the `saved_tensors` kind of tests/data/measured.toml. It prints `[[case]]` entries to paste there.
 
     python tools/measure_saved.py                 # the default cases
-    python tools/measure_saved.py 'QUERY' ...     # model=custom shapes, mode=train, gc=0 (see below)
+    python tools/measure_saved.py 'QUERY' ...     # mode=train, gc=0, a Llama/Qwen2/Gemma-2 decoder
 
 Needs torch, transformers and peft. Gradient checkpointing is refused: its recomputation is invisible
 to saved-tensor hooks, so the count would not mean what the ledger's line means. Saved tensors are
@@ -18,14 +20,20 @@ exact whatever the device, so CPU figures carry no device caveat; peaks are meas
 """
 
 import datetime
+import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from measure_gpu import QueryError, TARGETS, parse_query, slug  # noqa: E402
 
-# Llama-3.2-1B's layer shape and vocabulary with two layers (the per-layer count is what is checked).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Two layers of each family's shape (the per-layer count is what is checked): Llama-3.2-1B's layers and
+# vocabulary written out; Qwen2.5-7B's (q/k/v biases) and Gemma-2-2B's (four norms, soft-capping, eager
+# attention as transformers runs it) from the ledger's presets, with a 32k vocabulary.
 SHAPE = "model=custom&layers=2&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&vocab=128256&tied=0"
 DEFAULT_CASES = [
     SHAPE + "&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=2",
@@ -35,8 +43,35 @@ DEFAULT_CASES = [
     SHAPE + "&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
     SHAPE + "&mode=train&method=lora&precision=mixed&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
     SHAPE + "&mode=train&method=lora&precision=mixed&rank=16&targets=qv&gc=0&attn=eager&seq=512&batch=1",
+    "model=qwen2.5-7b&layers=2&vocab=32000&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=2",
+    "model=qwen2.5-7b&layers=2&vocab=32000&mode=train&method=lora&precision=mixed&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
+    "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=full&precision=bf16&gc=0&attn=eager&seq=512&batch=2",
+    "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=eager&seq=512&batch=2",
 ]
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
+
+
+def ledger_architecture(query):
+    """The architecture the ledger reads from `query` (`vram-ledger --json`; $VRAM_LEDGER names the binary)."""
+    cli = os.environ.get("VRAM_LEDGER", os.path.join(ROOT, "target", "debug", "vram-ledger"))
+    try:
+        out = subprocess.run([cli, "--json", query], capture_output=True, text=True)
+    except OSError as e:
+        raise QueryError(f"cannot run the ledger's CLI ({cli}): build it with `cargo build` ({e})") from None
+    if out.returncode != 0 or out.stderr.strip():
+        raise QueryError(out.stderr.strip() or f"the ledger refused the query (exit {out.returncode})")
+    return json.loads(out.stdout)["model"]["architecture"]
+
+
+def family(arch):
+    """The transformers class that builds this architecture, or None."""
+    if arch["moe"] or arch["vision"] or arch["mlp"] != "Glu" or arch["norm"] != "RmsNorm" or arch["out_and_mlp_bias"]:
+        return None
+    if arch["norms_per_layer"] == 4 and arch["softcapping"]:
+        return "gemma2"
+    if arch["norms_per_layer"] == 2 and not arch["softcapping"]:
+        return "qwen2" if arch["qkv_bias"] else "llama"
+    return None
 
 
 def check(run):
@@ -46,7 +81,20 @@ def check(run):
         raise QueryError("`quant`: a 16/32-bit base only (4-bit kernels need a GPU)")
     if run["attn"] == "flash":
         raise QueryError("`attn=flash`: use sdpa on the CPU")
+    arch = run.get("architecture")
+    if arch is not None:
+        fam = family(arch)
+        if fam is None:
+            raise QueryError("`model`: Llama-, Qwen2- and Gemma-2-style decoders only")
+        if fam == "gemma2" and run["attn"] != "eager":
+            raise QueryError("`attn`: transformers runs Gemma-2 with eager attention")
     return run
+
+
+def parse(query):
+    """The run of a query, with the ledger's architecture when the query names a preset."""
+    model = dict(p.split("=", 1) for p in query.lstrip("?").split("&") if "=" in p).get("model", "custom")
+    return check(parse_query(query, None if model == "custom" else ledger_architecture(query)))
 
 
 def saved_bytes(run):
@@ -57,15 +105,25 @@ def saved_bytes(run):
     import mem_report
 
     torch.manual_seed(0)
-    config = LlamaConfig(
+    arch = run.get("architecture")
+    fam = family(arch) if arch else "llama"
+    common = dict(
         vocab_size=run["vocab"], hidden_size=run["hidden"], intermediate_size=run["ffn"],
         num_hidden_layers=run["layers"], num_attention_heads=run["heads"], num_key_value_heads=run["kv_heads"],
         head_dim=run["head_dim"], tie_word_embeddings=bool(run["tied"]), max_position_embeddings=run["seq"] + 1,
         attn_implementation=run["attn"],
     )
+    if fam == "gemma2":
+        from transformers import Gemma2Config as Config, Gemma2ForCausalLM as Model
+    elif fam == "qwen2":
+        from transformers import Qwen2Config as Config, Qwen2ForCausalLM as Model
+        common.pop("head_dim")
+    else:
+        Config, Model = LlamaConfig, LlamaForCausalLM
+    config = Config(**common)
     full_mixed = run["method"] == "full" and run["precision"] == "mixed"
     dtype = torch.float32 if run["precision"] == "fp32" or full_mixed else torch.bfloat16
-    model = LlamaForCausalLM(config).to(dtype)
+    model = Model(config).to(dtype)
     if run["method"] == "lora":
         from peft import LoraConfig, get_peft_model
 
@@ -88,7 +146,7 @@ def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
     queries = args or DEFAULT_CASES
     try:
-        runs = [check(parse_query(q)) for q in queries]
+        runs = [parse(q) for q in queries]
     except QueryError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -105,14 +163,14 @@ def main(argv=None):
         nbytes = saved_bytes(run)
         print("\n".join([
             "[[case]]",
-            f'id = "saved-{slug(run["query"])}"',
+            f'id = "saved-{slug(run["query"], run)}"',
             f'query = "{run["query"]}"',
             f"figure = {nbytes / 2**20:.3f}",
             'unit = "MiB"',
             'kind = "saved_tensors"',
             "unknowns = []",
             "tolerance = 0.1",
-            f'source = "tools/measure_saved.py: LlamaForCausalLM (+ PEFT LoRA), saved-tensor hooks, {versions}, {today}"',
+            f'source = "tools/measure_saved.py: transformers\' {family(run["architecture"]) if run.get("architecture") else "llama"} decoder (+ PEFT LoRA), saved-tensor hooks, {versions}, {today}"',
             'url = "../tools/measure_saved.py"',
             f'note = "Our own count, {nbytes:,} B: every tensor autograd saved in one forward pass (parameters excluded), random weights, labels = inputs."',
             "",

@@ -17,6 +17,8 @@ try:
 except ImportError:  # pragma: no cover
     transformers = None
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.path.join(ROOT, "target", "debug", "vram-ledger")
 TINY = "model=custom&layers=1&hidden=64&heads=4&kv_heads=2&head_dim=16&ffn=128&vocab=100&tied=0&mode=train"
 
 
@@ -28,9 +30,19 @@ class Refusals(unittest.TestCase):
                 measure_saved.check(parse_query(TINY + extra))
             self.assertIn(word, str(e.exception), extra)
 
-    def test_defaults_are_valid(self):
+    @unittest.skipUnless(os.path.exists(CLI), "target/debug/vram-ledger is not built (cargo test builds it)")
+    def test_defaults_are_valid_and_presets_come_from_the_ledger(self):
         for q in measure_saved.DEFAULT_CASES:
-            measure_saved.check(parse_query(q))
+            measure_saved.parse(q)
+        run = measure_saved.parse("model=gemma-2-2b&layers=2&mode=train&method=full&gc=0&attn=eager")
+        self.assertEqual((run["layers"], run["hidden"], run["head_dim"], run["vocab"], run["tied"]), (2, 2304, 256, 256000, 1))
+        self.assertEqual(measure_saved.family(run["architecture"]), "gemma2")
+        for q, word in [("model=gpt2&mode=train&method=full&gc=0", "Llama-"),
+                        ("model=gemma-2-2b&mode=train&method=full&gc=0&attn=sdpa", "eager"),
+                        ("model=llama-9&mode=train&gc=0", "llama-9")]:
+            with self.assertRaises(QueryError) as e:
+                measure_saved.parse(q)
+            self.assertIn(word, str(e.exception), q)
 
 
 @unittest.skipIf(transformers is None, "torch, transformers and peft are not installed")

@@ -51,6 +51,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("LM head output", "LM head 输出"),
     ("backward of the fp32 log-softmax: saved output + incoming gradient + input gradient, 3 × 4 B", "fp32 log-softmax 的反向:保存的输出 + 传入梯度 + 输入梯度,3 × 4 B"),
     ("shifted fp32 copy", "错位的 fp32 副本"),
+    ("soft-capping's tanh output", "软截断(tanh)的输出"),
     ("fp32 log-softmax of each chunk", "每个分块的 fp32 log-softmax"),
     ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
     ("fp32 log-softmax", "fp32 log-softmax"),

@@ -9,7 +9,8 @@
 //!
 //! - RMSNorm (HF): an fp32 copy of its input (4·h bytes), the normalised value when the norm weight
 //!   trains, and its output when the next linear layer trains (a frozen linear needs only its weight
-//!   for the input gradient, so autograd does not keep its input).
+//!   for the input gradient, so autograd does not keep its input). Gemma-2's two post-norms count the
+//!   same, without an output kept.
 //! - attention: q and k after RoPE and v; the output (+ fp32 log-sum-exp) for SDPA/flash; `eager`
 //!   instead keeps the fp32 softmax and its 16-bit copy, heads·s² each, and repeats k/v to all heads.
 //! - gated MLP: gate output (SiLU input), SiLU output and up output (the product's two operands), and
@@ -91,10 +92,12 @@ pub fn training_layer(
         AttentionKernel::Eager => {
             // q, and k/v repeated to all heads before the matmuls.
             per_token += act * 3.0 * qd;
-            // fp32 softmax output + the 16-bit copy the second matmul keeps.
+            // fp32 softmax output + the 16-bit copy the second matmul keeps; soft-capped scores
+            // (Gemma-2) also keep their tanh output.
             let softmax_bytes = if act < 4.0 { 4.0 + act } else { 4.0 };
+            let softcap_bytes = if arch.softcapping { act } else { 0.0 };
             let s = seq as f64;
-            quadratic += heads * s * s * softmax_bytes;
+            quadratic += heads * s * s * (softmax_bytes + softcap_bytes);
         }
         AttentionKernel::Sdpa | AttentionKernel::Flash => {
             per_token += act * (qd + 2.0 * kvd); // q, k, v
@@ -103,6 +106,12 @@ pub fn training_layer(
     }
     if inputs_kept {
         per_token += o_proj_input(kernel, act, qd);
+    }
+
+    // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
+    // stream, which keeps nothing.
+    for _ in 2..arch.norms_per_layer.min(8) {
+        per_token += norm_saved(arch, act, full, false);
     }
 
     // MLP block.

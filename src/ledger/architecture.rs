@@ -120,6 +120,10 @@ pub struct Architecture {
     pub out_and_mlp_bias: bool,
     /// Learned absolute position embeddings (GPT-2: 1024 positions); 0 for rotary models.
     pub learned_positions: u64,
+    /// tanh soft-capping of the attention scores and of the final logits (Gemma-2): each keeps its
+    /// tanh output for backward.
+    #[serde(default)]
+    pub softcapping: bool,
     pub moe: Option<MoeSpec>,
     pub vision: Option<VisionSpec>,
 }

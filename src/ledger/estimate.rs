@@ -331,20 +331,23 @@ fn training(s: &Scenario, b: &mut Builder) {
     b.add(ComponentId::Activations, activations, "§1", formula);
 
     // Logits: what the loss implementation holds at its peak.
-    let (per_logit, what) = s.loss.bytes_per_logit(act);
+    let (loss_bytes, what) = s.loss.bytes_per_logit(act);
+    let softcap = if arch.softcapping { s.loss.softcap_bytes_per_logit(act) } else { 0.0 };
+    let per_logit = loss_bytes + softcap;
     let logits_count = s.batch as f64 * tokens as f64 * arch.vocab as f64;
-    b.saved_logits = logits_count * s.loss.saved_bytes_per_logit();
+    b.saved_logits = logits_count * (s.loss.saved_bytes_per_logit() + softcap);
     b.add(
         ComponentId::Logits,
-        s.batch as f64 * tokens as f64 * arch.vocab as f64 * per_logit,
+        logits_count * per_logit,
         "§1",
         format!(
-            "{} seq × {} tokens × vocab {} × {} B (loss={}: {what})",
+            "{} seq × {} tokens × vocab {} × {} B (loss={}: {what}{})",
             s.batch,
             group(tokens),
             group(arch.vocab),
             factor(per_logit),
-            s.loss.id()
+            s.loss.id(),
+            if softcap > 0.0 { format!(" + soft-capping's tanh output {} B", factor(softcap)) } else { String::new() }
         ),
     );
 

@@ -156,6 +156,14 @@ fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, C
     } else {
         None
     };
+    // Gemma-2 soft-caps attention scores and final logits (transformers' defaults 50.0 and 30.0);
+    // an explicit null turns a cap off.
+    let softcapping = model_type == "gemma2" && {
+        let on = |key: &str| -> Result<bool, ConfigError> {
+            Ok(!matches!(f.obj.get(key), Some(Value::Null)) && f.opt_float(key)?.map_or(true, |c| c > 0.0))
+        };
+        on("final_logit_softcapping")? || on("attn_logit_softcapping")?
+    };
     let arch = Architecture {
         name,
         layers,
@@ -172,6 +180,7 @@ fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, C
         qkv_bias: model_type == "qwen2" || attention_bias,
         out_and_mlp_bias: mlp_bias,
         learned_positions: 0,
+        softcapping,
         moe,
         vision: None,
     };
@@ -235,6 +244,7 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
         qkv_bias: true,
         out_and_mlp_bias: true,
         learned_positions: f.opt_uint("n_positions", MAX_DIM)?.unwrap_or(1024),
+        softcapping: false,
         moe: None,
         vision: None,
     };

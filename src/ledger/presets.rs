@@ -78,6 +78,7 @@ fn llama_like(name: &str, d: Dense) -> Architecture {
         qkv_bias: false,
         out_and_mlp_bias: false,
         learned_positions: 0,
+        softcapping: false,
         moe: None,
         vision: None,
     }
@@ -88,7 +89,7 @@ fn qwen2(name: &str, d: Dense) -> Architecture {
 }
 
 fn gemma2(name: &str, d: Dense) -> Architecture {
-    Architecture { norms_per_layer: 4, ..llama_like(name, d) }
+    Architecture { norms_per_layer: 4, softcapping: true, ..llama_like(name, d) }
 }
 
 fn preset(
@@ -173,6 +174,7 @@ pub fn models() -> Vec<ModelPreset> {
             qkv_bias: true,
             out_and_mlp_bias: true,
             learned_positions: 1024,
+            softcapping: false,
             ..llama_like("GPT-2", dense!(12, 768, 12, 12, 64, 3072, 50257, true))
         }),
     ]

@@ -88,6 +88,15 @@ impl LossKernel {
             _ => 4.0,
         }
     }
+
+    /// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
+    /// alive through the loss (a fused kernel caps inside).
+    pub fn softcap_bytes_per_logit(self, act: f64) -> f64 {
+        match self {
+            LossKernel::Fused => 0.0,
+            _ => act,
+        }
+    }
 }
 
 impl LoraTargets {
@@ -269,6 +278,7 @@ fn fallback_architecture() -> Architecture {
         qkv_bias: false,
         out_and_mlp_bias: false,
         learned_positions: 0,
+        softcapping: false,
         moe: None,
         vision: None,
     }
