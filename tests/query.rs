@@ -100,6 +100,8 @@ fn custom_size_wins_over_a_preset_and_bad_kv_heads_are_clamped() {
 
 #[test]
 fn every_key_is_documented_once() {
+    // The parser's list of names is the documented table's, in the same order.
+    assert_eq!(vram_ledger::query::KEY_NAMES.to_vec(), KEYS.iter().map(|k| k.key).collect::<Vec<_>>());
     let mut keys: Vec<&str> = KEYS.iter().map(|k| k.key).collect();
     keys.sort_unstable();
     let n = keys.len();

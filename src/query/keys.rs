@@ -49,5 +49,9 @@ pub const KEYS: [KeyDoc; 36] = [
     KeyDoc { key: "drill", values: "comma-separated: no_grad, tensor_list, fp32_module, zombie", default: "— (no mistakes)", meaning: "the five-OOM drill: inject classic mistakes (evaluation without no_grad, logits kept in a list for 10 steps, embedding and LM head left in fp32, a leftover process)" },
 ];
 
+/// The keys alone, in the table's order: what the parser checks against. The web bundle needs only
+/// these names, so the documentation strings above stay out of it (a test keeps the two in step).
+pub const KEY_NAMES: [&str; 36] = ["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied", "mlp", "experts", "active_experts", "mode", "method", "precision", "quant", "dq", "optim", "seq", "batch", "accum", "rank", "targets", "gc", "attn", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib", "drill"];
+
 /// Keys the web app reads; the ledger ignores them without a warning.
 pub const UI_KEYS: [&str; 4] = ["lang", "embed", "tree", "unit"];

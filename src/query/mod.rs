@@ -12,7 +12,7 @@ mod codec;
 mod keys;
 
 pub use codec::{percent_decode, percent_encode, split_query};
-pub use keys::{KeyDoc, KEYS, UI_KEYS};
+pub use keys::{KeyDoc, KEYS, KEY_NAMES, UI_KEYS};
 
 use crate::ledger::architecture::{Architecture, MlpKind, MoeSpec};
 use crate::ledger::presets;
@@ -134,7 +134,7 @@ pub fn parse(input: &str) -> Parsed {
     for (k, v) in &pairs {
         if UI_KEYS.contains(&k.as_str()) {
             ui.push((k.clone(), v.clone()));
-        } else if !KEYS.iter().any(|d| d.key == k) {
+        } else if !KEY_NAMES.contains(&k.as_str()) {
             let shown = display_value(k);
             warnings.push(Problem { key: k.clone(), message: format!("unknown key `{shown}` ignored") });
         }
