@@ -3,7 +3,7 @@
 
 The ledger counts activations tensor by tensor for a Hugging Face decoder block
 (src/ledger/activations.rs). This script checks that count against the real thing without a GPU: it
-builds transformers' Llama, Qwen2 or Gemma-2 model from the ledger's own reading of the query (a preset
+builds transformers' Llama, Qwen2, Gemma-2 or Mixtral model from the ledger's own reading of the query (a preset
 or a `model=custom` shape; `vram-ledger --json` gives the architecture), with random weights and nothing
 downloaded, adds PEFT LoRA
 adapters when the query asks for them, runs one forward and backward pass with the labels as the loss,
@@ -12,7 +12,7 @@ each storage once). That is the ledger's activations line plus the loss's saved 
 — the `saved_tensors` kind of tests/data/measured.toml. It prints `[[case]]` entries to paste there.
 
     python tools/measure_saved.py                 # the default cases
-    python tools/measure_saved.py 'QUERY' ...     # mode=train, gc=0, a Llama/Qwen2/Gemma-2 decoder
+    python tools/measure_saved.py 'QUERY' ...     # mode=train, gc=0, a Llama/Qwen2/Gemma-2/Mixtral decoder
 
 Needs torch, transformers and peft. Gradient checkpointing is refused: its recomputation is invisible
 to saved-tensor hooks, so the count would not mean what the ledger's line means. Saved tensors are
@@ -33,7 +33,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Two layers of each family's shape (the per-layer count is what is checked): Llama-3.2-1B's layers and
 # vocabulary written out; Qwen2.5-7B's (q/k/v biases) and Gemma-2-2B's (four norms, soft-capping, eager
-# attention as transformers runs it) from the ledger's presets, with a 32k vocabulary.
+# attention as transformers runs it) from the ledger's presets, with a 32k vocabulary; one layer of
+# Mixtral-8x7B (eight experts, two per token).
 SHAPE = "model=custom&layers=2&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&vocab=128256&tied=0"
 DEFAULT_CASES = [
     SHAPE + "&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=2",
@@ -47,6 +48,8 @@ DEFAULT_CASES = [
     "model=qwen2.5-7b&layers=2&vocab=32000&mode=train&method=lora&precision=mixed&rank=16&targets=all&gc=0&attn=sdpa&seq=512&batch=2",
     "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=full&precision=bf16&gc=0&attn=eager&seq=512&batch=2",
     "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=eager&seq=512&batch=2",
+    "model=mixtral-8x7b&layers=1&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=1",
+    "model=mixtral-8x7b&layers=1&mode=train&method=lora&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=1",
 ]
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
 
@@ -65,8 +68,12 @@ def ledger_architecture(query):
 
 def family(arch):
     """The transformers class that builds this architecture, or None."""
-    if arch["moe"] or arch["vision"] or arch["mlp"] != "Glu" or arch["norm"] != "RmsNorm" or arch["out_and_mlp_bias"]:
+    if arch["vision"] or arch["mlp"] != "Glu" or arch["norm"] != "RmsNorm" or arch["out_and_mlp_bias"]:
         return None
+    if arch["moe"]:
+        moe = arch["moe"]
+        plain = moe["shared"] == 0 and not arch["qkv_bias"] and arch["norms_per_layer"] == 2 and not arch["softcapping"]
+        return "mixtral" if plain else None
     if arch["norms_per_layer"] == 4 and arch["softcapping"]:
         return "gemma2"
     if arch["norms_per_layer"] == 2 and not arch["softcapping"]:
@@ -85,7 +92,7 @@ def check(run):
     if arch is not None:
         fam = family(arch)
         if fam is None:
-            raise QueryError("`model`: Llama-, Qwen2- and Gemma-2-style decoders only")
+            raise QueryError("`model`: Llama-, Qwen2-, Gemma-2- and Mixtral-style decoders only")
         if fam == "gemma2" and run["attn"] != "eager":
             raise QueryError("`attn`: transformers runs Gemma-2 with eager attention")
     return run
@@ -113,7 +120,11 @@ def saved_bytes(run):
         head_dim=run["head_dim"], tie_word_embeddings=bool(run["tied"]), max_position_embeddings=run["seq"] + 1,
         attn_implementation=run["attn"],
     )
-    if fam == "gemma2":
+    if fam == "mixtral":
+        from transformers import MixtralConfig as Config, MixtralForCausalLM as Model
+        common.update(num_local_experts=arch["moe"]["experts"], num_experts_per_tok=arch["moe"]["active"],
+                      intermediate_size=arch["moe"]["expert_ffn"])
+    elif fam == "gemma2":
         from transformers import Gemma2Config as Config, Gemma2ForCausalLM as Model
     elif fam == "qwen2":
         from transformers import Qwen2Config as Config, Qwen2ForCausalLM as Model
