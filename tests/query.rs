@@ -42,6 +42,7 @@ fn round_trips() {
         "model=llama-2-70b&method=full&precision=bf16&optim=adamw8bit&gpus=8&zero=3&gc=0&attn=flash",
         "model=gemma-2-9b&loss=fused",
         "loss=hf_shift&seq=932",
+        "method=qlora&bnb=legacy&targets=qv",
         "model=custom&layers=4&hidden=256&heads=4&kv_heads=2&head_dim=64&ffn=512&vocab=1000&tied=1&mlp=gelu",
         "model=llama-3.1-8b&layers=16&kv_heads=4&experts=8&active_experts=2",
         "model=qwen2-vl-7b&images=4&image_px=896&vram=22.5&overhead_mib=700",
@@ -109,7 +110,7 @@ fn every_key_is_documented_once() {
     assert_eq!(keys.len(), n);
     for key in ["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied", "mlp", "experts",
         "active_experts", "mode", "method", "precision", "quant", "optim", "seq", "batch", "accum", "rank", "targets", "gc",
-        "attn", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib"] {
+        "attn", "bnb", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib"] {
         assert!(keys.contains(&key), "{key} is documented");
     }
 }

@@ -14,6 +14,9 @@ each storage once). That is the ledger's activations line plus the loss's saved 
     python tools/measure_saved.py                 # the default cases
     python tools/measure_saved.py 'QUERY' ...     # mode=train, gc=0, a Llama/Qwen2/Gemma-2/Mixtral decoder
 
+method=qlora quantizes the decoder's linear layers with bitsandbytes NF4 on the CPU (bitsandbytes ≥ 0.45,
+so the ledger's `bnb=fixed`).
+
 Needs torch, transformers and peft. Gradient checkpointing is refused: its recomputation is invisible
 to saved-tensor hooks, so the count would not mean what the ledger's line means. Saved tensors are
 exact whatever the device, so CPU figures carry no device caveat; peaks are measure_gpu.py's job.
@@ -50,6 +53,8 @@ DEFAULT_CASES = [
     "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=eager&seq=512&batch=2",
     "model=mixtral-8x7b&layers=1&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=1",
     "model=mixtral-8x7b&layers=1&mode=train&method=lora&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=1",
+    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
 ]
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
 
@@ -82,10 +87,12 @@ def family(arch):
 
 
 def check(run):
-    if run["mode"] != "train" or run["method"] not in ("full", "lora") or run["gc"] != "0":
-        raise QueryError("measure_saved.py measures training steps with method=full or lora and gc=0")
-    if run["quant"] not in ("bf16", "fp16", "fp32"):
-        raise QueryError("`quant`: a 16/32-bit base only (4-bit kernels need a GPU)")
+    if run["mode"] != "train" or run["gc"] != "0":
+        raise QueryError("measure_saved.py measures training steps (mode=train) with gc=0")
+    if run["method"] == "qlora" and run["quant"] != "nf4":
+        raise QueryError("`quant`: QLoRA here is bitsandbytes NF4")
+    if run["method"] != "qlora" and run["quant"] not in ("bf16", "fp16", "fp32"):
+        raise QueryError("`quant`: a 16/32-bit base, or method=qlora for NF4")
     if run["attn"] == "flash":
         raise QueryError("`attn=flash`: use sdpa on the CPU")
     arch = run.get("architecture")
@@ -102,6 +109,28 @@ def parse(query):
     """The run of a query, with the ledger's architecture when the query names a preset."""
     model = dict(p.split("=", 1) for p in query.lstrip("?").split("&") if "=" in p).get("model", "custom")
     return check(parse_query(query, None if model == "custom" else ledger_architecture(query)))
+
+
+def quantize_linears(model, run, torch):
+    """Every linear layer of the decoder blocks as a bitsandbytes NF4 layer (the LM head stays 16-bit,
+    as transformers' BitsAndBytesConfig leaves it)."""
+    import bitsandbytes as bnb
+
+    blocks = model.model.layers
+    for block in blocks:
+        for parent in block.modules():
+            for name, child in list(parent.named_children()):
+                if type(child) is torch.nn.Linear:
+                    q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
+                                          compute_dtype=torch.bfloat16, quant_type="nf4",
+                                          compress_statistics=run["dq"] == "1")
+                    q.weight = bnb.nn.Params4bit(child.weight.data.clone(), requires_grad=False, quant_type="nf4",
+                                                 compress_statistics=run["dq"] == "1")
+                    if child.bias is not None:
+                        q.bias = torch.nn.Parameter(child.bias.data.clone(), requires_grad=False)
+                    setattr(parent, name, q.to("cpu"))
+    for p in model.parameters():
+        p.requires_grad_(False)
 
 
 def saved_bytes(run):
@@ -135,7 +164,9 @@ def saved_bytes(run):
     full_mixed = run["method"] == "full" and run["precision"] == "mixed"
     dtype = torch.float32 if run["precision"] == "fp32" or full_mixed else torch.bfloat16
     model = Model(config).to(dtype)
-    if run["method"] == "lora":
+    if run["method"] == "qlora":
+        quantize_linears(model, run, torch)
+    if run["method"] in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
 
         lora = LoraConfig(r=run["rank"], lora_alpha=2 * run["rank"], lora_dropout=0.0,
@@ -168,6 +199,13 @@ def main(argv=None):
         print("error: measure_saved.py needs torch, transformers and peft", file=sys.stderr)
         return 2
     versions = f"transformers {transformers.__version__}, torch {torch.__version__}"
+    if any(r["method"] == "qlora" for r in runs):
+        try:
+            import bitsandbytes
+        except ImportError:
+            print("error: method=qlora needs bitsandbytes", file=sys.stderr)
+            return 2
+        versions += f", bitsandbytes {bitsandbytes.__version__}"
     today = datetime.date.today().isoformat()
     print(f"# tools/measure_saved.py ({versions}): paste into tests/data/measured.toml\n")
     for run in runs:

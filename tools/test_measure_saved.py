@@ -16,6 +16,10 @@ try:
     import transformers  # noqa: F401
 except ImportError:  # pragma: no cover
     transformers = None
+try:
+    import bitsandbytes
+except ImportError:  # pragma: no cover
+    bitsandbytes = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "target", "debug", "vram-ledger")
@@ -24,8 +28,8 @@ TINY = "model=custom&layers=1&hidden=64&heads=4&kv_heads=2&head_dim=16&ffn=128&v
 
 class Refusals(unittest.TestCase):
     def test_what_hooks_cannot_see_is_refused(self):
-        for extra, word in [("&gc=1", "gc=0"), ("&gc=0&attn=flash", "flash"), ("&gc=0&method=qlora", "method"),
-                            ("&gc=0&mode=infer", "training")]:
+        for extra, word in [("&gc=1", "gc=0"), ("&gc=0&attn=flash", "flash"), ("&gc=0&method=qlora&quant=bf16", "NF4"),
+                            ("&gc=0&mode=infer", "mode=train"), ("&gc=0&method=lora&quant=nf4", "method=qlora")]:
             with self.assertRaises(QueryError) as e:
                 measure_saved.check(parse_query(TINY + extra))
             self.assertIn(word, str(e.exception), extra)
@@ -55,6 +59,15 @@ class Count(unittest.TestCase):
         eager = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&attn=eager")))
         sdpa = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&attn=sdpa")))
         self.assertGreater(eager - sdpa, 4 * 64 * 64 * 2)
+
+    @unittest.skipIf(bitsandbytes is None, "bitsandbytes is not installed")
+    def test_a_fixed_4bit_base_keeps_what_lora_keeps(self):
+        # bitsandbytes ≥ 0.43.2 keeps no input of a frozen 4-bit layer; with adapters on every linear
+        # layer LoRA already keeps each input, so QLoRA and LoRA save the same bytes (bnb=fixed).
+        base = TINY + "&precision=bf16&gc=0&attn=sdpa&seq=32&batch=2&targets=all&rank=4"
+        lora = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&method=lora")))
+        qlora = measure_saved.saved_bytes(measure_saved.check(parse_query(base + "&method=qlora&dq=0")))
+        self.assertEqual(lora, qlora)
 
     def test_lora_keeps_less_than_full(self):
         base = TINY + "&precision=bf16&gc=0&attn=sdpa&seq=32&batch=2"

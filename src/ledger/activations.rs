@@ -17,9 +17,8 @@
 //!   the product (down_proj input) when down_proj trains.
 //! - LoRA: each adapted layer keeps the input of its adapter (its own copy when the fp32 adapter
 //!   casts the 16-bit input) and the rank-r intermediate.
-//! - QLoRA and other quantized bases: the frozen layers' matmuls are custom autograd functions that
-//!   keep their input (bitsandbytes' `MatMul4Bit`), so every linear input is saved as in full
-//!   fine-tuning even though no base weight trains.
+//! - QLoRA with bitsandbytes before 0.43.2 (`bnb=legacy`): the frozen 4-bit layers' matmul kept its
+//!   input, so every linear input is saved as in full fine-tuning even though no base weight trains.
 
 use super::architecture::{Architecture, MlpKind, NormKind};
 use super::scenario::{AttentionKernel, LoraTargets};
@@ -32,9 +31,9 @@ pub enum Trainable {
     All,
     /// Only LoRA adapters on `targets`; `input_copies` when the adapters' dtype differs from the
     /// activations' (fp32 adapters under bf16 autocast), so each adapter keeps its own input copy.
-    /// `frozen_keeps_inputs` when the frozen base is quantized: its matmuls are custom autograd
-    /// functions (bitsandbytes `MatMul4Bit` saves `ctx.tensors = (A, B)`) that keep their input for
-    /// the input gradient, where a frozen 16-bit `F.linear` keeps only its weight.
+    /// `frozen_keeps_inputs` when the frozen base's matmuls keep their input although no base weight
+    /// trains: bitsandbytes before 0.43.2 (`MatMul4Bit` saved `ctx.tensors = (A, B)`; since then
+    /// `(None, B)`), where a frozen 16-bit `F.linear` keeps only its weight.
     Lora { targets: LoraTargets, rank: u64, input_copies: bool, frozen_keeps_inputs: bool },
 }
 

@@ -7,7 +7,7 @@ use super::activations::{
 };
 use super::architecture::Architecture;
 use super::bill::{to_bytes, Bill, Component, ComponentId, Note};
-use super::scenario::{Method, Mode, Optimizer, Precision, Scenario, DRILL_KEPT_STEPS, MIB};
+use super::scenario::{Bitsandbytes, Method, Mode, Optimizer, Precision, Scenario, DRILL_KEPT_STEPS, MIB};
 use super::storage::StorageFormat;
 use super::units::{factor, fixed, group, human_bytes};
 use super::weights::stored_weights;
@@ -145,9 +145,10 @@ fn trainable_kind(s: &Scenario) -> Trainable {
             rank: s.rank,
             // fp32 adapters under bf16 autocast cast their input: one copy per adapter.
             input_copies: s.precision == Precision::Mixed,
-            // QLoRA always has a 4-bit base; LoRA's base is quantized unless it is 16/32-bit (GGUF
-            // formats are counted as bf16, see `training`).
-            frozen_keeps_inputs: s.method == Method::Qlora || !(s.quant.is_dense() || s.quant.is_gguf()),
+            // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a 4-bit
+            // base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16).
+            frozen_keeps_inputs: s.bnb == Bitsandbytes::Legacy
+                && (s.method == Method::Qlora || !(s.quant.is_dense() || s.quant.is_gguf())),
         },
     }
 }

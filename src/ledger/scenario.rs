@@ -65,6 +65,13 @@ keyword_enum!(
     LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused" }
 );
 
+keyword_enum!(
+    /// bitsandbytes' 4-bit matmul for a frozen base: `legacy` (before 0.43.2) kept each layer's input
+    /// for backward, so QLoRA saved the inputs of every linear layer as full fine-tuning does;
+    /// `fixed` (0.43.2 on, its changelog's "QLoRA bug fix") keeps only the quantized weight.
+    Bitsandbytes { Fixed => "fixed", Legacy => "legacy" }
+);
+
 impl LossKernel {
     /// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are.
     pub fn bytes_per_logit(self, act: f64) -> (f64, &'static str) {
@@ -210,6 +217,7 @@ pub struct Scenario {
     pub gradient_checkpointing: bool,
     pub attention: AttentionKernel,
     pub loss: LossKernel,
+    pub bnb: Bitsandbytes,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -244,6 +252,7 @@ impl Default for Scenario {
             gradient_checkpointing: true,
             attention: AttentionKernel::Sdpa,
             loss: LossKernel::Hf,
+            bnb: Bitsandbytes::Fixed,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,

@@ -10,7 +10,7 @@ pub struct KeyDoc {
     pub meaning: &'static str,
 }
 
-pub const KEYS: [KeyDoc; 36] = [
+pub const KEYS: [KeyDoc; 37] = [
     KeyDoc { key: "model", values: "a preset id (see `vram-ledger --presets`) or `custom`", default: "llama-3.1-8b", meaning: "the model; `custom` starts from a Llama-style template that the fields below describe" },
     KeyDoc { key: "layers", values: "1–10000", default: "the preset's", meaning: "decoder layers" },
     KeyDoc { key: "hidden", values: "1–16777216", default: "the preset's", meaning: "hidden size" },
@@ -36,6 +36,7 @@ pub const KEYS: [KeyDoc; 36] = [
     KeyDoc { key: "targets", values: "qv, qkvo, all", default: "all", meaning: "linear layers with LoRA adapters" },
     KeyDoc { key: "gc", values: "0, 1", default: "1", meaning: "gradient checkpointing (per decoder layer)" },
     KeyDoc { key: "attn", values: "eager, sdpa, flash", default: "sdpa", meaning: "attention kernel; eager stores the s² scores" },
+    KeyDoc { key: "bnb", values: "fixed, legacy", default: "fixed", meaning: "bitsandbytes behind a 4-bit base (QLoRA): legacy = before 0.43.2, whose 4-bit layers kept their input for backward; fixed = 0.43.2 on" },
     KeyDoc { key: "loss", values: "hf, hf_shift, chunked, fused", default: "hf", meaning: "how the loss meets the logits (training): hf = transformers ≥ 4.48 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth)" },
     KeyDoc { key: "gpus", values: "1–100000", default: "1", meaning: "data-parallel GPUs (training) or tensor-parallel GPUs (inference); the bill is per GPU" },
     KeyDoc { key: "zero", values: "0, 1, 2, 3", default: "0", meaning: "ZeRO stage over `gpus` (3 = FSDP full shard)" },
@@ -51,7 +52,7 @@ pub const KEYS: [KeyDoc; 36] = [
 
 /// The keys alone, in the table's order: what the parser checks against. The web bundle needs only
 /// these names, so the documentation strings above stay out of it (a test keeps the two in step).
-pub const KEY_NAMES: [&str; 36] = ["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied", "mlp", "experts", "active_experts", "mode", "method", "precision", "quant", "dq", "optim", "seq", "batch", "accum", "rank", "targets", "gc", "attn", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib", "drill"];
+pub const KEY_NAMES: [&str; 37] = ["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied", "mlp", "experts", "active_experts", "mode", "method", "precision", "quant", "dq", "optim", "seq", "batch", "accum", "rank", "targets", "gc", "attn", "bnb", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib", "drill"];
 
 /// Keys the web app reads; the ledger ignores them without a warning.
 pub const UI_KEYS: [&str; 4] = ["lang", "embed", "tree", "unit"];

@@ -17,7 +17,7 @@ pub use keys::{KeyDoc, KEYS, KEY_NAMES, UI_KEYS};
 use crate::ledger::architecture::{Architecture, MlpKind, MoeSpec};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    AttentionKernel, Drill, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
+    AttentionKernel, Bitsandbytes, Drill, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, DEFAULT_MODEL,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 
@@ -199,6 +199,9 @@ pub fn parse(input: &str) -> Parsed {
     }
     if let Some(v) = r.keyword("attn", AttentionKernel::from_id, &ids(AttentionKernel::ALL, AttentionKernel::id)) {
         s.attention = v;
+    }
+    if let Some(v) = r.keyword("bnb", Bitsandbytes::from_id, &ids(Bitsandbytes::ALL, Bitsandbytes::id)) {
+        s.bnb = v;
     }
     if let Some(v) = r.keyword("loss", LossKernel::from_id, &ids(LossKernel::ALL, LossKernel::id)) {
         s.loss = v;
@@ -387,6 +390,9 @@ pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
     }
     if s.attention != d.attention {
         out.push(("attn", s.attention.id().into()));
+    }
+    if s.bnb != d.bnb {
+        out.push(("bnb", s.bnb.id().into()));
     }
     if s.loss != d.loss {
         out.push(("loss", s.loss.id().into()));
