@@ -99,6 +99,13 @@ test('a pasted mem_report.py JSON is compared with the ledger, component by comp
   await page.waitForFunction(() => document.querySelector('[data-testid="measured-weights"]')?.dataset.error === '0');
   assert.match(await page.textContent('[data-testid="measured-weights"]'), /\+0\.0 %|−0\.0 %/);
   assert.ok(await page.$('[data-testid="measured-peak_reserved"]'));
+  // A real report, recorded on the CPU (torch 2.5.1): its saved activations are 12,698,804 B, the
+  // ledger's activations + saved log-probabilities 13,221,888 B (tests/validation.rs): +4.1 %.
+  await page.fill('[data-testid="measured-json"]', readFileSync('tests/data/mem_report/recorded-cpu-torch-2.5.1.json', 'utf8'));
+  await page.click('[data-testid="measured-load"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="measured-peak_reserved"]'));
+  assert.match(await page.textContent('[data-testid="measured-activations"]'), /\+4\.1 %/);
+  assert.match(await page.textContent('[data-testid="measured-optimizer"]'), /\+0\.0 %|−0\.0 %/);
   await page.fill('[data-testid="measured-json"]', '{"tool": "vram-ledger/mem_report", "version": 1, "bytes": {}}');
   assert.match(await page.textContent('[data-testid="measured-error"]'), /bytes\.weights/);
   assert.deepEqual(page.problems, []);
