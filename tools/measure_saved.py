@@ -13,6 +13,12 @@ each storage once). That is the ledger's activations line plus the loss's saved 
 
     python tools/measure_saved.py                 # the default cases
     python tools/measure_saved.py 'QUERY' ...     # mode=train, gc=0, a Llama/Qwen2/Gemma-2/Mixtral decoder
+    python tools/measure_saved.py --peak [QUERY ...]   # the peak of a forward + backward pass (gc=0 or 1)
+
+--peak tracks every tensor the step creates (a TorchDispatchMode; each storage counted once, released
+when it dies) and reports the highest total: the ledger's `step_peak` kind (activations, logits,
+gradients — everything but what exists before the step). Unlike hooks it sees checkpointing's
+recomputation and the loss's transient copies. CPU kernels may differ from CUDA's in transients.
 
 method=qlora quantizes the decoder's linear layers with bitsandbytes NF4 on the CPU (bitsandbytes ≥ 0.45,
 so the ledger's `bnb=fixed`).
@@ -56,6 +62,15 @@ DEFAULT_CASES = [
     SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
     SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
 ]
+# --peak: a forward + backward pass's peak, with and without checkpointing, small and large vocabularies.
+SHAPE8 = "model=custom&layers=8&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&tied=0"
+PEAK_CASES = [
+    SHAPE8 + f"&vocab={v}&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc={gc}&attn=sdpa&seq=2048&batch=1"
+    for v in (32000, 128256) for gc in (0, 1)
+] + [
+    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=all&gc=1&attn=sdpa&seq=2048&batch=1",
+    SHAPE8 + "&vocab=32000&mode=train&method=full&precision=bf16&gc=1&attn=sdpa&seq=1024&batch=1",
+]
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
 
 
@@ -86,9 +101,11 @@ def family(arch):
     return None
 
 
-def check(run):
-    if run["mode"] != "train" or run["gc"] != "0":
-        raise QueryError("measure_saved.py measures training steps (mode=train) with gc=0")
+def check(run, peak=False):
+    if run["mode"] != "train":
+        raise QueryError("measure_saved.py measures training steps (mode=train)")
+    if run["gc"] != "0" and not peak:
+        raise QueryError("`gc=1`: saved-tensor hooks cannot see checkpointing; use gc=0, or --peak")
     if run["method"] == "qlora" and run["quant"] != "nf4":
         raise QueryError("`quant`: QLoRA here is bitsandbytes NF4")
     if run["method"] != "qlora" and run["quant"] not in ("bf16", "fp16", "fp32"):
@@ -105,10 +122,10 @@ def check(run):
     return run
 
 
-def parse(query):
+def parse(query, peak=False):
     """The run of a query, with the ledger's architecture when the query names a preset."""
     model = dict(p.split("=", 1) for p in query.lstrip("?").split("&") if "=" in p).get("model", "custom")
-    return check(parse_query(query, None if model == "custom" else ledger_architecture(query)))
+    return check(parse_query(query, None if model == "custom" else ledger_architecture(query)), peak)
 
 
 def quantize_linears(model, run, torch):
@@ -133,12 +150,51 @@ def quantize_linears(model, run, torch):
         p.requires_grad_(False)
 
 
-def saved_bytes(run):
-    """Bytes autograd saves in one forward pass of the run (tools/mem_report.py's count)."""
+class PeakTracker:
+    """The peak bytes of the tensors created while it is active (a TorchDispatchMode: every operator's
+    outputs, counted once per storage, released when the storage dies). Storages that exist when it
+    starts (`existing`: weights, buffers, inputs) are not counted, nor are views of them. CPU tensors."""
+
+    def __init__(self, torch, existing=()):
+        import weakref
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_flatten
+
+        tracker = self
+        self.live, self.current, self.peak = {}, 0, 0
+        known = {id(t.untyped_storage()) for t in existing}
+
+        def release(key):
+            tracker.current -= tracker.live.pop(key, 0)
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                for t in tree_flatten(out)[0]:
+                    if isinstance(t, torch.Tensor):
+                        storage = t.untyped_storage()
+                        key = id(storage)
+                        if key not in tracker.live and key not in known and storage.nbytes() > 0:
+                            tracker.live[key] = storage.nbytes()
+                            tracker.current += storage.nbytes()
+                            tracker.peak = max(tracker.peak, tracker.current)
+                            weakref.finalize(storage, release, key)
+                return out
+
+        self.mode = Mode()
+
+    def __enter__(self):
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)
+
+
+def build_model(run):
+    """transformers' model for the run, with adapters / quantization / checkpointing as asked."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
-
-    import mem_report
 
     torch.manual_seed(0)
     arch = run.get("architecture")
@@ -174,6 +230,20 @@ def saved_bytes(run):
         # mixed: fp32 adapters on the 16-bit base under autocast (PEFT's default); bf16: bf16 adapters.
         model = get_peft_model(model, lora, autocast_adapter_dtype=run["precision"] == "mixed")
     model.train()
+    if run["gc"] == "1":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if run["method"] != "full":
+            model.enable_input_require_grads()
+    return model
+
+
+def saved_bytes(run):
+    """Bytes autograd saves in one forward pass of the run (tools/mem_report.py's count)."""
+    import torch
+
+    import mem_report
+
+    model = build_model(run)
     ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
     report = mem_report.MemReport(model, None, query=run["query"])
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
@@ -184,11 +254,29 @@ def saved_bytes(run):
     return report.activation_bytes
 
 
+def step_peak_bytes(run):
+    """The peak of the tensors one forward + backward pass creates (weights, buffers and the input
+    excluded): what the ledger's `step_peak` kind predicts."""
+    import torch
+
+    model = build_model(run)
+    ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
+    existing = list(model.parameters()) + list(model.buffers()) + [ids]
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
+    with PeakTracker(torch, existing) as tracker:
+        with autocast:
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        del loss
+    return tracker.peak
+
+
 def main(argv=None):
-    args = sys.argv[1:] if argv is None else argv
-    queries = args or DEFAULT_CASES
+    args = list(sys.argv[1:] if argv is None else argv)
+    peak = "--peak" in args
+    queries = [a for a in args if a != "--peak"] or (PEAK_CASES if peak else DEFAULT_CASES)
     try:
-        runs = [parse(q) for q in queries]
+        runs = [parse(q, peak) for q in queries]
     except QueryError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -209,19 +297,21 @@ def main(argv=None):
     today = datetime.date.today().isoformat()
     print(f"# tools/measure_saved.py ({versions}): paste into tests/data/measured.toml\n")
     for run in runs:
-        nbytes = saved_bytes(run)
+        nbytes = step_peak_bytes(run) if peak else saved_bytes(run)
+        what = ("the peak of the tensors one forward + backward pass created on the CPU (weights, buffers and the input excluded)"
+                if peak else "every tensor autograd saved in one forward pass (parameters excluded)")
         print("\n".join([
             "[[case]]",
-            f'id = "saved-{slug(run["query"], run)}"',
+            f'id = "{"peak" if peak else "saved"}-{slug(run["query"], run)}"',
             f'query = "{run["query"]}"',
             f"figure = {nbytes / 2**20:.3f}",
             'unit = "MiB"',
-            'kind = "saved_tensors"',
+            f'kind = "{"step_peak" if peak else "saved_tensors"}"',
             "unknowns = []",
             "tolerance = 0.1",
-            f'source = "tools/measure_saved.py: transformers\' {family(run["architecture"]) if run.get("architecture") else "llama"} decoder (+ PEFT LoRA), saved-tensor hooks, {versions}, {today}"',
+            f'source = "tools/measure_saved.py{" --peak" if peak else ""}: transformers\' {family(run["architecture"]) if run.get("architecture") else "llama"} decoder (+ PEFT), {versions}, {today}"',
             'url = "../tools/measure_saved.py"',
-            f'note = "Our own count, {nbytes:,} B: every tensor autograd saved in one forward pass (parameters excluded), random weights, labels = inputs."',
+            f'note = "Our own count, {nbytes:,} B: {what}; random weights, labels = inputs."',
             "",
         ]))
         sys.stdout.flush()

@@ -142,6 +142,11 @@ pub struct Bill {
     /// as a saved-tensor hook (tools/mem_report.py) sees it; the line itself is the loss's peak.
     #[serde(skip)]
     pub saved_logits_bytes: u64,
+    /// How much of the summed activations, logits and gradients never coexist: backward frees the
+    /// first two while the gradients appear (0 with gradient accumulation, and for inference). The
+    /// forward + backward pass peaks at their sum minus this.
+    #[serde(skip)]
+    pub backward_overlap_bytes: u64,
 }
 
 impl Bill {

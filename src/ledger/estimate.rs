@@ -22,6 +22,7 @@ struct Builder {
     components: Vec<Component>,
     notes: Vec<Note>,
     saved_logits: f64,
+    backward_overlap: f64,
 }
 
 impl Builder {
@@ -36,7 +37,7 @@ impl Builder {
 
 /// The memory bill of one GPU for `s`.
 pub fn estimate(s: &Scenario) -> Bill {
-    let mut b = Builder { components: Vec::with_capacity(ComponentId::ALL.len()), notes: Vec::new(), saved_logits: 0.0 };
+    let mut b = Builder { components: Vec::with_capacity(ComponentId::ALL.len()), notes: Vec::new(), saved_logits: 0.0, backward_overlap: 0.0 };
     match s.mode {
         Mode::Train => training(s, &mut b),
         Mode::Infer => inference(s, &mut b),
@@ -52,7 +53,13 @@ pub fn estimate(s: &Scenario) -> Bill {
             None => components.push(Component { id, bytes: 0, formula: std::borrow::Cow::Borrowed("not used here"), section: "" }),
         }
     }
-    Bill { components, gpu_bytes: s.gpu.bytes, notes: b.notes, saved_logits_bytes: to_bytes(b.saved_logits) }
+    Bill {
+        components,
+        gpu_bytes: s.gpu.bytes,
+        notes: b.notes,
+        saved_logits_bytes: to_bytes(b.saved_logits),
+        backward_overlap_bytes: to_bytes(b.backward_overlap),
+    }
 }
 
 /// Bytes of activations: 2 for bf16/fp16 compute, 4 for fp32.
@@ -266,18 +273,20 @@ fn training(s: &Scenario, b: &mut Builder) {
         (_, Precision::Bf16) => 2.0,
     };
     let ddp_copy = if s.gpus > 1 && zero == 0 { 2.0 } else { 1.0 };
-    b.add(
-        ComponentId::Gradients,
-        trainable as f64 * grad_bytes * ddp_copy / shard(2),
-        "§1",
-        format!(
-            "{} trainable ({method_label}) × {} B{}{}",
-            group(trainable),
-            factor(grad_bytes),
-            if ddp_copy > 1.0 { " × 2 (DDP keeps a bucket copy)" } else { "" },
-            shard_text(2)
-        ),
+    let gradients = trainable as f64 * grad_bytes * ddp_copy / shard(2);
+    let gradients_text = format!(
+        "{} trainable ({method_label}) × {} B{}{}",
+        group(trainable),
+        factor(grad_bytes),
+        if ddp_copy > 1.0 { " × 2 (DDP keeps a bucket copy)" } else { "" },
+        shard_text(2)
     );
+    // The gradient that exists when backward starts: the LM head's (full fine-tuning only).
+    let head_gradient = if s.method == Method::Full {
+        (arch.vocab as f64 * arch.hidden as f64 * grad_bytes * ddp_copy / shard(2)).min(gradients)
+    } else {
+        0.0
+    };
 
     // Optimizer states.
     // Only Adafactor needs the shapes.
@@ -296,22 +305,43 @@ fn training(s: &Scenario, b: &mut Builder) {
     } else {
         String::new()
     };
+    // Logits: what the loss implementation holds at its peak.
+    let (loss_bytes, what) = s.loss.bytes_per_logit(act);
+    let softcap = if arch.softcapping { s.loss.softcap_bytes_per_logit(act) } else { 0.0 };
+    let per_logit = loss_bytes + softcap;
+    let logits_count = s.batch as f64 * tokens as f64 * arch.vocab as f64;
+    b.saved_logits = logits_count * (s.loss.saved_bytes_per_logit() + softcap);
+    let logits_bytes = logits_count * per_logit;
+    let logits_formula = format!(
+            "{} seq × {} tokens × vocab {} × {} B (loss={}: {what}{})",
+            s.batch,
+            group(tokens),
+            group(arch.vocab),
+            factor(per_logit),
+            s.loss.id(),
+            if softcap > 0.0 { format!(" + soft-capping's tanh output {} B", factor(softcap)) } else { String::new() }
+        );
+
     let (activations, formula) = if s.gradient_checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * s.batch as f64 * act * arch.hidden as f64;
+        // The loss's backward ends (and frees the logits) before the last layer is recomputed, so
+        // the recomputed layer and the logits' peak never coexist: only the larger counts.
+        let recompute_excess = (layer_bytes - logits_bytes).max(0.0);
         (
-            inputs + layer_bytes + final_norm,
+            inputs + recompute_excess + final_norm,
             format!(
-                "checkpointing: {} layer inputs × {} tokens × {} seq × {} × {} B = {} + one layer recomputed ({} B/token{}) = {} + final norm {}",
+                "checkpointing: {} layer inputs × {} tokens × {} seq × {} × {} B = {} + final norm {} + one layer recomputed ({} B/token{} = {}) beyond the logits' peak, which is freed before it: {}",
                 arch.layers,
                 group(tokens),
                 s.batch,
                 group(arch.hidden),
                 factor(act),
                 human_bytes(inputs),
+                human_bytes(final_norm),
                 group(layer.per_token as u64),
                 quadratic,
                 human_bytes(layer_bytes),
-                human_bytes(final_norm)
+                human_bytes(recompute_excess)
             ),
         )
     } else {
@@ -330,27 +360,7 @@ fn training(s: &Scenario, b: &mut Builder) {
         )
     };
     b.add(ComponentId::Activations, activations, "§1", formula);
-
-    // Logits: what the loss implementation holds at its peak.
-    let (loss_bytes, what) = s.loss.bytes_per_logit(act);
-    let softcap = if arch.softcapping { s.loss.softcap_bytes_per_logit(act) } else { 0.0 };
-    let per_logit = loss_bytes + softcap;
-    let logits_count = s.batch as f64 * tokens as f64 * arch.vocab as f64;
-    b.saved_logits = logits_count * (s.loss.saved_bytes_per_logit() + softcap);
-    b.add(
-        ComponentId::Logits,
-        logits_count * per_logit,
-        "§1",
-        format!(
-            "{} seq × {} tokens × vocab {} × {} B (loss={}: {what}{})",
-            s.batch,
-            group(tokens),
-            group(arch.vocab),
-            factor(per_logit),
-            s.loss.id(),
-            if softcap > 0.0 { format!(" + soft-capping's tanh output {} B", factor(softcap)) } else { String::new() }
-        ),
-    );
+    b.add(ComponentId::Logits, logits_bytes, "§1", logits_formula);
 
     vision(s, b, act);
 
@@ -376,6 +386,30 @@ fn training(s: &Scenario, b: &mut Builder) {
         );
     }
 
+    b.add(ComponentId::Gradients, gradients, "§1", gradients_text);
+    // The bill sums its lines, as the chapter does. In time, backward frees activations and logits
+    // layer by layer while the gradients appear, so the forward + backward pass peaks at one end:
+    // max(activations + logits + the LM head's gradient, all gradients). With accumulation the
+    // gradients outlive the micro-batch and everything coexists.
+    let freed = activations
+        + b.components
+            .iter()
+            .filter(|c| matches!(c.id, ComponentId::Logits | ComponentId::VisionActivations))
+            .map(|c| c.bytes as f64)
+            .sum::<f64>();
+    let summed = freed + gradients;
+    let backward_peak = if s.accum > 1 { summed } else { (freed + head_gradient).max(gradients) };
+    b.backward_overlap = summed - backward_peak;
+    if b.backward_overlap > 0.03 * summed.max(1.0) && s.method == Method::Full {
+        b.note(
+            "backward_overlap",
+            format!(
+                "backward frees activations and logits while the gradients appear, so they never all coexist: the step's real peak can be {} below this sum",
+                human_bytes(b.backward_overlap)
+            ),
+        );
+    }
+
     // The optimizer step's temporaries. Activations and logits are freed by then, so only what
     // exceeds them raises the peak.
     let (step, step_text) = match s.optimizer {
@@ -390,7 +424,6 @@ fn training(s: &Scenario, b: &mut Builder) {
         _ => (0.0, "no step temporaries".to_string()),
     };
     let step = step / shard(1);
-    let freed = activations + b.components.iter().filter(|c| c.id == ComponentId::Logits).map(|c| c.bytes as f64).sum::<f64>();
     b.add(
         ComponentId::OptimizerStep,
         (step - freed).max(0.0),

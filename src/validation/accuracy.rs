@@ -37,7 +37,7 @@ pub struct Case {
     pub figure: f64,
     /// `GB` (10^9 B), `GiB`, `MB` (10^6 B) or `MiB`.
     pub unit: String,
-    /// `allocated`, `reserved`, `device`, `saved_tensors`, or a component id (`weights`, `kv_cache`, …).
+    /// `allocated`, `reserved`, `device`, `saved_tensors`, `step_peak`, or a component id (`weights`, …).
     pub kind: String,
     /// What the source leaves open: `["exact"]`, or any of `length`, `rounding`, `limit`,
     /// `framework`, `table` (see the file's header). The tolerance follows from it.
@@ -64,6 +64,11 @@ pub enum FigureKind {
     /// What autograd saves for backward, as tools/mem_report.py's saved-tensor hooks count it: the
     /// activations line plus the loss's saved fp32 log-probabilities.
     SavedTensors,
+    /// The peak of the tensors one forward + backward pass creates (tools/measure_saved.py --peak):
+    /// the allocated total without what exists before the step (weights, adapters, master weights,
+    /// optimizer states), without the optimizer step, and with the backward's overlap taken out
+    /// (activations and logits are freed while the gradients appear).
+    StepPeak,
     Component(ComponentId),
 }
 
@@ -74,6 +79,7 @@ impl FigureKind {
             "reserved" => Some(FigureKind::Reserved),
             "device" => Some(FigureKind::Device),
             "saved_tensors" => Some(FigureKind::SavedTensors),
+            "step_peak" => Some(FigureKind::StepPeak),
             other => ComponentId::ALL.iter().find(|c| c.id() == other).map(|&c| FigureKind::Component(c)),
         }
     }
@@ -85,6 +91,14 @@ impl FigureKind {
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
             FigureKind::SavedTensors => bill.component(ComponentId::Activations).saturating_add(bill.saved_logits_bytes),
+            FigureKind::StepPeak => {
+                use ComponentId::*;
+                let before = [Weights, AdapterWeights, MasterWeights, Optimizer, OptimizerStep]
+                    .iter()
+                    .map(|&id| bill.component(id))
+                    .fold(0, u64::saturating_add);
+                bill.allocated_bytes().saturating_sub(before).saturating_sub(bill.backward_overlap_bytes)
+            }
             FigureKind::Component(id) => bill.component(id),
         }
     }
@@ -191,7 +205,7 @@ pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
             return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB", c.id, c.unit));
         }
         if FigureKind::parse(&c.kind).is_none() {
-            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors or a component id", c.id, c.kind));
+            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors, step_peak or a component id", c.id, c.kind));
         }
         if !(c.figure.is_finite() && c.figure > 0.0) {
             return Err(format!("case `{}`: figure must be a positive number", c.id));
