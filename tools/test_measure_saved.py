@@ -28,7 +28,7 @@ TINY = "model=custom&layers=1&hidden=64&heads=4&kv_heads=2&head_dim=16&ffn=128&v
 
 class Refusals(unittest.TestCase):
     def test_what_hooks_cannot_see_is_refused(self):
-        for extra, word in [("&gc=1", "gc=0"), ("&gc=0&attn=flash", "flash"), ("&gc=0&method=qlora&quant=bf16", "NF4"),
+        for extra, word in [("&gc=1", "--peak"), ("&gc=0&attn=flash", "flash"), ("&gc=0&method=qlora&quant=bf16", "NF4"),
                             ("&gc=0&mode=infer", "mode=train"), ("&gc=0&method=lora&quant=nf4", "method=qlora")]:
             with self.assertRaises(QueryError) as e:
                 measure_saved.check(parse_query(TINY + extra))
@@ -47,6 +47,34 @@ class Refusals(unittest.TestCase):
             with self.assertRaises(QueryError) as e:
                 measure_saved.parse(q)
             self.assertIn(word, str(e.exception), q)
+
+
+try:
+    import torch as _torch
+except ImportError:  # pragma: no cover
+    _torch = None
+
+
+@unittest.skipIf(_torch is None, "torch is not installed")
+class Peak(unittest.TestCase):
+    def test_hf_style_loss_peaks_at_12_bytes_per_logit(self):
+        # bf16 logits → fp32 upcast → cross-entropy, as transformers computes its loss. The peak is in
+        # log-softmax's backward: its saved fp32 output, the incoming fp32 gradient and the fp32
+        # gradient it returns, 3 × 4 = 12 B per logit — the ledger's `loss=hf` figure.
+        torch = _torch
+        n, v = 256, 4000
+        h = torch.randn(n, 64, dtype=torch.bfloat16, requires_grad=True)
+        w = torch.randn(v, 64, dtype=torch.bfloat16)
+        labels = torch.randint(0, v, (n,))
+        with measure_saved.PeakTracker(torch, [h, w, labels]) as tracker:
+            logits = h @ w.t()
+            x = logits.float()
+            del logits
+            loss = torch.nn.functional.cross_entropy(x, labels)
+            del x
+            loss.backward()
+            del loss
+        self.assertAlmostEqual(tracker.peak / (n * v), 12.0, delta=0.05)
 
 
 @unittest.skipIf(transformers is None, "torch, transformers and peft are not installed")
