@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+from urllib.parse import parse_qsl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -124,7 +125,7 @@ def check(run, peak=False):
 
 def parse(query, peak=False):
     """The run of a query, with the ledger's architecture when the query names a preset."""
-    model = dict(p.split("=", 1) for p in query.lstrip("?").split("&") if "=" in p).get("model", "custom")
+    model = dict(parse_qsl(query.lstrip("?"))).get("model", "custom")
     return check(parse_query(query, None if model == "custom" else ledger_architecture(query)), peak)
 
 
@@ -237,38 +238,46 @@ def build_model(run):
     return model
 
 
-def saved_bytes(run):
-    """Bytes autograd saves in one forward pass of the run (tools/mem_report.py's count)."""
+def one_step(run, measure):
+    """Builds the run's model and runs one forward + backward pass (labels = inputs) inside the context
+    manager `measure(torch, model, ids)` returns."""
     import torch
-
-    import mem_report
 
     model = build_model(run)
     ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
-    report = mem_report.MemReport(model, None, query=run["query"])
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
-    with report.step():
+    with measure(torch, model, ids):
         with autocast:
             loss = model(input_ids=ids, labels=ids).loss
         loss.backward()
-    return report.activation_bytes
+        del loss
+
+
+def saved_bytes(run):
+    """Bytes autograd saves in one forward pass of the run (tools/mem_report.py's count)."""
+    import mem_report
+
+    reports = []
+
+    def hooks(torch, model, ids):
+        reports.append(mem_report.MemReport(model, None, query=run["query"]))
+        return reports[0].step()
+
+    one_step(run, hooks)
+    return reports[0].activation_bytes
 
 
 def step_peak_bytes(run):
     """The peak of the tensors one forward + backward pass creates (weights, buffers and the input
     excluded): what the ledger's `step_peak` kind predicts."""
-    import torch
+    trackers = []
 
-    model = build_model(run)
-    ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
-    existing = list(model.parameters()) + list(model.buffers()) + [ids]
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
-    with PeakTracker(torch, existing) as tracker:
-        with autocast:
-            loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        del loss
-    return tracker.peak
+    def tracker(torch, model, ids):
+        trackers.append(PeakTracker(torch, list(model.parameters()) + list(model.buffers()) + [ids]))
+        return trackers[0]
+
+    one_step(run, tracker)
+    return trackers[0].peak
 
 
 def main(argv=None):

@@ -11,8 +11,11 @@ import measure_saved  # noqa: E402
 from measure_gpu import QueryError, parse_query  # noqa: E402
 
 try:
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
+try:
     import peft  # noqa: F401
-    import torch  # noqa: F401
     import transformers  # noqa: F401
 except ImportError:  # pragma: no cover
     transformers = None
@@ -49,19 +52,12 @@ class Refusals(unittest.TestCase):
             self.assertIn(word, str(e.exception), q)
 
 
-try:
-    import torch as _torch
-except ImportError:  # pragma: no cover
-    _torch = None
-
-
-@unittest.skipIf(_torch is None, "torch is not installed")
+@unittest.skipIf(torch is None, "torch is not installed")
 class Peak(unittest.TestCase):
     def test_hf_style_loss_peaks_at_12_bytes_per_logit(self):
         # bf16 logits → fp32 upcast → cross-entropy, as transformers computes its loss. The peak is in
         # log-softmax's backward: its saved fp32 output, the incoming fp32 gradient and the fp32
         # gradient it returns, 3 × 4 = 12 B per logit — the ledger's `loss=hf` figure.
-        torch = _torch
         n, v = 256, 4000
         h = torch.randn(n, 64, dtype=torch.bfloat16, requires_grad=True)
         w = torch.randn(v, 64, dtype=torch.bfloat16)
@@ -77,7 +73,7 @@ class Peak(unittest.TestCase):
         self.assertAlmostEqual(tracker.peak / (n * v), 12.0, delta=0.05)
 
 
-@unittest.skipIf(transformers is None, "torch, transformers and peft are not installed")
+@unittest.skipIf(torch is None or transformers is None, "torch, transformers and peft are not installed")
 class Count(unittest.TestCase):
     def test_eager_attention_keeps_the_score_matrix(self):
         # Eager attention saves heads × s² softmax probabilities per sequence (fp32 for the softmax,

@@ -281,12 +281,6 @@ fn training(s: &Scenario, b: &mut Builder) {
         if ddp_copy > 1.0 { " × 2 (DDP keeps a bucket copy)" } else { "" },
         shard_text(2)
     );
-    // The gradient that exists when backward starts: the LM head's (full fine-tuning only).
-    let head_gradient = if s.method == Method::Full {
-        (arch.vocab as f64 * arch.hidden as f64 * grad_bytes * ddp_copy / shard(2)).min(gradients)
-    } else {
-        0.0
-    };
 
     // Optimizer states.
     // Only Adafactor needs the shapes.
@@ -397,6 +391,12 @@ fn training(s: &Scenario, b: &mut Builder) {
             .filter(|c| matches!(c.id, ComponentId::Logits | ComponentId::VisionActivations))
             .map(|c| c.bytes as f64)
             .sum::<f64>();
+    // The gradient that exists when backward starts: the LM head's (full fine-tuning only).
+    let head_gradient = if s.method == Method::Full {
+        (arch.vocab as f64 * arch.hidden as f64 * grad_bytes * ddp_copy / shard(2)).min(gradients)
+    } else {
+        0.0
+    };
     let summed = freed + gradients;
     let backward_peak = if s.accum > 1 { summed } else { (freed + head_gradient).max(gradients) };
     b.backward_overlap = summed - backward_peak;
