@@ -13,6 +13,7 @@ pub mod i18n;
 pub mod chart;
 pub mod tree;
 pub mod validation;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -29,10 +29,10 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "components": bill.components.iter().map(|c| json!({
             "id": c.id.id(),
             "bytes": c.bytes,
-            "formula": &*c.formula,
+            "formula": c.formula.to_string(),
             "section": c.section,
         })).collect::<Vec<_>>(),
-        "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text})).collect::<Vec<_>>(),
+        "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
     })
 }
 
@@ -140,7 +140,7 @@ pub fn bill_markdown(
     bill: &Bill,
     unit: Unit,
     name: impl Fn(crate::ledger::bill::ComponentId) -> String,
-    formula: impl Fn(&str) -> String,
+    formula: impl Fn(&crate::ledger::msg::Msg) -> String,
     headers: [&str; 4],
     total_label: &str,
 ) -> String {

@@ -1,4 +1,4 @@
-//! The stacked-bar chart: plotters output plus the focusable overlay, escaped.
+//! The stacked-bar chart: segments, lines and the focusable overlay, escaped.
 
 use vram_ledger::chart::{css_color, escape_xml, stacked_bars_svg, Bar, ChartText};
 use vram_ledger::ledger::bill::ComponentId;
@@ -25,7 +25,7 @@ fn one_segment_per_nonzero_component_with_matching_colours() {
     assert_eq!(svg.matches("class=\"segment\"").count(), nonzero.len());
     for c in nonzero {
         assert!(svg.contains(&format!("data-component=\"{}\"", c.id.id())), "{:?}", c.id);
-        // plotters writes fills as #RRGGBB.
+        // Fills are written as #rrggbb.
         assert!(svg.to_lowercase().contains(&css_color(c.id)), "{:?} colour", c.id);
     }
     assert!(svg.contains("GPU 24 GiB") && svg.contains("80 %"));

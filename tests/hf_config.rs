@@ -63,7 +63,7 @@ fn qwen2_vl_with_nested_text_config() {
 fn error_of(text: &str) -> String {
     match parse_config(text) {
         Ok(a) => panic!("accepted {text}: {a:?}"),
-        Err(e) => e.0,
+        Err(e) => e.to_string(),
     }
 }
 

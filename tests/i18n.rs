@@ -1,8 +1,11 @@
-//! No mixed-language screens: every formula and note of many scenarios, localized to Chinese,
-//! leaves no English word except identifiers, dtypes, units and framework names.
+//! No mixed-language screens: every template has an English and a Chinese text with the same
+//! placeholders, and no Chinese text leaves an English word except identifiers, dtypes, units and
+//! framework names — checked on the templates themselves and on the rendered formulas, notes and
+//! notices of many scenarios.
 
-use vram_ledger::i18n::{localize_formula, Lang};
+use vram_ledger::i18n::{render, template, Lang};
 use vram_ledger::ledger::estimate;
+use vram_ledger::ledger::msg::{Msg, MsgId};
 use vram_ledger::query;
 
 /// Words that stay as they are in Chinese technical writing.
@@ -11,10 +14,73 @@ const ALLOWED: &[&str] = &[
     "GPTQ", "AWQ", "g128", "LLM", "int8", "LM", "head", "embedding", "norm", "logits", "log-softmax", "KV", "MLP", "CUDA",
     "cuBLAS", "NCCL", "kernel", "overhead_mib", "AdamW", "SGD", "Adafactor", "foreach", "DDP", "ZeRO-", "ZeRO", "GPU", "torch",
     "nvidia-smi", "no_grad", "loss", "item", "eval", "eager", "prefill", "bitsandbytes", "absmax", "patch", "block", "token",
-    "quant", "QLoRA", "LoRA", "q4_k_m", "q5_k_m", "q6_k", "q8_0", "llama", "cpp", "px", "batch", "micro-batch", "micro", "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "fc", "shared_expert", "d_in", "d_out", "head_dim",
+    "quant", "QLoRA", "LoRA", "q4_k_m", "q5_k_m", "q6_k", "q8_0", "llama", "cpp", "px", "batch", "micro-batch", "micro", "q_proj",
+    "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "fc", "shared_expert", "d_in", "d_out", "head_dim",
     "ffn", "r", "m", "v", "s", "max", "lora", "qlora", "full", "mixed", "fp32", "bf16", "nf4", "gptq4", "awq4", "int4", "fp8", "fp16",
-    "hf", "hf_shift", "chunked", "fused",
+    "hf", "hf_shift", "chunked", "fused", "config", "json", "JSON", "true", "false", "model_type", "custom", "model", "kv_heads",
+    "heads", "active_experts", "experts", "hidden_size", "num_attention_heads", "num_experts_per_tok", "num_local_experts", "tanh",
 ];
+
+/// The English words of `text` (outside `{n}` placeholders) that are not allowed.
+fn english_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in text.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')) {
+        let w = word.trim_matches('-');
+        if w.is_empty() || !w.chars().any(|ch| ch.is_ascii_alphabetic()) {
+            continue;
+        }
+        let base = w.trim_end_matches(|ch: char| ch.is_ascii_digit());
+        if !(ALLOWED.contains(&w) || ALLOWED.contains(&base)) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+fn placeholders(t: &str) -> Vec<usize> {
+    let mut found: Vec<usize> = t
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').and_then(|(n, _)| n.parse().ok()))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Every template renders in both languages with the same arguments.
+#[test]
+fn every_template_has_both_texts_with_the_same_placeholders() {
+    for &id in MsgId::ALL {
+        let (en, zh) = template(id);
+        assert_eq!(placeholders(en), placeholders(zh), "{id:?}: {en} | {zh}");
+        if id != MsgId::Empty {
+            assert!(!en.is_empty() && !zh.is_empty(), "{id:?} has an empty text");
+        }
+        // Placeholders are numbered from 0 without gaps.
+        let p = placeholders(en);
+        assert!(p.iter().enumerate().all(|(i, n)| i == *n), "{id:?}: {p:?}");
+    }
+}
+
+/// No Chinese template leaves an English word (the user's own values come in as arguments).
+#[test]
+fn chinese_templates_have_no_english_words() {
+    for &id in MsgId::ALL {
+        let (_, zh) = template(id);
+        let bad = english_words(zh);
+        assert!(bad.is_empty(), "{id:?} leaves {bad:?} in: {zh}");
+    }
+}
+
+fn all_texts(q: &str) -> Vec<(String, Msg)> {
+    let bill = estimate(&query::parse(q).scenario);
+    bill.components
+        .iter()
+        .map(|c| (c.id.id().to_string(), c.formula.clone()))
+        .chain(bill.notes.iter().map(|n| (n.key.to_string(), n.text.clone())))
+        .collect()
+}
 
 #[test]
 fn chinese_formulas_have_no_english_words_left() {
@@ -27,51 +93,29 @@ fn chinese_formulas_have_no_english_words_left() {
         "loss=hf_shift", "loss=chunked", "loss=fused&method=full",
     ];
     for q in queries {
-        let bill = estimate(&query::parse(q).scenario);
-        let texts: Vec<(String, String)> = bill
-            .components
-            .iter()
-            .map(|c| (c.id.id().to_string(), c.formula.to_string()))
-            .chain(bill.notes.iter().map(|n| (n.key.to_string(), n.text.clone())))
-            .collect();
-        for (id, text) in &texts {
-            let zh = localize_formula(Lang::Zh, text);
-            for word in zh.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')) {
-                let w = word.trim_matches('-');
-                if w.is_empty() || w.chars().all(|ch| ch.is_ascii_digit()) || !w.chars().any(|ch| ch.is_ascii_alphabetic()) {
-                    continue;
-                }
-                let base = w.trim_end_matches(|ch: char| ch.is_ascii_digit());
-                assert!(
-                    ALLOWED.contains(&w) || ALLOWED.contains(&base),
-                    "{q}: {id} leaves {w:?} in: {zh}"
-                );
-            }
+        for (id, m) in all_texts(q) {
+            let zh = render(Lang::Zh, &m);
+            let bad = english_words(&zh);
+            assert!(bad.is_empty(), "{q}: {id} leaves {bad:?} in: {zh}");
+            assert!(!render(Lang::En, &m).is_empty() || m.id == MsgId::Empty);
         }
     }
-    assert_eq!(localize_formula(Lang::En, "12 params × 2 B"), "12 params × 2 B");
-    assert_eq!(localize_formula(Lang::Zh, "12 params × 2 B"), "12 个参数 × 2 B");
 }
 
-/// The query parser's notices in Chinese: no English left outside the user's own quoted text.
+/// The query parser's notices in Chinese: no English left outside the user's own quoted text and
+/// the lists of accepted ids.
 #[test]
 fn chinese_notices_have_no_english_words_left() {
-    use vram_ledger::i18n::localize_notice;
     let p = query::parse("seq=0&vram=-1&gc=yes&quant=int3&model=llama-9&drill=oops&heads=8&kv_heads=16&colour=red");
-    let messages: Vec<String> = p.errors.iter().chain(p.warnings.iter()).map(|e| e.message.clone()).collect();
+    let messages: Vec<&Msg> = p.errors.iter().chain(p.warnings.iter()).map(|e| &e.message).collect();
     assert!(messages.len() >= 8, "{messages:?}");
     for m in messages {
-        let zh = localize_notice(Lang::Zh, &m);
+        let zh = render(Lang::Zh, m);
         let outside: String = zh.split('`').enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, s)| s).collect::<Vec<_>>().join(" ");
-        // The lists of accepted values are ids (bf16, rtx4090, qwen2.5-7b …): drop them ("可选值:" / "可选:").
         let prose = outside.split("可选").next().unwrap_or("");
-        for word in prose.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            assert!(
-                word.is_empty() || word.chars().all(|c| c.is_ascii_digit()) || ["heads", "kv_heads"].contains(&word),
-                "{m} → {zh}: {word:?}"
-            );
-        }
-        assert_eq!(localize_notice(Lang::En, &m), m);
+        assert!(english_words(prose).is_empty(), "{m:?} → {zh}");
     }
-    assert!(localize_notice(Lang::Zh, "`seq=0` is not accepted: a whole number from 1 to 100000000").contains("`seq=0`"));
+    let seq = &query::parse("seq=0").errors[0].message;
+    assert_eq!(render(Lang::Zh, seq), "`seq=0` 无效:应为 1 至 100000000 的整数");
+    assert_eq!(render(Lang::En, seq), "`seq=0` is not accepted: a whole number from 1 to 100000000");
 }

@@ -1,12 +1,18 @@
-//! Every user-visible string of the web app, in Chinese and English, from one table; the ledger's
-//! formulas (written in English by the ledger, as the CLI prints them) are translated phrase by
-//! phrase in `formulas`.
+//! Every user-visible text, in Chinese and English, by one mechanism: a key and its two texts.
+//! The interface's fixed labels are [`Text`] keys; the formulas, notes and messages of the ledger,
+//! the query parser, the config importer and the tree are [`Msg`]s (a template id with typed
+//! arguments, `templates`), rendered here with their numbers formatted once, the same way in both
+//! languages.
 
-mod formulas;
+mod templates;
 
-pub use formulas::{localize_formula, localize_notice};
+pub use templates::{template, template_in};
+
+use std::fmt;
 
 use crate::ledger::bill::{ComponentId, Verdict};
+use crate::ledger::msg::{Arg, Msg};
+use crate::ledger::units::{factor, fixed, group, human_bytes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -69,33 +75,9 @@ pub enum Text {
     Headroom,
     Over,
     Footer,
-    Model,
-    Gpu2,
-    CustomGib,
-    Mode,
     Train,
     Infer,
-    Method,
     Full,
-    Lora,
-    Qlora,
-    Precision,
-    Quant,
-    Optimizer,
-    SeqLen,
-    Batch,
-    Accum,
-    Rank,
-    Targets,
-    Checkpointing,
-    Attention,
-    Loss,
-    Gpus,
-    Zero,
-    KvDtype,
-    Generated,
-    Images,
-    ImagePx,
     Settings,
     Chart,
     ChartAxis,
@@ -173,348 +155,330 @@ pub enum Text {
     LoadReportConfig,
 }
 
-pub fn text(lang: Lang, t: Text) -> &'static str {
-    use Lang::*;
+/// The English and Chinese text of a fixed label.
+pub fn label(t: Text) -> (&'static str, &'static str) {
     use Text::*;
-    match (t, lang) {
-        (Title, _) => "VRAM Ledger · 显存账本",
-        (Tagline, Zh) => "任意“模型 × 显卡 × 配置”的显存账,逐项列出,附公式。",
-        (Tagline, En) => "The GPU-memory bill of any model × GPU × configuration, item by item, with formulas.",
-        (Language, Zh) => "语言",
-        (Language, En) => "Language",
-        (Component, Zh) => "组成",
-        (Component, En) => "Component",
-        (Size, Zh) => "大小",
-        (Size, En) => "Size",
-        (Share, Zh) => "占比",
-        (Share, En) => "Share",
-        (Formula, Zh) => "公式",
-        (Formula, En) => "Formula",
-        (Section, Zh) => "章节",
-        (Section, En) => "Chapter",
-        (Allocated, Zh) => "张量峰值(max_memory_allocated)",
-        (Allocated, En) => "Tensors at peak (max_memory_allocated)",
-        (Reserved, Zh) => "分配器保留(max_memory_reserved)",
-        (Reserved, En) => "Reserved by the allocator (max_memory_reserved)",
-        (Device, Zh) => "整卡占用(nvidia-smi)",
-        (Device, En) => "On the device (nvidia-smi)",
-        (Gpu, Zh) => "显卡",
-        (Gpu, En) => "GPU",
-        (Notices, Zh) => "链接中的问题",
-        (Notices, En) => "Problems in the link",
-        (VerdictUses, Zh) => "判定依据:整卡占用(nvidia-smi)对比显卡容量,留 20% 余量",
-        (VerdictUses, En) => "Verdict uses the device total (nvidia-smi) against the GPU, keeping a 20 % margin",
-        (Headroom, Zh) => "剩余",
-        (Headroom, En) => "free",
-        (Over, Zh) => "超出",
-        (Over, En) => "over",
-        (Footer, Zh) => "依据课程第 7.1 章《显存估算速查与 OOM 排查大全》。全部在浏览器内计算。",
-        (Footer, En) => "Based on course chapter 7.1, “Memory estimation and OOM troubleshooting”. Everything is computed in your browser.",
-        (Model, Zh) => "模型",
-        (Model, En) => "Model",
-        (Gpu2, Zh) => "显卡",
-        (Gpu2, En) => "GPU",
-        (CustomGib, Zh) => "自定义容量 (GiB)",
-        (CustomGib, En) => "Custom size (GiB)",
-        (Mode, Zh) => "场景",
-        (Mode, En) => "Mode",
-        (Train, Zh) => "训练",
-        (Train, En) => "Training",
-        (Infer, Zh) => "推理",
-        (Infer, En) => "Inference",
-        (Method, Zh) => "方法",
-        (Method, En) => "Method",
-        (Full, Zh) => "全参",
-        (Full, En) => "Full",
-        (Lora, _) => "LoRA",
-        (Qlora, _) => "QLoRA",
-        (Precision, Zh) => "精度",
-        (Precision, En) => "Precision",
-        (Quant, Zh) => "权重存储格式",
-        (Quant, En) => "Weight format",
-        (Optimizer, Zh) => "优化器",
-        (Optimizer, En) => "Optimizer",
-        (SeqLen, Zh) => "序列长度 (tokens)",
-        (SeqLen, En) => "Sequence length (tokens)",
-        (Batch, Zh) => "micro-batch(每卡)",
-        (Batch, En) => "Micro-batch (per GPU)",
-        (Accum, Zh) => "梯度累积步数",
-        (Accum, En) => "Gradient accumulation",
-        (Rank, Zh) => "LoRA 秩 r",
-        (Rank, En) => "LoRA rank r",
-        (Targets, Zh) => "LoRA 目标层",
-        (Targets, En) => "LoRA targets",
-        (Checkpointing, Zh) => "gradient checkpointing",
-        (Checkpointing, En) => "Gradient checkpointing",
-        (Attention, Zh) => "注意力实现",
-        (Attention, En) => "Attention kernel",
-        (Loss, Zh) => "损失实现(logits)",
-        (Loss, En) => "Loss implementation (logits)",
-        (Gpus, Zh) => "GPU 数",
-        (Gpus, En) => "GPUs",
-        (Zero, Zh) => "ZeRO 阶段",
-        (Zero, En) => "ZeRO stage",
-        (KvDtype, Zh) => "KV cache 精度",
-        (KvDtype, En) => "KV-cache dtype",
-        (Generated, Zh) => "生成 token 数",
-        (Generated, En) => "Generated tokens",
-        (Images, Zh) => "每条样本图片数",
-        (Images, En) => "Images per sequence",
-        (ImagePx, Zh) => "图片边长 (px)",
-        (ImagePx, En) => "Image side (px)",
-        (Settings, Zh) => "配置",
-        (Settings, En) => "Configuration",
-        (Chart, Zh) => "显存堆叠图",
-        (Chart, En) => "Memory, stacked",
-        (ChartAxis, Zh) => "显存 (GiB)",
-        (ChartAxis, En) => "Memory (GiB)",
-        (Capacity, Zh) => "显卡容量",
-        (Capacity, En) => "GPU capacity",
-        (MarginLine, Zh) => "80% 线(留 20% 余量)",
-        (MarginLine, En) => "80 % line (20 % margin)",
-        (ThisConfig, Zh) => "当前配置",
-        (ThisConfig, En) => "this config",
-        (GpuN, Zh) => "GPU",
-        (GpuN, En) => "GPU",
-        (ShareLink, Zh) => "分享链接",
-        (ShareLink, En) => "Share link",
-        (CopyLink, Zh) => "复制链接",
-        (CopyLink, En) => "Copy link",
-        (Copied, Zh) => "已复制",
-        (Copied, En) => "Copied",
-        (UnitLabel, Zh) => "单位",
-        (UnitLabel, En) => "Unit",
-        (Dismiss, Zh) => "知道了",
-        (Dismiss, En) => "Dismiss",
-        (WhatFits, Zh) => "还能放下多少",
-        (WhatFits, En) => "What fits",
-        (MaxBatch, Zh) => "最大 micro-batch(留 20% 余量)",
-        (MaxBatch, En) => "Largest micro-batch (20 % margin)",
-        (MaxSeq, Zh) => "最长序列(留 20% 余量)",
-        (MaxSeq, En) => "Longest sequence (20 % margin)",
-        (NoneFits, Zh) => "放不下",
-        (NoneFits, En) => "none fits",
-        (OpenFull, Zh) => "在完整页面中打开 ↗",
-        (OpenFull, En) => "Open in full ↗",
-        (CopyEmbed, Zh) => "复制嵌入代码",
-        (CopyEmbed, En) => "Copy embed code",
-        (CopyMarkdown, Zh) => "复制为 Markdown 表格",
-        (CopyMarkdown, En) => "Copy as Markdown",
-        (DownloadSvg, Zh) => "下载图表 SVG",
-        (DownloadSvg, En) => "Download chart (SVG)",
-        (Total, Zh) => "合计(整卡占用)",
-        (Total, En) => "Total (device)",
-        (BringModel, Zh) => "导入自己的模型(config.json)",
-        (BringModel, En) => "Bring your own model (config.json)",
-        (PasteConfig, Zh) => "粘贴 config.json,或把文件拖到这里",
-        (PasteConfig, En) => "Paste a config.json, or drop the file here",
-        (UseConfig, Zh) => "使用此配置",
-        (UseConfig, En) => "Use this config",
-        (HfId, Zh) => "或输入 Hugging Face 模型 id",
-        (HfId, En) => "Or a Hugging Face model id",
-        (Fetch, Zh) => "获取",
-        (Fetch, En) => "Fetch",
-        (Imported, Zh) => "已导入(分享链接只携带层数、宽度等尺寸字段,偏置与视觉塔等细节不在链接里):",
-        (Imported, En) => "Imported (the share link carries the sizes — layers, hidden, …; details such as biases or a vision tower are not in the link):",
-        (Gated, Zh) => "该模型需要登录或授权(gated),浏览器无法直接读取。请在 Hub 上打开它的 config.json,复制后粘贴到上面。",
-        (Gated, En) => "This model is gated (login or licence needed), so the browser cannot read it. Open its config.json on the Hub and paste it above instead.",
-        (NotFound, Zh) => "Hub 上找不到这个模型或它的 config.json(404),请检查 id 的拼写和大小写。",
-        (NotFound, En) => "No such model or config.json on the Hub (404). Check the id's spelling and case.",
-        (NetworkError, Zh) => "无法访问 huggingface.co(网络或跨域限制)。请粘贴 config.json。",
-        (NetworkError, En) => "Could not reach huggingface.co (network or CORS). Paste the config.json instead.",
-        (BadModelId, Zh) => "模型 id 的格式应为 组织/名称,例如 Qwen/Qwen2.5-7B。",
-        (BadModelId, En) => "A model id looks like owner/name, e.g. Qwen/Qwen2.5-7B.",
-        (TooLarge, Zh) => "文件超过 1 MB,不像是 config.json。",
-        (TooLarge, En) => "The file is over 1 MB; that is not a config.json.",
-        (TreeTitle, Zh) => "OOM 排查决策树",
-        (TreeTitle, En) => "The OOM decision tree",
-        (TreeHint, Zh) => "点选或用键盘(Tab、方向键、回车)选择一步;能作用于配置的步骤可一键“应用”,每次只改一个变量。",
-        (TreeHint, En) => "Pick a step with the pointer or the keyboard (Tab, arrows, Enter); a step that is a lever can be applied to your configuration — one variable at a time.",
-        (TreeWhat, Zh) => "做什么",
-        (TreeWhat, En) => "What to do",
-        (TreeWhy, Zh) => "为什么有效",
-        (TreeWhy, En) => "Why it works",
-        (TreeCheck, Zh) => "怎么验证",
-        (TreeCheck, En) => "How to check",
-        (TreeCost, Zh) => "代价",
-        (TreeCost, En) => "Cost",
-        (ApplyLever, Zh) => "应用到我的配置",
-        (ApplyLever, En) => "Apply to my configuration",
-        (LeverNa, Zh) => "对当前配置不适用(已开启或无可再降)",
-        (LeverNa, En) => "does not apply to this configuration (already on, or nothing left to cut)",
-        (DiagnoseTitle, Zh) => "按测量诊断(GiB)",
-        (DiagnoseTitle, En) => "Diagnose from measurements (GiB)",
-        (MeasuredAllocated, Zh) => "峰值 allocated",
-        (MeasuredAllocated, En) => "Peak allocated",
-        (MeasuredReserved, Zh) => "峰值 reserved",
-        (MeasuredReserved, En) => "Peak reserved",
-        (MeasuredDevice, Zh) => "nvidia-smi 已用",
-        (MeasuredDevice, En) => "nvidia-smi used",
-        (MeasuredTotal, Zh) => "显卡总量",
-        (MeasuredTotal, En) => "GPU total",
-        (DiagnoseRun, Zh) => "走一遍决策树",
-        (DiagnoseRun, En) => "Walk the tree",
-        (FoundLeftover, Zh) => "nvidia-smi 远高于本进程的 reserved + CUDA 上下文:有残留进程占卡,kill 干净后重跑",
-        (FoundLeftover, En) => "nvidia-smi is far above this process's reserved memory + CUDA context: leftover processes hold the card; kill them and rerun",
-        (FoundFragmentation, Zh) => "reserved 远高于 allocated,或峰值远小于总量:碎片化,试 expandable_segments",
-        (FoundFragmentation, En) => "reserved far above allocated, or the peak well under the total: fragmentation; try expandable_segments",
-        (FoundShortage, Zh) => "峰值接近总量:真不够。账本里最大的一项是",
-        (FoundShortage, En) => "The peak is at the total: a real shortage. The ledger's largest component is",
-        (BestLever, Zh) => "省得最多的一招:",
-        (BestLever, En) => "the lever that saves most:",
-        (ErrNotNumbers, Zh) => "请在每一格填入 ≥ 0 的数字(GiB)。",
-        (ErrNotNumbers, En) => "Enter a number ≥ 0 (GiB) in every field.",
-        (ErrNoTotal, Zh) => "显卡总量必须大于 0。",
-        (ErrNoTotal, En) => "The GPU total must be more than 0.",
-        (ErrReserved, Zh) => "reserved 不可能小于 allocated(PyTorch 分配的都在 reserved 里)。",
-        (ErrReserved, En) => "Reserved cannot be below allocated (PyTorch reserves everything it allocates).",
-        (Before, Zh) => "之前",
-        (Before, En) => "before",
-        (After, Zh) => "之后",
-        (After, En) => "after",
-        (Saving, Zh) => "节省",
-        (Saving, En) => "Saving",
-        (Undo, Zh) => "撤销这一步",
-        (Undo, En) => "Undo this step",
-        (DrillTitle, Zh) => "五种 OOM 演习(作业 2):注入一个经典错误,看它在账本里的样子",
-        (DrillTitle, En) => "The five-OOM drill (homework 2): inject a classic mistake and see its signature",
-        (DrillNoGrad, Zh) => "验证循环忘了 no_grad",
-        (DrillNoGrad, En) => "Evaluation loop without no_grad",
-        (DrillTensorList, Zh) => "列表里存 logits/loss 张量(10 步)",
-        (DrillTensorList, En) => "Logit/loss tensors kept in a list (10 steps)",
-        (DrillMaxBatch, Zh) => "batch 拉满到第一个 OOM",
-        (DrillMaxBatch, En) => "Batch pushed to the first OOM",
-        (DrillFp32, Zh) => "embedding 和 LM head 偷偷 fp32",
-        (DrillFp32, En) => "Embedding and LM head left in fp32",
-        (DrillZombie, Zh) => "上次崩掉的进程还占着卡",
-        (DrillZombie, En) => "A crashed earlier run still holds the card",
-        (SearchModels, Zh) => "搜索模型(如 qwen、7b)",
-        (SearchModels, En) => "Search models (e.g. qwen, 7b)",
-        (CopySnippet, Zh) => "复制",
-        (CopySnippet, En) => "copy",
-        (SpeedCard, Zh) => "速查卡片(由账本重算,第 4 节)",
-        (SpeedCard, En) => "The speed card, recomputed by the ledger (§4)",
-        (SpeedCardNote, Zh) => "每格:留 20% 余量时放得下的最大内置模型。假设:",
-        (CardAssumptions, Zh) => "训练:micro-batch 1、序列 2048、梯度检查点、SDPA 注意力、AdamW、bf16 混合精度(全参含 fp32 主权重与状态);LoRA r = 16 作用于全部线性层(fp32 适配器);QLoRA:NF4 + 双重量化;推理:batch 1、4096 token 上下文、bf16 KV cache,4bit = AWQ g128;CUDA 上下文 500 MiB;放得下 = nvidia-smi 总量 ≤ 显卡的 80%(本章的 20% 余量)",
-        (CardAssumptions, En) => crate::ledger::fit::CARD_ASSUMPTIONS,
-        (MeasuredTitle, Zh) => "实测 vs 估算(mem_report.py,作业 1)",
-        (MeasuredTitle, En) => "Measured vs estimated (mem_report.py, homework 1)",
-        (MeasuredHint, Zh) => "把 tools/mem_report.py 打印的 JSON 粘贴到这里;与当前配置逐项比较。",
-        (MeasuredHint, En) => "Paste the JSON that tools/mem_report.py prints; it is compared with the current configuration, item by item.",
-        (MeasuredOn, Zh) => "测量设备",
-        (MeasuredOn, En) => "Measured on",
-        (Measured, Zh) => "实测",
-        (Measured, En) => "Measured",
-        (Estimated, Zh) => "估算",
-        (Estimated, En) => "Estimated",
-        (Error, Zh) => "误差",
-        (Error, En) => "Error",
-        (LoadReportConfig, Zh) => "载入报告中的配置",
-        (LoadReportConfig, En) => "Load the report's configuration",
-        (SpeedCardNote, En) => "Each cell: the largest built-in model that fits with the 20 % margin. Assumptions:",
+    match t {
+        Title => ("VRAM Ledger · 显存账本", "VRAM Ledger · 显存账本"),
+        Tagline => ("The GPU-memory bill of any model × GPU × configuration, item by item, with formulas.", "任意“模型 × 显卡 × 配置”的显存账,逐项列出,附公式。"),
+        Language => ("Language", "语言"),
+        Component => ("Component", "组成"),
+        Size => ("Size", "大小"),
+        Share => ("Share", "占比"),
+        Formula => ("Formula", "公式"),
+        Section => ("Chapter", "章节"),
+        Allocated => ("Tensors at peak (max_memory_allocated)", "张量峰值(max_memory_allocated)"),
+        Reserved => ("Reserved by the allocator (max_memory_reserved)", "分配器保留(max_memory_reserved)"),
+        Device => ("On the device (nvidia-smi)", "整卡占用(nvidia-smi)"),
+        Gpu => ("GPU", "显卡"),
+        Notices => ("Problems in the link", "链接中的问题"),
+        VerdictUses => ("Verdict uses the device total (nvidia-smi) against the GPU, keeping a 20 % margin", "判定依据:整卡占用(nvidia-smi)对比显卡容量,留 20% 余量"),
+        Headroom => ("free", "剩余"),
+        Over => ("over", "超出"),
+        Footer => ("Based on course chapter 7.1, “Memory estimation and OOM troubleshooting”. Everything is computed in your browser.", "依据课程第 7.1 章《显存估算速查与 OOM 排查大全》。全部在浏览器内计算。"),
+        Train => ("Training", "训练"),
+        Infer => ("Inference", "推理"),
+        Full => ("Full", "全参"),
+        Settings => ("Configuration", "配置"),
+        Chart => ("Memory, stacked", "显存堆叠图"),
+        ChartAxis => ("Memory (GiB)", "显存 (GiB)"),
+        Capacity => ("GPU capacity", "显卡容量"),
+        MarginLine => ("80 % line (20 % margin)", "80% 线(留 20% 余量)"),
+        ThisConfig => ("this config", "当前配置"),
+        GpuN => ("GPU", "GPU"),
+        ShareLink => ("Share link", "分享链接"),
+        CopyLink => ("Copy link", "复制链接"),
+        Copied => ("Copied", "已复制"),
+        UnitLabel => ("Unit", "单位"),
+        Dismiss => ("Dismiss", "知道了"),
+        WhatFits => ("What fits", "还能放下多少"),
+        MaxBatch => ("Largest micro-batch (20 % margin)", "最大 micro-batch(留 20% 余量)"),
+        MaxSeq => ("Longest sequence (20 % margin)", "最长序列(留 20% 余量)"),
+        NoneFits => ("none fits", "放不下"),
+        OpenFull => ("Open in full ↗", "在完整页面中打开 ↗"),
+        CopyEmbed => ("Copy embed code", "复制嵌入代码"),
+        CopyMarkdown => ("Copy as Markdown", "复制为 Markdown 表格"),
+        DownloadSvg => ("Download chart (SVG)", "下载图表 SVG"),
+        Total => ("Total (device)", "合计(整卡占用)"),
+        BringModel => ("Bring your own model (config.json)", "导入自己的模型(config.json)"),
+        PasteConfig => ("Paste a config.json, or drop the file here", "粘贴 config.json,或把文件拖到这里"),
+        UseConfig => ("Use this config", "使用此配置"),
+        HfId => ("Or a Hugging Face model id", "或输入 Hugging Face 模型 id"),
+        Fetch => ("Fetch", "获取"),
+        Imported => ("Imported (the share link carries the sizes — layers, hidden, …; details such as biases or a vision tower are not in the link):", "已导入(分享链接只携带层数、宽度等尺寸字段,偏置与视觉塔等细节不在链接里):"),
+        Gated => ("This model is gated (login or licence needed), so the browser cannot read it. Open its config.json on the Hub and paste it above instead.", "该模型需要登录或授权(gated),浏览器无法直接读取。请在 Hub 上打开它的 config.json,复制后粘贴到上面。"),
+        NotFound => ("No such model or config.json on the Hub (404). Check the id's spelling and case.", "Hub 上找不到这个模型或它的 config.json(404),请检查 id 的拼写和大小写。"),
+        NetworkError => ("Could not reach huggingface.co (network or CORS). Paste the config.json instead.", "无法访问 huggingface.co(网络或跨域限制)。请粘贴 config.json。"),
+        BadModelId => ("A model id looks like owner/name, e.g. Qwen/Qwen2.5-7B.", "模型 id 的格式应为 组织/名称,例如 Qwen/Qwen2.5-7B。"),
+        TooLarge => ("The file is over 1 MB; that is not a config.json.", "文件超过 1 MB,不像是 config.json。"),
+        TreeTitle => ("The OOM decision tree", "OOM 排查决策树"),
+        TreeHint => ("Pick a step with the pointer or the keyboard (Tab, arrows, Enter); a step that is a lever can be applied to your configuration — one variable at a time.", "点选或用键盘(Tab、方向键、回车)选择一步;能作用于配置的步骤可一键“应用”,每次只改一个变量。"),
+        TreeWhat => ("What to do", "做什么"),
+        TreeWhy => ("Why it works", "为什么有效"),
+        TreeCheck => ("How to check", "怎么验证"),
+        TreeCost => ("Cost", "代价"),
+        ApplyLever => ("Apply to my configuration", "应用到我的配置"),
+        LeverNa => ("does not apply to this configuration (already on, or nothing left to cut)", "对当前配置不适用(已开启或无可再降)"),
+        DiagnoseTitle => ("Diagnose from measurements (GiB)", "按测量诊断(GiB)"),
+        MeasuredAllocated => ("Peak allocated", "峰值 allocated"),
+        MeasuredReserved => ("Peak reserved", "峰值 reserved"),
+        MeasuredDevice => ("nvidia-smi used", "nvidia-smi 已用"),
+        MeasuredTotal => ("GPU total", "显卡总量"),
+        DiagnoseRun => ("Walk the tree", "走一遍决策树"),
+        FoundLeftover => ("nvidia-smi is far above this process's reserved memory + CUDA context: leftover processes hold the card; kill them and rerun", "nvidia-smi 远高于本进程的 reserved + CUDA 上下文:有残留进程占卡,kill 干净后重跑"),
+        FoundFragmentation => ("reserved far above allocated, or the peak well under the total: fragmentation; try expandable_segments", "reserved 远高于 allocated,或峰值远小于总量:碎片化,试 expandable_segments"),
+        FoundShortage => ("The peak is at the total: a real shortage. The ledger's largest component is", "峰值接近总量:真不够。账本里最大的一项是"),
+        BestLever => ("the lever that saves most:", "省得最多的一招:"),
+        ErrNotNumbers => ("Enter a number ≥ 0 (GiB) in every field.", "请在每一格填入 ≥ 0 的数字(GiB)。"),
+        ErrNoTotal => ("The GPU total must be more than 0.", "显卡总量必须大于 0。"),
+        ErrReserved => ("Reserved cannot be below allocated (PyTorch reserves everything it allocates).", "reserved 不可能小于 allocated(PyTorch 分配的都在 reserved 里)。"),
+        Before => ("before", "之前"),
+        After => ("after", "之后"),
+        Saving => ("Saving", "节省"),
+        Undo => ("Undo this step", "撤销这一步"),
+        DrillTitle => ("The five-OOM drill (homework 2): inject a classic mistake and see its signature", "五种 OOM 演习(作业 2):注入一个经典错误,看它在账本里的样子"),
+        DrillNoGrad => ("Evaluation loop without no_grad", "验证循环忘了 no_grad"),
+        DrillTensorList => ("Logit/loss tensors kept in a list (10 steps)", "列表里存 logits/loss 张量(10 步)"),
+        DrillMaxBatch => ("Batch pushed to the first OOM", "batch 拉满到第一个 OOM"),
+        DrillFp32 => ("Embedding and LM head left in fp32", "embedding 和 LM head 偷偷 fp32"),
+        DrillZombie => ("A crashed earlier run still holds the card", "上次崩掉的进程还占着卡"),
+        SearchModels => ("Search models (e.g. qwen, 7b)", "搜索模型(如 qwen、7b)"),
+        CopySnippet => ("copy", "复制"),
+        SpeedCard => ("The speed card, recomputed by the ledger (§4)", "速查卡片(由账本重算,第 4 节)"),
+        SpeedCardNote => ("Each cell: the largest built-in model that fits with the 20 % margin. Assumptions:", "每格:留 20% 余量时放得下的最大内置模型。假设:"),
+        CardAssumptions => (crate::ledger::fit::CARD_ASSUMPTIONS, "训练:micro-batch 1、序列 2048、梯度检查点、SDPA 注意力、AdamW、bf16 混合精度(全参含 fp32 主权重与状态);LoRA r = 16 作用于全部线性层(fp32 适配器);QLoRA:NF4 + 双重量化;推理:batch 1、4096 token 上下文、bf16 KV cache,4bit = AWQ g128;CUDA 上下文 500 MiB;放得下 = nvidia-smi 总量 ≤ 显卡的 80%(本章的 20% 余量)"),
+        MeasuredTitle => ("Measured vs estimated (mem_report.py, homework 1)", "实测 vs 估算(mem_report.py,作业 1)"),
+        MeasuredHint => ("Paste the JSON that tools/mem_report.py prints; it is compared with the current configuration, item by item.", "把 tools/mem_report.py 打印的 JSON 粘贴到这里;与当前配置逐项比较。"),
+        MeasuredOn => ("Measured on", "测量设备"),
+        Measured => ("Measured", "实测"),
+        Estimated => ("Estimated", "估算"),
+        Error => ("Error", "误差"),
+        LoadReportConfig => ("Load the report's configuration", "载入报告中的配置"),
     }
 }
 
-pub fn verdict(lang: Lang, v: Verdict) -> &'static str {
-    match (v, lang) {
-        (Verdict::Fits, Lang::Zh) => "放得下",
-        (Verdict::Fits, Lang::En) => "Fits",
-        (Verdict::FitsWithoutMargin, Lang::Zh) => "勉强放得下(不足 20% 余量)",
-        (Verdict::FitsWithoutMargin, Lang::En) => "Fits without the 20 % margin",
-        (Verdict::DoesNotFit, Lang::Zh) => "放不下",
-        (Verdict::DoesNotFit, Lang::En) => "Does not fit",
+pub fn text(lang: Lang, t: Text) -> &'static str {
+    pick(lang, label(t))
+}
+
+/// The text of a (English, Chinese) pair in `lang`.
+pub fn pick(lang: Lang, (en, zh): (&'static str, &'static str)) -> &'static str {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
     }
+}
+
+/// The control label of a scenario key (every key has one, so a new key needs its two labels).
+pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
+    use crate::query::Key::*;
+    pick(
+        lang,
+        match k {
+            Model => ("Model", "模型"),
+            Layers => ("Layers", "层数"),
+            Hidden => ("Hidden size", "隐藏层宽度"),
+            Heads => ("Attention heads", "注意力头数"),
+            KvHeads => ("KV heads", "KV 头数"),
+            HeadDim => ("Head dimension", "每头维度"),
+            Ffn => ("MLP size", "MLP 中间层宽度"),
+            Vocab => ("Vocabulary", "词表大小"),
+            Tied => ("Tied embeddings", "共享 embedding 与 LM head"),
+            Mlp => ("MLP kind", "MLP 类型"),
+            Experts => ("Experts", "专家数"),
+            ActiveExperts => ("Active experts", "激活专家数"),
+            Mode => ("Mode", "场景"),
+            Method => ("Method", "方法"),
+            Precision => ("Precision", "精度"),
+            Quant => ("Weight format", "权重存储格式"),
+            Dq => ("Double quantization", "双重量化"),
+            Optim => ("Optimizer", "优化器"),
+            Seq => ("Sequence length (tokens)", "序列长度 (tokens)"),
+            Batch => ("Micro-batch (per GPU)", "micro-batch(每卡)"),
+            Accum => ("Gradient accumulation", "梯度累积步数"),
+            Rank => ("LoRA rank r", "LoRA 秩 r"),
+            Targets => ("LoRA targets", "LoRA 目标层"),
+            Gc => ("Gradient checkpointing", "gradient checkpointing"),
+            Attn => ("Attention kernel", "注意力实现"),
+            Bnb => ("bitsandbytes version", "bitsandbytes 版本"),
+            Loss => ("Loss implementation (logits)", "损失实现(logits)"),
+            Gpus => ("GPUs", "GPU 数"),
+            Zero => ("ZeRO stage", "ZeRO 阶段"),
+            Kv => ("KV-cache dtype", "KV cache 精度"),
+            Gen => ("Generated tokens", "生成 token 数"),
+            Images => ("Images per sequence", "每条样本图片数"),
+            ImagePx => ("Image side (px)", "图片边长 (px)"),
+            Gpu => ("GPU", "显卡"),
+            Vram => ("Custom size (GiB)", "自定义容量 (GiB)"),
+            OverheadMib => ("CUDA context (MiB)", "CUDA 上下文 (MiB)"),
+            Drill => ("Drill", "演习"),
+        },
+    )
+}
+
+pub fn verdict(lang: Lang, v: Verdict) -> &'static str {
+    pick(
+        lang,
+        match v {
+            Verdict::Fits => ("Fits", "放得下"),
+            Verdict::FitsWithoutMargin => ("Fits without the 20 % margin", "勉强放得下(不足 20% 余量)"),
+            Verdict::DoesNotFit => ("Does not fit", "放不下"),
+        },
+    )
 }
 
 pub fn component(lang: Lang, id: ComponentId) -> &'static str {
     use ComponentId::*;
-    match (id, lang) {
-        (Weights, Lang::Zh) => "权重",
-        (Weights, Lang::En) => "Weights",
-        (AdapterWeights, Lang::Zh) => "LoRA 适配器权重",
-        (AdapterWeights, Lang::En) => "LoRA adapter weights",
-        (MasterWeights, Lang::Zh) => "fp32 主权重",
-        (MasterWeights, Lang::En) => "fp32 master weights",
-        (Gradients, Lang::Zh) => "梯度",
-        (Gradients, Lang::En) => "Gradients",
-        (Optimizer, Lang::Zh) => "优化器状态",
-        (Optimizer, Lang::En) => "Optimizer states",
-        (Activations, Lang::Zh) => "激活",
-        (Activations, Lang::En) => "Activations",
-        (VisionActivations, Lang::Zh) => "视觉塔激活",
-        (VisionActivations, Lang::En) => "Vision-tower activations",
-        (Logits, Lang::Zh) => "logits",
-        (Logits, Lang::En) => "Logits",
-        (KvCache, Lang::Zh) => "KV cache",
-        (KvCache, Lang::En) => "KV cache",
-        (DequantBuffer, Lang::Zh) => "反量化缓冲",
-        (DequantBuffer, Lang::En) => "Dequantization buffer",
-        (GatheredLayer, Lang::Zh) => "ZeRO-3 聚合层",
-        (GatheredLayer, Lang::En) => "ZeRO-3 gathered layer",
-        (OptimizerStep, Lang::Zh) => "优化器步临时张量",
-        (OptimizerStep, Lang::En) => "Optimizer-step temporaries",
-        (AllocatorSlack, Lang::Zh) => "分配器余量(碎片)",
-        (AllocatorSlack, Lang::En) => "Allocator slack (fragmentation)",
-        (EvalGraph, Lang::Zh) => "演习:验证循环忘了 no_grad",
-        (EvalGraph, Lang::En) => "Drill: evaluation without no_grad",
-        (KeptTensors, Lang::Zh) => "演习:列表里攒着 logits",
-        (KeptTensors, Lang::En) => "Drill: logits kept in a list",
-        (Fp32Module, Lang::Zh) => "演习:模块偷偷 fp32",
-        (Fp32Module, Lang::En) => "Drill: a module left in fp32",
-        (ZombieProcess, Lang::Zh) => "演习:僵尸进程",
-        (ZombieProcess, Lang::En) => "Drill: a zombie process",
-        (CudaContext, Lang::Zh) => "CUDA 上下文与框架开销",
-        (CudaContext, Lang::En) => "CUDA context and framework overhead",
-    }
+    pick(
+        lang,
+        match id {
+            Weights => ("Weights", "权重"),
+            AdapterWeights => ("LoRA adapter weights", "LoRA 适配器权重"),
+            MasterWeights => ("fp32 master weights", "fp32 主权重"),
+            Gradients => ("Gradients", "梯度"),
+            Optimizer => ("Optimizer states", "优化器状态"),
+            Activations => ("Activations", "激活"),
+            VisionActivations => ("Vision-tower activations", "视觉塔激活"),
+            Logits => ("Logits", "logits"),
+            KvCache => ("KV cache", "KV cache"),
+            DequantBuffer => ("Dequantization buffer", "反量化缓冲"),
+            GatheredLayer => ("ZeRO-3 gathered layer", "ZeRO-3 聚合层"),
+            OptimizerStep => ("Optimizer-step temporaries", "优化器步临时张量"),
+            AllocatorSlack => ("Allocator slack (fragmentation)", "分配器余量(碎片)"),
+            EvalGraph => ("Drill: evaluation without no_grad", "演习:验证循环忘了 no_grad"),
+            KeptTensors => ("Drill: logits kept in a list", "演习:列表里攒着 logits"),
+            Fp32Module => ("Drill: a module left in fp32", "演习:模块偷偷 fp32"),
+            ZombieProcess => ("Drill: a zombie process", "演习:僵尸进程"),
+            CudaContext => ("CUDA context and framework overhead", "CUDA 上下文与框架开销"),
+        },
+    )
 }
 
 /// The one-line description of a scenario, in the reader's language.
 pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
     use crate::ledger::scenario::{Method, Mode};
-    use crate::ledger::units::{group, params_short};
+    use crate::ledger::units::params_short;
+    use crate::msg;
     let a = &s.architecture;
-    let zh = lang == Lang::Zh;
-    let head = format!("{} · {}", a.name, params_short(a.parameters()));
-    let body = match s.mode {
-        Mode::Infer => {
-            if zh {
-                format!("推理 · {} 权重 · {} + {} token × {} 条", s.quant.id(), group(s.sequence_tokens()), group(s.generated), s.batch)
-            } else {
-                format!("inference · {} weights · {} + {} tokens × {}", s.quant.id(), group(s.sequence_tokens()), group(s.generated), s.batch)
-            }
-        }
-        Mode::Train => {
-            let method = match s.method {
-                Method::Full => if zh { format!("全参微调({})", s.precision.id()) } else { format!("full fine-tune ({})", s.precision.id()) },
-                Method::Lora | Method::Qlora => format!(
-                    "{} r={} {} · {} {}",
-                    if s.method == Method::Lora { "LoRA" } else { "QLoRA" },
-                    s.rank,
-                    s.targets.id(),
-                    if zh { "底座" } else { "base" },
-                    s.quant.id()
-                ),
-            };
-            let gc = if s.gradient_checkpointing { if zh { " · 梯度检查点" } else { " · checkpointing" } } else { "" };
-            if zh {
-                format!("{method} · {} · 序列 {} × batch {}{gc}", s.optimizer.id(), group(s.sequence_tokens()), s.batch)
-            } else {
-                format!("{method} · {} · seq {} × batch {}{gc}", s.optimizer.id(), group(s.sequence_tokens()), s.batch)
-            }
-        }
+    let tokens = Arg::Count(s.sequence_tokens());
+    let body = match (s.mode, s.method) {
+        (Mode::Infer, _) => msg!(ScenarioInference, Arg::Code(s.quant.id()), tokens, Arg::Count(s.generated), Arg::Int(s.batch)),
+        (Mode::Train, Method::Full) => msg!(
+            ScenarioFull,
+            Arg::Code(s.precision.id()),
+            Arg::Code(s.optimizer.id()),
+            tokens,
+            Arg::Int(s.batch),
+            crate::ledger::msg::when(s.gradient_checkpointing, || msg!(ScenarioCheckpointing))
+        ),
+        (Mode::Train, _) => msg!(
+            ScenarioAdapters,
+            Arg::Code(if s.method == Method::Lora { "LoRA" } else { "QLoRA" }),
+            Arg::Int(s.rank),
+            Arg::Code(s.targets.id()),
+            Arg::Code(s.quant.id()),
+            Arg::Code(s.optimizer.id()),
+            tokens,
+            Arg::Int(s.batch),
+            crate::ledger::msg::when(s.gradient_checkpointing, || msg!(ScenarioCheckpointing))
+        ),
     };
-    format!("{head} · {body}")
+    format!("{} · {} · {}", a.name, params_short(a.parameters()), render(lang, &body))
 }
 
 /// A column of the speed card.
 pub fn card_column(lang: Lang, c: crate::ledger::fit::CardColumn) -> &'static str {
     use crate::ledger::fit::CardColumn;
-    match (c, lang) {
-        (CardColumn::Full, Lang::Zh) => "全参训",
-        (CardColumn::Lora, Lang::Zh) => "LoRA 微调",
-        (CardColumn::Qlora, Lang::Zh) => "4bit LoRA",
-        (CardColumn::InferBf16, Lang::Zh) => "推理 bf16",
-        (CardColumn::Infer4bit, Lang::Zh) => "推理 4bit",
-        (c, Lang::En) => c.label(),
+    let zh = match c {
+        CardColumn::Full => "全参训",
+        CardColumn::Lora => "LoRA 微调",
+        CardColumn::Qlora => "4bit LoRA",
+        CardColumn::InferBf16 => "推理 bf16",
+        CardColumn::Infer4bit => "推理 4bit",
+    };
+    pick(lang, (c.label(), zh))
+}
+
+/// `m` in `lang`: its template with each `{n}` replaced by argument n.
+pub fn render(lang: Lang, m: &Msg) -> String {
+    let mut out = String::with_capacity(96);
+    render_into(lang, m, &mut out);
+    out
+}
+
+fn render_into(lang: Lang, m: &Msg, out: &mut String) {
+    let mut rest = template_in(m.id, lang);
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match (after[..digits].parse::<usize>(), after.as_bytes().get(digits)) {
+            (Ok(n), Some(b'}')) => {
+                if let Some(a) = m.args.get(n) {
+                    render_arg(lang, a, out);
+                }
+                rest = &after[digits + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+}
+
+fn render_arg(lang: Lang, a: &Arg, out: &mut String) {
+    match a {
+        Arg::Int(n) => out.push_str(&n.to_string()),
+        Arg::Count(n) => out.push_str(&group(*n)),
+        Arg::Bytes(x) => out.push_str(&human_bytes(*x)),
+        Arg::Factor(x) => out.push_str(&factor(*x)),
+        Arg::Fixed(x, d) => out.push_str(&fixed(*x, *d)),
+        Arg::Code(s) => out.push_str(s),
+        Arg::Text(s) => out.push_str(s),
+        Arg::Msg(m) => render_into(lang, m, out),
+    }
+}
+
+/// English, as the command line prints it.
+impl fmt::Display for Msg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render(Lang::En, self))
+    }
+}
+
+impl fmt::Display for crate::ledger::hf_config::ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render, Lang};
+    use crate::ledger::msg::Arg;
+    use crate::msg;
+
+    /// Placeholders take their argument in either language; numbers are formatted once.
+    #[test]
+    fn placeholders_take_their_arguments() {
+        let m = msg!(WeightsDense, Arg::Count(8_030_261_248), Arg::Factor(2.0), Arg::Code("bf16"));
+        assert_eq!(render(Lang::En, &m), "8,030,261,248 params × 2 B (bf16)");
+        assert_eq!(render(Lang::Zh, &m), "8,030,261,248 个参数 × 2 B(bf16)");
+    }
+
+    /// A brace that is not a placeholder stays; a missing argument renders as nothing.
+    #[test]
+    fn literal_braces_and_missing_arguments() {
+        assert_eq!(render(Lang::En, &msg!(ConfigNotObject)), "config.json must be a JSON object ({ … })");
+        assert_eq!(render(Lang::En, &msg!(ConfigFieldMissing)), "field `` is missing");
+    }
+
+    /// Nested messages render in the same language.
+    #[test]
+    fn nested_messages_follow_the_language() {
+        let m = msg!(FrozenBase, msg!(FormatNf4Dq).arg(), msg!(Empty).arg());
+        assert_eq!(render(Lang::Zh, &m), "冻结底座:NF4 + 双重量化:4 + 8/64 + 32/16384 bit");
     }
 }

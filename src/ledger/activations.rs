@@ -1,5 +1,6 @@
 //! Activations: the tensors autograd keeps from the forward pass for the backward pass, counted
-//! tensor by tensor for a Hugging Face-style decoder block, and the transient peak of inference.
+//! tensor by tensor for a Hugging Face-style decoder block; the logits the loss holds; the frozen
+//! vision tower's working set; and the transient peak of an inference forward pass.
 //!
 //! Why not the textbook `s·b·h·L·(34 + 5·a·s/h)` (Korthikanti et al. 2022)? It describes a GPT-3 block
 //! with dropout, a 4h GELU MLP and eager attention. Modern models have no dropout, gated MLPs, GQA
@@ -21,8 +22,12 @@
 //!   input, so every linear input is saved as in full fine-tuning even though no base weight trains.
 
 use super::architecture::{Architecture, MlpKind, NormKind};
-use super::scenario::{AttentionKernel, LoraTargets};
-
+use super::bill::{line, Component, ComponentId};
+use super::dtype::Dtype;
+use super::msg::{when, Arg, Msg};
+use super::plan::{Plan, Training};
+use super::scenario::{AttentionKernel, LoraTargets, LossKernel};
+use crate::msg;
 
 /// Which weights train, as far as activations care.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,6 +40,18 @@ pub enum Trainable {
     /// trains: bitsandbytes before 0.43.2 (`MatMul4Bit` saved `ctx.tensors = (A, B)`; since then
     /// `(None, B)`), where a frozen 16-bit `F.linear` keeps only its weight.
     Lora { targets: LoraTargets, rank: u64, input_copies: bool, frozen_keeps_inputs: bool },
+}
+
+impl Trainable {
+    fn is_full(self) -> bool {
+        matches!(self, Trainable::All)
+    }
+
+    /// Every linear layer keeps its input: trainable weights need it for their gradient, quantized
+    /// frozen ones (legacy bitsandbytes) keep it anyway.
+    fn inputs_kept(self) -> bool {
+        self.is_full() || matches!(self, Trainable::Lora { frozen_keeps_inputs: true, .. })
+    }
 }
 
 /// Saved bytes of one decoder layer.
@@ -65,113 +82,115 @@ fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: b
     }
 }
 
-/// The tensors one decoder layer keeps for backward.
-pub fn training_layer(
-    arch: &Architecture,
-    trainable: Trainable,
-    kernel: AttentionKernel,
-    act: f64,
-    seq: u64,
-) -> LayerActivations {
-    let h = arch.hidden as f64;
+/// The tensors one decoder layer keeps for backward. The parts are added in a fixed order
+/// (attention, MLP, adapters).
+pub fn training_layer(arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: Dtype, seq: u64) -> LayerActivations {
+    let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
+    attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq);
+    mlp_saved(&mut saved, arch, trainable, act.bytes());
+    adapters_saved(&mut saved.per_token, arch, trainable, kernel, act.bytes());
+    saved
+}
+
+/// Attention block: its norm, then what the kernel keeps for the input gradients; Gemma-2's
+/// post-norms.
+fn attention_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: f64, seq: u64) {
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
     let heads = arch.heads as f64;
-    let full = matches!(trainable, Trainable::All);
-    // Every linear layer keeps its input: trainable weights need it for their gradient, quantized
-    // frozen ones keep it anyway.
-    let inputs_kept = full || matches!(trainable, Trainable::Lora { frozen_keeps_inputs: true, .. });
-
-    let mut per_token = 0.0;
-    let mut quadratic = 0.0;
-
-    // Attention block: the norm, then what the kernel keeps for the input gradients.
-    per_token += norm_saved(arch, act, full, inputs_kept);
+    let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
+    saved.per_token += norm_saved(arch, act, full, inputs_kept);
     match kernel {
         AttentionKernel::Eager => {
             // q, and k/v repeated to all heads before the matmuls.
-            per_token += act * 3.0 * qd;
+            saved.per_token += act * 3.0 * qd;
             // fp32 softmax output + the 16-bit copy the second matmul keeps; soft-capped scores
             // (Gemma-2) also keep their tanh output.
             let softmax_bytes = if act < 4.0 { 4.0 + act } else { 4.0 };
             let softcap_bytes = if arch.softcapping { act } else { 0.0 };
             let s = seq as f64;
-            quadratic += heads * s * s * (softmax_bytes + softcap_bytes);
+            saved.per_sequence_quadratic += heads * s * s * (softmax_bytes + softcap_bytes);
         }
         AttentionKernel::Sdpa | AttentionKernel::Flash => {
-            per_token += act * (qd + 2.0 * kvd); // q, k, v
-            per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
+            saved.per_token += act * (qd + 2.0 * kvd); // q, k, v
+            saved.per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
         }
     }
     if inputs_kept {
-        per_token += o_proj_input(kernel, act, qd);
+        saved.per_token += o_proj_input(kernel, act, qd);
     }
-
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
     for _ in 2..arch.norms_per_layer.min(8) {
-        per_token += norm_saved(arch, act, full, false);
+        saved.per_token += norm_saved(arch, act, full, false);
     }
+}
 
-    // MLP block.
+/// Intermediate size a token runs through: the MLP, or its active (+ shared) experts.
+fn ffn_active(arch: &Architecture) -> f64 {
+    arch.moe.as_ref().map_or(arch.ffn as f64, |m| (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64)
+}
+
+/// MLP block: its norm, the router, the gated or plain MLP's saved tensors.
+fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Trainable, act: f64) {
+    let h = arch.hidden as f64;
+    let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref();
-    let ffn_active = moe.map_or(arch.ffn as f64, |m| (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64);
     let routed = moe.map_or(1.0, |m| m.active as f64);
-    per_token += norm_saved(arch, act, full, inputs_kept);
+    saved.per_token += norm_saved(arch, act, full, inputs_kept);
     if let Some(m) = moe {
-        per_token += 4.0 * m.experts as f64; // fp32 router probabilities
+        saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
-            per_token += act * h * routed; // tokens gathered per expert
+            saved.per_token += act * h * routed; // tokens gathered per expert
         }
     }
-    per_token += act
-        * ffn_active
+    let kept = if inputs_kept { 1.0 } else { 0.0 };
+    saved.per_token += act
+        * ffn_active(arch)
         * match arch.mlp {
             // gate output (SiLU input), SiLU output, up output; + the product (down input)
-            MlpKind::Glu => 3.0 + if inputs_kept { 1.0 } else { 0.0 },
+            MlpKind::Glu => 3.0 + kept,
             // fc1 output (GELU input); + GELU output (fc2 input)
-            MlpKind::Gelu => 1.0 + if inputs_kept { 1.0 } else { 0.0 },
+            MlpKind::Gelu => 1.0 + kept,
         };
+}
 
-    // LoRA adapters: the inputs the adapters keep for their weight gradients, and the rank-r
-    // intermediates lora_B needs.
-    if let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs } = trainable {
-        let mut shared_inputs = 0.0;
-        let mut seen_attn_in = false;
-        let mut seen_mlp_in = false;
-        for l in arch.layer_linears().iter() {
-            if !targets.includes(l.name) {
-                continue;
-            }
-            let copies = if l.per_layer > 1 { routed } else { 1.0 };
-            per_token += act * rank as f64 * copies;
-            if input_copies {
-                per_token += act * l.d_in as f64 * copies;
-                continue;
-            }
-            if frozen_keeps_inputs {
-                // The quantized base already keeps every layer input (counted above).
-                continue;
-            }
-            shared_inputs += match l.name {
-                "q_proj" | "k_proj" | "v_proj" if !seen_attn_in => {
-                    seen_attn_in = true;
-                    act * h
-                }
-                "o_proj" => o_proj_input(kernel, act, qd),
-                "gate_proj" | "up_proj" | "fc1" if !seen_mlp_in => {
-                    seen_mlp_in = true;
-                    act * h * routed
-                }
-                "down_proj" | "fc2" => act * ffn_active,
-                "shared_expert" => act * h,
-                _ => 0.0,
-            };
+/// LoRA adapters: the inputs the adapters keep for their weight gradients, and the rank-r
+/// intermediates lora_B needs. Adapters on layers that read the same input share one copy of it
+/// unless each casts its own.
+fn adapters_saved(per_token: &mut f64, arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: f64) {
+    let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs } = trainable else { return };
+    let h = arch.hidden as f64;
+    let routed = arch.moe.as_ref().map_or(1.0, |m| m.active as f64);
+    let mut shared_inputs = 0.0;
+    let (mut seen_attn_in, mut seen_mlp_in) = (false, false);
+    for l in arch.layer_linears().iter().filter(|l| targets.includes(l.name)) {
+        let copies = if l.per_layer > 1 { routed } else { 1.0 };
+        *per_token += act * rank as f64 * copies;
+        if input_copies {
+            *per_token += act * l.d_in as f64 * copies;
+            continue;
         }
-        per_token += shared_inputs;
+        if frozen_keeps_inputs {
+            // The quantized base already keeps every layer input (counted above).
+            continue;
+        }
+        shared_inputs += match l.name {
+            "q_proj" | "k_proj" | "v_proj" if !seen_attn_in => {
+                seen_attn_in = true;
+                act * h
+            }
+            "o_proj" => o_proj_input(kernel, act, arch.q_dim() as f64),
+            "gate_proj" | "up_proj" | "fc1" if !seen_mlp_in => {
+                seen_mlp_in = true;
+                act * h * routed
+            }
+            "down_proj" | "fc2" => act * ffn_active(arch),
+            "shared_expert" => act * h,
+            _ => 0.0,
+        };
     }
-
-    LayerActivations { per_token, per_sequence_quadratic: quadratic }
+    *per_token += shared_inputs;
 }
 
 /// The input o_proj keeps: SDPA's (b, heads, s, d) output and eager's matmul result are transposed
@@ -184,15 +203,127 @@ fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
 }
 
 /// The final norm before the LM head, kept for backward.
-pub fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64) -> f64 {
-    let full = matches!(trainable, Trainable::All);
+fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64) -> f64 {
+    let full = trainable.is_full();
     norm_saved(arch, act, full, full)
 }
+
+// ---------------------------------------------------------------------------------------------
+// The loss's logits.
+
+/// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are.
+fn bytes_per_logit(loss: LossKernel, act: Dtype) -> (f64, Msg) {
+    let act_b = act.bytes();
+    let upcast = if act.is_half() { 4.0 } else { 0.0 };
+    match loss {
+        // Backward of log-softmax: its saved fp32 output, the incoming gradient and the gradient
+        // it returns (12 B); the 16-bit logits are freed by then.
+        LossKernel::Hf => ((4.0 * 3.0_f64).max(act_b + upcast + 4.0), msg!(LossHf)),
+        // Forward: 16-bit logits + fp32 upcast + shifted fp32 copy + fp32 log-probabilities.
+        LossKernel::HfShift => (act_b + upcast + 4.0 + 4.0, msg!(LossHfShift)),
+        // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
+        LossKernel::Chunked => (act_b + 4.0, msg!(LossChunked)),
+        LossKernel::Fused => (0.0, msg!(LossFused)),
+    }
+}
+
+/// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused).
+fn saved_bytes_per_logit(loss: LossKernel) -> f64 {
+    match loss {
+        LossKernel::Fused => 0.0,
+        _ => 4.0,
+    }
+}
+
+/// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
+/// alive through the loss (a fused kernel caps inside).
+fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) -> f64 {
+    match loss {
+        _ if !arch.softcapping => 0.0,
+        LossKernel::Fused => 0.0,
+        _ => act.bytes(),
+    }
+}
+
+/// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
+/// hook sees).
+pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts);
+    let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
+    let per_logit = loss_bytes + softcap;
+    let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
+    let saved = count * (saved_bytes_per_logit(t.loss) + softcap);
+    let formula = msg!(
+        Logits,
+        Arg::Int(p.batch),
+        Arg::Count(p.tokens),
+        Arg::Count(p.arch.vocab),
+        Arg::Factor(per_logit),
+        Arg::Code(t.loss.id()),
+        what.arg(),
+        when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap)))
+    );
+    (line(ComponentId::Logits, count * per_logit, "§1", formula), saved)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The activations line of a training step.
+
+/// Activations of a training step. With checkpointing each layer keeps only its input, and one
+/// layer is recomputed at a time; the loss's backward ends (and frees the logits) before the last
+/// layer is recomputed, so the recomputed layer and the logits' peak never coexist: only the part
+/// of the recomputed layer beyond `logits_bytes` counts.
+pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Component {
+    let arch = p.arch;
+    let (tokens, batch) = (p.tokens, p.batch);
+    let layer = training_layer(arch, t.saved, p.kernel, p.acts, tokens);
+    let layer_bytes = layer.bytes(tokens, batch);
+    let final_norm = final_norm_bytes_per_token(arch, t.saved, p.acts.bytes()) * tokens as f64 * batch as f64;
+    let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
+        msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
+    });
+    let layers = arch.layers as f64;
+    if t.checkpointing {
+        let inputs = layers * tokens as f64 * batch as f64 * p.acts.bytes() * arch.hidden as f64;
+        let recompute_excess = (layer_bytes - logits_bytes).max(0.0);
+        let formula = msg!(
+            ActivationsCheckpointed,
+            Arg::Int(arch.layers),
+            Arg::Count(tokens),
+            Arg::Int(batch),
+            Arg::Count(arch.hidden),
+            Arg::Factor(p.acts.bytes()),
+            Arg::Bytes(inputs),
+            Arg::Bytes(final_norm),
+            Arg::Count(layer.per_token as u64),
+            quadratic,
+            Arg::Bytes(layer_bytes),
+            Arg::Bytes(recompute_excess)
+        );
+        line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula)
+    } else {
+        let formula = msg!(
+            ActivationsStored,
+            Arg::Int(arch.layers),
+            Arg::Count(tokens),
+            Arg::Int(batch),
+            Arg::Count(layer.per_token as u64),
+            quadratic,
+            Arg::Bytes(layers * layer_bytes),
+            Arg::Bytes(final_norm)
+        );
+        line(ComponentId::Activations, layers * layer_bytes + final_norm, "§1", formula)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inference.
 
 /// The transient peak inside one layer during an inference forward pass (nothing is kept for
 /// backward): the residual stream and the norm output, plus the larger of the attention working set
 /// and the MLP working set (SiLU output, up output and their product exist together).
-pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, seq: u64, batch: u64) -> f64 {
+pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: Dtype, seq: u64, batch: u64) -> f64 {
+    let act = act.bytes();
     let h = arch.hidden as f64;
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
@@ -214,10 +345,13 @@ pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: f
     residual + mlp.max(attention)
 }
 
+// ---------------------------------------------------------------------------------------------
+// The vision tower.
+
 /// The vision tower runs frozen: its forward pass keeps nothing, but one block's working set over
 /// every patch of the batch is alive at a time. Eager attention adds the patches² score matrix and
 /// mask (Qwen2-VL attends over all patches of the batch with a block-diagonal mask).
-pub fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, patches: u64) -> f64 {
+fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, patches: u64) -> f64 {
     let Some(v) = &arch.vision else { return 0.0 };
     let d = v.dim as f64;
     let p = patches as f64;
@@ -228,4 +362,32 @@ pub fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64,
         _ => p * act * 4.0 * d,
     };
     residual + mlp.max(attention)
+}
+
+/// The vision tower's line and the note on how many tokens the images become; `None` without
+/// images or a tower.
+pub fn vision_activations(p: &Plan) -> Option<(Component, Msg)> {
+    let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
+    let per_image = v.tokens_per_image(input.image_px);
+    let patches = input.images.saturating_mul(v.patches_per_image(input.image_px)).saturating_mul(p.batch);
+    let note = msg!(
+        NoteVisionTokens,
+        Arg::Int(input.images),
+        Arg::Int(input.image_px),
+        Arg::Int(input.images),
+        Arg::Int(input.image_px),
+        Arg::Count(p.tokens - p.text_tokens),
+        Arg::Count(p.text_tokens),
+        Arg::Count(p.tokens)
+    );
+    let bytes = vision_block_peak(p.arch, p.kernel, p.acts.bytes(), patches);
+    let formula = msg!(
+        VisionActivations,
+        Arg::Count(patches),
+        Arg::Count(per_image * v.merge * v.merge),
+        Arg::Count(per_image),
+        Arg::Int(v.merge * v.merge),
+        Arg::Bytes(bytes)
+    );
+    Some((line(ComponentId::VisionActivations, bytes, "§3 ④", formula), note))
 }

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::msg::{Arg, Msg};
+use crate::msg;
+
 /// Gated (SwiGLU / GeGLU: gate, up, down) or plain (GELU: fc1, fc2) feed-forward block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MlpKind {
@@ -310,13 +313,8 @@ impl Architecture {
         self.layer_linears().iter().map(|l| l.d_in.saturating_mul(l.d_out)).max().unwrap_or(0)
     }
 
-    /// Elements of K and V cached for one token over all layers: 2 · layers · kv_heads · head_dim.
-    pub fn kv_elements_per_token(&self) -> u64 {
-        2u64.saturating_mul(self.layers).saturating_mul(self.kv_dim())
-    }
-
     /// Problems that make the architecture meaningless, named by their scenario key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Msg> {
         let positive = [
             ("layers", self.layers),
             ("hidden", self.hidden),
@@ -326,23 +324,15 @@ impl Architecture {
             ("ffn", self.ffn),
             ("vocab", self.vocab),
         ];
-        for (key, v) in positive {
-            if v == 0 {
-                return Err(format!("`{key}` must be at least 1"));
-            }
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(msg!(ArchAtLeastOne, Arg::Code(key)));
         }
         if self.kv_heads > self.heads {
-            return Err(format!(
-                "`kv_heads` ({}) cannot exceed `heads` ({})",
-                self.kv_heads, self.heads
-            ));
+            return Err(msg!(ArchKvHeads, Arg::Int(self.kv_heads), Arg::Int(self.heads)));
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.active == 0 || m.active > m.experts {
-                return Err(format!(
-                    "`active_experts` ({}) must be between 1 and `experts` ({})",
-                    m.active, m.experts
-                ));
+                return Err(msg!(ArchActiveExperts, Arg::Int(m.active), Arg::Int(m.experts)));
             }
         }
         Ok(())

@@ -1,8 +1,8 @@
 //! The memory bill: components, each with the formula that produced it, and the three totals.
 
-use std::borrow::Cow;
-
 use serde::Serialize;
+
+use super::msg::Msg;
 
 /// What a component is. The ids are a public contract (JSON output, `data-testid`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -101,14 +101,19 @@ pub enum TotalKind {
 }
 
 /// One line of the bill.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Component {
     pub id: ComponentId,
     pub bytes: u64,
-    /// The formula with the scenario's numbers substituted.
-    pub formula: Cow<'static, str>,
+    /// The formula with the scenario's numbers in it (rendered by `crate::i18n::render`).
+    pub formula: Msg,
     /// Where in the course chapter this component is explained.
     pub section: &'static str,
+}
+
+/// A line of `bytes` (rounded, never negative).
+pub fn line(id: ComponentId, bytes: f64, section: &'static str, formula: Msg) -> Component {
+    Component { id, bytes: to_bytes(bytes), formula, section }
 }
 
 /// The fit verdict, with the chapter's 20 % margin.
@@ -126,26 +131,24 @@ pub enum Verdict {
 pub const MARGIN: f64 = 0.20;
 
 /// A message attached to a bill: an assumption made, a derived figure.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     pub key: &'static str,
-    pub text: String,
+    pub text: Msg,
 }
 
 /// The whole bill for one GPU.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Bill {
     pub components: Vec<Component>,
     pub gpu_bytes: u64,
     pub notes: Vec<Note>,
     /// The part of the logits line that autograd keeps for backward (the fp32 log-probabilities),
     /// as a saved-tensor hook (tools/mem_report.py) sees it; the line itself is the loss's peak.
-    #[serde(skip)]
     pub saved_logits_bytes: u64,
     /// How much of the summed activations, logits and gradients never coexist: backward frees the
     /// first two while the gradients appear (0 with gradient accumulation, and for inference). The
     /// forward + backward pass peaks at their sum minus this.
-    #[serde(skip)]
     pub backward_overlap_bytes: u64,
 }
 

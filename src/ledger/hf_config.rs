@@ -6,6 +6,9 @@
 
 use serde_json::{Map, Value};
 
+use super::msg::{Arg, Msg};
+use crate::msg;
+
 use super::architecture::{Architecture, MlpKind, MoeSpec, NormKind, VisionSpec};
 
 pub const SUPPORTED: [&str; 8] = ["llama", "mistral", "mixtral", "qwen2", "qwen2_vl", "gemma2", "phi3", "gpt2"];
@@ -15,20 +18,12 @@ const MAX_DIM: u64 = 1 << 24;
 const MAX_LAYERS: u64 = 10_000;
 const MAX_VOCAB: u64 = 1 << 27;
 
-/// Why a config could not be imported.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
+/// Why a config could not be imported (rendered by `crate::i18n::render`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError(pub Msg);
 
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-fn err<T>(msg: String) -> Result<T, ConfigError> {
-    Err(ConfigError(msg))
+fn err<T>(m: Msg) -> Result<T, ConfigError> {
+    Err(ConfigError(m))
 }
 
 struct Fields<'a> {
@@ -54,23 +49,23 @@ impl<'a> Fields<'a> {
             _ => None,
         };
         match n {
-            Some(0) => err(format!("field `{}` must be at least 1, got 0", self.name(key))),
-            Some(n) if n > max => err(format!("field `{}` is {n}, more than the largest supported value {max}", self.name(key))),
+            Some(0) => err(msg!(ConfigFieldZero, Arg::Text(self.name(key)))),
+            Some(n) if n > max => err(msg!(ConfigFieldTooLarge, Arg::Text(self.name(key)), Arg::Int(n), Arg::Int(max))),
             Some(n) => Ok(Some(n)),
-            None => err(format!("field `{}` must be a positive whole number, got {}", self.name(key), short(v))),
+            None => err(msg!(ConfigFieldNotUint, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
 
     fn uint(&self, key: &str, max: u64) -> Result<u64, ConfigError> {
         self.opt_uint(key, max)?
-            .map_or_else(|| err(format!("field `{}` is missing", self.name(key))), Ok)
+            .map_or_else(|| err(msg!(ConfigFieldMissing, Arg::Text(self.name(key)))), Ok)
     }
 
     fn opt_bool(&self, key: &str) -> Result<Option<bool>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(v) => err(format!("field `{}` must be true or false, got {}", self.name(key), short(v))),
+            Some(v) => err(msg!(ConfigFieldNotBool, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
 
@@ -79,9 +74,9 @@ impl<'a> Fields<'a> {
             None => Ok(None),
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(f) if f.is_finite() && f > 0.0 && f < 1e6 => Ok(Some(f)),
-                _ => err(format!("field `{}` must be a positive number", self.name(key))),
+                _ => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
             },
-            Some(v) => err(format!("field `{}` must be a number, got {}", self.name(key), short(v))),
+            Some(v) => err(msg!(ConfigFieldNotNumber, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
 }
@@ -99,19 +94,19 @@ fn short(v: &Value) -> String {
 /// Parses `config.json` text into an architecture.
 pub fn parse_config(text: &str) -> Result<Architecture, ConfigError> {
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| ConfigError(format!("config.json is not valid JSON: {e}")))?;
+        .map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
     from_value(&value)
 }
 
 pub fn from_value(value: &Value) -> Result<Architecture, ConfigError> {
     let Some(obj) = value.as_object() else {
-        return err("config.json must be a JSON object ({ … })".into());
+        return err(msg!(ConfigNotObject));
     };
     let top = Fields { obj, prefix: "" };
     let model_type = match top.raw("model_type") {
         Some(Value::String(s)) => s.as_str(),
-        Some(v) => return err(format!("field `model_type` must be a string, got {}", short(v))),
-        None => return err(format!("field `model_type` is missing (supported: {})", SUPPORTED.join(", "))),
+        Some(v) => return err(msg!(ConfigFieldNotString, Arg::Code("model_type"), Arg::Text(short(v)))),
+        None => return err(msg!(ConfigModelTypeMissing, Arg::Text(SUPPORTED.join(", ")))),
     };
     let name = match top.raw("_name_or_path") {
         Some(Value::String(s)) if !s.is_empty() => s.chars().take(120).collect(),
@@ -121,11 +116,7 @@ pub fn from_value(value: &Value) -> Result<Architecture, ConfigError> {
         "gpt2" => gpt2(&top, name),
         "llama" | "mistral" | "mixtral" | "qwen2" | "gemma2" | "phi3" => decoder(&top, model_type, name),
         "qwen2_vl" => qwen2_vl(obj, name),
-        other => err(format!(
-            "model_type `{}` is not supported (supported: {}); enter its fields by hand instead",
-            other.chars().take(40).collect::<String>(),
-            SUPPORTED.join(", ")
-        )),
+        other => err(msg!(ConfigUnsupported, Arg::Text(other.chars().take(40).collect()), Arg::Text(SUPPORTED.join(", ")))),
     }
 }
 
@@ -137,7 +128,7 @@ fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, C
     let head_dim = match f.opt_uint("head_dim", MAX_DIM)? {
         Some(d) => d,
         None if hidden % heads == 0 => hidden / heads,
-        None => return err(format!("field `head_dim` is missing and hidden_size {hidden} is not divisible by num_attention_heads {heads}")),
+        None => return err(msg!(ConfigHeadDim, Arg::Int(hidden), Arg::Int(heads))),
     };
     let ffn = f.uint("intermediate_size", MAX_DIM)?;
     let vocab = f.uint("vocab_size", MAX_VOCAB)?;
@@ -150,7 +141,7 @@ fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, C
         let experts = f.uint("num_local_experts", 1 << 16)?;
         let active = f.uint("num_experts_per_tok", 1 << 16)?;
         if active > experts {
-            return err(format!("field `num_experts_per_tok` ({active}) exceeds `num_local_experts` ({experts})"));
+            return err(msg!(ConfigExpertsPerToken, Arg::Int(active), Arg::Int(experts)));
         }
         Some(MoeSpec { experts, active, expert_ffn: ffn, shared: 0, shared_ffn: 0 })
     } else {
@@ -202,8 +193,8 @@ fn qwen2_vl(obj: &Map<String, Value>, name: String) -> Result<Architecture, Conf
     }
     let vision = match obj.get("vision_config") {
         Some(Value::Object(v)) => v,
-        Some(_) => return err("field `vision_config` must be an object".into()),
-        None => return err("field `vision_config` is missing".into()),
+        Some(_) => return err(msg!(ConfigFieldNotObject, Arg::Code("vision_config"))),
+        None => return err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into()))),
     };
     let v = Fields { obj: vision, prefix: "vision_config." };
     let dim = v.uint("embed_dim", MAX_DIM)?;
@@ -226,7 +217,7 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
     let hidden = f.uint("n_embd", MAX_DIM)?;
     let heads = f.uint("n_head", MAX_DIM)?;
     if hidden % heads != 0 {
-        return err(format!("field `n_embd` ({hidden}) must be divisible by `n_head` ({heads})"));
+        return err(msg!(ConfigNotDivisible, Arg::Code("n_embd"), Arg::Int(hidden), Arg::Code("n_head"), Arg::Int(heads)));
     }
     let arch = Architecture {
         name,

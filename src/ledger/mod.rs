@@ -4,12 +4,19 @@
 pub mod activations;
 pub mod architecture;
 pub mod bill;
+pub mod drill;
+pub mod dtype;
 pub mod estimate;
 pub mod fit;
 pub mod hf_config;
+pub mod inference;
+pub mod msg;
+pub mod optimizer;
+pub mod plan;
 pub mod presets;
 pub mod scenario;
 pub mod storage;
+pub mod training;
 pub mod units;
 pub mod weights;
 

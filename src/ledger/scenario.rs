@@ -72,40 +72,6 @@ keyword_enum!(
     Bitsandbytes { Fixed => "fixed", Legacy => "legacy" }
 );
 
-impl LossKernel {
-    /// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are.
-    pub fn bytes_per_logit(self, act: f64) -> (f64, &'static str) {
-        let upcast = if act < 4.0 { 4.0 } else { 0.0 };
-        match self {
-            // Backward of log-softmax: its saved fp32 output, the incoming gradient and the
-            // gradient it returns (12 B); the 16-bit logits are freed by then.
-            LossKernel::Hf => ((4.0 * 3.0_f64).max(act + upcast + 4.0), "backward of the fp32 log-softmax: saved output + incoming gradient + input gradient, 3 × 4 B"),
-            // Forward: 16-bit logits + fp32 upcast + shifted fp32 copy + fp32 log-probabilities.
-            LossKernel::HfShift => (act + upcast + 4.0 + 4.0, "LM head output + fp32 upcast + shifted fp32 copy + fp32 log-softmax"),
-            // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
-            LossKernel::Chunked => (act + 4.0, "LM head output + fp32 log-softmax of each chunk"),
-            LossKernel::Fused => (0.0, "fused linear cross-entropy: logits never materialised"),
-        }
-    }
-
-    /// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused).
-    pub fn saved_bytes_per_logit(self) -> f64 {
-        match self {
-            LossKernel::Fused => 0.0,
-            _ => 4.0,
-        }
-    }
-
-    /// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
-    /// alive through the loss (a fused kernel caps inside).
-    pub fn softcap_bytes_per_logit(self, act: f64) -> f64 {
-        match self {
-            LossKernel::Fused => 0.0,
-            _ => act,
-        }
-    }
-}
-
 impl LoraTargets {
     /// Whether a linear layer (by its PEFT module name) gets an adapter.
     pub fn includes(self, module: &str) -> bool {

@@ -12,6 +12,9 @@
 
 use std::fmt;
 
+use super::msg::{Arg, Msg};
+use crate::msg;
+
 /// How the weights are stored in GPU memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StorageFormat {
@@ -109,27 +112,31 @@ impl StorageFormat {
         }
     }
 
-    /// A short human description of how the bits are made up, used inside formulas.
-    pub fn explain(self, double_quant: bool) -> &'static str {
+    /// How the bits are made up, used inside formulas.
+    pub fn explain(self, double_quant: bool) -> Msg {
+        let dense = |bytes: u64| msg!(FormatDense, Arg::Code(self.id()), Arg::Int(bytes));
         match self {
-            StorageFormat::Fp32 => "fp32 4 B",
-            StorageFormat::Bf16 => "bf16 2 B",
-            StorageFormat::Fp16 => "fp16 2 B",
-            StorageFormat::Fp8 => "fp8 1 B",
-            StorageFormat::Int8 => "LLM.int8: 1 B + fp32 row scale",
-            StorageFormat::Nf4 => {
-                if double_quant {
-                    "NF4 + double quant: 4 + 8/64 + 32/16384 bits"
-                } else {
-                    "NF4: 4 + 32/64 bits"
-                }
+            StorageFormat::Fp32 => dense(4),
+            StorageFormat::Bf16 | StorageFormat::Fp16 => dense(2),
+            StorageFormat::Fp8 => dense(1),
+            StorageFormat::Int8 => msg!(FormatInt8),
+            StorageFormat::Nf4 if double_quant => msg!(FormatNf4Dq),
+            StorageFormat::Nf4 => msg!(FormatNf4),
+            StorageFormat::Gptq4 => msg!(FormatGroup128, Arg::Code("GPTQ")),
+            StorageFormat::Awq4 => msg!(FormatGroup128, Arg::Code("AWQ")),
+            StorageFormat::Q4KM | StorageFormat::Q5KM | StorageFormat::Q6K | StorageFormat::Q80 => {
+                msg!(FormatGguf, Arg::Code(self.gguf_name()), Arg::Factor(self.bits_per_weight(false, 1)))
             }
-            StorageFormat::Gptq4 => "GPTQ g128: 4 + 16/128 + 4/128 bits",
-            StorageFormat::Awq4 => "AWQ g128: 4 + 16/128 + 4/128 bits",
-            StorageFormat::Q4KM => "GGUF Q4_K_M: 4.8944 bits (file average)",
-            StorageFormat::Q5KM => "GGUF Q5_K_M: 5.7036 bits (file average)",
-            StorageFormat::Q6K => "GGUF Q6_K: 6.5633 bits (file average)",
-            StorageFormat::Q80 => "GGUF Q8_0: 8.5008 bits (file average)",
+        }
+    }
+
+    /// The GGUF type name as llama.cpp prints it.
+    fn gguf_name(self) -> &'static str {
+        match self {
+            StorageFormat::Q4KM => "Q4_K_M",
+            StorageFormat::Q5KM => "Q5_K_M",
+            StorageFormat::Q6K => "Q6_K",
+            _ => "Q8_0",
         }
     }
 }

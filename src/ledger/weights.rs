@@ -7,14 +7,15 @@
 //! averages, which already include their embedding and output tensors.
 
 use super::architecture::Architecture;
+use super::msg::{when, Arg, Msg};
 use super::storage::StorageFormat;
-use super::units::{factor, group};
+use crate::msg;
 
-/// Stored weights, split into the compressed and the 16-bit part.
+/// Stored weights and how they add up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredWeights {
     pub bytes: f64,
-    pub formula: String,
+    pub formula: Msg,
 }
 
 /// Bytes of the language model's quantizable linear weights in `format`.
@@ -32,17 +33,20 @@ pub fn stored_weights(arch: &Architecture, format: StorageFormat, double_quant: 
         let b = format.bits_per_weight(false, 1) / 8.0;
         return StoredWeights {
             bytes: total as f64 * b,
-            formula: format!("{} params × {} B ({})", group(total), factor(b), format.id()),
+            formula: msg!(WeightsDense, Arg::Count(total), Arg::Factor(b), Arg::Code(format.id())),
         };
     }
     let vision = arch.vision_parameters();
     if format.is_gguf() {
         let lm = total - vision;
         let bpw = format.bits_per_weight(false, 1);
-        let mut formula = format!("{} params × {} bits / 8 ({})", group(lm), factor(bpw), format.explain(false));
-        if vision > 0 {
-            formula.push_str(&format!(" + vision tower {} params × 2 B", group(vision)));
-        }
+        let formula = msg!(
+            WeightsGguf,
+            Arg::Count(lm),
+            Arg::Factor(bpw),
+            format.explain(false).arg(),
+            when(vision > 0, || msg!(VisionTowerPlus, Arg::Count(vision)))
+        );
         return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula };
     }
     let linear = arch.linear_parameters();
@@ -51,13 +55,13 @@ pub fn stored_weights(arch: &Architecture, format: StorageFormat, double_quant: 
     let avg_bits = if linear > 0 { lin_bytes * 8.0 / linear as f64 } else { 0.0 };
     StoredWeights {
         bytes: lin_bytes + rest as f64 * 2.0,
-        formula: format!(
-            "linear {} params × {} bits / 8 ({}) + embeddings, LM head, norms{} {} params × 2 B (16-bit)",
-            group(linear),
-            factor(avg_bits),
-            format.explain(double_quant),
-            if vision > 0 { ", vision tower" } else { "" },
-            group(rest),
+        formula: msg!(
+            WeightsQuantized,
+            Arg::Count(linear),
+            Arg::Factor(avg_bits),
+            format.explain(double_quant).arg(),
+            when(vision > 0, || msg!(VisionTowerListed)),
+            Arg::Count(rest)
         ),
     }
 }

@@ -6,7 +6,6 @@ pub mod data;
 
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
-use crate::chart::escape_xml;
 use crate::ledger::bill::ComponentId;
 use crate::ledger::scenario::{Method, Mode, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::StorageFormat;
@@ -89,7 +88,7 @@ pub fn wrap(text: &str, max_em: f64) -> Vec<String> {
     lines
 }
 
-fn label(b: &Bi, zh: bool) -> &'static str {
+fn label_text(b: &Bi, zh: bool) -> &'static str {
     if zh {
         b.zh
     } else {
@@ -97,98 +96,116 @@ fn label(b: &Bi, zh: bool) -> &'static str {
     }
 }
 
-/// The diagram as SVG. `selected` is outlined; `path` (a diagnosis) is highlighted. Node groups
-/// carry `data-node` and `tabindex` so that the page can make them clickable and focusable.
-pub fn tree_svg(zh: bool, selected: Option<NodeId>, path: &[NodeId]) -> String {
+/// One line of a node's label: the main label, or a smaller detail line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelLine {
+    pub text: String,
+    pub main: bool,
+}
+
+/// A node as drawn: its box (top-left corner, size, corner radius) and label lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeShape {
+    pub id: NodeId,
+    pub shape: Shape,
+    pub x: f64,
+    pub y: f64,
+    pub rx: f64,
+    /// Centre of the label and the baseline of its first line.
+    pub text_x: f64,
+    pub text_y: f64,
+    pub lines: Vec<LabelLine>,
+    /// The whole label on one line (for screen readers).
+    pub aria: String,
+}
+
+/// An edge as drawn: a cubic Bézier path, and its branch label with its anchor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeShape {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub path: String,
+    pub label: Option<(String, f64, f64, &'static str)>,
+}
+
+/// The whole diagram in one language. The UI draws it with `html!`, so the node elements persist
+/// between renders and keep the keyboard focus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagram {
+    pub width: f64,
+    pub height: f64,
+    pub node_width: f64,
+    pub node_height: f64,
+    pub nodes: Vec<NodeShape>,
+    pub edges: Vec<EdgeShape>,
+}
+
+/// The layout of the tree in Chinese (`zh`) or English.
+pub fn diagram(zh: bool) -> Diagram {
     let places = layout();
     let min_col = places.iter().map(|p| p.column).fold(f64::INFINITY, f64::min);
     let max_col = places.iter().map(|p| p.column).fold(f64::NEG_INFINITY, f64::max);
     let ranks = places.iter().map(|p| p.rank).max().unwrap_or(0) + 1;
-    let width = (max_col - min_col) * COL_W + NODE_W + 2.0 * PAD;
-    let height = ranks as f64 * ROW_H - (ROW_H - NODE_H) + 2.0 * PAD;
     let center = |p: &Place| (PAD + (p.column - min_col) * COL_W + NODE_W / 2.0, PAD + p.rank as f64 * ROW_H + NODE_H / 2.0);
     let place = |id: NodeId| places.iter().find(|p| p.id == id);
+    let edges = EDGES
+        .iter()
+        .filter_map(|e| {
+            let ((x1, y1), (x2, y2)) = (center(place(e.from)?), center(place(e.to)?));
+            let (top, bottom) = (y1 + NODE_H / 2.0, y2 - NODE_H / 2.0);
+            let path = format!(
+                "M {} {} C {} {}, {} {}, {} {}",
+                c1(x1), c1(top), c1(x1), c1(top + 16.0), c1(x2), c1(bottom - 16.0), c1(x2), c1(bottom - 2.0)
+            );
+            let label = e.label.as_ref().map(|l| {
+                let right = x2 >= x1;
+                let x = (x1 + x2) / 2.0 + if right { 6.0 } else { -6.0 };
+                (label_text(l, zh).to_string(), x, (y1 + y2) / 2.0 + 4.0, if right { "start" } else { "end" })
+            });
+            Some(EdgeShape { from: e.from, to: e.to, path, label })
+        })
+        .collect();
+    let nodes = places.iter().map(|p| node_shape(p, center(p), zh)).collect();
+    Diagram {
+        width: (max_col - min_col) * COL_W + NODE_W + 2.0 * PAD,
+        height: ranks as f64 * ROW_H - (ROW_H - NODE_H) + 2.0 * PAD,
+        node_width: NODE_W,
+        node_height: NODE_H,
+        nodes,
+        edges,
+    }
+}
 
-    let (width, height) = (fixed(width, 0), fixed(height, 0));
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="tree-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head"/></marker></defs>"#
+fn node_shape(p: &Place, (cx, cy): (f64, f64), zh: bool) -> NodeShape {
+    let n = node(p.id);
+    let text = label_text(&n.label, zh);
+    let first_para = text.split('\n').next().unwrap_or("");
+    let mut lines: Vec<LabelLine> =
+        wrap(first_para, (NODE_W - 14.0) / 13.0).into_iter().map(|text| LabelLine { text, main: true }).collect();
+    lines.extend(
+        text.split('\n').skip(1).flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0)).map(|text| LabelLine { text, main: false }),
     );
-    for e in EDGES.iter() {
-        let (Some(a), Some(b)) = (place(e.from), place(e.to)) else { continue };
-        let ((x1, y1), (x2, y2)) = (center(a), center(b));
-        let on_path = path.windows(2).any(|w| w[0] == e.from && w[1] == e.to);
-        svg.push_str(&format!(
-            r#"<path class="edge{}" data-from="{}" data-to="{}" d="M {} {} C {} {}, {} {}, {} {}" marker-end="url(#arrow)"/>"#,
-            if on_path { " on-path" } else { "" },
-            e.from.id(),
-            e.to.id(),
-            c1(x1),
-            c1(y1 + NODE_H / 2.0),
-            c1(x1),
-            c1(y1 + NODE_H / 2.0 + 16.0),
-            c1(x2),
-            c1(y2 - NODE_H / 2.0 - 16.0),
-            c1(x2),
-            c1(y2 - NODE_H / 2.0 - 2.0),
-        ));
-        if let Some(l) = &e.label {
-            let (lx, ly) = ((x1 + x2) / 2.0 + if x2 >= x1 { 6.0 } else { -6.0 }, (y1 + y2) / 2.0 + 4.0);
-            svg.push_str(&format!(
-                r#"<text class="edge-label" x="{}" y="{}" text-anchor="{}">{}</text>"#,
-                c1(lx),
-                c1(ly),
-                if x2 >= x1 { "start" } else { "end" },
-                escape_xml(label(l, zh))
-            ));
-        }
+    let rx = match n.shape {
+        Shape::Decision => 26.0,
+        Shape::Start => 27.0,
+        Shape::Step => 8.0,
+    };
+    NodeShape {
+        id: p.id,
+        shape: n.shape,
+        x: cx - NODE_W / 2.0,
+        y: cy - NODE_H / 2.0,
+        rx,
+        text_x: cx,
+        text_y: cy - (lines.len() as f64 - 1.0) * 7.5 + 4.0,
+        aria: text.replace('\n', " "),
+        lines,
     }
-    for p in &places {
-        let n = node(p.id);
-        let (cx, cy) = center(p);
-        let (x, y) = (cx - NODE_W / 2.0, cy - NODE_H / 2.0);
-        let shape = match n.shape {
-            Shape::Start => "start",
-            Shape::Step => "step",
-            Shape::Decision => "decision",
-        };
-        let classes = format!(
-            "node {shape}{}{}",
-            if selected == Some(p.id) { " selected" } else { "" },
-            if path.contains(&p.id) { " on-path" } else { "" }
-        );
-        let text = label(&n.label, zh);
-        svg.push_str(&format!(
-            r#"<g class="{classes}" data-node="{}" tabindex="0" role="button" aria-pressed="{}" aria-label="{}">"#,
-            p.id.id(),
-            selected == Some(p.id),
-            escape_xml(&text.replace('\n', " "))
-        ));
-        let rx = match n.shape {
-            Shape::Decision => 26.0,
-            Shape::Start => 27.0,
-            Shape::Step => 8.0,
-        };
-        svg.push_str(&format!(r#"<rect x="{}" y="{}" width="{}" height="{}" rx="{}"/>"#, c1(x), c1(y), NODE_W as u32, NODE_H as u32, rx as u32));
-        let first_para = text.split('\n').next().unwrap_or("");
-        let mut lines = wrap(first_para, (NODE_W - 14.0) / 13.0);
-        let detail: Vec<String> = text.split('\n').skip(1).flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0)).collect();
-        let main_lines = lines.len();
-        lines.extend(detail);
-        let first = cy - (lines.len() as f64 - 1.0) * 7.5 + 4.0;
-        let cx = c1(cx);
-        svg.push_str(&format!(r#"<text x="{cx}" y="{}" text-anchor="middle">"#, c1(first)));
-        for (i, line) in lines.iter().enumerate() {
-            svg.push_str(&format!(
-                r#"<tspan x="{cx}" dy="{}" class="{}">{}</tspan>"#,
-                if i == 0 { 0 } else { 15 },
-                if i < main_lines { "l1" } else { "l2" },
-                escape_xml(line)
-            ));
-        }
-        svg.push_str("</text></g>");
-    }
-    svg.push_str("</svg>");
-    svg
+}
+
+/// A coordinate for SVG attributes (one decimal).
+pub fn coordinate(x: f64) -> String {
+    c1(x)
 }
 
 // ---------------------------------------------------------------------------------------------

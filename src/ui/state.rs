@@ -10,8 +10,9 @@ use yew::Reducible;
 use crate::i18n::Lang;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
-use crate::query::{self, Problem};
+use crate::query::{self, Key, Problem};
 use crate::tree::{Diagnosis, Lever, NodeId};
+use crate::view;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalcState {
@@ -33,7 +34,7 @@ pub struct CalcState {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Set one key of the scenario vocabulary to a (typed or chosen) value.
-    Set(&'static str, String),
+    Set(Key, String),
     SetLang(Lang),
     SetUnit(Unit),
     DismissNotices,
@@ -53,38 +54,17 @@ impl CalcState {
     /// The state a link describes; `browser_lang` when the link has no `lang=`.
     pub fn from_query(q: &str, browser_lang: Lang) -> CalcState {
         let parsed = query::parse(q);
-        let ui = |key: &str| parsed.ui.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let v = view::read(&parsed.ui);
         let mut errors = parsed.errors;
-        let lang = match ui("lang") {
-            None => browser_lang,
-            Some(v) => Lang::from_id(v).unwrap_or_else(|| {
-                errors.push(Problem { key: "lang".into(), message: format!("`lang={}` is not accepted; accepted values: zh, en", short(v)) });
-                browser_lang
-            }),
-        };
-        let unit = match ui("unit") {
-            None => Unit::GiB,
-            Some(v) => Unit::from_id(v).unwrap_or_else(|| {
-                errors.push(Problem { key: "unit".into(), message: format!("`unit={}` is not accepted; accepted values: gib, gb", short(v)) });
-                Unit::GiB
-            }),
-        };
-        let tree = match ui("tree") {
-            None => None,
-            Some(v) => NodeId::from_id(v).or_else(|| {
-                let accepted: Vec<&str> = NodeId::ALL.iter().map(|n| n.id()).collect();
-                errors.push(Problem { key: "tree".into(), message: format!("`tree={}` is not accepted; accepted values: {}", short(v), accepted.join(", ")) });
-                None
-            }),
-        };
+        errors.extend(v.errors);
         CalcState {
             scenario: parsed.scenario,
-            lang,
-            unit,
-            embed: ui("embed") == Some("1"),
+            lang: v.lang.unwrap_or(browser_lang),
+            unit: v.unit,
+            embed: v.embed,
             errors,
             warnings: parsed.warnings,
-            tree,
+            tree: v.tree,
             before: None,
             diagnosis: None,
         }
@@ -109,10 +89,6 @@ impl CalcState {
     }
 }
 
-fn short(v: &str) -> String {
-    v.chars().take(40).collect()
-}
-
 impl Reducible for CalcState {
     type Action = Action;
 
@@ -122,7 +98,7 @@ impl Reducible for CalcState {
             Action::Set(key, value) => {
                 let (scenario, problem) = query::with_key(&self.scenario, key, &value);
                 next.scenario = scenario;
-                next.errors.retain(|e| e.key != key);
+                next.errors.retain(|e| e.key != key.name());
                 next.errors.extend(problem);
             }
             Action::SetLang(l) => next.lang = l,

@@ -1,18 +1,22 @@
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use crate::chart::{stacked_bars_svg, Bar, ChartText};
-use crate::i18n::{self, text, Lang, Text};
+use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::{Bill, ComponentId};
+use crate::ledger::msg::Msg;
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct ChartViewProps {
     pub lang: Lang,
-    pub bill: Bill,
-    /// The chart, from `render_chart`.
-    pub svg: AttrValue,
-    /// The size and formula of the segment last hovered or focused.
-    pub detail: AttrValue,
-    pub ondetail: Callback<String>,
+    pub bill: Rc<Bill>,
+    /// The bill before the last applied lever (a what-if), drawn beside this one.
+    #[prop_or_default]
+    pub before: Option<Rc<Bill>>,
+    /// Data-parallel GPUs: one bar each (up to 8).
+    #[prop_or(1)]
+    pub gpus: u64,
 }
 
 fn name_zh(id: ComponentId) -> String {
@@ -23,12 +27,12 @@ fn name_en(id: ComponentId) -> String {
     i18n::component(Lang::En, id).to_string()
 }
 
-fn formula_zh(f: &str) -> String {
-    i18n::localize_formula(Lang::Zh, f)
+fn formula_zh(f: &Msg) -> String {
+    render(Lang::Zh, f)
 }
 
-fn formula_en(f: &str) -> String {
-    f.to_string()
+fn formula_en(f: &Msg) -> String {
+    render(Lang::En, f)
 }
 
 /// The chart of a bill: one bar, or one per GPU (up to 8) when data-parallel; with a "before" bar
@@ -65,14 +69,22 @@ fn segment_title(target: Option<web_sys::EventTarget>) -> Option<String> {
 }
 
 /// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours. Hovering
-/// or focusing (Tab) a segment shows its size and formula below the chart.
-pub fn chart_view(props: ChartViewProps) -> Html {
+/// or focusing (Tab) a segment shows its size and formula below the chart; that detail is this
+/// component's own state, so a hover re-renders only the detail line, never the ledger.
+#[function_component(ChartView)]
+pub fn chart_view(props: &ChartViewProps) -> Html {
     let lang = props.lang;
+    let detail = use_state(String::new);
+    let svg = use_memo((lang, props.bill.clone(), props.before.clone(), props.gpus), |(lang, bill, before, gpus)| {
+        AttrValue::from(render_chart(*lang, bill, *gpus, before.as_deref()))
+    });
     let show = {
-        let ondetail = props.ondetail.clone();
+        let detail = detail.clone();
         move |target: Option<web_sys::EventTarget>| {
             if let Some(t) = segment_title(target) {
-                ondetail.emit(t);
+                if *detail != t {
+                    detail.set(t);
+                }
             }
         }
     };
@@ -84,8 +96,8 @@ pub fn chart_view(props: ChartViewProps) -> Html {
     html! {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
-            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked(props.svg.clone()) }</div>
-            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ props.detail.clone() }</p>
+            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked((*svg).clone()) }</div>
+            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ (*detail).clone() }</p>
             <ul class="legend">
                 { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                     <li><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</li>

@@ -1,15 +1,21 @@
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::i18n::{text, Lang, Text};
+use super::chart_view::render_chart;
+use crate::i18n::{self, render, text, Lang, Text};
+use crate::ledger::bill::Bill;
+use crate::ledger::units::Unit;
+use crate::ledger::Scenario;
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct ExportProps {
     pub lang: Lang,
-    /// The ledger as a Markdown table.
-    pub markdown: AttrValue,
-    /// The chart as a standalone SVG document.
-    pub svg: AttrValue,
+    pub unit: Unit,
+    pub scenario: Scenario,
+    pub bill: Rc<Bill>,
+    pub gpus: u64,
 }
 
 /// Saves `svg` as a file through a Blob URL and a temporary link.
@@ -29,16 +35,31 @@ fn download_svg(svg: &str) -> Option<()> {
     Some(())
 }
 
-/// Copy the ledger as Markdown (for a project proposal) and download the chart as SVG.
-pub fn export(props: ExportProps) -> Html {
+/// The ledger as a Markdown table (for a project proposal's compute section).
+fn markdown(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> String {
+    let headers = [text(lang, Text::Component), text(lang, Text::Size), text(lang, Text::Share), text(lang, Text::Formula)];
+    crate::report::bill_markdown(
+        &i18n::scenario_line(lang, s),
+        bill,
+        unit,
+        |id| i18n::component(lang, id).to_string(),
+        |f| render(lang, f),
+        headers,
+        text(lang, Text::Total),
+    )
+}
+
+/// Copy the ledger as Markdown and download the chart as SVG; both are made when clicked.
+#[function_component(Export)]
+pub fn export(props: &ExportProps) -> Html {
     let on_copy = {
-        let md = props.markdown.to_string();
-        Callback::from(move |_| super::share::copy(&md))
+        let (lang, unit, s, bill) = (props.lang, props.unit, props.scenario.clone(), props.bill.clone());
+        Callback::from(move |_| super::share::copy(&markdown(lang, unit, &s, &bill)))
     };
     let on_svg = {
-        let svg = props.svg.to_string();
+        let (lang, bill, gpus) = (props.lang, props.bill.clone(), props.gpus);
         Callback::from(move |_| {
-            let _ = download_svg(&svg);
+            let _ = download_svg(&render_chart(lang, &bill, gpus, None));
         })
     };
     html! {

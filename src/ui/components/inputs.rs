@@ -1,10 +1,11 @@
 //! Small labelled inputs. Each emits the *text* of its new value; the reducer reads it through the
-//! query vocabulary, so a typed bad value gets the same message as a bad link.
+//! query vocabulary, so a typed bad value gets the same message as a bad link. Each input's id and
+//! `data-testid` is its query key.
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct SelectProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -14,8 +15,8 @@ pub struct SelectProps {
     pub onchange: Callback<String>,
 }
 
-/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
-pub fn select(props: SelectProps) -> Html {
+#[function_component(Select)]
+pub fn select(props: &SelectProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
@@ -37,7 +38,7 @@ pub fn select(props: SelectProps) -> Html {
     }
 }
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct SegmentedProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -47,8 +48,8 @@ pub struct SegmentedProps {
 }
 
 /// A row of toggle buttons (a radio group): Tab reaches each, Enter or Space picks it.
-/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
-pub fn segmented(props: SegmentedProps) -> Html {
+#[function_component(Segmented)]
+pub fn segmented(props: &SegmentedProps) -> Html {
     html! {
         <div class="field">
             <span class="field-label" id={format!("{}-label", props.id)}>{ &props.label }</span>
@@ -68,20 +69,23 @@ pub fn segmented(props: SegmentedProps) -> Html {
     }
 }
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct NumberProps {
     pub id: AttrValue,
     pub label: AttrValue,
     pub value: AttrValue,
+    #[prop_or_default]
     pub min: Option<AttrValue>,
+    #[prop_or_default]
     pub max: Option<AttrValue>,
+    #[prop_or(AttrValue::Static("1"))]
     pub step: AttrValue,
     pub onchange: Callback<String>,
 }
 
 /// A typed number; committed on change (Enter or leaving the field).
-/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
-pub fn number_input(props: NumberProps) -> Html {
+#[function_component(NumberInput)]
+pub fn number_input(props: &NumberProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
@@ -124,7 +128,7 @@ impl Scale {
     }
 }
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct SliderProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -136,8 +140,8 @@ pub struct SliderProps {
 }
 
 /// A slider (updates on every input) with a typed number beside it.
-/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
-pub fn slider(props: SliderProps) -> Html {
+#[function_component(Slider)]
+pub fn slider(props: &SliderProps) -> Html {
     let (min, max, step) = props.scale.range();
     let oninput = {
         let cb = props.onchange.clone();
@@ -165,7 +169,7 @@ pub fn slider(props: SliderProps) -> Html {
     }
 }
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 pub struct CheckboxProps {
     pub id: AttrValue,
     pub label: AttrValue,
@@ -173,8 +177,8 @@ pub struct CheckboxProps {
     pub onchange: Callback<String>,
 }
 
-/// (A plain function, not a component: it keeps no state, and each component type costs code size.)
-pub fn checkbox(props: CheckboxProps) -> Html {
+#[function_component(Checkbox)]
+pub fn checkbox(props: &CheckboxProps) -> Html {
     let onchange = {
         let cb = props.onchange.clone();
         Callback::from(move |e: Event| {

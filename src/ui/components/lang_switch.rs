@@ -1,28 +1,36 @@
 use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
+use crate::ledger::units::Unit;
 
-#[derive(PartialEq)]
-pub struct LangSwitchProps {
+#[derive(Properties, PartialEq)]
+pub struct SwitchesProps {
     pub lang: Lang,
-    pub onchange: Callback<Lang>,
+    pub unit: Unit,
+    pub onlang: Callback<Lang>,
+    pub onunit: Callback<Unit>,
 }
 
-/// 中文 / English, as two toggle buttons (keyboard: Tab + Enter/Space).
-pub fn lang_switch(props: LangSwitchProps) -> Html {
-    let button = |l: Lang, label: &'static str| {
-        let onchange = props.onchange.clone();
-        let pressed = props.lang == l;
-        html! {
-            <button type="button" class={classes!("lang-option", pressed.then_some("active"))}
-                aria-pressed={pressed.to_string()} data-testid={format!("lang-{}", l.id())}
-                onclick={move |_| onchange.emit(l)}>{ label }</button>
-        }
-    };
+fn toggle(pressed: bool, testid: String, label: &'static str, onclick: Callback<MouseEvent>) -> Html {
     html! {
-        <div class="lang-switch" role="group" aria-label={text(props.lang, Text::Language)}>
-            { button(Lang::Zh, "中文") }
-            { button(Lang::En, "English") }
+        <button type="button" class={classes!("lang-option", pressed.then_some("active"))}
+            aria-pressed={pressed.to_string()} data-testid={testid} {onclick}>{ label }</button>
+    }
+}
+
+/// GiB / GB and 中文 / English, as toggle buttons (keyboard: Tab + Enter/Space).
+#[function_component(Switches)]
+pub fn switches(props: &SwitchesProps) -> Html {
+    let unit = |u: Unit| toggle(props.unit == u, format!("unit-{}", u.id()), u.label(), props.onunit.reform(move |_| u));
+    let lang = |l: Lang, label| toggle(props.lang == l, format!("lang-{}", l.id()), label, props.onlang.reform(move |_| l));
+    html! {
+        <div class="header-switches">
+            <div class="lang-switch" role="group" aria-label={text(props.lang, Text::UnitLabel)}>
+                { unit(Unit::GiB) }{ unit(Unit::GB) }
+            </div>
+            <div class="lang-switch" role="group" aria-label={text(props.lang, Text::Language)}>
+                { lang(Lang::Zh, "中文") }{ lang(Lang::En, "English") }
+            </div>
         </div>
     }
 }

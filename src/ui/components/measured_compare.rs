@@ -13,7 +13,7 @@ use crate::validation::{compare, parse_report};
 pub struct MeasuredCompareProps {
     pub lang: Lang,
     pub unit: Unit,
-    pub bill: Bill,
+    pub bill: std::rc::Rc<Bill>,
     /// Load the configuration the report names (its `query`).
     pub onload: Callback<String>,
 }

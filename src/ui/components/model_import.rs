@@ -52,7 +52,7 @@ pub fn model_import(props: &ModelImportProps) -> Html {
                 status.set(Status::Done(arch.name.clone()));
                 onimport.emit(arch);
             }
-            Err(e) => status.set(Status::Error(e.0)),
+            Err(e) => status.set(Status::Error(crate::i18n::render(lang, &e.0))),
         })
     };
     let on_paste_input = {

@@ -9,7 +9,8 @@ use yew::prelude::*;
 use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
-use crate::tree::{self, children, node, parent, Bi, Diagnosis, Finding, Lever, MeasureError, Measured, NodeId};
+use crate::query::Key;
+use crate::tree::{self, children, coordinate, node, parent, Bi, Diagnosis, Diagram, Finding, Lever, MeasureError, Measured, NodeId, Shape};
 
 #[derive(Properties, PartialEq)]
 pub struct OomTreeProps {
@@ -21,7 +22,7 @@ pub struct OomTreeProps {
     pub onapply: Callback<Lever>,
     pub ondiagnose: Callback<Option<Diagnosis>>,
     /// (key, value) in the query vocabulary, for the drill's toggles.
-    pub onset: Callback<(&'static str, String)>,
+    pub onset: Callback<(Key, String)>,
 }
 
 fn bi(lang: Lang, b: Bi) -> &'static str {
@@ -53,22 +54,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
     let lang = props.lang;
     let zh = lang == Lang::Zh;
     let path: Vec<NodeId> = props.diagnosis.as_ref().map(|d| d.path.clone()).unwrap_or_default();
-    let svg = tree::tree_svg(zh, props.selected, &path);
-    let diagnose_error = use_state(|| None::<MeasureError>);
-
-    // The diagram is re-rendered on every selection, which drops the keyboard focus; put it back on
-    // the selected node after the render when the keyboard moved it.
-    let refocus = use_mut_ref(|| false);
-    {
-        let refocus = refocus.clone();
-        use_effect_with(props.selected, move |sel| {
-            if std::mem::take(&mut *refocus.borrow_mut()) {
-                if let Some(n) = sel {
-                    focus_node(*n);
-                }
-            }
-        });
-    }
+    let diagram = use_memo(zh, |zh| tree::diagram(*zh));
 
     let onclick = {
         let cb = props.onselect.clone();
@@ -80,7 +66,6 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
     };
     let onkeydown = {
         let cb = props.onselect.clone();
-        let refocus = refocus.clone();
         Callback::from(move |e: KeyboardEvent| {
             let Some(n) = node_of(e.target()) else { return };
             let kids: Vec<NodeId> = children(n).map(|e| e.to).collect();
@@ -96,7 +81,6 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
             };
             if let Some(t) = target {
                 e.prevent_default();
-                *refocus.borrow_mut() = true;
                 cb.emit(t);
                 focus_node(t);
             }
@@ -160,33 +144,79 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
             <p class="tree-hint">{ text(lang, Text::TreeHint) }</p>
             <div class="tree-layout">
                 <div class="tree-diagram" data-testid="oom-tree" {onclick} {onkeydown}>
-                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                    { tree_diagram(&diagram, props.selected, &path) }
                 </div>
                 <div class="tree-side">
                     { card.unwrap_or_default() }
-                    { diagnose_form(DiagnoseProps { lang, scenario: props.scenario.clone(), diagnosis: props.diagnosis.clone(),
-                        ondiagnose: props.ondiagnose.clone(), onselect: props.onselect.clone(), error: diagnose_error }) }
-                    { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
+                    <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
+                        ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
+                    <DrillPanel lang={lang} scenario={props.scenario.clone()} onset={props.onset.clone()} onselect={props.onselect.clone()} />
                 </div>
             </div>
         </section>
     }
 }
 
+/// The diagram as SVG elements. Each node is keyed by its id, so Yew keeps the same element between
+/// renders and the keyboard focus stays where it was.
+fn tree_diagram(d: &Diagram, selected: Option<NodeId>, path: &[NodeId]) -> Html {
+    let (w, h) = (fixed(d.width, 0), fixed(d.height, 0));
+    let on_path = |from: NodeId, to: NodeId| path.windows(2).any(|p| p[0] == from && p[1] == to);
+    html! {
+        <svg xmlns="http://www.w3.org/2000/svg" class="tree-svg" viewBox={format!("0 0 {w} {h}")} width={w.clone()} height={h} role="group">
+            <defs>
+                <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
+                </marker>
+            </defs>
+            { for d.edges.iter().map(|e| html! {
+                <g key={format!("{}-{}", e.from.id(), e.to.id())}>
+                    <path class={classes!("edge", on_path(e.from, e.to).then_some("on-path"))} data-from={e.from.id()} data-to={e.to.id()}
+                        d={e.path.clone()} marker-end="url(#arrow)" />
+                    if let Some((text, x, y, anchor)) = &e.label {
+                        <text class="edge-label" x={coordinate(*x)} y={coordinate(*y)} text-anchor={*anchor}>{ text }</text>
+                    }
+                </g>
+            }) }
+            { for d.nodes.iter().map(|n| {
+                let shape = match n.shape {
+                    Shape::Start => "start",
+                    Shape::Step => "step",
+                    Shape::Decision => "decision",
+                };
+                let class = classes!("node", shape, (selected == Some(n.id)).then_some("selected"), path.contains(&n.id).then_some("on-path"));
+                let x = coordinate(n.text_x);
+                html! {
+                    <g key={n.id.id()} class={class} data-node={n.id.id()} tabindex="0" role="button"
+                        aria-pressed={(selected == Some(n.id)).to_string()} aria-label={n.aria.clone()}>
+                        <rect x={coordinate(n.x)} y={coordinate(n.y)} width={fixed(d.node_width, 0)} height={fixed(d.node_height, 0)} rx={fixed(n.rx, 0)} />
+                        <text x={x.clone()} y={coordinate(n.text_y)} text-anchor="middle">
+                            { for n.lines.iter().enumerate().map(|(i, l)| html! {
+                                <tspan x={x.clone()} dy={if i == 0 { "0" } else { "15" }} class={if l.main { "l1" } else { "l2" }}>{ &l.text }</tspan>
+                            }) }
+                        </text>
+                    </g>
+                }
+            }) }
+        </svg>
+    }
+}
+
+#[derive(Properties, PartialEq)]
 struct DiagnoseProps {
     lang: Lang,
     scenario: Scenario,
     diagnosis: Option<Diagnosis>,
     ondiagnose: Callback<Option<Diagnosis>>,
     onselect: Callback<NodeId>,
-    /// The last problem with the entered numbers (state kept by the tree).
-    error: UseStateHandle<Option<MeasureError>>,
 }
 
-/// The four numbers a student measured; the tree walks itself.
-fn diagnose_form(props: DiagnoseProps) -> Html {
+/// The four numbers a student measured; the tree walks itself. The last problem with the entered
+/// numbers is this form's own state.
+#[function_component(DiagnoseForm)]
+fn diagnose_form(props: &DiagnoseProps) -> Html {
     let lang = props.lang;
-    let error = props.error.clone();
+    let error = use_state(|| None::<MeasureError>);
     let onsubmit = {
         let cb = props.ondiagnose.clone();
         let select = props.onselect.clone();
@@ -261,17 +291,18 @@ fn diagnose_form(props: DiagnoseProps) -> Html {
     }
 }
 
-#[derive(PartialEq)]
+#[derive(Properties, PartialEq)]
 struct DrillProps {
     lang: Lang,
     scenario: Scenario,
-    onset: Callback<(&'static str, String)>,
+    onset: Callback<(Key, String)>,
     onselect: Callback<NodeId>,
 }
 
 /// The five-OOM drill (homework 2): each toggle injects one classic mistake into the ledger, and
 /// links to the tree node that finds it.
-fn drill_panel(props: DrillProps) -> Html {
+#[function_component(DrillPanel)]
+fn drill_panel(props: &DrillProps) -> Html {
     use crate::ledger::fit;
     use crate::ledger::scenario::{Drill, Mode};
     let lang = props.lang;
@@ -292,7 +323,7 @@ fn drill_panel(props: DrillProps) -> Html {
                 "zombie" => d.zombie = checked,
                 _ => {}
             }
-            onset.emit(("drill", d.to_id_list()));
+            onset.emit((Key::Drill, d.to_id_list()));
         });
         let node_label = bi(lang, node(node_id).label).replace('\n', " ");
         html! {
@@ -311,7 +342,7 @@ fn drill_panel(props: DrillProps) -> Html {
         let onchange = Callback::from(move |e: Event| {
             let checked = e.target_unchecked_into::<HtmlInputElement>().checked();
             let b = if checked { first_oom.unwrap_or(1) } else { 1 };
-            onset.emit(("batch", b.to_string()));
+            onset.emit((Key::Batch, b.to_string()));
         });
         html! {
             <li>

@@ -1,0 +1,202 @@
+//! Text as data. Every formula, note and message the ledger (and the query parser, the config
+//! importer and the decision tree) writes is a [`Msg`]: a template id and typed arguments. The i18n
+//! layer owns the templates, one English and one Chinese text per id, and renders the arguments the
+//! same way in both languages (`crate::i18n::render`), so no sentence is ever translated by
+//! matching phrases, and the ledger does no string formatting while it computes a bill.
+
+/// One argument of a template. Numbers keep their type until they are rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A plain integer: `32`.
+    Int(u64),
+    /// A count with thousands separators: `8,030,261,248`.
+    Count(u64),
+    /// A byte count in the most readable binary unit: `1.23 GiB`.
+    Bytes(f64),
+    /// A factor without trailing zeros: `2`, `0.5159`.
+    Factor(f64),
+    /// A number with a fixed number of decimals.
+    Fixed(f64, u32),
+    /// An identifier that is the same in every language: `q_proj`, `bf16`, `loss=hf`.
+    Code(&'static str),
+    /// Text that is not translated: a name from a config, a user's value, a list of ids.
+    Text(String),
+    /// A nested message (rendered in the same language), or an empty one.
+    Msg(Box<Msg>),
+}
+
+/// A template and its arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Msg {
+    pub id: MsgId,
+    pub args: Vec<Arg>,
+}
+
+impl Msg {
+    pub fn new(id: MsgId, args: Vec<Arg>) -> Msg {
+        Msg { id, args }
+    }
+
+    /// A template without arguments.
+    pub const fn plain(id: MsgId) -> Msg {
+        Msg { id, args: Vec::new() }
+    }
+
+    /// The empty text (an optional part that does not apply).
+    pub const fn empty() -> Msg {
+        Msg::plain(MsgId::Empty)
+    }
+
+    /// `self` as an argument of another message.
+    pub fn arg(self) -> Arg {
+        Arg::Msg(Box::new(self))
+    }
+
+    /// Every message nested in this one, depth first, itself included.
+    pub fn walk(&self, out: &mut Vec<MsgId>) {
+        out.push(self.id);
+        for a in &self.args {
+            if let Arg::Msg(m) = a {
+                m.walk(out);
+            }
+        }
+    }
+}
+
+/// `Msg::new(MsgId::X, vec![…])`.
+#[macro_export]
+macro_rules! msg {
+    ($id:ident) => { $crate::ledger::msg::Msg::plain($crate::ledger::msg::MsgId::$id) };
+    ($id:ident, $($arg:expr),+ $(,)?) => {
+        $crate::ledger::msg::Msg::new($crate::ledger::msg::MsgId::$id, vec![$($arg),+])
+    };
+}
+
+/// A nested message when `on`, else the empty text.
+pub fn when(on: bool, m: impl FnOnce() -> Msg) -> Arg {
+    if on {
+        m().arg()
+    } else {
+        Msg::empty().arg()
+    }
+}
+
+macro_rules! msg_ids {
+    ($($(#[$doc:meta])* $id:ident),+ $(,)?) => {
+        /// The id of a template. Its English and Chinese texts are in `crate::i18n::templates`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum MsgId { $($(#[$doc])* $id),+ }
+
+        impl MsgId {
+            pub const ALL: &'static [MsgId] = &[$(MsgId::$id),+];
+        }
+    };
+}
+
+msg_ids!(
+    /// Nothing (an optional part that does not apply).
+    Empty,
+    NotUsed,
+    // Parts shared by several lines.
+    ShardZero,
+    TensorParallel,
+    PerGpu,
+    EagerScores,
+    // Stored weights and their formats.
+    WeightsDense,
+    WeightsGguf,
+    WeightsQuantized,
+    VisionTowerPlus,
+    VisionTowerListed,
+    FormatDense,
+    FormatInt8,
+    FormatNf4,
+    FormatNf4Dq,
+    FormatGroup128,
+    FormatGguf,
+    // Training lines.
+    TrainedWeights,
+    WorkingCopy,
+    FrozenBase,
+    AdapterWeights,
+    DequantTraining,
+    DequantPrefill,
+    MasterWeights,
+    Gradients,
+    DdpCopy,
+    OptimizerLine,
+    StatesAdamW,
+    StatesAdamW8bit,
+    StatesSgd,
+    StatesMomentum,
+    StatesAdafactor,
+    ActivationsCheckpointed,
+    ActivationsStored,
+    Logits,
+    LossHf,
+    LossHfShift,
+    LossChunked,
+    LossFused,
+    Softcap,
+    VisionActivations,
+    GatheredLayer,
+    OptimizerStep,
+    StepAdamW,
+    StepAdafactor,
+    StepNone,
+    // Inference lines.
+    ServedWeights,
+    KvCache,
+    Prefill,
+    InferenceLogits,
+    // The drill.
+    EvalGraph,
+    KeptTensors,
+    Fp32Module,
+    ZombieProcess,
+    // Overheads.
+    AllocatorSlack,
+    CudaContext,
+    // Notes.
+    NoteQuantIgnored,
+    NoteGgufTraining,
+    NoteQloraBase,
+    NoteVisionTokens,
+    NoteBackwardOverlap,
+    NoteEffectiveBatch,
+    // The query parser.
+    BadUint,
+    BadFloat,
+    BadFlag,
+    BadChoice,
+    BadList,
+    NotPreset,
+    UnknownKey,
+    KvHeadsOverHeads,
+    // config.json import.
+    ConfigNotJson,
+    ConfigNotObject,
+    ConfigFieldZero,
+    ConfigFieldTooLarge,
+    ConfigFieldNotUint,
+    ConfigFieldMissing,
+    ConfigFieldNotBool,
+    ConfigFieldNotPositive,
+    ConfigFieldNotNumber,
+    ConfigFieldNotString,
+    ConfigFieldNotObject,
+    ConfigModelTypeMissing,
+    ConfigUnsupported,
+    ConfigHeadDim,
+    ConfigExpertsPerToken,
+    ConfigNotDivisible,
+    // The interface's one-line description of a scenario.
+    ScenarioInference,
+    ScenarioFull,
+    ScenarioAdapters,
+    ScenarioCheckpointing,
+    // Architecture checks.
+    ArchAtLeastOne,
+    ArchKvHeads,
+    ArchActiveExperts,
+);

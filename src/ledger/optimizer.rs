@@ -1,0 +1,103 @@
+//! The optimizer's lines: its states (sharded from ZeRO-1 on) and the temporaries of its step.
+
+use super::bill::{line, Component, ComponentId};
+use super::msg::{Arg, Msg};
+use super::plan::{Plan, Trains, Training};
+use super::scenario::Optimizer;
+use crate::msg;
+
+/// Weight matrices (rows, cols, count) of the trainable parameters, for Adafactor.
+fn trainable_matrices(p: &Plan, t: &Training) -> Vec<(u64, u64, u64)> {
+    let arch = p.arch;
+    match t.trains {
+        Trains::Full => {
+            let mut m: Vec<(u64, u64, u64)> =
+                arch.layer_linears().iter().map(|l| (l.d_out, l.d_in, l.per_layer * arch.layers)).collect();
+            m.push((arch.vocab, arch.hidden, 1));
+            if !arch.tied_embeddings {
+                m.push((arch.vocab, arch.hidden, 1));
+            }
+            m
+        }
+        Trains::Adapters { targets, rank } => arch
+            .layer_linears()
+            .iter()
+            .filter(|l| targets.includes(l.name))
+            .flat_map(|l| [(rank, l.d_in, l.per_layer * arch.layers), (l.d_out, rank, l.per_layer * arch.layers)])
+            .collect(),
+    }
+}
+
+/// Adafactor's factored second moment: rows + columns per matrix, the full size of every vector.
+fn adafactor_values(trainable: u64, matrices: &[(u64, u64, u64)]) -> (f64, f64) {
+    let mut in_matrices = 0u64;
+    let mut factored = 0f64;
+    for &(rows, cols, count) in matrices {
+        factored += ((rows + cols) * count) as f64;
+        in_matrices = in_matrices.saturating_add(rows.saturating_mul(cols).saturating_mul(count));
+    }
+    (factored, trainable.saturating_sub(in_matrices) as f64)
+}
+
+/// Optimizer state bytes (unsharded) and how they add up.
+fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
+    let sb = t.states.bytes();
+    let n = t.trainable;
+    let params = n as f64;
+    match t.optimizer {
+        Optimizer::AdamW => (params * 2.0 * sb, msg!(StatesAdamW, Arg::Count(n), Arg::Factor(sb))),
+        Optimizer::AdamW8bit => {
+            let per = 2.0 * (1.0 + 4.0 / 256.0);
+            (params * per, msg!(StatesAdamW8bit, Arg::Count(n), Arg::Factor(per)))
+        }
+        Optimizer::Sgd => (0.0, msg!(StatesSgd)),
+        Optimizer::SgdMomentum => (params * sb, msg!(StatesMomentum, Arg::Count(n), Arg::Factor(sb))),
+        Optimizer::Adafactor => {
+            let (factored, vectors) = adafactor_values(n, &trainable_matrices(p, t));
+            let formula = msg!(
+                StatesAdafactor,
+                Arg::Count(factored as u64),
+                Arg::Count(vectors as u64),
+                Arg::Count((factored + vectors) as u64),
+                Arg::Factor(sb)
+            );
+            ((factored + vectors) * sb, formula)
+        }
+    }
+}
+
+pub fn states(p: &Plan, t: &Training) -> Component {
+    let (bytes, formula) = state_bytes(p, t);
+    line(ComponentId::Optimizer, bytes / t.shard.divisor(1), "§1", msg!(OptimizerLine, formula.arg(), t.shard.suffix(1)))
+}
+
+/// The optimizer step's temporaries. Activations and logits (`freed`) are gone by then, so only
+/// what exceeds them raises the peak.
+pub fn step(p: &Plan, t: &Training, freed: f64) -> Component {
+    let (bytes, what) = match t.optimizer {
+        Optimizer::AdamW => {
+            let sb = t.states.bytes();
+            (t.trainable as f64 * sb, msg!(StepAdamW, Arg::Count(t.trainable), Arg::Factor(sb)))
+        }
+        Optimizer::Adafactor => {
+            let largest = trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0);
+            (largest as f64 * 4.0 * 2.0, msg!(StepAdafactor, Arg::Count(largest)))
+        }
+        _ => (0.0, msg!(StepNone)),
+    };
+    let bytes = bytes / t.shard.divisor(1);
+    let formula = msg!(OptimizerStep, Arg::Bytes(bytes), Arg::Bytes(freed), what.arg());
+    line(ComponentId::OptimizerStep, (bytes - freed).max(0.0), "§1", formula)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::adafactor_values;
+
+    /// Hand arithmetic: a 4 × 3 matrix (twice) keeps 2 × (4 + 3) = 14 factored values; of 30
+    /// trainable parameters, 30 − 24 = 6 are in vectors.
+    #[test]
+    fn adafactor_factors_matrices_and_keeps_vectors() {
+        assert_eq!(adafactor_values(30, &[(4, 3, 2)]), (14.0, 6.0));
+    }
+}

@@ -1,0 +1,287 @@
+//! A scenario resolved into what the bill needs, once: what trains, the dtype of every group of
+//! tensors, the stored format of the weights, what is sharded over how many GPUs, and the sizes
+//! the activations see. Every bill line is then a small function of the plan (`training`,
+//! `optimizer`, `activations`, `inference`, `drill`), none depending on another line having run.
+//!
+//! The rules of the scenario vocabulary that are not plain values live here: full fine-tuning
+//! ignores `quant`, QLoRA always has a 4-bit base, GGUF cannot be trained on, ZeRO needs more
+//! than one GPU, and which dtype each precision gives each tensor.
+
+use super::activations::Trainable;
+use super::architecture::Architecture;
+use super::bill::Note;
+use super::dtype::Dtype;
+use super::msg::{Arg, Msg};
+use super::scenario::{
+    AttentionKernel, Bitsandbytes, Drill, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario,
+};
+use super::storage::{KvDtype, StorageFormat};
+use crate::msg;
+
+/// How the weights that train are split over data-parallel GPUs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sharding {
+    pub gpus: u64,
+    /// ZeRO stage 0–3 in effect (0 on one GPU).
+    pub zero: u8,
+}
+
+impl Sharding {
+    /// What a component sharded from ZeRO stage `stage` on is divided by.
+    pub fn divisor(self, stage: u8) -> f64 {
+        if self.zero >= stage {
+            self.gpus.max(1) as f64
+        } else {
+            1.0
+        }
+    }
+
+    /// " ÷ 8 GPUs (ZeRO-3)" when sharded from `stage` on, else nothing.
+    pub fn suffix(self, stage: u8) -> Arg {
+        super::msg::when(self.zero >= stage, || msg!(ShardZero, Arg::Int(self.gpus), Arg::Int(self.zero as u64)))
+    }
+
+    /// Plain data parallelism keeps a second copy of the gradients in its all-reduce buckets.
+    pub fn ddp_bucket_copy(self) -> bool {
+        self.gpus > 1 && self.zero == 0
+    }
+}
+
+/// What trains.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Trains {
+    /// Every weight of the language model (the vision tower stays frozen).
+    Full,
+    /// LoRA adapters of rank `rank` on `targets`.
+    Adapters { targets: LoraTargets, rank: u64 },
+}
+
+/// Where the language model's weights come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Base {
+    /// The weights themselves train, held in this dtype.
+    Trained(Dtype),
+    /// A frozen base in a storage format (LoRA, QLoRA).
+    Frozen(StorageFormat),
+}
+
+/// A training step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Training {
+    pub method: Method,
+    pub precision: Precision,
+    pub trains: Trains,
+    /// Parameters that receive gradients.
+    pub trainable: u64,
+    pub base: Base,
+    pub double_quant: bool,
+    pub adapters: Dtype,
+    pub gradients: Dtype,
+    pub states: Dtype,
+    /// fp32 master weights beside the 16-bit working copy (mixed-precision full fine-tuning).
+    pub master_weights: bool,
+    pub optimizer: Optimizer,
+    /// What trains, as the saved activations see it.
+    pub saved: Trainable,
+    pub loss: LossKernel,
+    pub checkpointing: bool,
+    pub accum: u64,
+    pub shard: Sharding,
+}
+
+/// An inference forward pass (prefill, then decoding).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inference {
+    pub format: StorageFormat,
+    pub double_quant: bool,
+    /// Tensor-parallel GPUs.
+    pub tp: u64,
+    pub kv: KvDtype,
+    pub generated: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Work {
+    Train(Training),
+    Infer(Inference),
+}
+
+/// Images fed to a vision tower.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VisionInput {
+    pub images: u64,
+    pub image_px: u64,
+}
+
+/// The resolved scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan<'a> {
+    pub arch: &'a Architecture,
+    /// Text tokens per sequence (the prompt, for inference).
+    pub text_tokens: u64,
+    /// Tokens the language model sees per sequence: text + vision.
+    pub tokens: u64,
+    pub batch: u64,
+    pub gpus: u64,
+    pub acts: Dtype,
+    pub kernel: AttentionKernel,
+    pub vision: Option<VisionInput>,
+    /// CUDA context and libraries per process, in MiB (never negative or NaN).
+    pub overhead_mib: f64,
+    pub drill: Drill,
+    pub work: Work,
+    /// What resolving assumed or replaced, for the bill's notes.
+    pub notes: Vec<Note>,
+}
+
+impl Plan<'_> {
+    pub fn training(&self) -> Option<&Training> {
+        match &self.work {
+            Work::Train(t) => Some(t),
+            Work::Infer(_) => None,
+        }
+    }
+}
+
+/// The plan of `s`.
+pub fn resolve(s: &Scenario) -> Plan<'_> {
+    let mut notes = Vec::new();
+    let work = match s.mode {
+        Mode::Train => Work::Train(resolve_training(s, &mut notes)),
+        Mode::Infer => Work::Infer(Inference {
+            format: s.quant,
+            double_quant: s.double_quant,
+            tp: s.gpus.max(1),
+            kv: s.kv,
+            generated: s.generated,
+        }),
+    };
+    let vision = (s.architecture.vision.is_some() && s.images > 0)
+        .then_some(VisionInput { images: s.images, image_px: s.image_px });
+    Plan {
+        arch: &s.architecture,
+        text_tokens: s.seq,
+        tokens: s.sequence_tokens(),
+        batch: s.batch,
+        gpus: s.gpus,
+        acts: activation_dtype(s),
+        kernel: s.attention,
+        vision,
+        overhead_mib: if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) } else { 0.0 },
+        drill: s.drill,
+        work,
+        notes,
+    }
+}
+
+/// Activations are 16-bit unless the scenario computes in fp32 (fp32 full or LoRA training; fp32
+/// served weights). QLoRA computes in bf16 whatever its precision says.
+fn activation_dtype(s: &Scenario) -> Dtype {
+    match (s.mode, s.method, s.precision) {
+        (Mode::Train, Method::Full | Method::Lora, Precision::Fp32) => Dtype::Fp32,
+        (Mode::Infer, _, _) if s.quant == StorageFormat::Fp32 => Dtype::Fp32,
+        _ => Dtype::Bf16,
+    }
+}
+
+fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
+    let arch = &s.architecture;
+    let trains = match s.method {
+        Method::Full => Trains::Full,
+        Method::Lora | Method::Qlora => Trains::Adapters { targets: s.targets, rank: s.rank },
+    };
+    let trainable = match trains {
+        Trains::Full => arch.parameters() - arch.vision_parameters(),
+        Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
+    };
+    let base = training_base(s, notes);
+    let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
+    let gradients = match (s.method, s.precision) {
+        (_, Precision::Fp32) => Dtype::Fp32,
+        (Method::Full, _) => Dtype::Bf16,
+        // fp32 adapters have fp32 gradients.
+        (_, Precision::Mixed) => Dtype::Fp32,
+        (_, Precision::Bf16) => Dtype::Bf16,
+    };
+    Training {
+        method: s.method,
+        precision: s.precision,
+        trains,
+        trainable,
+        base,
+        double_quant: s.double_quant,
+        adapters,
+        gradients,
+        // States follow the master copy: fp32 for mixed and fp32 training, bf16 for pure bf16.
+        states: adapters,
+        master_weights: s.method == Method::Full && s.precision == Precision::Mixed,
+        optimizer: s.optimizer,
+        saved: saved_view(s, trains, base),
+        loss: s.loss,
+        checkpointing: s.gradient_checkpointing,
+        accum: s.accum,
+        shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
+    }
+}
+
+/// The weights of a training run: trained in the precision's dtype (full fine-tuning), or a
+/// frozen base in the scenario's format — except that GGUF cannot be trained on and QLoRA's
+/// base is always 4-bit.
+fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
+    let mut note = |key, text| notes.push(Note { key, text });
+    match s.method {
+        Method::Full => {
+            if s.quant != Scenario::default_quant(s.mode, s.method) {
+                note("quant_ignored", msg!(NoteQuantIgnored, Arg::Code(s.precision.id()), Arg::Code(s.quant.id())));
+            }
+            Base::Trained(if s.precision == Precision::Fp32 { Dtype::Fp32 } else { Dtype::Bf16 })
+        }
+        _ if s.quant.is_gguf() => {
+            note("gguf_training", msg!(NoteGgufTraining, Arg::Code(s.quant.id())));
+            Base::Frozen(StorageFormat::Bf16)
+        }
+        Method::Qlora if !s.quant.is_four_bit() => {
+            note("qlora_base", msg!(NoteQloraBase, Arg::Code(s.quant.id())));
+            Base::Frozen(StorageFormat::Nf4)
+        }
+        _ => Base::Frozen(s.quant),
+    }
+}
+
+/// What the saved activations need to know about what trains.
+fn saved_view(s: &Scenario, trains: Trains, base: Base) -> Trainable {
+    match trains {
+        Trains::Full => Trainable::All,
+        Trains::Adapters { targets, rank } => Trainable::Lora {
+            targets,
+            rank,
+            // fp32 adapters under bf16 autocast cast their input: one copy per adapter.
+            input_copies: s.precision == Precision::Mixed,
+            // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a
+            // 4-bit base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16).
+            frozen_keeps_inputs: s.bnb == Bitsandbytes::Legacy
+                && matches!(base, Base::Frozen(f) if s.method == Method::Qlora || !f.is_dense()),
+        },
+    }
+}
+
+/// Trainable adapter parameters: Σ r·(d_in + d_out) over adapted linears, all layers.
+pub fn lora_parameters(arch: &Architecture, targets: LoraTargets, rank: u64) -> u64 {
+    let per_layer: u64 = arch
+        .layer_linears()
+        .iter()
+        .filter(|l| targets.includes(l.name))
+        .map(|l| rank.saturating_mul(l.d_in + l.d_out).saturating_mul(l.per_layer))
+        .fold(0, u64::saturating_add);
+    per_layer.saturating_mul(arch.layers)
+}
+
+/// The plan's message for a trained base's dtype label: the chapter's "bf16 working copy" beside
+/// fp32 master weights.
+pub fn trained_weights_label(t: &Training) -> Arg {
+    match t.precision {
+        Precision::Mixed => Msg::plain(super::msg::MsgId::WorkingCopy).arg(),
+        Precision::Bf16 => Arg::Code("bf16"),
+        Precision::Fp32 => Arg::Code("fp32"),
+    }
+}

@@ -1,0 +1,128 @@
+//! The lines of a training step that hold parameters: the weights (trained, or a frozen base with
+//! its LoRA adapters and dequantization buffer), fp32 master weights, gradients, the layer ZeRO-3
+//! gathers; and how much of activations, logits and gradients never coexist.
+
+use super::bill::{line, Component, ComponentId};
+use super::msg::{when, Arg};
+use super::plan::{trained_weights_label, Base, Plan, Trains, Training};
+use super::weights::stored_weights;
+use crate::msg;
+
+/// The language model's weights on this GPU: the trained weights in their dtype, or the frozen
+/// base in its storage format; sharded from ZeRO-3 on.
+pub fn weights(p: &Plan, t: &Training) -> Component {
+    let arch = p.arch;
+    let divisor = t.shard.divisor(3);
+    match t.base {
+        Base::Trained(dtype) => {
+            let total = arch.parameters();
+            let formula = msg!(
+                TrainedWeights,
+                Arg::Count(total),
+                Arg::Factor(dtype.bytes()),
+                trained_weights_label(t),
+                t.shard.suffix(3)
+            );
+            line(ComponentId::Weights, total as f64 * dtype.bytes() / divisor, "§1", formula)
+        }
+        Base::Frozen(format) => {
+            let w = stored_weights(arch, format, t.double_quant);
+            line(ComponentId::Weights, w.bytes / divisor, "§1", msg!(FrozenBase, w.formula.arg(), t.shard.suffix(3)))
+        }
+    }
+}
+
+/// LoRA adapters (in their own dtype, fp32 unless the run is pure bf16).
+pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
+    let Trains::Adapters { targets, rank } = t.trains else { return None };
+    let arch = p.arch;
+    let names: Vec<&str> = arch.layer_linears().iter().filter(|l| targets.includes(l.name)).map(|l| l.name).collect();
+    let formula = msg!(
+        AdapterWeights,
+        Arg::Int(arch.layers),
+        Arg::Text(names.join(", ")),
+        Arg::Int(rank),
+        Arg::Count(t.trainable),
+        Arg::Fixed(100.0 * t.trainable as f64 / arch.parameters().max(1) as f64, 3),
+        Arg::Factor(t.adapters.bytes()),
+        t.shard.suffix(3)
+    );
+    Some(line(ComponentId::AdapterWeights, t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3), "§1", formula))
+}
+
+/// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul.
+pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
+    let Base::Frozen(format) = t.base else { return None };
+    if format.is_dense() {
+        return None;
+    }
+    let largest = p.arch.largest_linear();
+    Some(line(ComponentId::DequantBuffer, largest as f64 * 2.0, "§1", msg!(DequantTraining, Arg::Count(largest))))
+}
+
+/// fp32 master weights of mixed-precision full fine-tuning (sharded from ZeRO-1 on).
+pub fn master_weights(t: &Training) -> Option<Component> {
+    if !t.master_weights {
+        return None;
+    }
+    let formula = msg!(MasterWeights, Arg::Count(t.trainable), t.shard.suffix(1));
+    Some(line(ComponentId::MasterWeights, t.trainable as f64 * 4.0 / t.shard.divisor(1), "§1", formula))
+}
+
+/// Bytes of the gradients, before rounding: one per trainable parameter in the gradients' dtype;
+/// plain DDP keeps a second copy in its buckets; sharded from ZeRO-2 on.
+pub fn gradient_bytes(t: &Training) -> f64 {
+    let ddp_copy = if t.shard.ddp_bucket_copy() { 2.0 } else { 1.0 };
+    t.trainable as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2)
+}
+
+pub fn gradients(t: &Training) -> Component {
+    let formula = msg!(
+        Gradients,
+        Arg::Count(t.trainable),
+        Arg::Code(t.method.id()),
+        Arg::Factor(t.gradients.bytes()),
+        when(t.shard.ddp_bucket_copy(), || msg!(DdpCopy)),
+        t.shard.suffix(2)
+    );
+    line(ComponentId::Gradients, gradient_bytes(t), "§1", formula)
+}
+
+/// ZeRO-3 / FSDP gathers one layer's full weights to compute it; the local shard of that layer is
+/// already counted in the weights.
+pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
+    if t.shard.zero != 3 {
+        return None;
+    }
+    let arch = p.arch;
+    let layer_params = arch.layer_parameters();
+    let bytes_each = match t.base {
+        Base::Trained(dtype) => dtype.bytes(),
+        Base::Frozen(f) => stored_weights(arch, f, t.double_quant).bytes / arch.parameters().max(1) as f64,
+    };
+    let n = t.shard.gpus.max(1) as f64;
+    let remote = 1.0 - 1.0 / n;
+    let formula = msg!(GatheredLayer, Arg::Count(layer_params), Arg::Factor(bytes_each), Arg::Int(t.shard.gpus));
+    Some(line(ComponentId::GatheredLayer, layer_params as f64 * bytes_each * remote, "§3", formula))
+}
+
+/// The bill sums its lines, as the chapter does. In time, backward frees activations and logits
+/// layer by layer while the gradients appear, so the forward + backward pass peaks at one end:
+/// max(activations + logits + the LM head's gradient, all gradients). With accumulation the
+/// gradients outlive the micro-batch and everything coexists. Returns the bytes of the sum that
+/// never coexist; `freed` is activations + logits + vision activations.
+pub fn backward_overlap(p: &Plan, t: &Training, freed: f64) -> f64 {
+    let gradients = gradient_bytes(t);
+    // The gradient that exists when backward starts: the LM head's (full fine-tuning only).
+    let head_gradient = match t.trains {
+        Trains::Full => {
+            let ddp_copy = if t.shard.ddp_bucket_copy() { 2.0 } else { 1.0 };
+            let head = p.arch.vocab as f64 * p.arch.hidden as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2);
+            head.min(gradients)
+        }
+        Trains::Adapters { .. } => 0.0,
+    };
+    let summed = freed + gradients;
+    let backward_peak = if t.accum > 1 { summed } else { (freed + head_gradient).max(gradients) };
+    summed - backward_peak
+}
