@@ -11,7 +11,7 @@ PORT ?= 8080
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test dist bench card links accuracy setup-app setup-test test-native test-python test-wasm test-e2e
+.PHONY: serve test dist bench card links accuracy setup-app setup-test test-lint test-native test-python test-wasm test-e2e
 
 setup-app:
 	@.ci/setup.sh app
@@ -28,7 +28,13 @@ serve: dist
 	node tests/e2e/serve.mjs dist --host $(ADDRESS) --port $(PORT)
 
 test: setup-test
-	$(MAKE) --no-print-directory test-native test-python test-wasm dist test-e2e
+	$(MAKE) --no-print-directory test-lint test-native test-python test-wasm dist test-e2e
+
+# Formatting (rustfmt.toml) and clippy with warnings as errors, native and wasm32.
+test-lint:
+	cargo fmt --check
+	cargo clippy --locked --all-targets -- -D warnings
+	cargo clippy --locked --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
 
 test-native:
 	cargo test --locked

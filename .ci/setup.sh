@@ -20,6 +20,16 @@ else
   rustup target add wasm32-unknown-unknown
 fi
 
+# rustfmt and clippy for `make test`'s lint step.
+for component in rustfmt clippy; do
+  if rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+    say "rust component $component: present"
+  else
+    say "adding rust component $component"
+    rustup component add "$component"
+  fi
+done
+
 if [ "$(trunk --version 2>/dev/null || true)" = "trunk $TRUNK_VERSION" ]; then
   say "trunk $TRUNK_VERSION: present"
 else

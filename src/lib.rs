@@ -6,11 +6,11 @@
 //! - [`report`]: text and JSON renderings of a bill (the CLI's output).
 //! - `chart`, `i18n` and `ui`: the web app, built on the ledger.
 
+pub mod chart;
+pub mod i18n;
 pub mod ledger;
 pub mod query;
 pub mod report;
-pub mod i18n;
-pub mod chart;
 pub mod tree;
 pub mod validation;
 pub mod view;

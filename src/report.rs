@@ -41,7 +41,9 @@ fn verdict_text(bill: &Bill, unit: Unit) -> String {
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     match bill.verdict() {
         Verdict::Fits => format!("FITS with the {:.0} % margin ({amount} free)", MARGIN * 100.0),
-        Verdict::FitsWithoutMargin => format!("FITS WITHOUT THE MARGIN ({amount} free, less than {:.0} % of the card)", MARGIN * 100.0),
+        Verdict::FitsWithoutMargin => {
+            format!("FITS WITHOUT THE MARGIN ({amount} free, less than {:.0} % of the card)", MARGIN * 100.0)
+        }
         Verdict::DoesNotFit => format!("DOES NOT FIT ({amount} over)"),
     }
 }
@@ -146,7 +148,14 @@ pub fn bill_markdown(
 ) -> String {
     let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
     let device = bill.device_bytes().max(1) as f64;
-    let mut out = format!("**{}**\n\n| {} | {} | {} | {} |\n|---|---:|---:|---|\n", cell(title), headers[0], headers[1], headers[2], headers[3]);
+    let mut out = format!(
+        "**{}**\n\n| {} | {} | {} | {} |\n|---|---:|---:|---|\n",
+        cell(title),
+        headers[0],
+        headers[1],
+        headers[2],
+        headers[3]
+    );
     for c in bill.components.iter().filter(|c| c.bytes > 0) {
         out.push_str(&format!(
             "| {} | {} | {:.1} % | `{}` |\n",
@@ -156,6 +165,10 @@ pub fn bill_markdown(
             cell(&formula(&c.formula)).replace('`', "'")
         ));
     }
-    out.push_str(&format!("| **{}** | **{}** | 100 % | |\n", cell(total_label), format_bytes(bill.device_bytes(), unit)));
+    out.push_str(&format!(
+        "| **{}** | **{}** | 100 % | |\n",
+        cell(total_label),
+        format_bytes(bill.device_bytes(), unit)
+    ));
     out
 }

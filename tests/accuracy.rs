@@ -46,7 +46,8 @@ fn median_error_within_ten_percent_and_every_case_within_its_tolerance() {
 /// docs/accuracy.md is generated (`make accuracy`); a formula change must regenerate it.
 #[test]
 fn docs_accuracy_md_is_current() {
-    let written = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/accuracy.md")).expect("docs/accuracy.md");
+    let written =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/accuracy.md")).expect("docs/accuracy.md");
     assert!(written == markdown(&outcomes()), "docs/accuracy.md is stale: run `make accuracy`");
 }
 

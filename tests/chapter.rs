@@ -10,7 +10,6 @@ use vram_ledger::ledger::{estimate, presets};
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-
 fn params(id: &str) -> u64 {
     presets::model(id).expect(id).architecture.parameters()
 }
@@ -34,10 +33,9 @@ fn mixed_precision_full_fine_tuning_is_16_bytes_per_parameter() {
 #[test]
 fn seven_b_full_fine_tuning_model_states_are_112_gb() {
     let bill = estimate(&scenario("model=llama-2-7b&method=full"));
-    let states = [C::Weights, C::Gradients, C::Optimizer, C::MasterWeights]
-        .iter()
-        .map(|&c| bill.component(c))
-        .sum::<u64>() as f64;
+    let states =
+        [C::Weights, C::Gradients, C::Optimizer, C::MasterWeights].iter().map(|&c| bill.component(c)).sum::<u64>()
+            as f64;
     let p = params("llama-2-7b") as f64;
     assert!((states / p * 7e9 / 1e9 - 112.0).abs() < 1e-6);
     assert!((states / 1e9 - 107.81).abs() < 0.01);

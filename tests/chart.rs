@@ -26,7 +26,7 @@ fn one_segment_per_nonzero_component_with_matching_colours() {
     for c in nonzero {
         assert!(svg.contains(&format!("data-component=\"{}\"", c.id.id())), "{:?}", c.id);
         // Fills are written as #rrggbb.
-        assert!(svg.to_lowercase().contains(&css_color(c.id)), "{:?} colour", c.id);
+        assert!(svg.to_lowercase().contains(css_color(c.id)), "{:?} colour", c.id);
     }
     assert!(svg.contains("GPU 24 GiB") && svg.contains("80 %"));
 }
@@ -37,7 +37,13 @@ fn hostile_text_is_escaped_everywhere() {
     let mut s = Scenario::default();
     s.architecture.name = payload.into();
     let bill = estimate(&s);
-    let t = ChartText { axis: payload.into(), capacity: payload.into(), margin_line: payload.into(), component: |_| "<b>".into(), formula: |_| "<i>".into() };
+    let t = ChartText {
+        axis: payload.into(),
+        capacity: payload.into(),
+        margin_line: payload.into(),
+        component: |_| "<b>".into(),
+        formula: |_| "<i>".into(),
+    };
     let svg = stacked_bars_svg(&[Bar { label: payload.into(), bill: bill.clone() }], bill.gpu_bytes, &t, 400, 300);
     assert!(!svg.contains("<img"), "{svg}");
     assert!(!svg.contains("<b>") && !svg.contains("<i>"));

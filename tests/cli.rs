@@ -25,7 +25,9 @@ fn json_has_the_documented_shape_and_components_sum_to_the_device_total() {
     assert!(v["fits"].is_boolean());
     let components = v["components"].as_array().expect("components");
     let ids: Vec<&str> = components.iter().filter_map(|c| c["id"].as_str()).collect();
-    for id in ["weights", "gradients", "optimizer", "master_weights", "activations", "logits", "kv_cache", "cuda_context"] {
+    for id in
+        ["weights", "gradients", "optimizer", "master_weights", "activations", "logits", "kv_cache", "cuda_context"]
+    {
         assert!(ids.contains(&id), "{id} present (0 where it does not apply)");
     }
     let sum: u64 = components.iter().filter_map(|c| c["bytes"].as_u64()).sum();
@@ -41,7 +43,8 @@ fn accepts_a_whole_share_url() {
     let (code, out, _) = run(&["--json", "https://example.org/calc/?model=llama-2-7b&mode=infer&seq=4096#x"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let kv = v["components"].as_array().expect("c").iter().find(|c| c["id"] == "kv_cache").expect("kv")["bytes"].clone();
+    let kv =
+        v["components"].as_array().expect("c").iter().find(|c| c["id"] == "kv_cache").expect("kv")["bytes"].clone();
     assert_eq!(kv, 2u64 * 32 * 32 * 128 * 4096 * 2);
 }
 
@@ -115,7 +118,15 @@ fn markdown_export_is_a_valid_table() {
     use vram_ledger::report::bill_markdown;
     let s = vram_ledger::query::parse("model=llama-2-7b&mode=infer&seq=4096").scenario;
     let bill = estimate(&s);
-    let md = bill_markdown("a | b", &bill, Unit::GiB, |id| format!("{}|x", id.id()), |f| f.to_string(), ["c", "s", "%", "f"], "total");
+    let md = bill_markdown(
+        "a | b",
+        &bill,
+        Unit::GiB,
+        |id| format!("{}|x", id.id()),
+        |f| f.to_string(),
+        ["c", "s", "%", "f"],
+        "total",
+    );
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
     let nonzero = bill.components.iter().filter(|c| c.bytes > 0).count();
     assert_eq!(rows.len(), 2 + nonzero + 1, "{md}");

@@ -39,7 +39,8 @@ fn imported_architecture_keeps_gqa_and_tying() {
     assert_eq!((g.head_dim, g.norms_per_layer), (256, 4), "Gemma-2 head_dim is not hidden/heads");
     // Gemma-2 soft-caps (attn 50.0, final 30.0 in the file); nulls turn it off, other families never do.
     assert!(g.softcapping && !a.softcapping && !q.softcapping);
-    let off = load("gemma-2-2b").replace("\"attn_logit_softcapping\": 50.0", "\"attn_logit_softcapping\": null")
+    let off = load("gemma-2-2b")
+        .replace("\"attn_logit_softcapping\": 50.0", "\"attn_logit_softcapping\": null")
         .replace("\"final_logit_softcapping\": 30.0", "\"final_logit_softcapping\": null");
     assert!(!parse_config(&off).expect("gemma without caps").softcapping);
     let bad = load("gemma-2-2b").replace("\"final_logit_softcapping\": 30.0", "\"final_logit_softcapping\": \"lots\"");
@@ -52,7 +53,14 @@ fn qwen2_vl_with_nested_text_config() {
     let mut v: serde_json::Value = serde_json::from_str(&load("qwen2-vl-7b")).expect("json");
     let obj = v.as_object_mut().expect("object");
     let mut text = serde_json::Map::new();
-    for key in ["hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers", "num_key_value_heads", "vocab_size"] {
+    for key in [
+        "hidden_size",
+        "intermediate_size",
+        "num_attention_heads",
+        "num_hidden_layers",
+        "num_key_value_heads",
+        "vocab_size",
+    ] {
         text.insert(key.into(), obj.remove(key).expect(key));
     }
     obj.insert("text_config".into(), text.into());
@@ -82,7 +90,9 @@ fn errors_name_the_field() {
     let e = error_of(&without("model_type"));
     assert!(e.contains("`model_type`") && e.contains("llama"), "lists the supported families: {e}");
 
-    let with = |key: &str, value: &str| llama.replacen(&format!("\"{key}\":"), &format!("\"{key}\": {value}, \"_old_{key}\":"), 1);
+    let with = |key: &str, value: &str| {
+        llama.replacen(&format!("\"{key}\":"), &format!("\"{key}\": {value}, \"_old_{key}\":"), 1)
+    };
     let e = error_of(&with("hidden_size", "\"4096\""));
     assert!(e.contains("`hidden_size`") && e.contains("whole number"), "{e}");
     let e = error_of(&with("num_hidden_layers", "-3"));
@@ -104,7 +114,9 @@ fn not_json_or_not_an_object_or_unsupported() {
     assert!(error_of("null").contains("JSON object"));
     let e = error_of(r#"{"model_type": "t5"}"#);
     assert!(e.contains("t5") && e.contains("not supported"), "{e}");
-    let e = error_of(r#"{"model_type": "qwen2_vl", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8}"#);
+    let e = error_of(
+        r#"{"model_type": "qwen2_vl", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8}"#,
+    );
     assert!(e.contains("`vision_config`"), "{e}");
 }
 
@@ -115,7 +127,9 @@ fn model_ids_are_checked_before_fetching() {
     for ok in ["Qwen/Qwen2.5-7B-Instruct", "meta-llama/Llama-3.1-8B", "a/b", "x_y/z.v-1"] {
         assert!(valid_model_id(ok), "{ok}");
     }
-    for bad in ["", "qwen", "a/b/c", "../etc", "a/..", "a/b?x=1", "a/b#", "https://evil/x", "a /b", "a/<img>", "/b", "a/"] {
+    for bad in
+        ["", "qwen", "a/b/c", "../etc", "a/..", "a/b?x=1", "a/b#", "https://evil/x", "a /b", "a/<img>", "/b", "a/"]
+    {
         assert!(!valid_model_id(bad), "{bad}");
     }
 }

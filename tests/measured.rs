@@ -1,7 +1,6 @@
 //! The published measurements of `../shared/reference/measured-public.md`, rows B–D, checked
 //! against the ledger. Each test names its row, its source and the reason for its tolerance.
 
-
 mod common;
 use common::scenario;
 use vram_ledger::ledger::architecture::{Architecture, MlpKind, NormKind};
@@ -11,7 +10,6 @@ use vram_ledger::ledger::{estimate, Scenario};
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
-
 
 /// B1: vLLM's start-up log for Llama-2-7B in bf16: "Loading model weights took 12.5523 GB" (GiB).
 /// The ledger: 6,738,415,616 × 2 B = 12.5517 GiB. vLLM also holds small buffers (rotary tables);
@@ -124,7 +122,8 @@ fn d1_phi_momentum_buffer() {
 #[test]
 fn d1_phi_activations_bracket_the_measurement() {
     let fp32 = estimate(&d1_training()).component(C::Activations) as f64 / MIB;
-    let bf16 = estimate(&Scenario { precision: Precision::Mixed, ..d1_training() }).component(C::Activations) as f64 / MIB;
+    let bf16 =
+        estimate(&Scenario { precision: Precision::Mixed, ..d1_training() }).component(C::Activations) as f64 / MIB;
     assert!(bf16 < 3403.0 && 3403.0 < fp32, "bf16 {bf16} MiB, fp32 {fp32} MiB");
     let (s, b, h, l, a) = (512.0, 4.0, 2048.0, 24.0, 32.0);
     let textbook = s * b * h * l * (34.0 + 5.0 * a * s / h) / MIB;
@@ -157,7 +156,8 @@ fn d1_phi_fp32_logits() {
 #[test]
 fn d2_rank_and_targets_move_the_total_by_a_few_percent() {
     let total = |q: &str| {
-        estimate(&scenario(&format!("model=llama-2-7b&precision=bf16&batch=2&seq=512&gc=1&{q}"))).reserved_bytes() as f64
+        estimate(&scenario(&format!("model=llama-2-7b&precision=bf16&batch=2&seq=512&gc=1&{q}"))).reserved_bytes()
+            as f64
     };
     let qv8 = total("method=lora&targets=qv&rank=8");
     let all64 = total("method=lora&targets=all&rank=64");
@@ -168,8 +168,10 @@ fn d2_rank_and_targets_move_the_total_by_a_few_percent() {
     assert!(ratio < 0.75, "measured 0.60, ledger {ratio:.2}");
 }
 
-const LLAMA1_33B: &str = "model=custom&layers=60&hidden=6656&heads=52&kv_heads=52&head_dim=128&ffn=17920&vocab=32000&tied=0";
-const LLAMA1_65B: &str = "model=custom&layers=80&hidden=8192&heads=64&kv_heads=64&head_dim=128&ffn=22016&vocab=32000&tied=0";
+const LLAMA1_33B: &str =
+    "model=custom&layers=60&hidden=6656&heads=52&kv_heads=52&head_dim=128&ffn=17920&vocab=32000&tied=0";
+const LLAMA1_65B: &str =
+    "model=custom&layers=80&hidden=8192&heads=64&kv_heads=64&head_dim=128&ffn=22016&vocab=32000&tied=0";
 
 /// QLoRA paper (arXiv 2305.14314) Table 6, "Memory" of the evaluated models (formulas.md §1.4 [V]).
 /// LLaMA-1 7B/13B have Llama-2-7B/13B's shapes; 33B/65B are written out (32.5 B / 65.3 B parameters, the
@@ -192,13 +194,20 @@ fn qlora_table_6_sixteen_bit_rows() {
 /// and the ledger must not be above the measurement by more than the rounding.
 #[test]
 fn qlora_table_6_four_bit_rows() {
-    for (model, published_gb) in [("model=llama-2-7b", 5.0), ("model=llama-2-13b", 10.0), (LLAMA1_33B, 21.0), (LLAMA1_65B, 41.0)] {
+    for (model, published_gb) in
+        [("model=llama-2-7b", 5.0), ("model=llama-2-13b", 10.0), (LLAMA1_33B, 21.0), (LLAMA1_65B, 41.0)]
+    {
         let b = estimate(&scenario(&format!("{model}&mode=infer&quant=nf4&dq=1&drill=fp32_module&seq=512")));
         let gb = b.allocated_bytes() as f64 / 1e9;
         let error = gb / published_gb - 1.0;
-        assert!(error.abs() < 0.16 && gb < published_gb + 0.5, "{model}: {gb:.2} GB vs {published_gb} ({:.1} %)", error * 100.0);
+        assert!(
+            error.abs() < 0.16 && gb < published_gb + 0.5,
+            "{model}: {gb:.2} GB vs {published_gb} ({:.1} %)",
+            error * 100.0
+        );
     }
     // Without the fp32 embedding and head the 7B would be 4.28 GB — the paper's 5 GB needs them.
-    let plain = estimate(&scenario("model=llama-2-7b&mode=infer&quant=nf4&dq=1&seq=512")).allocated_bytes() as f64 / 1e9;
+    let plain =
+        estimate(&scenario("model=llama-2-7b&mode=infer&quant=nf4&dq=1&seq=512")).allocated_bytes() as f64 / 1e9;
     assert!(plain < 4.5, "{plain}");
 }

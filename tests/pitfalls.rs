@@ -1,13 +1,11 @@
 //! The mistakes today's web calculators make (issue #3), each with a test that the ledger does not
 //! make it. Expected figures are worked out by hand in the comments.
 
-
 mod common;
 use common::scenario;
 use vram_ledger::ledger::bill::ComponentId as C;
-use vram_ledger::ledger::units::{format_bytes, Unit};
 use vram_ledger::ledger::estimate;
-
+use vram_ledger::ledger::units::{format_bytes, Unit};
 
 fn component(q: &str, c: C) -> u64 {
     estimate(&scenario(q)).component(c)
@@ -70,7 +68,8 @@ fn fp32_logits_are_counted_and_dominate_large_vocabularies() {
     assert!(bill.component(C::Logits) > bill.component(C::Activations));
     assert!(bill.component(C::Logits) > bill.component(C::Weights));
     for (loss, bytes) in [("hf_shift", 16), ("chunked", 8), ("fused", 0)] {
-        let logits = estimate(&scenario(&format!("model=gemma-2-2b&method=lora&seq=2048&loss={loss}"))).component(C::Logits);
+        let logits =
+            estimate(&scenario(&format!("model=gemma-2-2b&method=lora&seq=2048&loss={loss}"))).component(C::Logits);
         assert_eq!(logits, 2048 * 256_000 * bytes, "{loss}");
     }
     // Without soft-capping (Llama): 12 B; fp32 training has no upcast and 4-byte tanh: 12 + 4 = 16 B.
@@ -143,8 +142,8 @@ fn quantized_weights_keep_embeddings_in_16_bit() {
 #[test]
 fn gguf_sizes_match_llama_cpp() {
     for (quant, gib) in [("q4_k_m", 4.58), ("q5_k_m", 5.33), ("q6_k", 6.14), ("q8_0", 7.95)] {
-        let w = component(&format!("model=llama-3.1-8b&mode=infer&quant={quant}"), C::Weights) as f64
-            / (1u64 << 30) as f64;
+        let w =
+            component(&format!("model=llama-3.1-8b&mode=infer&quant={quant}"), C::Weights) as f64 / (1u64 << 30) as f64;
         assert!((w - gib).abs() < 0.01, "{quant}: {w} vs {gib}");
     }
 }

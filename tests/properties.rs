@@ -15,28 +15,63 @@ use vram_ledger::report;
 fn any_scenario() -> impl Strategy<Value = Scenario> {
     let models = presets::models();
     (
-        (0..models.len(), prop::sample::select(Mode::ALL), prop::sample::select(Method::ALL), prop::sample::select(Precision::ALL)),
-        (prop::sample::select(StorageFormat::ALL.to_vec()), prop::sample::select(Optimizer::ALL), prop::sample::select(LoraTargets::ALL), prop::sample::select(AttentionKernel::ALL)),
+        (
+            0..models.len(),
+            prop::sample::select(Mode::ALL),
+            prop::sample::select(Method::ALL),
+            prop::sample::select(Precision::ALL),
+        ),
+        (
+            prop::sample::select(StorageFormat::ALL.to_vec()),
+            prop::sample::select(Optimizer::ALL),
+            prop::sample::select(LoraTargets::ALL),
+            prop::sample::select(AttentionKernel::ALL),
+        ),
         (1u64..=65_536, 1u64..=64, 1u64..=256, any::<bool>()),
         (1u64..=64, 0u8..=3, prop::sample::select(KvDtype::ALL.to_vec()), 0u64..=8192, 0u64..=4, 28u64..=2048),
     )
-        .prop_map(move |((m, mode, method, precision), (quant, optimizer, targets, attention), (seq, batch, rank, gc), (gpus, zero, kv, generated, images, image_px))| {
-            let p = &models[m];
-            Scenario {
-                model_id: Some(p.id.to_string()),
-                architecture: p.architecture.clone(),
-                mode, method, precision, quant, optimizer, targets, attention, seq, batch, rank,
-                gradient_checkpointing: gc, gpus, zero, kv, generated, images, image_px,
-                ..Scenario::default()
-            }
-        })
+        .prop_map(
+            move |(
+                (m, mode, method, precision),
+                (quant, optimizer, targets, attention),
+                (seq, batch, rank, gc),
+                (gpus, zero, kv, generated, images, image_px),
+            )| {
+                let p = &models[m];
+                Scenario {
+                    model_id: Some(p.id.to_string()),
+                    architecture: p.architecture.clone(),
+                    mode,
+                    method,
+                    precision,
+                    quant,
+                    optimizer,
+                    targets,
+                    attention,
+                    seq,
+                    batch,
+                    rank,
+                    gradient_checkpointing: gc,
+                    gpus,
+                    zero,
+                    kv,
+                    generated,
+                    images,
+                    image_px,
+                    ..Scenario::default()
+                }
+            },
+        )
 }
 
 /// A NaN or an infinity printed anywhere (formulas included). Byte fields are integers, so serde
 /// would print a non-finite float as `null`: none may appear there either.
 fn has_non_finite_text(json: &str) -> bool {
-    json.contains("NaN") || json.contains("inf B") || json.contains("inf ") && !json.contains("inference")
-        || json.contains("\"bytes\":null") || json.contains("_bytes\":null")
+    json.contains("NaN")
+        || json.contains("inf B")
+        || json.contains("inf ") && !json.contains("inference")
+        || json.contains("\"bytes\":null")
+        || json.contains("_bytes\":null")
 }
 
 fn device(s: &Scenario) -> u64 {
@@ -175,7 +210,11 @@ fn extreme_inputs_stay_finite() {
     let s = query::parse(huge).scenario;
     let p = s.architecture.parameters();
     assert!(p > 2_000_000_000_000, "{p}");
-    for extra in ["seq=10000000&batch=4096&gc=0&attn=eager", "mode=infer&seq=100000000&gen=100000000&batch=65536", "method=full&gpus=100000&zero=3"] {
+    for extra in [
+        "seq=10000000&batch=4096&gc=0&attn=eager",
+        "mode=infer&seq=100000000&gen=100000000&batch=65536",
+        "method=full&gpus=100000&zero=3",
+    ] {
         let p = query::parse(&format!("{huge}&{extra}"));
         assert!(p.errors.is_empty(), "{:?}", p.errors);
         let bill = estimate(&p.scenario);

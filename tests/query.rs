@@ -106,9 +106,43 @@ fn every_key_is_documented_once() {
     let n = keys.len();
     keys.dedup();
     assert_eq!(keys.len(), n);
-    for key in ["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied", "mlp", "experts",
-        "active_experts", "mode", "method", "precision", "quant", "optim", "seq", "batch", "accum", "rank", "targets", "gc",
-        "attn", "bnb", "loss", "gpus", "zero", "kv", "gen", "images", "image_px", "gpu", "vram", "overhead_mib"] {
+    for key in [
+        "model",
+        "layers",
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "vocab",
+        "tied",
+        "mlp",
+        "experts",
+        "active_experts",
+        "mode",
+        "method",
+        "precision",
+        "quant",
+        "optim",
+        "seq",
+        "batch",
+        "accum",
+        "rank",
+        "targets",
+        "gc",
+        "attn",
+        "bnb",
+        "loss",
+        "gpus",
+        "zero",
+        "kv",
+        "gen",
+        "images",
+        "image_px",
+        "gpu",
+        "vram",
+        "overhead_mib",
+    ] {
         assert!(keys.contains(&key), "{key} is documented");
     }
 }

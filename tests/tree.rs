@@ -1,13 +1,14 @@
 //! The OOM decision tree against the chapter's flowchart, its levers against the ledger, and the
 //! diagnosis against a table of measured cases.
 
-
 mod common;
 use common::scenario;
 use vram_ledger::ledger::bill::ComponentId;
 use vram_ledger::ledger::estimate;
 use vram_ledger::query;
-use vram_ledger::tree::{self, diagnose, diagram, layout, levers, node, Finding, Lever, Measured, NodeId, EDGES, NODES};
+use vram_ledger::tree::{
+    self, diagnose, diagram, layout, levers, node, Finding, Lever, Measured, NodeId, EDGES, NODES,
+};
 
 /// The chapter's mermaid flowchart (chapter-7.1 "图解 · OOM 排查决策树"), node by node: our label
 /// must contain the chapter's text (line breaks `<br>` become new lines).
@@ -67,7 +68,13 @@ fn every_card_is_complete_and_snippets_cover_the_tools() {
             all_code.push('\n');
         }
     }
-    for needle in ["torch.cuda.max_memory_allocated()", "torch.cuda.memory_summary()", "nvidia-smi", "torch.inference_mode()", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"] {
+    for needle in [
+        "torch.cuda.max_memory_allocated()",
+        "torch.cuda.memory_summary()",
+        "nvidia-smi",
+        "torch.inference_mode()",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    ] {
         assert!(all_code.contains(needle), "{needle}");
     }
 }
@@ -92,7 +99,11 @@ fn layout_has_no_overlaps_and_svg_has_every_node() {
         assert_eq!(d.edges.len(), EDGES.len());
         // Every node lies inside the drawing, and no two boxes overlap.
         for (i, a) in d.nodes.iter().enumerate() {
-            assert!(a.x >= 0.0 && a.y >= 0.0 && a.x + d.node_width <= d.width && a.y + d.node_height <= d.height, "{:?}", a.id);
+            assert!(
+                a.x >= 0.0 && a.y >= 0.0 && a.x + d.node_width <= d.width && a.y + d.node_height <= d.height,
+                "{:?}",
+                a.id
+            );
             assert!(!a.lines.is_empty() && a.lines[0].main);
             for b in &d.nodes[i + 1..] {
                 let apart = (a.x - b.x).abs() >= d.node_width || (a.y - b.y).abs() >= d.node_height;
@@ -100,11 +111,12 @@ fn layout_has_no_overlaps_and_svg_has_every_node() {
             }
         }
     }
-    let label = |zh: bool, needle: &str| diagram(zh).edges.iter().any(|e| e.label.as_ref().is_some_and(|l| l.0.contains(needle)));
+    let label = |zh: bool, needle: &str| {
+        diagram(zh).edges.iter().any(|e| e.label.as_ref().is_some_and(|l| l.0.contains(needle)))
+    };
     assert!(label(true, "是,碎片"));
     assert!(label(false, "no, a real shortage"));
 }
-
 
 /// Each lever changes exactly the one variable it names, and moves memory in the right direction
 /// by the amount the ledger predicts.
@@ -179,7 +191,9 @@ fn diagnosis_takes_the_right_path() {
     // nvidia-smi shows 23.5 GiB but this process reserves 12: another process holds ~11 GiB.
     let d = diagnose(&m(11.0, 12.0, 23.5, 24.0), &s).expect("valid");
     assert_eq!(d.path.last(), Some(&NodeId::Kill));
-    assert!(matches!(d.finding, Finding::LeftoverProcesses { unexplained_gib } if (unexplained_gib - 11.01).abs() < 0.02));
+    assert!(
+        matches!(d.finding, Finding::LeftoverProcesses { unexplained_gib } if (unexplained_gib - 11.01).abs() < 0.02)
+    );
     // Reserved 22 of which only 14 allocated: fragmentation.
     let d = diagnose(&m(14.0, 22.0, 22.6, 24.0), &s).expect("valid");
     assert_eq!(d.path.last(), Some(&NodeId::Fragmentation));
@@ -239,10 +253,18 @@ fn drill_signatures() {
     assert_eq!(z.reserved_bytes(), b0.reserved_bytes());
     assert_eq!(z.device_bytes() - b0.device_bytes(), 8_030_261_248 * 2 + 500 * 1024 * 1024);
     let gib = |x: u64| x as f64 / (1u64 << 30) as f64;
-    let m = Measured { allocated: gib(z.allocated_bytes()), reserved: gib(z.reserved_bytes()), device_used: gib(z.device_bytes()), total: gib(z.gpu_bytes) };
+    let m = Measured {
+        allocated: gib(z.allocated_bytes()),
+        reserved: gib(z.reserved_bytes()),
+        device_used: gib(z.device_bytes()),
+        total: gib(z.gpu_bytes),
+    };
     let d = diagnose(&m, &with("zombie")).expect("valid");
     assert_eq!(d.path.last(), Some(&NodeId::Kill));
     // Links carry the drill.
     assert_eq!(query::to_query(&with("zombie,no_grad"), &[]), "seq=1024&batch=2&drill=no_grad,zombie");
-    assert!(query::parse("drill=no_grad,oops").errors.iter().any(|e| e.key == "drill" && e.message.to_string().contains("oops")));
+    assert!(query::parse("drill=no_grad,oops")
+        .errors
+        .iter()
+        .any(|e| e.key == "drill" && e.message.to_string().contains("oops")));
 }

@@ -8,7 +8,8 @@ use vram_ledger::query;
 use vram_ledger::validation::{compare, parse_report};
 
 fn fixture() -> String {
-    std::fs::read_to_string(format!("{}/tests/data/mem_report/synthetic.json", env!("CARGO_MANIFEST_DIR"))).expect("fixture")
+    std::fs::read_to_string(format!("{}/tests/data/mem_report/synthetic.json", env!("CARGO_MANIFEST_DIR")))
+        .expect("fixture")
 }
 
 /// The demo model of mem_report.py, counted by hand: embedding 1000 × 256; per layer qkv 256 × 768,
@@ -53,7 +54,10 @@ fn bad_reports_name_the_field() {
     let f = fixture().replace("\"peak_reserved\": 62914560", "\"peak_reserved\": \"lots\"");
     assert!(bad(&f).contains("`bytes.peak_reserved`"));
     // CPU reports have no peaks: fewer rows, no error.
-    let cpu = fixture().replace("\"peak_allocated\": 50000000, \"peak_reserved\": 62914560", "\"peak_allocated\": null, \"peak_reserved\": null");
+    let cpu = fixture().replace(
+        "\"peak_allocated\": 50000000, \"peak_reserved\": 62914560",
+        "\"peak_allocated\": null, \"peak_reserved\": null",
+    );
     let r = parse_report(&cpu).expect("cpu");
     assert_eq!((r.peak_allocated, r.peak_reserved), (None, None));
 }
@@ -66,8 +70,11 @@ fn bad_reports_name_the_field() {
 /// the CPU, so four rows.
 #[test]
 fn a_recorded_cpu_report_agrees_with_the_ledger() {
-    let text = std::fs::read_to_string(format!("{}/tests/data/mem_report/recorded-cpu-torch-2.5.1.json", env!("CARGO_MANIFEST_DIR")))
-        .expect("recorded report");
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/mem_report/recorded-cpu-torch-2.5.1.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("recorded report");
     let report = parse_report(&text).expect("parses");
     assert_eq!(report.device, "cpu");
     let s = query::parse(report.query.as_deref().expect("query")).scenario;

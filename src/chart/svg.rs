@@ -63,7 +63,13 @@ impl Svg {
     }
 
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
-        self.out.push_str(&format!(r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"/>"#, c(x), c(y), c(w.max(0.0)), c(h.max(0.0))));
+        self.out.push_str(&format!(
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"/>"#,
+            c(x),
+            c(y),
+            c(w.max(0.0)),
+            c(h.max(0.0))
+        ));
     }
 
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
@@ -88,7 +94,12 @@ impl Svg {
     }
 
     pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str, class: &str) {
-        self.out.push_str(&format!(r#"<circle class="{class}" cx="{}" cy="{}" r="{}" fill="{fill}"/>"#, c(x), c(y), c(r)));
+        self.out.push_str(&format!(
+            r#"<circle class="{class}" cx="{}" cy="{}" r="{}" fill="{fill}"/>"#,
+            c(x),
+            c(y),
+            c(r)
+        ));
     }
 
     pub fn text(&mut self, x: f64, y: f64, anchor: &str, fill: &str, text: &str) {

@@ -82,7 +82,6 @@ pub enum Text {
     Chart,
     ChartAxis,
     Capacity,
-    MarginLine,
     ThisConfig,
     GpuN,
     ShareLink,
@@ -183,7 +182,6 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         Chart => ("Memory, stacked", "显存堆叠图"),
         ChartAxis => ("Memory (GiB)", "显存 (GiB)"),
         Capacity => ("GPU capacity", "显卡容量"),
-        MarginLine => ("80 % line (20 % margin)", "80% 线(留 20% 余量)"),
         ThisConfig => ("this config", "当前配置"),
         GpuN => ("GPU", "GPU"),
         ShareLink => ("Share link", "分享链接"),
@@ -362,7 +360,9 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
     let a = &s.architecture;
     let tokens = Arg::Count(s.sequence_tokens());
     let body = match (s.mode, s.method) {
-        (Mode::Infer, _) => msg!(ScenarioInference, Arg::Code(s.quant.id()), tokens, Arg::Count(s.generated), Arg::Int(s.batch)),
+        (Mode::Infer, _) => {
+            msg!(ScenarioInference, Arg::Code(s.quant.id()), tokens, Arg::Count(s.generated), Arg::Int(s.batch))
+        }
         (Mode::Train, Method::Full) => msg!(
             ScenarioFull,
             Arg::Code(s.precision.id()),

@@ -84,7 +84,13 @@ fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: b
 
 /// The tensors one decoder layer keeps for backward. The parts are added in a fixed order
 /// (attention, MLP, adapters).
-pub fn training_layer(arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: Dtype, seq: u64) -> LayerActivations {
+pub fn training_layer(
+    arch: &Architecture,
+    trainable: Trainable,
+    kernel: AttentionKernel,
+    act: Dtype,
+    seq: u64,
+) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq);
     mlp_saved(&mut saved, arch, trainable, act.bytes());
@@ -94,7 +100,14 @@ pub fn training_layer(arch: &Architecture, trainable: Trainable, kernel: Attenti
 
 /// Attention block: its norm, then what the kernel keeps for the input gradients; Gemma-2's
 /// post-norms.
-fn attention_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: f64, seq: u64) {
+fn attention_saved(
+    saved: &mut LayerActivations,
+    arch: &Architecture,
+    trainable: Trainable,
+    kernel: AttentionKernel,
+    act: f64,
+    seq: u64,
+) {
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
     let heads = arch.heads as f64;

@@ -71,9 +71,7 @@ impl VisionSpec {
     pub fn tokens_per_image(&self, px: u64) -> u64 {
         let side = self.pixels_per_token_side();
         let per_side = ((px + side / 2) / side).max(1);
-        per_side
-            .saturating_mul(per_side)
-            .clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
+        per_side.saturating_mul(per_side).clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
     }
 
     /// Patches the vision blocks see for one image (before the merge).
@@ -211,12 +209,7 @@ impl Architecture {
         if let Some(m) = &self.moe {
             if m.shared > 0 {
                 let n = self.mlp.matrices();
-                out.push(LinearShape {
-                    name: "shared_expert",
-                    d_in: h,
-                    d_out: m.shared_ffn,
-                    per_layer: m.shared * n,
-                });
+                out.push(LinearShape { name: "shared_expert", d_in: h, d_out: m.shared_ffn, per_layer: m.shared * n });
             }
         }
         out

@@ -187,3 +187,26 @@ pub fn speed_card() -> Vec<CardRow> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::largest_fitting;
+
+    /// The search finds the exact boundary of a monotone predicate, at the ends too, and asks few
+    /// questions (an exponential probe then bisection: about 2·log2 of the answer).
+    #[test]
+    fn bisection_finds_the_boundary() {
+        for limit in [1u64, 2, 3, 7, 8, 9, 1000, 65_535, 65_536] {
+            let mut asked = 0;
+            let found = largest_fitting(65_536, |v| {
+                asked += 1;
+                v <= limit
+            });
+            assert_eq!(found, limit);
+            assert!(asked <= 2 * 17 + 2, "{limit}: {asked} questions");
+        }
+        assert_eq!(largest_fitting(100, |_| false), 0, "nothing fits");
+        assert_eq!(largest_fitting(100, |_| true), 100, "everything up to the bound fits");
+        assert_eq!(largest_fitting(100, |v| v <= 99), 99);
+    }
+}

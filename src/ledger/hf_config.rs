@@ -57,8 +57,7 @@ impl<'a> Fields<'a> {
     }
 
     fn uint(&self, key: &str, max: u64) -> Result<u64, ConfigError> {
-        self.opt_uint(key, max)?
-            .map_or_else(|| err(msg!(ConfigFieldMissing, Arg::Text(self.name(key)))), Ok)
+        self.opt_uint(key, max)?.map_or_else(|| err(msg!(ConfigFieldMissing, Arg::Text(self.name(key)))), Ok)
     }
 
     fn opt_bool(&self, key: &str) -> Result<Option<bool>, ConfigError> {
@@ -93,8 +92,8 @@ fn short(v: &Value) -> String {
 
 /// Parses `config.json` text into an architecture.
 pub fn parse_config(text: &str) -> Result<Architecture, ConfigError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
     from_value(&value)
 }
 
@@ -116,7 +115,9 @@ pub fn from_value(value: &Value) -> Result<Architecture, ConfigError> {
         "gpt2" => gpt2(&top, name),
         "llama" | "mistral" | "mixtral" | "qwen2" | "gemma2" | "phi3" => decoder(&top, model_type, name),
         "qwen2_vl" => qwen2_vl(obj, name),
-        other => err(msg!(ConfigUnsupported, Arg::Text(other.chars().take(40).collect()), Arg::Text(SUPPORTED.join(", ")))),
+        other => {
+            err(msg!(ConfigUnsupported, Arg::Text(other.chars().take(40).collect()), Arg::Text(SUPPORTED.join(", "))))
+        }
     }
 }
 
@@ -151,7 +152,7 @@ fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, C
     // an explicit null turns a cap off.
     let softcapping = model_type == "gemma2" && {
         let on = |key: &str| -> Result<bool, ConfigError> {
-            Ok(!matches!(f.obj.get(key), Some(Value::Null)) && f.opt_float(key)?.map_or(true, |c| c > 0.0))
+            Ok(!matches!(f.obj.get(key), Some(Value::Null)) && f.opt_float(key)?.is_none_or(|c| c > 0.0))
         };
         on("final_logit_softcapping")? || on("attn_logit_softcapping")?
     };
@@ -217,7 +218,13 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
     let hidden = f.uint("n_embd", MAX_DIM)?;
     let heads = f.uint("n_head", MAX_DIM)?;
     if hidden % heads != 0 {
-        return err(msg!(ConfigNotDivisible, Arg::Code("n_embd"), Arg::Int(hidden), Arg::Code("n_head"), Arg::Int(heads)));
+        return err(msg!(
+            ConfigNotDivisible,
+            Arg::Code("n_embd"),
+            Arg::Int(hidden),
+            Arg::Code("n_head"),
+            Arg::Int(heads)
+        ));
     }
     let arch = Architecture {
         name,
@@ -248,7 +255,13 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
 pub fn valid_model_id(id: &str) -> bool {
     let mut parts = id.split('/');
     let ok = |p: Option<&str>| {
-        p.is_some_and(|p| !p.is_empty() && p.len() <= 96 && p != "." && p != ".." && p.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))
+        p.is_some_and(|p| {
+            !p.is_empty()
+                && p.len() <= 96
+                && p != "."
+                && p != ".."
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        })
     };
     ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
 }

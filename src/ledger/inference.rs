@@ -53,7 +53,8 @@ pub fn prefill(p: &Plan, i: &Inference) -> Component {
     let arch = p.arch;
     let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64;
     let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
-    let formula = msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tensor_parallel(i), Arg::Bytes(peak));
+    let formula =
+        msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tensor_parallel(i), Arg::Bytes(peak));
     line(ComponentId::Activations, peak, "§2", formula)
 }
 
@@ -62,7 +63,8 @@ pub fn prefill(p: &Plan, i: &Inference) -> Component {
 pub fn logits(p: &Plan) -> Component {
     let act = p.acts.bytes();
     let per_logit = act + 4.0 + 4.0;
-    let formula = msg!(InferenceLogits, Arg::Int(p.batch), Arg::Count(p.arch.vocab), Arg::Factor(per_logit), Arg::Factor(act));
+    let formula =
+        msg!(InferenceLogits, Arg::Int(p.batch), Arg::Count(p.arch.vocab), Arg::Factor(per_logit), Arg::Factor(act));
     line(ComponentId::Logits, p.batch as f64 * p.arch.vocab as f64 * per_logit, "§2", formula)
 }
 

@@ -2,7 +2,7 @@
 
 use super::bill::{line, Component, ComponentId};
 use super::msg::{Arg, Msg};
-use super::plan::{Plan, Trains, Training};
+use super::plan::{Plan, Training, Trains};
 use super::scenario::Optimizer;
 use crate::msg;
 
@@ -68,7 +68,12 @@ fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
 
 pub fn states(p: &Plan, t: &Training) -> Component {
     let (bytes, formula) = state_bytes(p, t);
-    line(ComponentId::Optimizer, bytes / t.shard.divisor(1), "§1", msg!(OptimizerLine, formula.arg(), t.shard.suffix(1)))
+    line(
+        ComponentId::Optimizer,
+        bytes / t.shard.divisor(1),
+        "§1",
+        msg!(OptimizerLine, formula.arg(), t.shard.suffix(1)),
+    )
 }
 
 /// The optimizer step's temporaries. Activations and logits (`freed`) are gone by then, so only

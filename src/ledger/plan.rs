@@ -285,3 +285,71 @@ pub fn trained_weights_label(t: &Training) -> Arg {
         Precision::Fp32 => Arg::Code("fp32"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{resolve, Base, Dtype, Training, Work};
+    use crate::ledger::scenario::{Method, Precision, Scenario};
+    use crate::ledger::storage::StorageFormat;
+
+    fn scenario(method: Method, f: impl FnOnce(&mut Scenario)) -> Scenario {
+        let mut s = Scenario { method, ..Scenario::default() };
+        s.quant = Scenario::default_quant(s.mode, method);
+        f(&mut s);
+        s
+    }
+
+    fn training(s: &Scenario) -> Training {
+        match resolve(s).work {
+            Work::Train(t) => t,
+            Work::Infer(_) => panic!("not training"),
+        }
+    }
+
+    /// The chapter's mixed precision (§1): bf16 weights and gradients, fp32 master weights and
+    /// AdamW states; LoRA keeps fp32 adapters with fp32 gradients; pure bf16 keeps everything bf16.
+    #[test]
+    fn precision_gives_each_tensor_its_dtype() {
+        let full = training(&scenario(Method::Full, |_| {}));
+        assert_eq!(
+            (full.base, full.gradients, full.states, full.master_weights),
+            (Base::Trained(Dtype::Bf16), Dtype::Bf16, Dtype::Fp32, true)
+        );
+        let lora = training(&scenario(Method::Lora, |_| {}));
+        assert_eq!(
+            (lora.adapters, lora.gradients, lora.states, lora.master_weights),
+            (Dtype::Fp32, Dtype::Fp32, Dtype::Fp32, false)
+        );
+        let bf16 = training(&scenario(Method::Lora, |s| s.precision = Precision::Bf16));
+        assert_eq!((bf16.adapters, bf16.gradients, bf16.states), (Dtype::Bf16, Dtype::Bf16, Dtype::Bf16));
+        let fp32 = training(&scenario(Method::Full, |s| s.precision = Precision::Fp32));
+        assert_eq!((fp32.base, fp32.gradients, fp32.master_weights), (Base::Trained(Dtype::Fp32), Dtype::Fp32, false));
+    }
+
+    /// QLoRA's base is always 4-bit, GGUF is never trained on, full fine-tuning ignores `quant`;
+    /// each replacement leaves a note.
+    #[test]
+    fn base_format_rules_leave_notes() {
+        for (method, quant, base, note) in [
+            (Method::Qlora, StorageFormat::Int8, StorageFormat::Nf4, "qlora_base"),
+            (Method::Lora, StorageFormat::Q4KM, StorageFormat::Bf16, "gguf_training"),
+            (Method::Qlora, StorageFormat::Gptq4, StorageFormat::Gptq4, ""),
+        ] {
+            let s = scenario(method, |s| s.quant = quant);
+            let plan = resolve(&s);
+            assert_eq!(plan.training().map(|t| t.base), Some(Base::Frozen(base)), "{quant:?}");
+            assert_eq!(plan.notes.first().map_or("", |n| n.key), note, "{quant:?}");
+        }
+        let s = scenario(Method::Full, |s| s.quant = StorageFormat::Nf4);
+        assert_eq!(resolve(&s).notes[0].key, "quant_ignored");
+    }
+
+    /// ZeRO shards only over more than one GPU.
+    #[test]
+    fn zero_needs_several_gpus() {
+        assert_eq!(training(&scenario(Method::Full, |s| s.zero = 3)).shard.zero, 0);
+        let t = training(&scenario(Method::Full, |s| (s.zero, s.gpus) = (3, 4)));
+        assert_eq!((t.shard.zero, t.shard.divisor(3), t.shard.divisor(1)), (3, 4.0, 4.0));
+        assert_eq!(training(&scenario(Method::Full, |s| (s.zero, s.gpus) = (1, 4))).shard.divisor(2), 1.0);
+    }
+}

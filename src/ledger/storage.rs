@@ -77,10 +77,7 @@ impl StorageFormat {
 
     /// GGUF mixes: the bits-per-weight figure is a whole-file average over every tensor.
     pub fn is_gguf(self) -> bool {
-        matches!(
-            self,
-            StorageFormat::Q4KM | StorageFormat::Q5KM | StorageFormat::Q6K | StorageFormat::Q80
-        )
+        matches!(self, StorageFormat::Q4KM | StorageFormat::Q5KM | StorageFormat::Q6K | StorageFormat::Q80)
     }
 
     /// 4-bit formats a QLoRA-style adapter can be trained on.

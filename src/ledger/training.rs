@@ -4,7 +4,7 @@
 
 use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
-use super::plan::{trained_weights_label, Base, Plan, Trains, Training};
+use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
 use super::weights::stored_weights;
 use crate::msg;
 

@@ -33,9 +33,43 @@ macro_rules! key_enum {
 }
 
 key_enum!(
-    Model, Layers, Hidden, Heads, KvHeads, HeadDim, Ffn, Vocab, Tied, Mlp, Experts, ActiveExperts, Mode, Method,
-    Precision, Quant, Dq, Optim, Seq, Batch, Accum, Rank, Targets, Gc, Attn, Bnb, Loss, Gpus, Zero, Kv, Gen, Images,
-    ImagePx, Gpu, Vram, OverheadMib, Drill,
+    Model,
+    Layers,
+    Hidden,
+    Heads,
+    KvHeads,
+    HeadDim,
+    Ffn,
+    Vocab,
+    Tied,
+    Mlp,
+    Experts,
+    ActiveExperts,
+    Mode,
+    Method,
+    Precision,
+    Quant,
+    Dq,
+    Optim,
+    Seq,
+    Batch,
+    Accum,
+    Rank,
+    Targets,
+    Gc,
+    Attn,
+    Bnb,
+    Loss,
+    Gpus,
+    Zero,
+    Kv,
+    Gen,
+    Images,
+    ImagePx,
+    Gpu,
+    Vram,
+    OverheadMib,
+    Drill,
 );
 
 impl Key {
@@ -81,11 +115,19 @@ pub enum Value<'a> {
 
 impl<'a> Value<'a> {
     fn uint(self) -> u64 {
-        if let Value::Uint(v) = self { v } else { 0 }
+        if let Value::Uint(v) = self {
+            v
+        } else {
+            0
+        }
     }
 
     fn float(self) -> f64 {
-        if let Value::Float(v) = self { v } else { 0.0 }
+        if let Value::Float(v) = self {
+            v
+        } else {
+            0.0
+        }
     }
 
     fn flag(self) -> bool {
@@ -93,7 +135,11 @@ impl<'a> Value<'a> {
     }
 
     fn word(self) -> &'a str {
-        if let Value::Word(v) = self { v } else { "" }
+        if let Value::Word(v) = self {
+            v
+        } else {
+            ""
+        }
     }
 }
 

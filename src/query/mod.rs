@@ -85,7 +85,9 @@ fn rejected(def: &KeyDef, raw: &str) -> Msg {
             let ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
             msg!(NotPreset, Arg::Text(display_value(raw)), Arg::Text(ids.join(", ")))
         }
-        Read::Word(accepted) => msg!(BadChoice, Arg::Code(def.name), Arg::Text(display_value(raw)), Arg::Text(accepted().join(", "))),
+        Read::Word(accepted) => {
+            msg!(BadChoice, Arg::Code(def.name), Arg::Text(display_value(raw)), Arg::Text(accepted().join(", ")))
+        }
         _ => msg!(BadChoice, Arg::Code(def.name), Arg::Text(display_value(raw)), Arg::Text(String::new())),
     }
 }
@@ -123,10 +125,17 @@ pub fn parse(input: &str) -> Parsed {
 
 /// After the shape fields: KV heads cannot exceed heads, and a preset whose shape was changed says
 /// so in its name.
-fn finish_architecture(s: &mut Scenario, template: Option<&crate::ledger::architecture::Architecture>, errors: &mut Vec<Problem>) {
+fn finish_architecture(
+    s: &mut Scenario,
+    template: Option<&crate::ledger::architecture::Architecture>,
+    errors: &mut Vec<Problem>,
+) {
     let a = &mut s.architecture;
     if a.kv_heads > a.heads {
-        errors.push(Problem { key: "kv_heads".into(), message: msg!(KvHeadsOverHeads, Arg::Int(a.kv_heads), Arg::Int(a.heads)) });
+        errors.push(Problem {
+            key: "kv_heads".into(),
+            message: msg!(KvHeadsOverHeads, Arg::Int(a.kv_heads), Arg::Int(a.heads)),
+        });
         a.kv_heads = a.heads;
     }
     if template.is_some_and(|t| t != a) && !a.name.ends_with("(modified)") && a.name != "custom" {

@@ -120,7 +120,9 @@ const KILL: Snippet = Snippet {
     code: "kill <PID>    # then: nvidia-smi",
 };
 const ACCUM: Snippet = Snippet {
-    caption: Bi { zh: "HF Trainer:batch 减半、累积加倍", en: "HF Trainer: halve the batch, double the accumulation" },
+    caption: Bi {
+        zh: "HF Trainer:batch 减半、累积加倍", en: "HF Trainer: halve the batch, double the accumulation"
+    },
     code: "TrainingArguments(per_device_train_batch_size=2, gradient_accumulation_steps=8)",
 };
 const GC: Snippet = Snippet {
@@ -287,8 +289,16 @@ pub const EDGES: [Edge; 10] = [
     Edge { from: NodeId::Checkpointing, to: NodeId::DtypeNoGrad, label: None },
     Edge { from: NodeId::DtypeNoGrad, to: NodeId::SeqLen, label: None },
     Edge { from: NodeId::SeqLen, to: NodeId::PeakVsTotal, label: None },
-    Edge { from: NodeId::PeakVsTotal, to: NodeId::Fragmentation, label: Some(Bi { zh: "是,碎片", en: "yes, fragmentation" }) },
-    Edge { from: NodeId::PeakVsTotal, to: NodeId::Sharding, label: Some(Bi { zh: "否,真不够", en: "no, a real shortage" }) },
+    Edge {
+        from: NodeId::PeakVsTotal,
+        to: NodeId::Fragmentation,
+        label: Some(Bi { zh: "是,碎片", en: "yes, fragmentation" }),
+    },
+    Edge {
+        from: NodeId::PeakVsTotal,
+        to: NodeId::Sharding,
+        label: Some(Bi { zh: "否,真不够", en: "no, a real shortage" }),
+    },
 ];
 
 pub fn node(id: NodeId) -> &'static Node {

@@ -146,7 +146,8 @@ pub fn diagram(zh: bool) -> Diagram {
     let min_col = places.iter().map(|p| p.column).fold(f64::INFINITY, f64::min);
     let max_col = places.iter().map(|p| p.column).fold(f64::NEG_INFINITY, f64::max);
     let ranks = places.iter().map(|p| p.rank).max().unwrap_or(0) + 1;
-    let center = |p: &Place| (PAD + (p.column - min_col) * COL_W + NODE_W / 2.0, PAD + p.rank as f64 * ROW_H + NODE_H / 2.0);
+    let center =
+        |p: &Place| (PAD + (p.column - min_col) * COL_W + NODE_W / 2.0, PAD + p.rank as f64 * ROW_H + NODE_H / 2.0);
     let place = |id: NodeId| places.iter().find(|p| p.id == id);
     let edges = EDGES
         .iter()
@@ -155,7 +156,14 @@ pub fn diagram(zh: bool) -> Diagram {
             let (top, bottom) = (y1 + NODE_H / 2.0, y2 - NODE_H / 2.0);
             let path = format!(
                 "M {} {} C {} {}, {} {}, {} {}",
-                c1(x1), c1(top), c1(x1), c1(top + 16.0), c1(x2), c1(bottom - 16.0), c1(x2), c1(bottom - 2.0)
+                c1(x1),
+                c1(top),
+                c1(x1),
+                c1(top + 16.0),
+                c1(x2),
+                c1(bottom - 16.0),
+                c1(x2),
+                c1(bottom - 2.0)
             );
             let label = e.label.as_ref().map(|l| {
                 let right = x2 >= x1;
@@ -183,7 +191,10 @@ fn node_shape(p: &Place, (cx, cy): (f64, f64), zh: bool) -> NodeShape {
     let mut lines: Vec<LabelLine> =
         wrap(first_para, (NODE_W - 14.0) / 13.0).into_iter().map(|text| LabelLine { text, main: true }).collect();
     lines.extend(
-        text.split('\n').skip(1).flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0)).map(|text| LabelLine { text, main: false }),
+        text.split('\n')
+            .skip(1)
+            .flat_map(|d| wrap(d, (NODE_W - 14.0) / 11.0))
+            .map(|text| LabelLine { text, main: false }),
     );
     let rx = match n.shape {
         Shape::Decision => 26.0,
@@ -230,15 +241,26 @@ pub enum Lever {
 }
 
 impl Lever {
-    pub const ALL: [Lever; 7] =
-        [Lever::HalveBatch, Lever::Checkpointing, Lever::OneDtype, Lever::ShorterSequence, Lever::Shard, Lever::Adam8bit, Lever::Qlora];
+    pub const ALL: [Lever; 7] = [
+        Lever::HalveBatch,
+        Lever::Checkpointing,
+        Lever::OneDtype,
+        Lever::ShorterSequence,
+        Lever::Shard,
+        Lever::Adam8bit,
+        Lever::Qlora,
+    ];
 
     pub fn label(self) -> Bi {
         match self {
-            Lever::HalveBatch => Bi { zh: "batch 减半、梯度累积加倍", en: "Halve the batch, double the accumulation" },
+            Lever::HalveBatch => {
+                Bi { zh: "batch 减半、梯度累积加倍", en: "Halve the batch, double the accumulation" }
+            }
             Lever::Checkpointing => Bi { zh: "开启 gradient checkpointing", en: "Turn on gradient checkpointing" },
             Lever::OneDtype => Bi { zh: "统一为 bf16", en: "One dtype: bf16" },
-            Lever::ShorterSequence => Bi { zh: "序列 / 视觉 token 减半", en: "Halve the sequence / visual tokens" },
+            Lever::ShorterSequence => {
+                Bi { zh: "序列 / 视觉 token 减半", en: "Halve the sequence / visual tokens" }
+            }
             Lever::Shard => Bi { zh: "ZeRO-3 / FSDP,GPU 数加倍", en: "ZeRO-3 / FSDP over twice the GPUs" },
             Lever::Adam8bit => Bi { zh: "8-bit AdamW", en: "8-bit AdamW" },
             Lever::Qlora => Bi { zh: "改用 QLoRA(NF4 底座)", en: "Switch to QLoRA (NF4 base)" },
@@ -268,7 +290,9 @@ impl Lever {
             }
             Lever::OneDtype => match s.mode {
                 Mode::Train if s.precision == Precision::Fp32 => t.precision = Precision::Mixed,
-                Mode::Train if s.method != Method::Full && s.quant == StorageFormat::Fp32 => t.quant = StorageFormat::Bf16,
+                Mode::Train if s.method != Method::Full && s.quant == StorageFormat::Fp32 => {
+                    t.quant = StorageFormat::Bf16
+                }
                 Mode::Infer if s.quant == StorageFormat::Fp32 => t.quant = StorageFormat::Bf16,
                 _ => return None,
             },

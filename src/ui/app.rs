@@ -11,8 +11,8 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    ChartView, Controls, Export, LedgerTable, MeasuredCompare, ModelImport, Notices, OomTree, Share, SpeedCard, Switches,
-    VerdictCard,
+    ChartView, Controls, Export, LedgerTable, MeasuredCompare, ModelImport, Notices, OomTree, Share, SpeedCard,
+    Switches, VerdictCard,
 };
 use super::embed;
 use super::state::{Action, CalcState};
@@ -74,7 +74,8 @@ fn use_page_effects(lang: Lang, query: String, embed_on: bool) {
     }
     use_effect_with(embed_on, move |on| {
         let listener = on.then(|| {
-            web_sys::window().map(|w| EventListener::new(&w, "resize", move |_| embed::post_height_if_changed(&last_height)))
+            web_sys::window()
+                .map(|w| EventListener::new(&w, "resize", move |_| embed::post_height_if_changed(&last_height)))
         });
         move || drop(listener)
     });
@@ -93,7 +94,8 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
 }
 
 fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64)) -> Html {
-    let fits_text = |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
+    let fits_text =
+        |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
     html! {
         <section class="fits" data-testid="what-fits">
             <h2>{ text(lang, Text::WhatFits) }</h2>
@@ -117,14 +119,22 @@ pub fn app(props: &AppProps) -> Html {
 
     let scenario = &state.scenario;
     let bill: Rc<Bill> = use_memo(scenario.clone(), estimate);
-    let before: Option<Rc<Bill>> = (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
+    let before: Option<Rc<Bill>> =
+        (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
     // The embed mode shows no fit solvers.
-    let fits = use_memo((scenario.clone(), state.embed), |(s, embed)| if *embed { (0, 0) } else { (fit::max_batch(s), fit::max_seq(s)) });
+    let fits =
+        use_memo(
+            (scenario.clone(), state.embed),
+            |(s, embed)| if *embed { (0, 0) } else { (fit::max_batch(s), fit::max_seq(s)) },
+        );
     let onset = {
         let state = state.clone();
         Callback::from(move |(key, value): (Key, String)| state.dispatch(Action::Set(key, value)))
     };
-    let on_dismiss = { let s = state.clone(); Callback::from(move |_| s.dispatch(Action::DismissNotices)) };
+    let on_dismiss = {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(Action::DismissNotices))
+    };
     let notices = html! {
         <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
     };
@@ -143,11 +153,24 @@ pub fn app(props: &AppProps) -> Html {
             </div>
         };
     }
-    let embed_src = with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
-    let on_lang = { let s = state.clone(); Callback::from(move |l| s.dispatch(Action::SetLang(l))) };
-    let on_unit = { let s = state.clone(); Callback::from(move |u| s.dispatch(Action::SetUnit(u))) };
-    let on_import = { let s = state.clone(); Callback::from(move |a| s.dispatch(Action::SetCustomModel(a))) };
-    let on_undo = { let s = state.clone(); Callback::from(move |_| s.dispatch(Action::UndoLever)) };
+    let embed_src =
+        with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
+    let on_lang = {
+        let s = state.clone();
+        Callback::from(move |l| s.dispatch(Action::SetLang(l)))
+    };
+    let on_unit = {
+        let s = state.clone();
+        Callback::from(move |u| s.dispatch(Action::SetUnit(u)))
+    };
+    let on_import = {
+        let s = state.clone();
+        Callback::from(move |a| s.dispatch(Action::SetCustomModel(a)))
+    };
+    let on_undo = {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(Action::UndoLever))
+    };
 
     html! {
         <div class="app">

@@ -15,6 +15,11 @@ use crate::i18n::Lang;
 pub fn start() {
     console_error_panic_hook::set_once();
     let props = AppProps { query: location_query(), browser_lang: browser_lang() };
+    // The frame index.html painted while the wasm loaded goes in the same task as the first render,
+    // so the browser never paints a frame without either.
+    if let Some(boot) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot")) {
+        boot.remove();
+    }
     yew::Renderer::<App>::with_props(props).render();
 }
 

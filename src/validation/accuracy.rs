@@ -90,7 +90,9 @@ impl FigureKind {
             FigureKind::Allocated => bill.allocated_bytes(),
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
-            FigureKind::SavedTensors => bill.component(ComponentId::Activations).saturating_add(bill.saved_logits_bytes),
+            FigureKind::SavedTensors => {
+                bill.component(ComponentId::Activations).saturating_add(bill.saved_logits_bytes)
+            }
             FigureKind::StepPeak => {
                 use ComponentId::*;
                 let before = [Weights, AdapterWeights, MasterWeights, Optimizer, OptimizerStep]
@@ -126,8 +128,13 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub const ALL: [Workload; 5] =
-        [Workload::Inference, Workload::InferenceQuantized, Workload::TrainFull, Workload::TrainLora, Workload::TrainQlora];
+    pub const ALL: [Workload; 5] = [
+        Workload::Inference,
+        Workload::InferenceQuantized,
+        Workload::TrainFull,
+        Workload::TrainLora,
+        Workload::TrainQlora,
+    ];
 
     pub fn of(s: &Scenario) -> Workload {
         match (s.mode, s.method) {
@@ -205,7 +212,10 @@ pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
             return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB", c.id, c.unit));
         }
         if FigureKind::parse(&c.kind).is_none() {
-            return Err(format!("case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors, step_peak or a component id", c.id, c.kind));
+            return Err(format!(
+                "case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors, step_peak or a component id",
+                c.id, c.kind
+            ));
         }
         if !(c.figure.is_finite() && c.figure > 0.0) {
             return Err(format!("case `{}`: figure must be a positive number", c.id));
@@ -219,7 +229,10 @@ pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
                 ))
             }
             Some(t) if (t - c.tolerance).abs() > 1e-9 => {
-                return Err(format!("case `{}`: tolerance {} does not follow from its unknowns ({})", c.id, c.tolerance, t))
+                return Err(format!(
+                    "case `{}`: tolerance {} does not follow from its unknowns ({})",
+                    c.id, c.tolerance, t
+                ))
             }
             Some(_) => {}
         }
@@ -242,7 +255,8 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
             if let Some(p) = parsed.warnings.first() {
                 return Err(format!("case `{}`: `{}`: {}", c.id, p.key, p.message));
             }
-            let kind = FigureKind::parse(&c.kind).ok_or_else(|| format!("case `{}`: unknown kind `{}`", c.id, c.kind))?;
+            let kind =
+                FigureKind::parse(&c.kind).ok_or_else(|| format!("case `{}`: unknown kind `{}`", c.id, c.kind))?;
             let unit = unit_bytes(&c.unit).ok_or_else(|| format!("case `{}`: unknown unit `{}`", c.id, c.unit))?;
             let bill = estimate(&parsed.scenario);
             Ok(Outcome {

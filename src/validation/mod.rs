@@ -34,12 +34,18 @@ pub fn parse_report(text: &str) -> Result<MemReport, String> {
     }
     let bytes = v.get("bytes").and_then(Value::as_object).ok_or("field `bytes` is missing or not an object")?;
     let required = |key: &str| -> Result<u64, String> {
-        bytes.get(key).and_then(Value::as_u64).ok_or_else(|| format!("field `bytes.{key}` must be a whole number of bytes"))
+        bytes
+            .get(key)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("field `bytes.{key}` must be a whole number of bytes"))
     };
     let optional = |key: &str| -> Result<Option<u64>, String> {
         match bytes.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(x) => x.as_u64().map(Some).ok_or_else(|| format!("field `bytes.{key}` must be a whole number of bytes or null")),
+            Some(x) => x
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| format!("field `bytes.{key}` must be a whole number of bytes or null")),
         }
     };
     Ok(MemReport {

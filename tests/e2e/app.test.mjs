@@ -104,3 +104,23 @@ test('is usable at 360 px', async () => {
   await shot(page, 'phone-360');
   assert.deepEqual(page.problems, []);
 });
+
+test('the page frame paints before the wasm arrives, in the link\'s language, and goes when the app renders', async () => {
+  const page = await openPage(browser);
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route(/\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.goto(`${root.url}?lang=zh`, { waitUntil: 'domcontentloaded' });
+  assert.equal(await page.textContent('#boot h1'), 'VRAM Ledger · 显存账本');
+  assert.match(await page.textContent('#boot .boot-loading'), /正在载入计算器.*Loading the calculator/);
+  assert.match(await page.textContent('#boot-tagline'), /显存账/);
+  const frame = await page.$eval('#boot .app-header', (h) => h.getBoundingClientRect().height);
+  await shot(page, 'boot-frame-zh');
+  release();
+  await ready(page);
+  assert.equal(await page.$('#boot'), null, 'the frame is gone');
+  // The app's header has the frame's height: nothing below it moves when the app replaces it.
+  const header = await page.$eval('.app-header', (h) => h.getBoundingClientRect().height);
+  assert.ok(Math.abs(header - frame) <= 1, `header ${header} px vs frame ${frame} px`);
+  assert.deepEqual(page.problems, []);
+});

@@ -1,6 +1,6 @@
-// `make bench`: figures, not pass/fail. What the browser downloads (raw and gzip -9), and the time from
-// navigation to the first complete render (the device total on screen) in headless Chromium, served
-// from localhost with an empty cache each time.
+// `make bench`: figures, not pass/fail. What the browser downloads (raw and gzip -9); cold loads
+// (first paint, first complete render, layout shift) unthrottled and with the CPU throttled 4×; and
+// the latency from a slider input to the updated chart. Headless Chromium, served from localhost.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { launch, serve } from './harness.mjs';
@@ -20,19 +20,41 @@ console.log('total the app downloads'.padEnd(48), String(raw).padStart(10), Stri
 
 const browser = await launch();
 const server = await serve('/');
-const times = [];
-for (let i = 0; i < 15; i++) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(server.url);
-  await page.waitForSelector('[data-testid="total"]');
-  const t = await page.evaluate(() => performance.now());
-  times.push(t);
-  await context.close();
+
+// Cold loads with an empty cache: first contentful paint (the page's frame, index.html), the first
+// complete render (the device total on screen) and the layout shift between them, unthrottled and
+// with Chrome's CPU throttled 4× (a mid-range phone), on loopback.
+async function coldLoads(throttle, n) {
+  const paint = [], render = [], shift = [];
+  for (let i = 0; i < n; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    if (throttle > 1) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    }
+    await page.addInitScript(() => {
+      window.__cls = 0;
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; })
+        .observe({ type: 'layout-shift', buffered: true });
+    });
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="total"]');
+    const m = await page.evaluate(() => ({
+      rendered: performance.now(),
+      fcp: (performance.getEntriesByName('first-contentful-paint')[0] || { startTime: NaN }).startTime,
+      cls: window.__cls,
+    }));
+    paint.push(m.fcp); render.push(m.rendered); shift.push(m.cls);
+    await context.close();
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.9 * xs.length))];
+  console.log(`cold load, CPU ${throttle === 1 ? 'unthrottled' : `throttled ${throttle}×`}: first paint (page frame) median ${med(paint).toFixed(1)} ms; `
+    + `first complete render median ${med(render).toFixed(1)} ms, p90 ${p90(render).toFixed(1)} ms; layout shift (CLS) max ${Math.max(...shift).toFixed(4)} (${n} loads)`);
 }
-times.sort((a, b) => a - b);
-const pct = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
-console.log(`cold load → first complete render: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms (15 loads)`);
+await coldLoads(1, 15);
+await coldLoads(4, 9);
 // A slider input to the updated chart, 200 inputs: dispatch `input` on the sequence slider and wait
 // for the chart's SVG to be replaced (a MutationObserver on the chart).
 {

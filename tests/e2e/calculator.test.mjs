@@ -13,7 +13,7 @@ after(async () => { await browser?.close(); await root?.close(); });
 const pinned = readFileSync('tests/data/links.tsv', 'utf8').split('\n')
   .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
 
-test('fixed links give the pinned totals (the CLI\'s numbers)', async () => {
+test('snapshot: fixed links give the pinned totals (the CLI\'s numbers)', async () => {
   const page = await openPage(browser);
   for (const [link, , allocated, reserved, device] of pinned) {
     await page.goto(root.url + link);

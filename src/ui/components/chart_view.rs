@@ -51,7 +51,11 @@ pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -
     }
     let chart_text = ChartText {
         axis: text(lang, Text::ChartAxis).to_string(),
-        capacity: format!("{} {} GiB", text(lang, Text::Capacity), crate::ledger::units::fixed(bill.gpu_bytes as f64 / (1u64 << 30) as f64, 1)),
+        capacity: format!(
+            "{} {} GiB",
+            text(lang, Text::Capacity),
+            crate::ledger::units::fixed(bill.gpu_bytes as f64 / (1u64 << 30) as f64, 1)
+        ),
         margin_line: "80 %".to_string(),
         component: if lang == Lang::Zh { name_zh } else { name_en },
         formula: if lang == Lang::Zh { formula_zh } else { formula_en },

@@ -52,7 +52,10 @@ fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)
         if !needle.is_empty() && !hay.contains(&needle) && s.model_id.as_deref() != Some(m.id) {
             continue;
         }
-        let entry = (m.id.to_string(), format!("{} ({}B)", m.architecture.name, fixed(m.architecture.parameters() as f64 / 1e9, 1)));
+        let entry = (
+            m.id.to_string(),
+            format!("{} ({}B)", m.architecture.name, fixed(m.architecture.parameters() as f64 / 1e9, 1)),
+        );
         match families.iter_mut().find(|(f, _)| f == m.family) {
             Some((_, list)) => list.push(entry),
             None => families.push((m.family.to_string(), vec![entry])),
@@ -119,11 +122,19 @@ pub fn controls(props: &ControlsProps) -> Html {
         let f = filter.clone();
         Callback::from(move |e: InputEvent| f.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value()))
     };
-    let mode_options = vec![("train".into(), text(lang, Text::Train).into()), ("infer".into(), text(lang, Text::Infer).into())];
-    let method_options = vec![("full".into(), text(lang, Text::Full).into()), ("lora".into(), "LoRA".into()), ("qlora".into(), "QLoRA".into())];
-    let zero_options = (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect();
-    let count = |key: Key, value: u64, min: &'static str| html! {
-        <NumberInput id={id(key)} label={label(key)} value={value.to_string()} min={Some(AttrValue::Static(min))} onchange={set(key)} />
+    let mode_options =
+        vec![("train".into(), text(lang, Text::Train).into()), ("infer".into(), text(lang, Text::Infer).into())];
+    let method_options = vec![
+        ("full".into(), text(lang, Text::Full).into()),
+        ("lora".into(), "LoRA".into()),
+        ("qlora".into(), "QLoRA".into()),
+    ];
+    let zero_options =
+        (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect();
+    let count = |key: Key, value: u64, min: &'static str| {
+        html! {
+            <NumberInput id={id(key)} label={label(key)} value={value.to_string()} min={Some(AttrValue::Static(min))} onchange={set(key)} />
+        }
     };
 
     html! {

@@ -37,7 +37,8 @@ fn download_svg(svg: &str) -> Option<()> {
 
 /// The ledger as a Markdown table (for a project proposal's compute section).
 fn markdown(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> String {
-    let headers = [text(lang, Text::Component), text(lang, Text::Size), text(lang, Text::Share), text(lang, Text::Formula)];
+    let headers =
+        [text(lang, Text::Component), text(lang, Text::Size), text(lang, Text::Share), text(lang, Text::Formula)];
     crate::report::bill_markdown(
         &i18n::scenario_line(lang, s),
         bill,

@@ -115,7 +115,7 @@ impl Scale {
         }
     }
 
-    pub fn from_position(self, position: f64) -> u64 {
+    pub fn value_at(self, position: f64) -> u64 {
         match self {
             Scale::Log2 { steps_per_octave, .. } => 2f64.powf(position / steps_per_octave).round() as u64,
         }
@@ -123,7 +123,9 @@ impl Scale {
 
     fn range(self) -> (f64, f64, f64) {
         match self {
-            Scale::Log2 { min_exp, max_exp, steps_per_octave } => (min_exp * steps_per_octave, max_exp * steps_per_octave, 1.0),
+            Scale::Log2 { min_exp, max_exp, steps_per_octave } => {
+                (min_exp * steps_per_octave, max_exp * steps_per_octave, 1.0)
+            }
         }
     }
 }
@@ -148,12 +150,14 @@ pub fn slider(props: &SliderProps) -> Html {
         let scale = props.scale;
         Callback::from(move |e: InputEvent| {
             let pos: f64 = e.target_unchecked_into::<HtmlInputElement>().value().parse().unwrap_or(0.0);
-            cb.emit(scale.from_position(pos).to_string());
+            cb.emit(scale.value_at(pos).to_string());
         })
     };
     let onchange_typed = {
         let cb = props.onchange.clone();
-        Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlInputElement>().value().trim().to_string()))
+        Callback::from(move |e: Event| {
+            cb.emit(e.target_unchecked_into::<HtmlInputElement>().value().trim().to_string())
+        })
     };
     let position = props.scale.to_position(props.value as f64);
     html! {

@@ -21,8 +21,10 @@ fn toggle(pressed: bool, testid: String, label: &'static str, onclick: Callback<
 /// GiB / GB and 中文 / English, as toggle buttons (keyboard: Tab + Enter/Space).
 #[function_component(Switches)]
 pub fn switches(props: &SwitchesProps) -> Html {
-    let unit = |u: Unit| toggle(props.unit == u, format!("unit-{}", u.id()), u.label(), props.onunit.reform(move |_| u));
-    let lang = |l: Lang, label| toggle(props.lang == l, format!("lang-{}", l.id()), label, props.onlang.reform(move |_| l));
+    let unit =
+        |u: Unit| toggle(props.unit == u, format!("unit-{}", u.id()), u.label(), props.onunit.reform(move |_| u));
+    let lang =
+        |l: Lang, label| toggle(props.lang == l, format!("lang-{}", l.id()), label, props.onlang.reform(move |_| l));
     html! {
         <div class="header-switches">
             <div class="lang-switch" role="group" aria-label={text(props.lang, Text::UnitLabel)}>

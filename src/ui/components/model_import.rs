@@ -22,7 +22,8 @@ async fn fetch_text(url: &str) -> Result<(u16, String), ()> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
     let window = web_sys::window().ok_or(())?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| ())?.dyn_into().map_err(|_| ())?;
+    let resp: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| ())?.dyn_into().map_err(|_| ())?;
     let status = resp.status();
     let body = JsFuture::from(resp.text().map_err(|_| ())?).await.map_err(|_| ())?.as_string().unwrap_or_default();
     Ok((status, body))
@@ -109,7 +110,9 @@ pub fn model_import(props: &ModelImportProps) -> Html {
                     Ok((200, body)) => accept.emit(body),
                     Ok((401 | 403, _)) => status.set(Status::Error(text(lang, Text::Gated).to_string())),
                     Ok((404, _)) => status.set(Status::Error(text(lang, Text::NotFound).to_string())),
-                    Ok((code, _)) => status.set(Status::Error(format!("{} (HTTP {code})", text(lang, Text::NetworkError)))),
+                    Ok((code, _)) => {
+                        status.set(Status::Error(format!("{} (HTTP {code})", text(lang, Text::NetworkError))))
+                    }
                     Err(()) => status.set(Status::Error(text(lang, Text::NetworkError).to_string())),
                 }
             });

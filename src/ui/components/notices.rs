@@ -17,9 +17,7 @@ pub fn notices(props: &NoticesProps) -> Html {
     if props.errors.is_empty() && props.warnings.is_empty() {
         return html! {};
     }
-    let item = |class: &'static str| {
-        move |p: &Problem| html! { <li class={class} data-key={p.key.clone()}>{ render(props.lang, &p.message) }</li> }
-    };
+    let item = |class: &'static str| move |p: &Problem| html! { <li class={class} data-key={p.key.clone()}>{ render(props.lang, &p.message) }</li> };
     html! {
         <section class="notices" role="status" data-testid="notices">
             <h2>{ text(props.lang, Text::Notices) }</h2>

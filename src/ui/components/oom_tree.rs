@@ -10,7 +10,10 @@ use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::query::Key;
-use crate::tree::{self, children, coordinate, node, parent, Bi, Diagnosis, Diagram, Finding, Lever, MeasureError, Measured, NodeId, Shape};
+use crate::tree::{
+    self, children, coordinate, node, parent, Bi, Diagnosis, Diagram, Finding, Lever, MeasureError, Measured, NodeId,
+    Shape,
+};
 
 #[derive(Properties, PartialEq)]
 pub struct OomTreeProps {
@@ -232,7 +235,12 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
                     .and_then(|i| i.value().trim().parse::<f64>().ok())
                     .unwrap_or(f64::NAN)
             };
-            let m = Measured { allocated: read("m-allocated"), reserved: read("m-reserved"), device_used: read("m-device"), total: read("m-total") };
+            let m = Measured {
+                allocated: read("m-allocated"),
+                reserved: read("m-reserved"),
+                device_used: read("m-device"),
+                total: read("m-total"),
+            };
             match tree::diagnose(&m, &scenario) {
                 Ok(d) => {
                     error.set(None);
@@ -248,21 +256,32 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
             }
         })
     };
-    let field = |id: &'static str, label: Text, value: String| html! {
-        <label class="field" for={id}>
-            <span class="field-label">{ text(lang, label) }</span>
-            <input id={id} data-testid={id} type="number" step="any" min="0" inputmode="decimal" value={value} />
-        </label>
+    let field = |id: &'static str, label: Text, value: String| {
+        html! {
+            <label class="field" for={id}>
+                <span class="field-label">{ text(lang, label) }</span>
+                <input id={id} data-testid={id} type="number" step="any" min="0" inputmode="decimal" value={value} />
+            </label>
+        }
     };
     let total_default = fixed(props.scenario.gpu.bytes as f64 / (1u64 << 30) as f64, 2);
     let result = props.diagnosis.as_ref().map(|d| {
         let msg = match &d.finding {
-            Finding::LeftoverProcesses { unexplained_gib } => format!("{} ({} GiB)", text(lang, Text::FoundLeftover), fixed(*unexplained_gib, 2)),
-            Finding::Fragmentation { cached_gib } => format!("{} ({} GiB)", text(lang, Text::FoundFragmentation), fixed(*cached_gib, 2)),
+            Finding::LeftoverProcesses { unexplained_gib } => {
+                format!("{} ({} GiB)", text(lang, Text::FoundLeftover), fixed(*unexplained_gib, 2))
+            }
+            Finding::Fragmentation { cached_gib } => {
+                format!("{} ({} GiB)", text(lang, Text::FoundFragmentation), fixed(*cached_gib, 2))
+            }
             Finding::Shortage { dominant, best } => {
                 let mut m = format!("{} {}", text(lang, Text::FoundShortage), i18n::component(lang, *dominant));
                 if let Some((l, saved)) = best {
-                    m.push_str(&format!(" · {} {} (−{} GiB)", text(lang, Text::BestLever), bi(lang, l.label()), fixed(tree::gib(*saved), 2)));
+                    m.push_str(&format!(
+                        " · {} {} (−{} GiB)",
+                        text(lang, Text::BestLever),
+                        bi(lang, l.label()),
+                        fixed(tree::gib(*saved), 2)
+                    ));
                 }
                 m
             }

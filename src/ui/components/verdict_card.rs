@@ -28,8 +28,10 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
     let headroom = bill.headroom_bytes();
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, props.unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
-    let total = |testid: &'static str, bytes: u64| html! {
-        <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, props.unit) }</dd>
+    let total = |testid: &'static str, bytes: u64| {
+        html! {
+            <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, props.unit) }</dd>
+        }
     };
     html! {
         <section class={classes!("verdict", class)}>
