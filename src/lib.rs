@@ -8,6 +8,7 @@
 
 pub mod chart;
 pub mod i18n;
+pub mod json;
 pub mod ledger;
 pub mod query;
 pub mod report;

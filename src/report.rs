@@ -158,10 +158,10 @@ pub fn bill_markdown(
     );
     for c in bill.components.iter().filter(|c| c.bytes > 0) {
         out.push_str(&format!(
-            "| {} | {} | {:.1} % | `{}` |\n",
+            "| {} | {} | {} % | `{}` |\n",
             cell(&name(c.id)),
             format_bytes(c.bytes, unit),
-            100.0 * c.bytes as f64 / device,
+            crate::ledger::units::fixed(100.0 * c.bytes as f64 / device, 1),
             cell(&formula(&c.formula)).replace('`', "'")
         ));
     }

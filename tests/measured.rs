@@ -58,24 +58,12 @@ fn c2_kv_cache_quantized_to_q4_0() {
 /// vocab 51,200, LayerNorm, biases, untied head; one norm per block (attention and MLP in parallel).
 fn phi_1_5() -> Architecture {
     Architecture {
-        name: "phi-1_5".into(),
-        layers: 24,
-        hidden: 2048,
-        heads: 32,
-        kv_heads: 32,
-        head_dim: 64,
-        ffn: 8192,
-        vocab: 51_200,
-        tied_embeddings: false,
         mlp: MlpKind::Gelu,
         norm: NormKind::LayerNorm,
         norms_per_layer: 1,
         qkv_bias: true,
         out_and_mlp_bias: true,
-        learned_positions: 0,
-        softcapping: false,
-        moe: None,
-        vision: None,
+        ..Architecture::decoder("phi-1_5", 24, 2048, 32, 32, 64, 8192, 51_200, false)
     }
 }
 

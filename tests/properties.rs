@@ -167,7 +167,7 @@ proptest! {
             0..12)) {
         let v = serde_json::Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
         if let Ok(arch) = parse_config(&v.to_string()) {
-            let s = Scenario { architecture: arch, ..Scenario::default() };
+            let s = Scenario { architecture: arch.architecture, ..Scenario::default() };
             let bill = estimate(&s);
             prop_assert!(bill.device_bytes() > 0);
         }
@@ -232,4 +232,95 @@ fn extreme_inputs_stay_finite() {
     // 2048 × (2·2·768 + 4·768 + 2·3·3072) B = 50 MB per sequence; 80 % of 140.4 GiB holds ≈ 950.
     let b = fit::max_batch(&tiny);
     assert!((800..=1100).contains(&b), "{b}");
+}
+
+/// The web bundle's JSON reader agrees with serde_json (the oracle) on what is JSON and on what it
+/// says, for generated documents and for arbitrary text.
+mod json_reader {
+    use proptest::prelude::*;
+    use vram_ledger::json::Json;
+
+    /// serde_json's value in the reader's terms: numbers as f64 to 14 digits (serde_json rounds
+    /// the last bit of huge integers differently from Rust's correctly rounded parse), members sorted.
+    fn normal_serde(v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::Null => "null".into(),
+            serde_json::Value::Bool(b) => b.to_string(),
+            serde_json::Value::Number(n) => format!("{:.13e}", n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::String(s) => format!("{s:?}"),
+            serde_json::Value::Array(a) => format!("[{}]", a.iter().map(normal_serde).collect::<Vec<_>>().join(",")),
+            serde_json::Value::Object(m) => {
+                let mut items: Vec<String> = m.iter().map(|(k, v)| format!("{k:?}:{}", normal_serde(v))).collect();
+                items.sort();
+                format!("{{{}}}", items.join(","))
+            }
+        }
+    }
+
+    fn normal_ours(v: &Json) -> String {
+        match v {
+            Json::Null => "null".into(),
+            Json::Bool(b) => b.to_string(),
+            Json::Uint(_) | Json::Num(_) => format!("{:.13e}", v.as_f64().unwrap_or(f64::NAN)),
+            Json::Str(s) => format!("{s:?}"),
+            Json::Array(a) => format!("[{}]", a.iter().map(normal_ours).collect::<Vec<_>>().join(",")),
+            Json::Object(m) => {
+                let mut items: Vec<String> = m.iter().map(|(k, v)| format!("{k:?}:{}", normal_ours(v))).collect();
+                items.sort();
+                format!("{{{}}}", items.join(","))
+            }
+        }
+    }
+
+    fn agree(text: &str) -> Result<(), TestCaseError> {
+        let theirs = serde_json::from_str::<serde_json::Value>(text);
+        let ours = Json::parse(text);
+        prop_assert_eq!(
+            theirs.is_ok(),
+            ours.is_ok(),
+            "{:?}: serde {:?} / ours {:?}",
+            text,
+            theirs.as_ref().err(),
+            ours.as_ref().err()
+        );
+        if let (Ok(t), Ok(o)) = (theirs, ours) {
+            prop_assert_eq!(normal_serde(&t), normal_ours(&o), "{:?}", text);
+        }
+        Ok(())
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            (-1e30f64..1e30).prop_map(|f| f.to_string()),
+            "[a-z\\\\\"é😀 ]{0,8}".prop_map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))),
+            Just("1e400".to_string()),
+            Just("\"\\u00e9\\ud83d\\ude00\"".to_string()),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4).prop_map(|v| format!(
+                    "{{{}}}",
+                    v.iter().map(|(k, x)| format!("\"{k}\": {x}")).collect::<Vec<_>>().join(", ")
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn generated_documents(doc in document()) {
+            agree(&doc)?;
+        }
+
+        #[test]
+        fn arbitrary_text(text in "[\\[\\]{}\",:0-9a-z.eE+\\- \\\\]{0,24}") {
+            agree(&text)?;
+        }
+    }
 }

@@ -74,7 +74,7 @@ fn whole_urls_fragments_and_percent_escapes() {
 
 #[test]
 fn unknown_keys_warn_and_invalid_values_list_what_is_accepted() {
-    let p = parse("colour=red&quant=int3&seq=0&batch=lots&gc=yes&gpu=rtx5090&model=llama-9");
+    let p = parse("colour=red&quant=int3&seq=0&batch=lots&gc=yes&gpu=rtx9090&model=llama-9");
     assert_eq!(p.warnings.len(), 1);
     assert!(p.warnings[0].message.to_string().contains("colour"));
     let msg = |key: &str| p.errors.iter().find(|e| e.key == key).map(|e| e.message.to_string()).unwrap_or_default();
@@ -166,4 +166,28 @@ fn with_key_sets_one_value_and_rejects_bad_ones() {
     let (same, problem) = with_key(&s, Key::Seq, "-1");
     assert_eq!(same, s);
     assert!(problem.expect("problem").message.to_string().contains("seq=-1"));
+}
+
+/// A pasted config.json becomes a custom model; its link must reproduce the same architecture and
+/// so the same bill. Every preset, taken as a custom model, round-trips through the link.
+#[test]
+fn every_architecture_round_trips_as_a_custom_model() {
+    use vram_ledger::ledger::{estimate, presets};
+    for p in presets::models() {
+        for mode in ["", "mode=infer&"] {
+            let base = parse(&format!("{mode}model={}", p.id)).scenario;
+            let mut custom = base.clone();
+            custom.model_id = None;
+            custom.architecture.name = "custom".into();
+            let link = to_query(&custom, &[]);
+            let back = parse(&link);
+            assert!(back.errors.is_empty() && back.warnings.is_empty(), "{}: {link}: {:?}", p.id, back.errors);
+            assert_eq!(back.scenario.architecture, custom.architecture, "{}: {link}", p.id);
+            assert_eq!(estimate(&back.scenario), estimate(&custom), "{}", p.id);
+            // And the preset's own link names it and nothing of its shape.
+            let own = to_query(&base, &[]);
+            let expected = if p.id == "llama-3.1-8b" { String::new() } else { format!("model={}", p.id) };
+            assert_eq!(own.replace("&mode=infer", "").replace("mode=infer", ""), expected, "{}", p.id);
+        }
+    }
 }

@@ -44,7 +44,7 @@ fn errors_are_relative_to_the_measurement() {
 
 #[test]
 fn bad_reports_name_the_field() {
-    let bad = |text: &str| parse_report(text).expect_err(text);
+    let bad = |text: &str| parse_report(text).expect_err(text).to_string();
     assert!(bad("{").contains("not valid JSON"));
     assert!(bad(r#"{"tool": "other", "version": 1}"#).contains("`tool`"));
     assert!(bad(r#"{"tool": "vram-ledger/mem_report", "version": 2}"#).contains("`version`"));

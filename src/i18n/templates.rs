@@ -34,6 +34,18 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         FormatNf4Dq => ("NF4 + double quant: 4 + 8/64 + 32/16384 bits", "NF4 + 双重量化:4 + 8/64 + 32/16384 bit"),
         FormatGroup128 => ("{0} g128: 4 + 16/128 + 4/128 bits", "{0} g128:4 + 16/128 + 4/128 bit"),
         FormatGguf => ("GGUF {0}: {1} bits (file average)", "GGUF {0}:{1} bit(文件平均)"),
+        FormatMxfp4 => ("MXFP4: 4 + 8/32 bits (E8M0 scale per 32)", "MXFP4:4 + 8/32 bit(每 32 个一个 E8M0 缩放)"),
+        FormatNvfp4 => ("NVFP4: 4 + 8/16 bits (fp8 scale per 16)", "NVFP4:4 + 8/16 bit(每 16 个一个 fp8 缩放)"),
+        FormatFp8Block => ("FP8 + fp32 scale per 128×128 block: 8 + 32/16384 bits", "FP8 + 每 128×128 块一个 fp32 缩放:8 + 32/16384 bit"),
+        FormatFp8Channel => ("FP8 + fp32 scale per output channel", "FP8 + 每个输出通道一个 fp32 缩放"),
+        FormatW4a16 => ("W4A16 g128: 4 + 16/128 bits", "W4A16 g128:4 + 16/128 bit"),
+        FormatW8a8 => ("W8A8: 1 B + 16-bit channel scale", "W8A8:1 B + 每通道 16 位缩放"),
+        WeightsPartial => (
+            "{0} {1} params × {2} bits / 8 ({3}) + attention, embeddings, LM head, norms{4} {5} params × 2 B (16-bit)",
+            "{0} {1} 个参数 × {2} bit / 8({3})+ 注意力、embedding、LM head、norm{4} {5} 个参数 × 2 B(16 位)",
+        ),
+        QuantMlp => ("MLP and expert linears", "MLP 与专家线性层"),
+        QuantExperts => ("expert linears", "专家线性层"),
 
         TrainedWeights => ("{0} params × {1} B ({2}){3}", "{0} 个参数 × {1} B({2}){3}"),
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
@@ -74,6 +86,17 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "{0} layers × {1} tokens × {2} seq × {3} B/token/layer{4} = {5} + final norm {6}",
             "{0} 层 × {1} token × {2} 条序列 × {3} B/token/层{4} = {5} + 最终 norm {6}",
         ),
+        ActivationsByClass => (
+            "({0}) × {1} tokens × {2} seq{3} = {4} + final norm {5}",
+            "({0})× {1} token × {2} 条序列{3} = {4} + 最终 norm {5}",
+        ),
+        ClassPart => ("{0} {1} layers × {2} B/token", "{0} 个{1}层 × {2} B/token"),
+        ClassName => ("{0}{1}", "{0}{1}"),
+        ClassMoe => (" MoE", " MoE"),
+        KindFull => ("full-attention", "全注意力"),
+        KindSliding => ("sliding-window", "滑动窗口"),
+        KindChunked => ("chunked-attention", "分块注意力"),
+        KindLinear => ("linear-attention", "线性注意力"),
         Logits => (
             "{0} seq × {1} tokens × vocab {2} × {3} B (loss={4}: {5}{6})",
             "{0} 条序列 × {1} token × 词表 {2} × {3} B(loss={4}:{5}{6})",
@@ -111,6 +134,21 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         KvCache => (
             "2 × {0} layers × {1} KV heads{2} × {3} head_dim × ({4} prompt + {5} generated) tokens × {6} seq × {7} B ({8})",
             "2 × {0} 层 × {1} 个 KV 头{2} × {3} head_dim × ({4} 提示词 + {5} 生成) token × {6} 条序列 × {7} B({8})",
+        ),
+        KvCacheByKind => (
+            "({0}) × {1} B per token and layer ({2}) × {3} seq{4}",
+            "({0})× 每 token 每层 {1} B({2})× {3} 条序列{4}",
+        ),
+        KvPart => ("{0} {1} layers × {2} tokens{3}", "{0} 个{1}层 × {2} token{3}"),
+        KvWindow => (" (the window)", "(窗口)"),
+        KvPerToken => ("2 × {0} KV heads{1} × {2} head_dim × {3} B, {4}", "2 × {0} 个 KV 头{1} × {2} head_dim × {3} B,{4}"),
+        KvPerTokenMla => (
+            "latent {0} + rotary key {1}, once (not K and V: latent attention) × {2} B, {3}",
+            "潜向量 {0} + 旋转位置键 {1},只存一份(不分 K、V:潜在注意力)× {2} B,{3}",
+        ),
+        KvLinearState => (
+            " + {0} linear-attention layers × a fixed state per sequence ({1} × {2} × {3} × 4 B + convolution {4} × {5} × {6} B) = {7}",
+            " + {0} 个线性注意力层 × 每条序列固定的状态({1} × {2} × {3} × 4 B + 卷积 {4} × {5} × {6} B)= {7}",
         ),
         Prefill => (
             "prefill, one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}: {4}",
@@ -186,6 +224,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "`model={0}` is not a preset; accepted values: custom, {1}",
             "`model={0}` 不是内置模型;可选值:custom、{1}",
         ),
+        BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
+        HintLayerPattern => ("1 to 64 letters of F (full), S (sliding window), C (chunked), L (linear)", "1 到 64 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)"),
         UnknownKey => ("unknown key `{0}` ignored", "未知参数 `{0}`,已忽略"),
         KvHeadsOverHeads => (
             "`kv_heads={0}` cannot exceed heads ({1}); using {1}",
@@ -210,9 +250,33 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "field `model_type` is missing (supported: {0})",
             "缺少字段 `model_type`(支持:{0})",
         ),
-        ConfigUnsupported => (
-            "model_type `{0}` is not supported (supported: {1}); enter its fields by hand instead",
-            "不支持 model_type `{0}`(支持:{1});请改为手动填写各字段",
+        ImportGeneric => (
+            "model_type `{0}` is not one the importer knows: read as a Llama-style decoder (gated MLP, RMSNorm, full attention, no biases) from its standard fields",
+            "不认识的 model_type `{0}`:按 Llama 式解码器(门控 MLP、RMSNorm、全注意力、无偏置)读取其标准字段",
+        ),
+        FetchGated => (
+            "{0} says this model is gated (login or licence needed), so the browser cannot read it. Open its config.json there and paste it above instead.",
+            "{0} 表示该模型需要登录或授权(gated),浏览器无法直接读取。请在该站打开它的 config.json,复制后粘贴到上面。",
+        ),
+        FetchNotFound => (
+            "No such model or config.json on {0} (404): check the spelling and case of {1}.",
+            "{0} 上找不到这个模型或它的 config.json(404):请检查 {1} 的拼写和大小写。",
+        ),
+        FetchHttp => ("Could not read the config.json from {0} (HTTP {1}). Paste it instead.", "无法从 {0} 读取 config.json(HTTP {1})。请改为粘贴。"),
+        FetchNetwork => (
+            "Could not reach {0} (network or CORS). Paste the config.json instead; from mainland China, ModelScope or a Hub mirror usually answers.",
+            "无法访问 {0}(网络或跨域限制)。请粘贴 config.json;在中国大陆,ModelScope 或 Hub 镜像通常可以访问。",
+        ),
+        FetchTooLarge => ("The file is over 1 MB; that is not a config.json.", "文件超过 1 MB,不像是 config.json。"),
+        FetchReadFailed => ("The file could not be read: {0}", "无法读取该文件:{0}"),
+        FetchBadEndpoint => (
+            "A mirror endpoint looks like https://hf-mirror.com (https, a host, an optional path).",
+            "镜像地址应形如 https://hf-mirror.com(https、主机名,可带路径)。",
+        ),
+        FetchBadId => ("A model id looks like owner/name, e.g. Qwen/Qwen3-8B.", "模型 id 的格式应为 组织/名称,例如 Qwen/Qwen3-8B。"),
+        ImportUnknownQuant => (
+            "quantization method `{0}` is not known: the weights are counted in bf16",
+            "未知的量化方法 `{0}`:权重按 bf16 计",
         ),
         ConfigHeadDim => (
             "field `head_dim` is missing and hidden_size {0} is not divisible by num_attention_heads {1}",
@@ -231,6 +295,15 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "{0} r={1} {2} · 底座 {3} · {4} · 序列 {5} × batch {6}{7}",
         ),
         ScenarioCheckpointing => (" · checkpointing", " · 梯度检查点"),
+        ReportNotJson => ("not valid JSON: {0}", "不是合法的 JSON:{0}"),
+        ReportTool => (
+            "field `tool` must be \"vram-ledger/mem_report\" (the JSON that tools/mem_report.py prints)",
+            "字段 `tool` 应为 \"vram-ledger/mem_report\"(即 tools/mem_report.py 打印的 JSON)",
+        ),
+        ReportVersion => ("field `version` must be 1", "字段 `version` 应为 1"),
+        ReportBytes => ("field `bytes` is missing or not an object", "缺少字段 `bytes`,或它不是对象"),
+        ReportField => ("field `bytes.{0}` must be a whole number of bytes", "字段 `bytes.{0}` 应为整数字节数"),
+        ReportFieldOrNull => ("field `bytes.{0}` must be a whole number of bytes or null", "字段 `bytes.{0}` 应为整数字节数或 null"),
         ArchAtLeastOne => ("`{0}` must be at least 1", "`{0}` 至少为 1"),
         ArchKvHeads => ("`kv_heads` ({0}) cannot exceed `heads` ({1})", "`kv_heads`({0})不能超过 `heads`({1})"),
         ArchActiveExperts => (

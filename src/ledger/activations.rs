@@ -21,7 +21,7 @@
 //! - QLoRA with bitsandbytes before 0.43.2 (`bnb=legacy`): the frozen 4-bit layers' matmul kept its
 //!   input, so every linear input is saved as in full fine-tuning even though no base weight trains.
 
-use super::architecture::{Architecture, MlpKind, NormKind};
+use super::architecture::{Architecture, LayerClass, LayerKind, LinearSpec, MlpKind, NormKind};
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
@@ -82,24 +82,36 @@ fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: b
     }
 }
 
-/// The tensors one decoder layer keeps for backward. The parts are added in a fixed order
-/// (attention, MLP, adapters).
+/// The tensors one decoder layer of `class` keeps for backward. The parts are added in a fixed
+/// order (attention, MLP, adapters).
 pub fn training_layer(
     arch: &Architecture,
+    class: LayerClass,
     trainable: Trainable,
     kernel: AttentionKernel,
     act: Dtype,
     seq: u64,
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
-    attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq);
-    mlp_saved(&mut saved, arch, trainable, act.bytes());
-    adapters_saved(&mut saved.per_token, arch, trainable, kernel, act.bytes());
+    let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
+    saved.per_token += norm_saved(arch, act.bytes(), full, inputs_kept);
+    match (class.attention, &arch.linear) {
+        (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
+        _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
+    }
+    // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
+    // stream, which keeps nothing.
+    for _ in 2..arch.norms_per_layer.min(8) {
+        saved.per_token += norm_saved(arch, act.bytes(), full, false);
+    }
+    mlp_saved(&mut saved, arch, class, trainable, act.bytes());
+    adapters_saved(&mut saved.per_token, arch, class, trainable, kernel, act.bytes());
     saved
 }
 
-/// Attention block: its norm, then what the kernel keeps for the input gradients; Gemma-2's
-/// post-norms.
+/// Softmax attention: what the kernel keeps for the input gradients. Latent attention (MLA) also
+/// keeps its latents and their norms' fp32 copies; q/k norms keep fp32 copies of q and k; an
+/// output gate keeps its input and its sigmoid.
 fn attention_saved(
     saved: &mut LayerActivations,
     arch: &Architecture,
@@ -110,9 +122,9 @@ fn attention_saved(
 ) {
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
+    let out = arch.attn_out_dim() as f64;
     let heads = arch.heads as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
-    saved.per_token += norm_saved(arch, act, full, inputs_kept);
     match kernel {
         AttentionKernel::Eager => {
             // q, and k/v repeated to all heads before the matmuls.
@@ -124,31 +136,55 @@ fn attention_saved(
             let s = seq as f64;
             saved.per_sequence_quadratic += heads * s * s * (softmax_bytes + softcap_bytes);
         }
-        AttentionKernel::Sdpa | AttentionKernel::Flash => {
-            saved.per_token += act * (qd + 2.0 * kvd); // q, k, v
-            saved.per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
-        }
+        AttentionKernel::Sdpa | AttentionKernel::Flash => match &arch.mla {
+            None => {
+                saved.per_token += act * (qd + 2.0 * kvd); // q, k, v
+                saved.per_token += act * qd + 4.0 * heads; // output + fp32 log-sum-exp
+            }
+            Some(_) => {
+                saved.per_token += act * (qd + kvd + out); // q, k (nope + rope), v
+                saved.per_token += act * out + 4.0 * heads;
+            }
+        },
+    }
+    if let Some(m) = &arch.mla {
+        let latents = (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim) as f64;
+        saved.per_token += act * latents + 4.0 * (m.q_lora_rank + m.kv_lora_rank) as f64;
+    }
+    if arch.qk_norm {
+        saved.per_token += 4.0 * (qd + kvd) + if full { act * (qd + kvd) } else { 0.0 };
+    }
+    if arch.attn_gate {
+        saved.per_token += act * 2.0 * out;
     }
     if inputs_kept {
-        saved.per_token += o_proj_input(kernel, act, qd);
-    }
-    // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
-    // stream, which keeps nothing.
-    for _ in 2..arch.norms_per_layer.min(8) {
-        saved.per_token += norm_saved(arch, act, full, false);
+        saved.per_token += o_proj_input(kernel, act, out);
     }
 }
 
-/// Intermediate size a token runs through: the MLP, or its active (+ shared) experts.
-fn ffn_active(arch: &Architecture) -> f64 {
-    arch.moe.as_ref().map_or(arch.ffn as f64, |m| (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64)
+/// A Gated DeltaNet layer (Qwen3-Next): the convolution's input and output (q, k, v), the z gate,
+/// the output and the gated norm's input, the b/a gates (and their fp32 forms), and the chunked
+/// kernel's fp32 state at every 64-token chunk boundary.
+fn linear_attention_saved(lin: &LinearSpec, act: f64, inputs_kept: bool) -> f64 {
+    let (conv, value, nv) = (lin.conv_dim() as f64, (lin.v_heads * lin.head_dim) as f64, lin.v_heads as f64);
+    let states = 4.0 * lin.state_elements() as f64 / 64.0;
+    act * (2.0 * conv + 3.0 * value + 2.0 * nv) + 4.0 * 2.0 * nv + states + if inputs_kept { act * value } else { 0.0 }
+}
+
+/// Intermediate size a token runs through in a layer of `class`: its dense MLP, or its active
+/// routed experts plus the shared ones.
+fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
+    match &arch.moe {
+        Some(m) if class.moe => (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64,
+        _ => arch.dense_ffn() as f64,
+    }
 }
 
 /// MLP block: its norm, the router, the gated or plain MLP's saved tensors.
-fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Trainable, act: f64) {
+fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, class: LayerClass, trainable: Trainable, act: f64) {
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
-    let moe = arch.moe.as_ref();
+    let moe = arch.moe.as_ref().filter(|_| class.moe);
     let routed = moe.map_or(1.0, |m| m.active as f64);
     saved.per_token += norm_saved(arch, act, full, inputs_kept);
     if let Some(m) = moe {
@@ -159,7 +195,7 @@ fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Train
     }
     let kept = if inputs_kept { 1.0 } else { 0.0 };
     saved.per_token += act
-        * ffn_active(arch)
+        * ffn_active(arch, class)
         * match arch.mlp {
             // gate output (SiLU input), SiLU output, up output; + the product (down input)
             MlpKind::Glu => 3.0 + kept,
@@ -171,13 +207,20 @@ fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, trainable: Train
 /// LoRA adapters: the inputs the adapters keep for their weight gradients, and the rank-r
 /// intermediates lora_B needs. Adapters on layers that read the same input share one copy of it
 /// unless each casts its own.
-fn adapters_saved(per_token: &mut f64, arch: &Architecture, trainable: Trainable, kernel: AttentionKernel, act: f64) {
+fn adapters_saved(
+    per_token: &mut f64,
+    arch: &Architecture,
+    class: LayerClass,
+    trainable: Trainable,
+    kernel: AttentionKernel,
+    act: f64,
+) {
     let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs } = trainable else { return };
     let h = arch.hidden as f64;
-    let routed = arch.moe.as_ref().map_or(1.0, |m| m.active as f64);
+    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
     let mut shared_inputs = 0.0;
-    let (mut seen_attn_in, mut seen_mlp_in) = (false, false);
-    for l in arch.layer_linears().iter().filter(|l| targets.includes(l.name)) {
+    let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
+    for l in arch.linears().iter().filter(|l| class.has(l) && targets.includes(l.name)) {
         let copies = if l.per_layer > 1 { routed } else { 1.0 };
         *per_token += act * rank as f64 * copies;
         if input_copies {
@@ -189,17 +232,24 @@ fn adapters_saved(per_token: &mut f64, arch: &Architecture, trainable: Trainable
             continue;
         }
         shared_inputs += match l.name {
-            "q_proj" | "k_proj" | "v_proj" if !seen_attn_in => {
+            "q_proj" | "k_proj" | "v_proj" | "q_a_proj" | "kv_a_proj_with_mqa" | "in_proj_qkvz" | "in_proj_ba"
+                if !seen_attn_in =>
+            {
                 seen_attn_in = true;
                 act * h
             }
-            "o_proj" => o_proj_input(kernel, act, arch.q_dim() as f64),
+            "q_b_proj" | "kv_b_proj" | "out_proj" => act * l.d_in as f64,
+            "o_proj" => o_proj_input(kernel, act, arch.attn_out_dim() as f64),
             "gate_proj" | "up_proj" | "fc1" if !seen_mlp_in => {
                 seen_mlp_in = true;
                 act * h * routed
             }
-            "down_proj" | "fc2" => act * ffn_active(arch),
-            "shared_expert" => act * h,
+            "down_proj" | "fc2" => act * l.d_in as f64 * routed,
+            "shared_expert.gate_proj" | "shared_expert.up_proj" if !seen_shared_in => {
+                seen_shared_in = true;
+                act * h
+            }
+            "shared_expert.down_proj" => act * l.d_in as f64,
             _ => 0.0,
         };
     }
@@ -282,6 +332,61 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
 // ---------------------------------------------------------------------------------------------
 // The activations line of a training step.
 
+/// Every layer's saved tensors, by class of layer.
+pub struct SavedLayers {
+    pub classes: Vec<(LayerClass, LayerActivations)>,
+}
+
+impl SavedLayers {
+    pub fn of(
+        arch: &Architecture,
+        trainable: Trainable,
+        kernel: AttentionKernel,
+        act: Dtype,
+        tokens: u64,
+    ) -> SavedLayers {
+        let classes = arch
+            .layer_classes()
+            .into_iter()
+            .map(|c| (c, training_layer(arch, c, trainable, kernel, act, tokens)))
+            .collect();
+        SavedLayers { classes }
+    }
+
+    /// All layers' saved bytes for `batch` sequences of `tokens`.
+    pub fn bytes(&self, tokens: u64, batch: u64) -> f64 {
+        self.classes.iter().map(|(c, l)| c.count as f64 * l.bytes(tokens, batch)).sum()
+    }
+
+    /// The class whose layer keeps the most (what checkpointing recomputes at once).
+    pub fn largest(&self, tokens: u64, batch: u64) -> Option<&LayerActivations> {
+        self.classes.iter().map(|(_, l)| l).max_by(|a, b| a.bytes(tokens, batch).total_cmp(&b.bytes(tokens, batch)))
+    }
+
+    /// "48 layers × … B/token" for each class (the formula's parts).
+    pub fn parts(&self) -> Arg {
+        Arg::List(
+            self.classes
+                .iter()
+                .map(|(c, l)| {
+                    msg!(ClassPart, Arg::Int(c.count), layer_class_name(*c).arg(), Arg::Count(l.per_token as u64))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// "full-attention MoE", "sliding-window dense" …
+pub fn layer_class_name(c: LayerClass) -> Msg {
+    let kind = match c.attention {
+        LayerKind::Full => msg!(KindFull),
+        LayerKind::Sliding => msg!(KindSliding),
+        LayerKind::Chunked => msg!(KindChunked),
+        LayerKind::Linear => msg!(KindLinear),
+    };
+    msg!(ClassName, kind.arg(), if c.moe { msg!(ClassMoe) } else { msg!(Empty) }.arg())
+}
+
 /// Activations of a training step. With checkpointing each layer keeps only its input, and one
 /// layer is recomputed at a time; the loss's backward ends (and frees the logits) before the last
 /// layer is recomputed, so the recomputed layer and the logits' peak never coexist: only the part
@@ -289,15 +394,17 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
 pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Component {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let layer = training_layer(arch, t.saved, p.kernel, p.acts, tokens);
+    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens);
+    let uniform = saved.classes.len() == 1;
+    let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
+    let layer = saved.largest(tokens, batch).unwrap_or(&zero);
     let layer_bytes = layer.bytes(tokens, batch);
     let final_norm = final_norm_bytes_per_token(arch, t.saved, p.acts.bytes()) * tokens as f64 * batch as f64;
     let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });
-    let layers = arch.layers as f64;
     if t.checkpointing {
-        let inputs = layers * tokens as f64 * batch as f64 * p.acts.bytes() * arch.hidden as f64;
+        let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * p.acts.bytes() * arch.hidden as f64;
         let recompute_excess = (layer_bytes - logits_bytes).max(0.0);
         let formula = msg!(
             ActivationsCheckpointed,
@@ -315,17 +422,30 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
         );
         line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula)
     } else {
-        let formula = msg!(
-            ActivationsStored,
-            Arg::Int(arch.layers),
-            Arg::Count(tokens),
-            Arg::Int(batch),
-            Arg::Count(layer.per_token as u64),
-            quadratic,
-            Arg::Bytes(layers * layer_bytes),
-            Arg::Bytes(final_norm)
-        );
-        line(ComponentId::Activations, layers * layer_bytes + final_norm, "§1", formula)
+        let stored = saved.bytes(tokens, batch);
+        let formula = if uniform {
+            msg!(
+                ActivationsStored,
+                Arg::Int(arch.layers),
+                Arg::Count(tokens),
+                Arg::Int(batch),
+                Arg::Count(layer.per_token as u64),
+                quadratic,
+                Arg::Bytes(stored),
+                Arg::Bytes(final_norm)
+            )
+        } else {
+            msg!(
+                ActivationsByClass,
+                saved.parts(),
+                Arg::Count(tokens),
+                Arg::Int(batch),
+                quadratic,
+                Arg::Bytes(stored),
+                Arg::Bytes(final_norm)
+            )
+        };
+        line(ComponentId::Activations, stored + final_norm, "§1", formula)
     }
 }
 
@@ -334,8 +454,21 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
 
 /// The transient peak inside one layer during an inference forward pass (nothing is kept for
 /// backward): the residual stream and the norm output, plus the larger of the attention working set
-/// and the MLP working set (SiLU output, up output and their product exist together).
+/// and the MLP working set (SiLU output, up output and their product exist together). The largest
+/// over the model's classes of layers.
 pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: Dtype, seq: u64, batch: u64) -> f64 {
+    let classes = arch.layer_classes();
+    classes.iter().map(|c| inference_class_peak(arch, *c, kernel, act, seq, batch)).fold(0.0, f64::max)
+}
+
+fn inference_class_peak(
+    arch: &Architecture,
+    class: LayerClass,
+    kernel: AttentionKernel,
+    act: Dtype,
+    seq: u64,
+    batch: u64,
+) -> f64 {
     let act = act.bytes();
     let h = arch.hidden as f64;
     let qd = arch.q_dim() as f64;
@@ -343,13 +476,16 @@ pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: D
     let tokens = seq as f64 * batch as f64;
     let ffn_active = match &arch.moe {
         // Experts run one after another on their share of the tokens.
-        Some(m) => (m.expert_ffn + m.shared_ffn * m.shared) as f64,
-        None => arch.ffn as f64,
+        Some(m) if class.moe => (m.expert_ffn + m.shared_ffn * m.shared) as f64,
+        _ => arch.dense_ffn() as f64,
     };
     let residual = tokens * (2.0 * act * h + 4.0 * h);
     let mlp = tokens * act * 3.0 * ffn_active;
-    let attention = match kernel {
-        AttentionKernel::Eager => {
+    let attention = match (class.attention, &arch.linear, kernel) {
+        (LayerKind::Linear, Some(lin), _) => {
+            tokens * act * (2.0 * lin.conv_dim() as f64 + 2.0 * (lin.v_heads * lin.head_dim) as f64)
+        }
+        (_, _, AttentionKernel::Eager) => {
             let s = seq as f64;
             tokens * act * 3.0 * qd + batch as f64 * arch.heads as f64 * s * s * (act + 4.0)
         }

@@ -1,12 +1,18 @@
 //! Model architectures and their exact parameter counts.
 //!
-//! The counts follow the tensors a Hugging Face checkpoint actually holds (embeddings, attention with
-//! grouped-query k/v projections, the MLP, norms, the LM head), so that they can be checked against the
-//! parameter counts the model cards publish.
+//! The counts follow the tensors a Hugging Face checkpoint holds — embeddings, attention (grouped-
+//! query, latent or linear), the MLP or the experts with their router and shared experts, norms,
+//! biases, sinks, the LM head, the vision tower and its projector — so that they can be checked
+//! against the counts the checkpoints publish. Layers may differ: each has an attention kind (full,
+//! sliding window, chunked local, linear) from a repeating pattern, and an MLP kind (dense, or a
+//! mixture of experts from `dense_layers` on, every `moe_step`-th layer).
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
 use super::msg::{Arg, Msg};
+use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// Gated (SwiGLU / GeGLU: gate, up, down) or plain (GELU: fc1, fc2) feed-forward block.
@@ -33,8 +39,186 @@ pub enum NormKind {
     LayerNorm,
 }
 
-/// Mixture of experts: the MLP of every layer is replaced by `experts` expert MLPs of size
-/// `expert_ffn`, of which `active` run for each token, plus `shared` always-on experts.
+/// How a layer attends, and so what it caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayerKind {
+    /// Full attention: the cache holds every token (`F`).
+    Full,
+    /// Sliding window of `window` tokens (`S`: Gemma-3's local layers, gpt-oss).
+    Sliding,
+    /// Chunked local attention, `chunk` tokens (`C`: Llama-4).
+    Chunked,
+    /// Linear attention or a state-space layer: a fixed state per sequence (`L`: Qwen3-Next).
+    Linear,
+}
+
+impl LayerKind {
+    pub const ALL: [LayerKind; 4] = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
+
+    pub fn letter(self) -> char {
+        match self {
+            LayerKind::Full => 'F',
+            LayerKind::Sliding => 'S',
+            LayerKind::Chunked => 'C',
+            LayerKind::Linear => 'L',
+        }
+    }
+
+    fn from_letter(c: char) -> Option<LayerKind> {
+        LayerKind::ALL.into_iter().find(|k| k.letter() == c.to_ascii_uppercase())
+    }
+}
+
+/// The repeating per-layer string of attention kinds: layer i has kind `pattern[i % len]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LayerPattern {
+    kinds: [LayerKind; LayerPattern::MAX],
+    len: u8,
+}
+
+impl LayerPattern {
+    pub const MAX: usize = 64;
+
+    /// Every layer full attention (`F`).
+    pub const FULL: LayerPattern = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 1 };
+
+    /// A pattern known to be valid at compile time (presets): letters other than F, S, C, L are F.
+    pub const fn of(letters: &[u8]) -> LayerPattern {
+        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 0 };
+        let mut i = 0;
+        while i < letters.len() && i < LayerPattern::MAX {
+            p.kinds[i] = match letters[i] {
+                b'S' => LayerKind::Sliding,
+                b'C' => LayerKind::Chunked,
+                b'L' => LayerKind::Linear,
+                _ => LayerKind::Full,
+            };
+            i += 1;
+        }
+        p.len = if i == 0 { 1 } else { i as u8 };
+        p
+    }
+
+    /// `SSSSSF`, `SF`, `CCCF`, `LLLF` …: 1 to 64 letters of F, S, C, L.
+    pub fn parse(s: &str) -> Option<LayerPattern> {
+        let s = s.trim();
+        if s.is_empty() || s.chars().count() > LayerPattern::MAX {
+            return None;
+        }
+        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 0 };
+        for c in s.chars() {
+            p.kinds[p.len as usize] = LayerKind::from_letter(c)?;
+            p.len += 1;
+        }
+        Some(p)
+    }
+
+    /// A pattern of `n` kinds (from a config's `layer_types`), shortened to its repeating unit.
+    pub fn from_kinds(kinds: &[LayerKind]) -> Option<LayerPattern> {
+        let n = kinds.len();
+        let unit = (1..=n.min(LayerPattern::MAX))
+            .find(|&u| n % u == 0 && kinds.iter().enumerate().all(|(i, k)| *k == kinds[i % u]))?;
+        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: unit as u8 };
+        p.kinds[..unit].copy_from_slice(&kinds[..unit]);
+        Some(p)
+    }
+
+    pub fn kinds(&self) -> &[LayerKind] {
+        &self.kinds[..self.len as usize]
+    }
+
+    pub fn kind_of(&self, layer: u64) -> LayerKind {
+        self.kinds[(layer % self.len.max(1) as u64) as usize]
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.kinds().iter().all(|k| *k == LayerKind::Full)
+    }
+
+    /// Layers of `kind` among `layers`.
+    pub fn count(&self, kind: LayerKind, layers: u64) -> u64 {
+        let len = self.len.max(1) as u64;
+        let per_unit = self.kinds().iter().filter(|k| **k == kind).count() as u64;
+        let rest = self.kinds().iter().take((layers % len) as usize).filter(|k| **k == kind).count() as u64;
+        (layers / len).saturating_mul(per_unit).saturating_add(rest)
+    }
+
+    pub fn text(&self) -> String {
+        self.kinds().iter().map(|k| k.letter()).collect()
+    }
+}
+
+impl Serialize for LayerPattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for LayerPattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        LayerPattern::parse(&s).ok_or_else(|| serde::de::Error::custom("a layer pattern of F, S, C, L"))
+    }
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): keys and values come from a shared
+/// latent of `kv_lora_rank` values plus a `qk_rope_head_dim` rotary key, which is all the cache
+/// holds per token; queries come through a `q_lora_rank` latent (0: a direct projection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MlaSpec {
+    pub q_lora_rank: u64,
+    pub kv_lora_rank: u64,
+    pub qk_rope_head_dim: u64,
+    pub qk_nope_head_dim: u64,
+    pub v_head_dim: u64,
+}
+
+impl MlaSpec {
+    /// Values cached per token and layer: the latent and the rotary key, once (not K and V).
+    pub fn cached_per_token(&self) -> u64 {
+        self.kv_lora_rank.saturating_add(self.qk_rope_head_dim)
+    }
+
+    pub fn qk_head_dim(&self) -> u64 {
+        self.qk_nope_head_dim.saturating_add(self.qk_rope_head_dim)
+    }
+}
+
+/// Gated DeltaNet linear attention (Qwen3-Next's `L` layers): `k_heads` key heads and `v_heads`
+/// value heads of `head_dim`, a short causal convolution of `conv` taps; each sequence keeps a
+/// `v_heads × head_dim × head_dim` state instead of a KV cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinearSpec {
+    pub k_heads: u64,
+    pub v_heads: u64,
+    pub head_dim: u64,
+    pub conv: u64,
+}
+
+impl LinearSpec {
+    fn key_dim(&self) -> u64 {
+        self.k_heads.saturating_mul(self.head_dim)
+    }
+
+    fn value_dim(&self) -> u64 {
+        self.v_heads.saturating_mul(self.head_dim)
+    }
+
+    /// Channels of the convolution: q, k and v.
+    pub fn conv_dim(&self) -> u64 {
+        self.key_dim().saturating_mul(2).saturating_add(self.value_dim())
+    }
+
+    /// Elements of the recurrent state of one sequence in one layer.
+    pub fn state_elements(&self) -> u64 {
+        self.v_heads.saturating_mul(self.head_dim).saturating_mul(self.head_dim)
+    }
+}
+
+/// Mixture of experts: `experts` expert MLPs of size `expert_ffn` in every MoE layer, `active` of
+/// them run for each token, plus `shared` always-on experts of size `shared_ffn`. The first
+/// `dense_layers` layers, and all but every `step`-th after them, have a dense MLP of `dense_ffn`
+/// (0: the model's `ffn`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MoeSpec {
     pub experts: u64,
@@ -42,12 +226,65 @@ pub struct MoeSpec {
     pub expert_ffn: u64,
     pub shared: u64,
     pub shared_ffn: u64,
+    #[serde(default)]
+    pub dense_layers: u64,
+    #[serde(default)]
+    pub dense_ffn: u64,
+    #[serde(default = "one")]
+    pub step: u64,
+    /// A bias per expert on the router (gpt-oss; DeepSeek-V3's correction bias).
+    #[serde(default)]
+    pub router_bias: bool,
+    /// A sigmoid gate (hidden → 1) on the shared experts (Qwen2-MoE, Qwen3-Next).
+    #[serde(default)]
+    pub shared_gate: bool,
 }
 
-/// A ViT-style vision tower as used by Qwen2-VL: patches of `patch` pixels, `merge`×`merge`
-/// patches merged into one language-model token by an MLP projector.
+fn one() -> u64 {
+    1
+}
+
+impl MoeSpec {
+    /// `experts` routed experts of `expert_ffn`, `active` per token, in every layer; no shared
+    /// experts, no dense layers, no biases.
+    pub const fn routed(experts: u64, active: u64, expert_ffn: u64) -> MoeSpec {
+        MoeSpec {
+            experts,
+            active,
+            expert_ffn,
+            shared: 0,
+            shared_ffn: 0,
+            dense_layers: 0,
+            dense_ffn: 0,
+            step: 1,
+            router_bias: false,
+            shared_gate: false,
+        }
+    }
+}
+
+/// Which vision tower a vision-language model carries (their layouts and token rules differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VisionKind {
+    /// Qwen2-VL: LayerNorm blocks with a GELU MLP, 2×2 patch merger; (px/28)² tokens.
+    Qwen2Vl,
+    /// Qwen2.5-VL: RMSNorm blocks with a SwiGLU MLP (window attention), 2×2 merger; (px/28)² tokens.
+    Qwen25Vl,
+    /// Qwen3-VL: learned positions, 3 DeepStack mergers; (px/32)² tokens.
+    Qwen3Vl,
+    /// Gemma-3's SigLIP: a fixed 896 px image, pooled to 256 tokens.
+    Siglip,
+    /// Llama-4: 336 px tiles (up to 16, plus a global view), 144 tokens each after pixel shuffle.
+    Llama4,
+    /// Mistral-Small-3.1's Pixtral: one token per 28 px square after a 2×2 merge, plus a break per row.
+    Pixtral,
+}
+
+/// A ViT-style vision tower and its projector into the language model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisionSpec {
+    #[serde(default = "qwen2vl")]
+    pub kind: VisionKind,
     pub blocks: u64,
     pub dim: u64,
     pub heads: u64,
@@ -58,6 +295,33 @@ pub struct VisionSpec {
     /// Smallest and largest number of language-model tokens one image may become.
     pub min_tokens: u64,
     pub max_tokens: u64,
+    /// The projector's hidden width where it has one (Llama-4's adapter: 4096; 0 otherwise).
+    #[serde(default)]
+    pub out_dim: u64,
+}
+
+fn qwen2vl() -> VisionKind {
+    VisionKind::Qwen2Vl
+}
+
+impl VisionSpec {
+    /// A tower of `kind` with `blocks` blocks of width `dim`, `heads` heads and an MLP of `mlp`, on
+    /// `patch`-pixel patches; Qwen-style temporal patches of 2, a 2×2 merge, 4 … 16384 tokens.
+    pub const fn of(kind: VisionKind, blocks: u64, dim: u64, heads: u64, mlp: u64, patch: u64) -> VisionSpec {
+        VisionSpec {
+            kind,
+            blocks,
+            dim,
+            heads,
+            mlp,
+            patch,
+            temporal_patch: 2,
+            merge: 2,
+            min_tokens: 4,
+            max_tokens: 16384,
+            out_dim: 0,
+        }
+    }
 }
 
 impl VisionSpec {
@@ -66,34 +330,98 @@ impl VisionSpec {
         (self.patch * self.merge).max(1)
     }
 
-    /// Language-model tokens for one square image of `px` × `px` pixels: (H/28)·(W/28) for Qwen2-VL,
-    /// with the side rounded to a multiple of 28 and the count kept inside the processor's bounds.
+    /// 336 px tiles of a square `px` image (Llama-4): up to 16, plus a global view when more than one.
+    fn llama4_tiles(px: u64) -> u64 {
+        let side = px.div_ceil(336).clamp(1, 4);
+        let tiles = side * side;
+        if tiles > 1 {
+            tiles + 1
+        } else {
+            1
+        }
+    }
+
+    /// Language-model tokens for one square image of `px` × `px` pixels.
     pub fn tokens_per_image(&self, px: u64) -> u64 {
         let side = self.pixels_per_token_side();
-        let per_side = ((px + side / 2) / side).max(1);
-        per_side.saturating_mul(per_side).clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
+        match self.kind {
+            VisionKind::Siglip => 256,
+            VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(px),
+            VisionKind::Pixtral => {
+                let per_side = px.clamp(1, 1540).div_ceil(side).max(1);
+                per_side * per_side + per_side
+            }
+            VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl => {
+                let per_side = ((px + side / 2) / side).max(1);
+                per_side.saturating_mul(per_side).clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
+            }
+        }
     }
 
-    /// Patches the vision blocks see for one image (before the merge).
+    /// Patches the vision blocks see for one image (before merging or pooling).
     pub fn patches_per_image(&self, px: u64) -> u64 {
-        self.tokens_per_image(px).saturating_mul(self.merge * self.merge)
+        match self.kind {
+            VisionKind::Siglip => (896 / self.patch.max(1)).pow(2),
+            VisionKind::Llama4 => VisionSpec::llama4_tiles(px) * ((336 / self.patch.max(1)).pow(2) + 1),
+            VisionKind::Pixtral => {
+                let per_side = px.clamp(1, 1540).div_ceil(self.pixels_per_token_side()).max(1);
+                per_side * per_side * self.merge * self.merge
+            }
+            _ => self.tokens_per_image(px).saturating_mul(self.merge * self.merge),
+        }
     }
 
-    /// Exact parameter count of the tower: patch embedding (3-D conv, no bias), pre-norm blocks with
-    /// LayerNorm, fused qkv with bias, output projection, a GELU MLP, and the patch merger
-    /// (LayerNorm + two linear layers into the language model's hidden size).
+    /// Exact parameter count of the tower and its projector into `lm_hidden`.
     pub fn parameters(&self, lm_hidden: u64) -> u64 {
         // In u128: a pasted config may hold absurd sizes; the count saturates instead of overflowing.
         let (d, mlp, lm) = (self.dim as u128, self.mlp as u128, lm_hidden as u128);
-        let patch_embed = 3 * self.temporal_patch as u128 * self.patch as u128 * self.patch as u128 * d;
-        let block = 2 * (2 * d) // two LayerNorms
-            + d * 3 * d + 3 * d // qkv
-            + d * d + d // proj
-            + d * mlp + mlp // fc1
-            + mlp * d + d; // fc2
-        let merged = d * self.merge as u128 * self.merge as u128;
-        let merger = 2 * d + merged.saturating_mul(merged) + merged + merged * lm + lm;
-        let total = patch_embed.saturating_add((self.blocks as u128).saturating_mul(block)).saturating_add(merger);
+        let (p, blocks, merged) = (self.patch as u128, self.blocks as u128, d * (self.merge * self.merge) as u128);
+        let attention = d * 3 * d + 3 * d + d * d + d; // qkv and output, with biases
+        let total = match self.kind {
+            VisionKind::Qwen2Vl => {
+                let block = 2 * (2 * d) + attention + d * mlp + mlp + mlp * d + d;
+                let merger = 2 * d + merged.saturating_mul(merged) + merged + merged * lm + lm;
+                3 * self.temporal_patch as u128 * p * p * d + blocks.saturating_mul(block) + merger
+            }
+            VisionKind::Qwen25Vl => {
+                let block = 2 * d + attention + 2 * (d * mlp + mlp) + mlp * d + d;
+                let merger = d + merged.saturating_mul(merged) + merged + merged * lm + lm;
+                3 * self.temporal_patch as u128 * p * p * d + blocks.saturating_mul(block) + merger
+            }
+            VisionKind::Qwen3Vl => {
+                let block = 4 * d + attention + d * mlp + mlp + mlp * d + d;
+                let one_merger = merged.saturating_mul(merged) + merged + merged * lm + lm;
+                let merger = 2 * d + one_merger;
+                let deepstack = 3 * (2 * merged + one_merger);
+                3 * self.temporal_patch as u128 * p * p * d
+                    + d
+                    + 2304 * d
+                    + blocks.saturating_mul(block)
+                    + merger
+                    + deepstack
+            }
+            VisionKind::Siglip => {
+                let block = 4 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4 * d;
+                let positions = (896 / self.patch.max(1) as u128).pow(2);
+                3 * p * p * d + d + positions * d + blocks.saturating_mul(block) + 2 * d + d + d * lm
+            }
+            VisionKind::Llama4 => {
+                let block = 4 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4 * d;
+                let positions = (336 / self.patch.max(1) as u128).pow(2) + 1;
+                let adapter = d * 4 * self.out_dim as u128 + (self.out_dim as u128).pow(2);
+                3 * p * p * d
+                    + d
+                    + positions * d
+                    + 4 * d
+                    + blocks.saturating_mul(block)
+                    + adapter
+                    + self.out_dim as u128 * lm
+            }
+            VisionKind::Pixtral => {
+                let block = 2 * d + 4 * d * d + 3 * d * mlp;
+                3 * p * p * d + d + blocks.saturating_mul(block) + d + merged * d + d * lm + lm * lm
+            }
+        };
         u64::try_from(total).unwrap_or(u64::MAX)
     }
 }
@@ -102,7 +430,7 @@ impl VisionSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
     /// Display name (from a preset, or from a pasted config.json — untrusted text).
-    pub name: String,
+    pub name: Cow<'static, str>,
     pub layers: u64,
     pub hidden: u64,
     pub heads: u64,
@@ -113,11 +441,11 @@ pub struct Architecture {
     pub tied_embeddings: bool,
     pub mlp: MlpKind,
     pub norm: NormKind,
-    /// Norm layers per block: 2 for most models, 4 for Gemma-2 (pre/post attention and MLP).
+    /// Norm layers per block: 2 for most models, 4 for Gemma-2/3 (pre/post attention and MLP).
     pub norms_per_layer: u64,
     /// Biases on the q, k and v projections (Qwen2).
     pub qkv_bias: bool,
-    /// Biases on the attention output projection and on the MLP linears (GPT-2).
+    /// Biases on the attention output projection and on the MLP linears (GPT-2; gpt-oss's experts).
     pub out_and_mlp_bias: bool,
     /// Learned absolute position embeddings (GPT-2: 1024 positions); 0 for rotary models.
     pub learned_positions: u64,
@@ -125,36 +453,125 @@ pub struct Architecture {
     /// tanh output for backward.
     #[serde(default)]
     pub softcapping: bool,
+    /// RMSNorm on q and k per head (Qwen3, Gemma-3, Llama-4 Scout).
+    #[serde(default)]
+    pub qk_norm: bool,
+    /// One learned sink logit per head and layer (gpt-oss).
+    #[serde(default)]
+    pub sinks: bool,
+    /// An output gate on full attention: q_proj also produces a gate (Qwen3-Next).
+    #[serde(default)]
+    pub attn_gate: bool,
+    /// Attention kind per layer.
+    #[serde(default = "full_pattern")]
+    pub layer_pattern: LayerPattern,
+    /// Tokens a sliding-window layer attends to.
+    #[serde(default)]
+    pub window: u64,
+    /// Tokens of a chunked local attention layer's chunk.
+    #[serde(default)]
+    pub chunk: u64,
+    #[serde(default)]
+    pub mla: Option<MlaSpec>,
+    #[serde(default)]
+    pub linear: Option<LinearSpec>,
     pub moe: Option<MoeSpec>,
     pub vision: Option<VisionSpec>,
+    /// How the published checkpoint stores its weights, and which layers that covers (bf16 and
+    /// all for most; MXFP4 experts for gpt-oss; block FP8 for DeepSeek-V3).
+    #[serde(default = "bf16_checkpoint")]
+    pub checkpoint: (StorageFormat, QuantLayers),
 }
 
-/// One kind of weight matrix inside every layer, with how many of it each layer holds.
+fn full_pattern() -> LayerPattern {
+    LayerPattern::FULL
+}
+
+fn bf16_checkpoint() -> (StorageFormat, QuantLayers) {
+    (StorageFormat::Bf16, QuantLayers::All)
+}
+
+/// Layers that attend the same way and have the same kind of MLP (their activations are alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerClass {
+    pub attention: LayerKind,
+    pub moe: bool,
+    pub count: u64,
+}
+
+impl LayerClass {
+    /// Whether a linear layer is part of a layer of this class.
+    pub fn has(&self, l: &LinearShape) -> bool {
+        match l.group {
+            LinearGroup::Attention => self.attention != LayerKind::Linear,
+            LinearGroup::LinearAttention => self.attention == LayerKind::Linear,
+            LinearGroup::Mlp => !self.moe,
+            LinearGroup::Expert | LinearGroup::SharedExpert => self.moe,
+        }
+    }
+}
+
+/// The part of the model a linear layer belongs to (what `quant_layers` selects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinearGroup {
+    Attention,
+    /// A dense MLP (also the dense layers of a mixture of experts).
+    Mlp,
+    /// A routed expert.
+    Expert,
+    /// An always-on shared expert.
+    SharedExpert,
+    /// A linear-attention layer's projections.
+    LinearAttention,
+}
+
+/// One kind of weight matrix, with how many of it the whole model holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinearShape {
     pub name: &'static str,
+    pub group: LinearGroup,
     pub d_in: u64,
     pub d_out: u64,
-    /// Copies per layer (the experts of a mixture-of-experts layer).
+    /// Copies in one layer that has it (the experts of a mixture-of-experts layer).
     pub per_layer: u64,
+    /// Layers that have it.
+    pub layers: u64,
 }
 
-/// The linear layers of one block, without a heap allocation (at most 8 kinds).
+impl LinearShape {
+    /// Copies in the whole model.
+    pub fn count(&self) -> u64 {
+        self.per_layer.saturating_mul(self.layers)
+    }
+
+    /// Parameters in one layer that has it.
+    pub fn parameters(&self) -> u64 {
+        self.d_in.saturating_mul(self.d_out).saturating_mul(self.per_layer)
+    }
+
+    /// Parameters in the whole model.
+    pub fn total_parameters(&self) -> u64 {
+        self.parameters().saturating_mul(self.layers)
+    }
+}
+
+/// The linear layers of the model, without a heap allocation (at most 16 kinds).
 #[derive(Clone, Copy, Debug)]
 pub struct Linears {
-    items: [LinearShape; 8],
+    items: [LinearShape; 16],
     len: usize,
 }
 
-const NO_LINEAR: LinearShape = LinearShape { name: "", d_in: 0, d_out: 0, per_layer: 0 };
+const NO_LINEAR: LinearShape =
+    LinearShape { name: "", group: LinearGroup::Attention, d_in: 0, d_out: 0, per_layer: 0, layers: 0 };
 
 impl Linears {
     fn new() -> Linears {
-        Linears { items: [NO_LINEAR; 8], len: 0 }
+        Linears { items: [NO_LINEAR; 16], len: 0 }
     }
 
     fn push(&mut self, l: LinearShape) {
-        if self.len < self.items.len() {
+        if self.len < self.items.len() && l.layers > 0 && l.per_layer > 0 {
             self.items[self.len] = l;
             self.len += 1;
         }
@@ -168,51 +585,245 @@ impl std::ops::Deref for Linears {
     }
 }
 
-impl LinearShape {
-    pub fn parameters(&self) -> u64 {
-        self.d_in.saturating_mul(self.d_out).saturating_mul(self.per_layer)
-    }
-}
-
 impl Architecture {
+    /// A Llama-style decoder (gated MLP, RMSNorm, no biases, full attention, bf16 checkpoint) of
+    /// the given shape; presets and imports change what differs.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn decoder(
+        name: &'static str,
+        layers: u64,
+        hidden: u64,
+        heads: u64,
+        kv_heads: u64,
+        head_dim: u64,
+        ffn: u64,
+        vocab: u64,
+        tied_embeddings: bool,
+    ) -> Architecture {
+        Architecture {
+            name: Cow::Borrowed(name),
+            layers,
+            hidden,
+            heads,
+            kv_heads,
+            head_dim,
+            ffn,
+            vocab,
+            tied_embeddings,
+            mlp: MlpKind::Glu,
+            norm: NormKind::RmsNorm,
+            norms_per_layer: 2,
+            qkv_bias: false,
+            out_and_mlp_bias: false,
+            learned_positions: 0,
+            softcapping: false,
+            qk_norm: false,
+            sinks: false,
+            attn_gate: false,
+            layer_pattern: LayerPattern::FULL,
+            window: 0,
+            chunk: 0,
+            mla: None,
+            linear: None,
+            moe: None,
+            vision: None,
+            checkpoint: (StorageFormat::Bf16, QuantLayers::All),
+        }
+    }
+
     pub fn q_dim(&self) -> u64 {
-        self.heads.saturating_mul(self.head_dim)
+        match &self.mla {
+            Some(m) => self.heads.saturating_mul(m.qk_head_dim()),
+            None => self.heads.saturating_mul(self.head_dim),
+        }
     }
 
+    /// Width of K (and V) across the KV heads (full-size keys and values of latent attention).
     pub fn kv_dim(&self) -> u64 {
-        self.kv_heads.saturating_mul(self.head_dim)
+        match &self.mla {
+            Some(m) => self.heads.saturating_mul(m.qk_head_dim()),
+            None => self.kv_heads.saturating_mul(self.head_dim),
+        }
     }
 
-    /// The linear layers of one decoder block, in the names PEFT's `target_modules` use.
-    pub fn layer_linears(&self) -> Linears {
-        let h = self.hidden;
-        let mut out = Linears::new();
-        out.push(LinearShape { name: "q_proj", d_in: h, d_out: self.q_dim(), per_layer: 1 });
-        out.push(LinearShape { name: "k_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 });
-        out.push(LinearShape { name: "v_proj", d_in: h, d_out: self.kv_dim(), per_layer: 1 });
-        out.push(LinearShape { name: "o_proj", d_in: self.q_dim(), d_out: h, per_layer: 1 });
-        let (ffn, copies) = match &self.moe {
-            Some(m) => (m.expert_ffn, m.experts),
-            None => (self.ffn, 1),
-        };
-        match self.mlp {
-            MlpKind::Glu => {
-                out.push(LinearShape { name: "gate_proj", d_in: h, d_out: ffn, per_layer: copies });
-                out.push(LinearShape { name: "up_proj", d_in: h, d_out: ffn, per_layer: copies });
-                out.push(LinearShape { name: "down_proj", d_in: ffn, d_out: h, per_layer: copies });
-            }
-            MlpKind::Gelu => {
-                out.push(LinearShape { name: "fc1", d_in: h, d_out: ffn, per_layer: copies });
-                out.push(LinearShape { name: "fc2", d_in: ffn, d_out: h, per_layer: copies });
+    /// Width of the attention output before o_proj.
+    pub fn attn_out_dim(&self) -> u64 {
+        match &self.mla {
+            Some(m) => self.heads.saturating_mul(m.v_head_dim),
+            None => self.heads.saturating_mul(self.head_dim),
+        }
+    }
+
+    /// Layers of an attention kind.
+    pub fn layers_of(&self, kind: LayerKind) -> u64 {
+        self.layer_pattern.count(kind, self.layers)
+    }
+
+    /// Layers that attend with softmax attention (and so keep a KV cache).
+    pub fn attention_layers(&self) -> u64 {
+        self.layers - self.layers_of(LayerKind::Linear).min(self.layers)
+    }
+
+    /// Layers with a mixture of experts (the rest have a dense MLP).
+    pub fn moe_layers(&self) -> u64 {
+        match &self.moe {
+            None => 0,
+            Some(m) => {
+                let from = m.dense_layers.min(self.layers);
+                let step = m.step.max(1);
+                // Layer i (from `dense_layers` on) is MoE when (i + 1) is a multiple of `step`.
+                (self.layers / step).saturating_sub(from / step)
             }
         }
+    }
+
+    /// Whether layer `i` has a mixture of experts.
+    pub fn is_moe_layer(&self, i: u64) -> bool {
+        self.moe.as_ref().is_some_and(|m| i >= m.dense_layers && (i + 1) % m.step.max(1) == 0)
+    }
+
+    /// The classes of layers (attention kind × MLP kind) with how many layers each: one class for a
+    /// uniform model, at most eight.
+    pub fn layer_classes(&self) -> Vec<LayerClass> {
+        let mut classes: Vec<LayerClass> = Vec::with_capacity(2);
+        if self.layer_pattern.is_full() && self.moe.as_ref().is_none_or(|m| m.dense_layers == 0 && m.step <= 1) {
+            classes.push(LayerClass { attention: LayerKind::Full, moe: self.moe.is_some(), count: self.layers });
+            return classes;
+        }
+        for i in 0..self.layers {
+            let (attention, moe) = (self.layer_pattern.kind_of(i), self.is_moe_layer(i));
+            match classes.iter_mut().find(|c| c.attention == attention && c.moe == moe) {
+                Some(c) => c.count += 1,
+                None => classes.push(LayerClass { attention, moe, count: 1 }),
+            }
+        }
+        classes
+    }
+
+    pub fn dense_mlp_layers(&self) -> u64 {
+        self.layers - self.moe_layers().min(self.layers)
+    }
+
+    /// Intermediate size of the dense MLP layers.
+    pub fn dense_ffn(&self) -> u64 {
+        match &self.moe {
+            Some(m) if m.dense_ffn > 0 => m.dense_ffn,
+            _ => self.ffn,
+        }
+    }
+
+    /// Every linear layer of the decoder, in the names PEFT's `target_modules` use.
+    pub fn linears(&self) -> Linears {
+        let mut out = Linears::new();
+        self.attention_linears(&mut out);
+        let h = self.hidden;
+        let mlp = |out: &mut Linears, ffn: u64, group, per_layer, layers| {
+            let (gate, up, down) = match (self.mlp, group) {
+                (MlpKind::Glu, LinearGroup::SharedExpert) => {
+                    ("shared_expert.gate_proj", "shared_expert.up_proj", "shared_expert.down_proj")
+                }
+                (MlpKind::Glu, _) => ("gate_proj", "up_proj", "down_proj"),
+                (MlpKind::Gelu, _) => ("", "fc1", "fc2"),
+            };
+            if self.mlp == MlpKind::Glu {
+                out.push(LinearShape { name: gate, group, d_in: h, d_out: ffn, per_layer, layers });
+            }
+            out.push(LinearShape { name: up, group, d_in: h, d_out: ffn, per_layer, layers });
+            out.push(LinearShape { name: down, group, d_in: ffn, d_out: h, per_layer, layers });
+        };
+        mlp(&mut out, self.dense_ffn(), LinearGroup::Mlp, 1, self.dense_mlp_layers());
         if let Some(m) = &self.moe {
+            mlp(&mut out, m.expert_ffn, LinearGroup::Expert, m.experts, self.moe_layers());
             if m.shared > 0 {
-                let n = self.mlp.matrices();
-                out.push(LinearShape { name: "shared_expert", d_in: h, d_out: m.shared_ffn, per_layer: m.shared * n });
+                // Several shared experts are one wider MLP in the checkpoints (DeepSeek: n_shared × size).
+                mlp(&mut out, m.shared_ffn.saturating_mul(m.shared), LinearGroup::SharedExpert, 1, self.moe_layers());
             }
         }
         out
+    }
+
+    fn attention_linears(&self, out: &mut Linears) {
+        let h = self.hidden;
+        let layers = self.attention_layers();
+        let a = LinearGroup::Attention;
+        match &self.mla {
+            Some(m) => {
+                if m.q_lora_rank > 0 {
+                    out.push(LinearShape {
+                        name: "q_a_proj",
+                        group: a,
+                        d_in: h,
+                        d_out: m.q_lora_rank,
+                        per_layer: 1,
+                        layers,
+                    });
+                    out.push(LinearShape {
+                        name: "q_b_proj",
+                        group: a,
+                        d_in: m.q_lora_rank,
+                        d_out: self.q_dim(),
+                        per_layer: 1,
+                        layers,
+                    });
+                } else {
+                    out.push(LinearShape {
+                        name: "q_proj",
+                        group: a,
+                        d_in: h,
+                        d_out: self.q_dim(),
+                        per_layer: 1,
+                        layers,
+                    });
+                }
+                let kv_a = m.kv_lora_rank.saturating_add(m.qk_rope_head_dim);
+                let kv_b = self.heads.saturating_mul(m.qk_nope_head_dim.saturating_add(m.v_head_dim));
+                out.push(LinearShape {
+                    name: "kv_a_proj_with_mqa",
+                    group: a,
+                    d_in: h,
+                    d_out: kv_a,
+                    per_layer: 1,
+                    layers,
+                });
+                out.push(LinearShape {
+                    name: "kv_b_proj",
+                    group: a,
+                    d_in: m.kv_lora_rank,
+                    d_out: kv_b,
+                    per_layer: 1,
+                    layers,
+                });
+            }
+            None => {
+                let q_out = self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 });
+                out.push(LinearShape { name: "q_proj", group: a, d_in: h, d_out: q_out, per_layer: 1, layers });
+                out.push(LinearShape { name: "k_proj", group: a, d_in: h, d_out: self.kv_dim(), per_layer: 1, layers });
+                out.push(LinearShape { name: "v_proj", group: a, d_in: h, d_out: self.kv_dim(), per_layer: 1, layers });
+            }
+        }
+        out.push(LinearShape { name: "o_proj", group: a, d_in: self.attn_out_dim(), d_out: h, per_layer: 1, layers });
+        if let Some(l) = &self.linear {
+            let n = self.layers_of(LayerKind::Linear);
+            let g = LinearGroup::LinearAttention;
+            let qkvz = l.key_dim() * 2 + l.value_dim() * 2;
+            out.push(LinearShape { name: "in_proj_qkvz", group: g, d_in: h, d_out: qkvz, per_layer: 1, layers: n });
+            out.push(LinearShape {
+                name: "in_proj_ba",
+                group: g,
+                d_in: h,
+                d_out: 2 * l.v_heads,
+                per_layer: 1,
+                layers: n,
+            });
+            out.push(LinearShape {
+                name: "out_proj",
+                group: g,
+                d_in: l.value_dim(),
+                d_out: h,
+                per_layer: 1,
+                layers: n,
+            });
+        }
     }
 
     fn norm_size(&self) -> u64 {
@@ -222,38 +833,68 @@ impl Architecture {
         }
     }
 
-    /// Parameters of one decoder block that are *not* in its big linear matrices: norms, biases and
-    /// the MoE router. They stay in 16-bit when a checkpoint is quantized.
-    pub fn layer_small_parameters(&self) -> u64 {
+    /// Parameters that are not in the big linear matrices: norms, biases, sinks, routers, latent
+    /// norms, the linear-attention layers' convolution and gates. They stay in 16-bit when a
+    /// checkpoint is quantized. All layers together.
+    pub fn small_parameters(&self) -> u64 {
         // In u128, saturating at the end (sizes come from untrusted links and configs).
-        let h = self.hidden as u128;
-        let mut p = self.norms_per_layer as u128 * self.norm_size() as u128;
+        let (l, h) = (self.layers as u128, self.hidden as u128);
+        let attn = self.attention_layers() as u128;
+        let mut p = l * self.norms_per_layer as u128 * self.norm_size() as u128;
         if self.qkv_bias {
-            p += self.q_dim() as u128 + 2 * self.kv_dim() as u128;
+            p += attn * (self.q_dim() as u128 + 2 * self.kv_dim() as u128);
         }
         if self.out_and_mlp_bias {
-            p += h; // o_proj / c_proj bias
-            let ffn = self.moe.as_ref().map_or(self.ffn, |m| m.expert_ffn) as u128;
-            let copies = self.moe.as_ref().map_or(1, |m| m.experts) as u128;
-            p += copies
-                * match self.mlp {
-                    MlpKind::Glu => 2 * ffn + h,
-                    MlpKind::Gelu => ffn + h,
-                };
+            p += attn * h + self.mlp_biases();
+        }
+        if self.qk_norm {
+            p += attn * 2 * self.head_dim as u128;
+        }
+        if self.sinks {
+            p += attn * self.heads as u128;
+        }
+        if let Some(m) = &self.mla {
+            p += attn * (if m.q_lora_rank > 0 { m.q_lora_rank as u128 } else { 0 } + m.kv_lora_rank as u128);
+        }
+        if let Some(lin) = &self.linear {
+            let n = self.layers_of(LayerKind::Linear) as u128;
+            let nv = lin.v_heads as u128;
+            p += n * (lin.conv_dim() as u128 * lin.conv as u128 + 2 * nv + lin.head_dim as u128);
         }
         if let Some(m) = &self.moe {
-            p += h * m.experts as u128; // router
+            let moe = self.moe_layers() as u128;
+            p += moe * h * m.experts as u128; // router
+            p += moe * if m.router_bias { m.experts as u128 } else { 0 };
+            p += moe * if m.shared_gate { h } else { 0 };
         }
         u64::try_from(p).unwrap_or(u64::MAX)
     }
 
-    /// Parameters in the big linear matrices of one block (what quantization compresses).
-    pub fn layer_linear_parameters(&self) -> u64 {
-        self.layer_linears().iter().map(LinearShape::parameters).fold(0, u64::saturating_add)
+    /// Biases of the MLP linears (GPT-2's fc1/fc2, gpt-oss's experts), all layers.
+    fn mlp_biases(&self) -> u128 {
+        self.linears()
+            .iter()
+            .filter(|l| matches!(l.group, LinearGroup::Mlp | LinearGroup::Expert | LinearGroup::SharedExpert))
+            .map(|l| l.d_out as u128 * l.count() as u128)
+            .sum()
     }
 
-    pub fn layer_parameters(&self) -> u64 {
-        self.layer_linear_parameters().saturating_add(self.layer_small_parameters())
+    /// Parameters of the largest layer (what ZeRO-3 / FSDP gathers at once): its linear matrices and
+    /// its share of the small parameters.
+    pub fn largest_layer_parameters(&self) -> u64 {
+        let linears = self.linears();
+        let small = self.small_parameters() / self.layers.max(1);
+        self.layer_classes()
+            .iter()
+            .map(|c| linears.iter().filter(|l| c.has(l)).map(LinearShape::parameters).fold(0, u64::saturating_add))
+            .max()
+            .unwrap_or(0)
+            .saturating_add(small)
+    }
+
+    /// Parameters in the big linear matrices of all layers (what quantization compresses).
+    pub fn linear_parameters(&self) -> u64 {
+        self.linears().iter().map(LinearShape::total_parameters).fold(0, u64::saturating_add)
     }
 
     /// Input embedding (+ learned positions).
@@ -276,34 +917,39 @@ impl Architecture {
 
     /// The exact parameter count of the whole model.
     pub fn parameters(&self) -> u64 {
-        self.layers
-            .saturating_mul(self.layer_parameters())
+        self.linear_parameters()
+            .saturating_add(self.small_parameters())
             .saturating_add(self.embedding_parameters())
             .saturating_add(self.lm_head_parameters())
             .saturating_add(self.norm_size()) // final norm
             .saturating_add(self.vision_parameters())
     }
 
-    /// Parameters used for one token: mixture-of-experts layers run only `active` (+ shared) experts.
+    /// Parameters used for one token: a mixture-of-experts layer runs only `active` of its routed
+    /// experts (every expert is still resident in memory).
     pub fn active_parameters(&self) -> u64 {
         match &self.moe {
             None => self.parameters(),
             Some(m) => {
                 let per_expert = self.mlp.matrices().saturating_mul(self.hidden).saturating_mul(m.expert_ffn);
                 let idle = m.experts.saturating_sub(m.active).saturating_mul(per_expert);
-                self.parameters().saturating_sub(self.layers.saturating_mul(idle))
+                self.parameters().saturating_sub(self.moe_layers().saturating_mul(idle))
             }
         }
     }
 
-    /// Parameters stored in the language model's linear layers (quantizable), all layers together.
-    pub fn linear_parameters(&self) -> u64 {
-        self.layers.saturating_mul(self.layer_linear_parameters())
-    }
-
     /// The largest single weight matrix (what a 4-bit kernel dequantizes at once).
     pub fn largest_linear(&self) -> u64 {
-        self.layer_linears().iter().map(|l| l.d_in.saturating_mul(l.d_out)).max().unwrap_or(0)
+        self.linears().iter().map(|l| l.d_in.saturating_mul(l.d_out)).max().unwrap_or(0)
+    }
+
+    /// KV-cache elements per token of one softmax-attention layer: K and V of every KV head, or
+    /// latent attention's one latent + rotary key.
+    pub fn kv_elements_per_layer(&self, kv_heads: u64) -> u64 {
+        match &self.mla {
+            Some(m) => m.cached_per_token(),
+            None => 2u64.saturating_mul(kv_heads).saturating_mul(self.head_dim),
+        }
     }
 
     /// Problems that make the architecture meaningless, named by their scenario key.
@@ -329,5 +975,29 @@ impl Architecture {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LayerKind, LayerPattern};
+
+    /// Gemma-3 27B: 62 layers of SSSSSF → 10 full, 52 sliding (10 × 6 = 60, then S, S).
+    #[test]
+    fn a_pattern_repeats_over_the_layers() {
+        let p = LayerPattern::parse("SSSSSF").expect("valid");
+        assert_eq!((p.count(LayerKind::Full, 62), p.count(LayerKind::Sliding, 62)), (10, 52));
+        assert_eq!(p.kind_of(5), LayerKind::Full);
+        assert_eq!(LayerPattern::parse("sf").map(|p| p.text()), Some("SF".to_string()));
+        assert!(LayerPattern::parse("SX").is_none() && LayerPattern::parse("").is_none());
+    }
+
+    /// gpt-oss's `layer_types` (24 alternating) shorten to `SF`; a non-repeating list stays whole.
+    #[test]
+    fn layer_types_shorten_to_their_unit() {
+        use LayerKind::{Full as F, Sliding as S};
+        let alternating: Vec<LayerKind> = (0..24).map(|i| if i % 2 == 0 { S } else { F }).collect();
+        assert_eq!(LayerPattern::from_kinds(&alternating).map(|p| p.text()), Some("SF".into()));
+        assert_eq!(LayerPattern::from_kinds(&[S, S, F]).map(|p| p.text()), Some("SSF".into()));
     }
 }

@@ -1,13 +1,13 @@
 //! The five-OOM drill (homework 2): each injected mistake as its own line, so that its signature
 //! shows in the bars. (The fifth, a batch at the maximum, is a plain `batch` value.)
 
-use super::activations::training_layer;
+use super::activations::SavedLayers;
 use super::bill::{line, Component, ComponentId};
 use super::msg::Arg;
 use super::plan::{Plan, Work};
 use super::scenario::{DRILL_KEPT_STEPS, MIB};
 use super::storage::StorageFormat;
-use super::weights::stored_weights;
+use super::weights::{stored_weights, WeightFormat};
 use crate::msg;
 
 /// Every drill line that applies to the plan.
@@ -20,15 +20,17 @@ pub fn lines(p: &Plan) -> impl Iterator<Item = Component> {
 fn eval_graph(p: &Plan) -> Option<Component> {
     let t = p.training().filter(|_| p.drill.no_grad)?;
     let arch = p.arch;
-    let layer = training_layer(arch, t.saved, p.kernel, p.acts, p.tokens);
-    let graph = arch.layers as f64 * layer.bytes(p.tokens, p.batch);
+    let layers = SavedLayers::of(arch, t.saved, p.kernel, p.acts, p.tokens);
+    let graph = layers.bytes(p.tokens, p.batch);
+    let per_token =
+        layers.classes.iter().map(|(c, l)| c.count as f64 * l.per_token).sum::<f64>() / arch.layers.max(1) as f64;
     let logits = p.batch as f64 * p.tokens as f64 * arch.vocab as f64 * (p.acts.bytes() + 4.0);
     let formula = msg!(
         EvalGraph,
         Arg::Int(arch.layers),
         Arg::Count(p.tokens),
         Arg::Int(p.batch),
-        Arg::Count(layer.per_token as u64),
+        Arg::Count(per_token as u64),
         Arg::Bytes(logits)
     );
     Some(line(ComponentId::EvalGraph, graph + logits, "§3 ③", formula))
@@ -72,7 +74,7 @@ pub fn zombie(p: &Plan) -> Option<Component> {
     if !p.drill.zombie {
         return None;
     }
-    let w = stored_weights(p.arch, StorageFormat::Bf16, true).bytes;
+    let w = stored_weights(p.arch, WeightFormat::all(StorageFormat::Bf16)).bytes;
     let ctx = p.overhead_mib * MIB;
     let formula = msg!(ZombieProcess, Arg::Bytes(w), Arg::Bytes(ctx));
     Some(line(ComponentId::ZombieProcess, w + ctx, "§3 第 0 步", formula))

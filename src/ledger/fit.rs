@@ -1,6 +1,7 @@
 //! Fit solvers (the largest micro-batch, the longest sequence, the largest model that fit a GPU with
 //! the chapter's 20 % margin) and the chapter's speed card (§4) regenerated from the ledger.
 
+use super::architecture::Architecture;
 use super::bill::Verdict;
 use super::estimate::estimate;
 use super::presets::{self, ModelPreset};
@@ -74,12 +75,17 @@ pub fn max_seq(s: &Scenario) -> u64 {
     })
 }
 
-/// Text-only dense presets, the candidates for "the largest model that fits".
+/// Text-only dense presets, the candidates for "the largest model that fits"; a preset with the
+/// same shape as an earlier one (a fine-tune: Llama-3.3-70B, the R1 distills) is left out.
 pub fn dense_text_models() -> Vec<ModelPreset> {
-    let mut m: Vec<ModelPreset> = presets::models()
-        .into_iter()
-        .filter(|p| p.architecture.moe.is_none() && p.architecture.vision.is_none() && p.id != "gpt2")
-        .collect();
+    let mut m: Vec<ModelPreset> = Vec::new();
+    for p in presets::models() {
+        let a = &p.architecture;
+        let duplicate = m.iter().any(|q| Architecture { name: a.name.clone(), ..q.architecture.clone() } == *a);
+        if a.moe.is_none() && a.vision.is_none() && p.id != "gpt2" && !duplicate {
+            m.push(p.clone());
+        }
+    }
     m.sort_by_key(|p| p.architecture.parameters());
     m
 }
@@ -98,7 +104,7 @@ pub fn largest_model<'a>(s: &Scenario, candidates: &'a [ModelPreset]) -> Option<
 /// margin, all other settings kept. `None` for a custom model or when none fits.
 pub fn largest_in_family(s: &Scenario) -> Option<ModelPreset> {
     let family = s.model_id.as_deref().and_then(presets::model)?.family;
-    let mut members: Vec<ModelPreset> = presets::models().into_iter().filter(|m| m.family == family).collect();
+    let mut members: Vec<ModelPreset> = presets::models().iter().filter(|m| m.family == family).cloned().collect();
     members.sort_by_key(|m| m.architecture.parameters());
     largest_model(s, &members).cloned()
 }

@@ -1,17 +1,52 @@
 //! Import of a Hugging Face `config.json`.
 //!
-//! Supported `model_type`s: llama, mistral, mixtral, qwen2, qwen2_vl, gemma2, phi3, gpt2. The input
-//! is untrusted (pasted by a user or fetched from the Hub): every problem becomes an error that names
-//! the field, never a panic.
+//! Every `model_type` of the presets is read with its own fields (latent attention, sliding-window
+//! and chunked layers, linear attention, shared experts and dense first layers, vision towers,
+//! `quantization_config`); a config of another `model_type` that has the standard decoder fields
+//! is imported as a generic decoder, with a note naming what was assumed. The input is untrusted
+//! (pasted by a user or fetched from a hub): every problem becomes an error that names the field,
+//! never a panic.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
+use crate::json::Json;
+
+use super::architecture::{
+    Architecture, LayerKind, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
+};
 use super::msg::{Arg, Msg};
+use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
-use super::architecture::{Architecture, MlpKind, MoeSpec, NormKind, VisionSpec};
-
-pub const SUPPORTED: [&str; 8] = ["llama", "mistral", "mixtral", "qwen2", "qwen2_vl", "gemma2", "phi3", "gpt2"];
+/// The `model_type`s read with their own fields.
+pub const SUPPORTED: [&str; 26] = [
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "qwen3",
+    "qwen3_moe",
+    "qwen3_next",
+    "qwen3_vl",
+    "deepseek_v2",
+    "deepseek_v3",
+    "kimi_k2",
+    "gpt_oss",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "llama4",
+    "llama4_text",
+    "mistral3",
+    "phi3",
+    "glm4_moe",
+    "glm4",
+    "gpt2",
+    "granite",
+];
 
 /// Upper bounds that keep every later product finite and meaningful.
 const MAX_DIM: u64 = 1 << 24;
@@ -22,48 +57,69 @@ const MAX_VOCAB: u64 = 1 << 27;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConfigError(pub Msg);
 
+/// An imported model: its architecture (with the checkpoint's format) and what was assumed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    pub architecture: Architecture,
+    pub notes: Vec<Msg>,
+}
+
 fn err<T>(m: Msg) -> Result<T, ConfigError> {
     Err(ConfigError(m))
 }
 
 struct Fields<'a> {
-    obj: &'a Map<String, Value>,
+    obj: &'a [(String, Json)],
     prefix: &'a str,
 }
 
 impl<'a> Fields<'a> {
-    fn raw(&self, key: &str) -> Option<&'a Value> {
-        self.obj.get(key).filter(|v| !v.is_null())
+    fn get(&self, key: &str) -> Option<&'a Json> {
+        self.obj.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn raw(&self, key: &str) -> Option<&'a Json> {
+        self.get(key).filter(|v| !v.is_null())
     }
 
     fn name(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
 
-    fn opt_uint(&self, key: &str, max: u64) -> Result<Option<u64>, ConfigError> {
+    /// A whole number ≥ `min`; `Ok(None)` when absent.
+    fn opt_count(&self, key: &str, min: u64, max: u64) -> Result<Option<u64>, ConfigError> {
         let Some(v) = self.raw(key) else { return Ok(None) };
-        let n = match v {
-            Value::Number(n) => n
-                .as_u64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18).map(|f| f as u64)),
-            _ => None,
-        };
+        let n = v.as_u64().filter(|n| *n < 1_000_000_000_000_000_000);
         match n {
-            Some(0) => err(msg!(ConfigFieldZero, Arg::Text(self.name(key)))),
+            Some(n) if n < min => err(msg!(ConfigFieldZero, Arg::Text(self.name(key)))),
             Some(n) if n > max => err(msg!(ConfigFieldTooLarge, Arg::Text(self.name(key)), Arg::Int(n), Arg::Int(max))),
             Some(n) => Ok(Some(n)),
             None => err(msg!(ConfigFieldNotUint, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
 
+    fn opt_uint(&self, key: &str, max: u64) -> Result<Option<u64>, ConfigError> {
+        self.opt_count(key, 1, max)
+    }
+
     fn uint(&self, key: &str, max: u64) -> Result<u64, ConfigError> {
         self.opt_uint(key, max)?.map_or_else(|| err(msg!(ConfigFieldMissing, Arg::Text(self.name(key)))), Ok)
+    }
+
+    /// The first of `keys` that is present.
+    fn first_uint(&self, keys: &[&str], max: u64) -> Result<Option<u64>, ConfigError> {
+        for k in keys {
+            if let Some(v) = self.opt_uint(k, max)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
     }
 
     fn opt_bool(&self, key: &str) -> Result<Option<bool>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Json::Bool(b)) => Ok(Some(*b)),
             Some(v) => err(msg!(ConfigFieldNotBool, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
@@ -71,147 +127,400 @@ impl<'a> Fields<'a> {
     fn opt_float(&self, key: &str) -> Result<Option<f64>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(f) if f.is_finite() && f > 0.0 && f < 1e6 => Ok(Some(f)),
-                _ => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
-            },
+            Some(Json::Uint(n)) if (1..1_000_000).contains(n) => Ok(Some(*n as f64)),
+            Some(Json::Num(f)) if f.is_finite() && *f > 0.0 && *f < 1e6 => Ok(Some(*f)),
+            Some(Json::Uint(_) | Json::Num(_)) => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
             Some(v) => err(msg!(ConfigFieldNotNumber, Arg::Text(self.name(key)), Arg::Text(short(v)))),
+        }
+    }
+
+    fn opt_str(&self, key: &str) -> Option<&'a str> {
+        self.raw(key).and_then(Json::as_str)
+    }
+
+    fn object(&self, key: &str) -> Result<Option<&'a [(String, Json)]>, ConfigError> {
+        match self.raw(key) {
+            None => Ok(None),
+            Some(Json::Object(o)) => Ok(Some(o)),
+            Some(_) => err(msg!(ConfigFieldNotObject, Arg::Text(self.name(key)))),
         }
     }
 }
 
 /// A short, safe rendering of an offending value for an error message.
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
-    }
+fn short(v: &Json) -> String {
+    v.short(40)
 }
 
 /// Parses `config.json` text into an architecture.
-pub fn parse_config(text: &str) -> Result<Architecture, ConfigError> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
+pub fn parse_config(text: &str) -> Result<Imported, ConfigError> {
+    let value = Json::parse(text).map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
     from_value(&value)
 }
 
-pub fn from_value(value: &Value) -> Result<Architecture, ConfigError> {
+pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     let Some(obj) = value.as_object() else {
         return err(msg!(ConfigNotObject));
     };
     let top = Fields { obj, prefix: "" };
     let model_type = match top.raw("model_type") {
-        Some(Value::String(s)) => s.as_str(),
+        Some(Json::Str(s)) => s.as_str(),
         Some(v) => return err(msg!(ConfigFieldNotString, Arg::Code("model_type"), Arg::Text(short(v)))),
         None => return err(msg!(ConfigModelTypeMissing, Arg::Text(SUPPORTED.join(", ")))),
     };
-    let name = match top.raw("_name_or_path") {
-        Some(Value::String(s)) if !s.is_empty() => s.chars().take(120).collect(),
-        _ => model_type.chars().take(40).collect::<String>(),
+    let name: String = match top.raw("_name_or_path") {
+        Some(Json::Str(s)) if !s.is_empty() => s.chars().take(120).collect(),
+        _ => model_type.chars().take(40).collect(),
     };
-    match model_type {
-        "gpt2" => gpt2(&top, name),
-        "llama" | "mistral" | "mixtral" | "qwen2" | "gemma2" | "phi3" => decoder(&top, model_type, name),
-        "qwen2_vl" => qwen2_vl(obj, name),
-        other => {
-            err(msg!(ConfigUnsupported, Arg::Text(other.chars().take(40).collect()), Arg::Text(SUPPORTED.join(", "))))
+    let mut notes = Vec::new();
+    let mut arch = match model_type {
+        "gpt2" => gpt2(&top, name)?,
+        _ => {
+            // Vision-language configs nest the language model under `text_config`.
+            let text = match top.object("text_config")? {
+                Some(t) if t.iter().any(|(k, _)| k == "hidden_size") => Fields { obj: t, prefix: "text_config." },
+                _ => Fields { obj, prefix: "" },
+            };
+            let family = Family::of(model_type, &text);
+            if family == Family::Generic {
+                notes.push(msg!(ImportGeneric, Arg::Text(model_type.chars().take(40).collect())));
+            }
+            let mut a = decoder(&text, family, name)?;
+            if let Some(t) = top.opt_bool("tie_word_embeddings")? {
+                a.tied_embeddings = t;
+            }
+            a.vision = vision(&top, family, model_type)?;
+            a
+        }
+    };
+    arch.checkpoint = checkpoint(&top, &mut notes)?;
+    arch.validate().map_err(ConfigError)?;
+    Ok(Imported { architecture: arch, notes })
+}
+
+/// Which reading of the fields a `model_type` gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Llama,
+    Qwen2,
+    Qwen3,
+    Qwen3Next,
+    DeepSeek,
+    GptOss,
+    Gemma2,
+    Gemma3,
+    Llama4,
+    Glm,
+    /// Another decoder with the standard fields.
+    Generic,
+}
+
+impl Family {
+    fn of(model_type: &str, text: &Fields) -> Family {
+        match model_type {
+            "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "granite" => Family::Llama,
+            "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" => Family::Qwen2,
+            "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" => Family::Qwen3,
+            "qwen3_next" => Family::Qwen3Next,
+            "deepseek_v2" | "deepseek_v3" | "kimi_k2" => Family::DeepSeek,
+            "gpt_oss" => Family::GptOss,
+            "gemma2" => Family::Gemma2,
+            "gemma3" | "gemma3_text" => Family::Gemma3,
+            "llama4" | "llama4_text" => Family::Llama4,
+            "glm4_moe" | "glm4" => Family::Glm,
+            // A nested text model of a known type.
+            _ => match text.opt_str("model_type") {
+                Some(t) if t != model_type && !t.is_empty() => Family::of(t, &Fields { obj: &[], prefix: "" }),
+                _ => Family::Generic,
+            },
         }
     }
 }
 
-fn decoder(f: &Fields, model_type: &str, name: String) -> Result<Architecture, ConfigError> {
+fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, ConfigError> {
+    let gemma3 = family == Family::Gemma3;
     let layers = f.uint("num_hidden_layers", MAX_LAYERS)?;
     let hidden = f.uint("hidden_size", MAX_DIM)?;
-    let heads = f.uint("num_attention_heads", MAX_DIM)?;
-    let kv_heads = f.opt_uint("num_key_value_heads", MAX_DIM)?.unwrap_or(heads);
+    let heads = match f.opt_uint("num_attention_heads", MAX_DIM)? {
+        Some(h) => h,
+        None if gemma3 => 8, // Gemma3TextConfig's default
+        None => f.uint("num_attention_heads", MAX_DIM)?,
+    };
+    let kv_heads = f.opt_uint("num_key_value_heads", MAX_DIM)?.unwrap_or(if gemma3 { 4 } else { heads });
     let head_dim = match f.opt_uint("head_dim", MAX_DIM)? {
         Some(d) => d,
+        None if gemma3 => 256,
         None if hidden % heads == 0 => hidden / heads,
         None => return err(msg!(ConfigHeadDim, Arg::Int(hidden), Arg::Int(heads))),
     };
     let ffn = f.uint("intermediate_size", MAX_DIM)?;
-    let vocab = f.uint("vocab_size", MAX_VOCAB)?;
+    let vocab = match f.opt_uint("vocab_size", MAX_VOCAB)? {
+        Some(v) => v,
+        None if gemma3 => 262208,
+        None => f.uint("vocab_size", MAX_VOCAB)?,
+    };
     // transformers' own defaults per family when the field is absent.
-    let tied_default = model_type == "gemma2";
+    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3);
     let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
     let attention_bias = f.opt_bool("attention_bias")?.unwrap_or(false);
     let mlp_bias = f.opt_bool("mlp_bias")?.unwrap_or(false);
-    let moe = if model_type == "mixtral" {
-        let experts = f.uint("num_local_experts", 1 << 16)?;
-        let active = f.uint("num_experts_per_tok", 1 << 16)?;
-        if active > experts {
-            return err(msg!(ConfigExpertsPerToken, Arg::Int(active), Arg::Int(experts)));
-        }
-        Some(MoeSpec { experts, active, expert_ffn: ffn, shared: 0, shared_ffn: 0 })
-    } else {
-        None
+    let mut a = Architecture {
+        name: Cow::Owned(name),
+        ..Architecture::decoder("", layers, hidden, heads, kv_heads, head_dim, ffn, vocab, tied)
     };
-    // Gemma-2 soft-caps attention scores and final logits (transformers' defaults 50.0 and 30.0);
-    // an explicit null turns a cap off.
-    let softcapping = model_type == "gemma2" && {
-        let on = |key: &str| -> Result<bool, ConfigError> {
-            Ok(!matches!(f.obj.get(key), Some(Value::Null)) && f.opt_float(key)?.is_none_or(|c| c > 0.0))
-        };
-        on("final_logit_softcapping")? || on("attn_logit_softcapping")?
-    };
-    let arch = Architecture {
-        name,
-        layers,
-        hidden,
-        heads,
-        kv_heads,
-        head_dim,
-        ffn,
-        vocab,
-        tied_embeddings: tied,
-        mlp: MlpKind::Glu,
-        norm: NormKind::RmsNorm,
-        norms_per_layer: if model_type == "gemma2" { 4 } else { 2 },
-        qkv_bias: model_type == "qwen2" || attention_bias,
-        out_and_mlp_bias: mlp_bias,
-        learned_positions: 0,
-        softcapping,
-        moe,
-        vision: None,
-    };
-    arch.validate().map_err(ConfigError)?;
-    Ok(arch)
+    a.qkv_bias = family == Family::Qwen2 || attention_bias;
+    a.out_and_mlp_bias = mlp_bias;
+    a.qk_norm = matches!(family, Family::Qwen3 | Family::Qwen3Next | Family::Gemma3)
+        || (family == Family::Glm && f.opt_bool("use_qk_norm")?.unwrap_or(false));
+    family_details(f, family, &mut a)?;
+    a.moe = moe(f, family, ffn)?;
+    // The `ffn` of a mixture of experts is one expert's size (the dense layers keep `dense_ffn`).
+    if let Some(m) = &a.moe {
+        a.ffn = m.expert_ffn;
+    }
+    a.mla = mla(f)?;
+    if a.mla.is_some() {
+        a.kv_heads = heads;
+        a.head_dim = a.mla.map_or(head_dim, |m| m.qk_head_dim());
+    }
+    layer_kinds(f, family, &mut a)?;
+    Ok(a)
 }
 
-fn qwen2_vl(obj: &Map<String, Value>, name: String) -> Result<Architecture, ConfigError> {
-    // Newer transformers nest the language model's fields under `text_config`.
-    let text_obj = match obj.get("text_config") {
-        Some(Value::Object(t)) if t.contains_key("hidden_size") => t,
-        _ => obj,
-    };
-    let prefix = if std::ptr::eq(text_obj, obj) { "" } else { "text_config." };
-    let mut arch = decoder(&Fields { obj: text_obj, prefix }, "qwen2", name)?;
-    // The top level decides tying when the nested config does not say.
-    if let Some(Value::Bool(t)) = obj.get("tie_word_embeddings") {
-        arch.tied_embeddings = *t;
+/// Norms, biases, sinks, soft-capping: what sets a family apart.
+fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), ConfigError> {
+    match family {
+        Family::Gemma2 => {
+            a.norms_per_layer = 4;
+            // Soft-capping of scores and logits (transformers' defaults 50.0 and 30.0); an explicit
+            // null turns a cap off.
+            let on = |key: &str| -> Result<bool, ConfigError> {
+                Ok(!matches!(f.get(key), Some(Json::Null)) && f.opt_float(key)?.is_none_or(|c| c > 0.0))
+            };
+            a.softcapping = on("final_logit_softcapping")? || on("attn_logit_softcapping")?;
+        }
+        Family::Gemma3 => a.norms_per_layer = 4,
+        Family::GptOss => {
+            // attention_bias covers q, k, v and o; the experts have biases; one sink per head.
+            a.qkv_bias = true;
+            a.out_and_mlp_bias = true;
+            a.sinks = true;
+        }
+        Family::Qwen3Next => a.attn_gate = true,
+        Family::Llama4 => a.qk_norm = false, // Llama-4's q/k norm is an L2 norm without weights
+        _ => {}
     }
-    let vision = match obj.get("vision_config") {
-        Some(Value::Object(v)) => v,
-        Some(_) => return err(msg!(ConfigFieldNotObject, Arg::Code("vision_config"))),
-        None => return err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into()))),
+    Ok(())
+}
+
+/// The mixture of experts, from whichever names the family uses.
+fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigError> {
+    let Some(experts) = f.first_uint(&["num_local_experts", "num_experts", "n_routed_experts"], 1 << 16)? else {
+        return Ok(None);
     };
-    let v = Fields { obj: vision, prefix: "vision_config." };
-    let dim = v.uint("embed_dim", MAX_DIM)?;
-    let ratio = v.opt_float("mlp_ratio")?.unwrap_or(4.0);
-    arch.vision = Some(VisionSpec {
-        blocks: v.uint("depth", MAX_LAYERS)?,
+    if experts < 2 {
+        return Ok(None);
+    }
+    let active = f.first_uint(&["num_experts_per_tok", "experts_per_token", "moe_topk"], 1 << 16)?.unwrap_or(1);
+    if active > experts {
+        return err(msg!(ConfigExpertsPerToken, Arg::Int(active), Arg::Int(experts)));
+    }
+    let expert_ffn = f.opt_uint("moe_intermediate_size", MAX_DIM)?.unwrap_or(ffn);
+    let mut m = MoeSpec::routed(experts, active, expert_ffn);
+    if let Some(shared_ffn) = f.opt_uint("shared_expert_intermediate_size", MAX_DIM)? {
+        (m.shared, m.shared_ffn, m.shared_gate) = (1, shared_ffn, true);
+    }
+    if let Some(n) = f.opt_count("n_shared_experts", 0, 1 << 10)? {
+        (m.shared, m.shared_ffn) = (n, expert_ffn);
+    }
+    m.dense_layers = f.opt_count("first_k_dense_replace", 0, MAX_LAYERS)?.unwrap_or(0);
+    m.step =
+        f.first_uint(&["interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq"], MAX_LAYERS)?.unwrap_or(1);
+    m.router_bias = family == Family::GptOss || f.opt_str("topk_method") == Some("noaux_tc");
+    match family {
+        // The dense layers are the model's intermediate_size; the experts are moe_intermediate_size.
+        Family::DeepSeek | Family::Glm => m.dense_ffn = ffn,
+        Family::Llama4 => {
+            (m.shared, m.shared_ffn) = (1, expert_ffn);
+            m.dense_ffn = f.opt_uint("intermediate_size_mlp", MAX_DIM)?.unwrap_or(ffn);
+        }
+        _ => {}
+    }
+    Ok(Some(m))
+}
+
+/// Latent attention, when `kv_lora_rank` is set.
+fn mla(f: &Fields) -> Result<Option<MlaSpec>, ConfigError> {
+    let Some(kv_lora_rank) = f.opt_uint("kv_lora_rank", MAX_DIM)? else { return Ok(None) };
+    Ok(Some(MlaSpec {
+        q_lora_rank: f.opt_count("q_lora_rank", 0, MAX_DIM)?.unwrap_or(0),
+        kv_lora_rank,
+        qk_rope_head_dim: f.uint("qk_rope_head_dim", MAX_DIM)?,
+        qk_nope_head_dim: f.uint("qk_nope_head_dim", MAX_DIM)?,
+        v_head_dim: f.uint("v_head_dim", MAX_DIM)?,
+    }))
+}
+
+/// The attention kind of each layer: `layer_types`, or the family's own rule (Gemma-3's
+/// `sliding_window_pattern`, Llama-4's chunked layers, Qwen3-Next's `full_attention_interval`).
+fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), ConfigError> {
+    let window = f.opt_uint("sliding_window", 1 << 30)?.unwrap_or(0);
+    if let Some(Json::Array(types)) = f.raw("layer_types") {
+        let kinds: Vec<LayerKind> = types
+            .iter()
+            .map(|t| match t.as_str() {
+                Some("sliding_attention") => LayerKind::Sliding,
+                Some("chunked_attention") => LayerKind::Chunked,
+                Some("linear_attention") => LayerKind::Linear,
+                _ => LayerKind::Full,
+            })
+            .collect();
+        if let Some(p) = LayerPattern::from_kinds(&kinds) {
+            a.layer_pattern = p;
+        }
+    } else {
+        a.layer_pattern = match family {
+            Family::Gemma3 => {
+                let n = f.first_uint(&["sliding_window_pattern", "_sliding_window_pattern"], 64)?.unwrap_or(6) as usize;
+                let letters: String = std::iter::repeat_n('S', n.saturating_sub(1)).chain(['F']).collect();
+                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
+            }
+            Family::Gemma2 | Family::GptOss if window > 0 => LayerPattern::of(b"SF"),
+            Family::Llama4 => {
+                let n = f.opt_uint("no_rope_layer_interval", 64)?.unwrap_or(4) as usize;
+                let letters: String = std::iter::repeat_n('C', n.saturating_sub(1)).chain(['F']).collect();
+                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
+            }
+            Family::Qwen3Next => {
+                let n = f.opt_uint("full_attention_interval", 64)?.unwrap_or(4) as usize;
+                let letters: String = std::iter::repeat_n('L', n.saturating_sub(1)).chain(['F']).collect();
+                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
+            }
+            _ => LayerPattern::FULL,
+        };
+    }
+    // A window or chunk matters only to layers of that kind (Qwen2 configs carry an unused one).
+    let kinds = a.layer_pattern.kinds();
+    a.window = if kinds.contains(&LayerKind::Sliding) { window } else { 0 };
+    a.chunk =
+        if kinds.contains(&LayerKind::Chunked) { f.opt_uint("attention_chunk_size", 1 << 30)?.unwrap_or(0) } else { 0 };
+    if a.layer_pattern.kinds().contains(&LayerKind::Linear) {
+        a.linear = Some(LinearSpec {
+            k_heads: f.uint("linear_num_key_heads", MAX_DIM)?,
+            v_heads: f.uint("linear_num_value_heads", MAX_DIM)?,
+            head_dim: f.uint("linear_key_head_dim", MAX_DIM)?,
+            conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
+        });
+    }
+    Ok(())
+}
+
+/// The vision tower of a vision-language config.
+fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<VisionSpec>, ConfigError> {
+    let Some(obj) = top.object("vision_config")? else {
+        return match model_type {
+            "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" => err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into()))),
+            _ => Ok(None),
+        };
+    };
+    let v = Fields { obj, prefix: "vision_config." };
+    let kind = match model_type {
+        "qwen2_vl" => VisionKind::Qwen2Vl,
+        "qwen2_5_vl" => VisionKind::Qwen25Vl,
+        "qwen3_vl" => VisionKind::Qwen3Vl,
+        "llama4" => VisionKind::Llama4,
+        "mistral3" => VisionKind::Pixtral,
+        _ if family == Family::Gemma3 => VisionKind::Siglip,
+        _ => return Ok(None),
+    };
+    let dim =
+        v.first_uint(&["embed_dim", "hidden_size"], MAX_DIM)?.map_or_else(|| v.uint("hidden_size", MAX_DIM), Ok)?;
+    let mlp = match kind {
+        VisionKind::Qwen2Vl => ((dim as f64) * v.opt_float("mlp_ratio")?.unwrap_or(4.0)).round() as u64,
+        _ => v.uint("intermediate_size", MAX_DIM)?,
+    };
+    let qwen = matches!(kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl);
+    Ok(Some(VisionSpec {
+        kind,
+        blocks: v
+            .first_uint(&["depth", "num_hidden_layers"], MAX_LAYERS)?
+            .map_or_else(|| v.uint("depth", MAX_LAYERS), Ok)?,
         dim,
-        heads: v.uint("num_heads", MAX_DIM)?,
-        mlp: ((dim as f64) * ratio).round() as u64,
+        heads: v.first_uint(&["num_heads", "num_attention_heads"], MAX_DIM)?.unwrap_or(16),
+        mlp,
         patch: v.opt_uint("patch_size", 4096)?.unwrap_or(14),
-        temporal_patch: v.opt_uint("temporal_patch_size", 64)?.unwrap_or(2),
-        merge: v.opt_uint("spatial_merge_size", 64)?.unwrap_or(2),
+        temporal_patch: if qwen { v.opt_uint("temporal_patch_size", 64)?.unwrap_or(2) } else { 1 },
+        merge: match kind {
+            VisionKind::Siglip | VisionKind::Llama4 => 1,
+            _ => top.opt_uint("spatial_merge_size", 64)?.or(v.opt_uint("spatial_merge_size", 64)?).unwrap_or(2),
+        },
         min_tokens: 4,
         max_tokens: 16384,
-    });
-    Ok(arch)
+        out_dim: if kind == VisionKind::Llama4 {
+            v.opt_uint("projector_output_dim", MAX_DIM)?.unwrap_or(4096)
+        } else {
+            0
+        },
+    }))
+}
+
+/// The checkpoint's weight format from `quantization_config`.
+fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, QuantLayers), ConfigError> {
+    let Some(q) = top.object("quantization_config")? else { return Ok((StorageFormat::Bf16, QuantLayers::All)) };
+    let q = Fields { obj: q, prefix: "quantization_config." };
+    let method = q.opt_str("quant_method").unwrap_or("").to_ascii_lowercase();
+    let bits = q.opt_uint("bits", 64)?;
+    let skipped = |needle: &str| match q.raw("modules_to_not_convert").or(q.raw("ignore")) {
+        Some(Json::Array(list)) => list.iter().filter_map(Json::as_str).any(|m| m.contains(needle)),
+        _ => false,
+    };
+    let layers = if skipped("self_attn") {
+        if skipped("router") || skipped("shared") {
+            QuantLayers::Experts
+        } else {
+            QuantLayers::Mlp
+        }
+    } else {
+        QuantLayers::All
+    };
+    let format = match method.as_str() {
+        "fp8" if q.raw("weight_block_size").is_some() => StorageFormat::Fp8Block,
+        "fp8" => StorageFormat::Fp8,
+        "fbgemm_fp8" => StorageFormat::Fp8Channel,
+        "mxfp4" => StorageFormat::Mxfp4,
+        "gptq" if bits == Some(8) => StorageFormat::Int8,
+        "gptq" => StorageFormat::Gptq4,
+        "awq" => StorageFormat::Awq4,
+        "bitsandbytes" if q.opt_bool("load_in_8bit")? == Some(true) => StorageFormat::Int8,
+        "bitsandbytes" => StorageFormat::Nf4,
+        "modelopt" | "nvfp4" => StorageFormat::Nvfp4,
+        "compressed-tensors" | "compressed_tensors" => compressed_tensors(&q)?,
+        other => {
+            notes.push(msg!(ImportUnknownQuant, Arg::Text(other.chars().take(40).collect())));
+            StorageFormat::Bf16
+        }
+    };
+    Ok((format, layers))
+}
+
+/// compressed-tensors: the first config group's weight bits and whether activations are quantized.
+fn compressed_tensors(q: &Fields) -> Result<StorageFormat, ConfigError> {
+    let group = q
+        .object("config_groups")?
+        .and_then(|g| g.iter().find_map(|(_, v)| v.as_object()))
+        .map(|g| Fields { obj: g, prefix: "" });
+    let weights =
+        group.as_ref().and_then(|g| g.object("weights").ok().flatten()).map(|w| Fields { obj: w, prefix: "" });
+    let bits = weights.as_ref().and_then(|w| w.raw("num_bits")).and_then(Json::as_u64).unwrap_or(4);
+    let float = weights.as_ref().and_then(|w| w.opt_str("type")) == Some("float");
+    let activations = group.as_ref().and_then(|g| g.raw("input_activations")).is_some();
+    Ok(match (bits, float, activations) {
+        (8, true, _) => StorageFormat::Fp8Channel,
+        (8, false, true) => StorageFormat::W8a8,
+        (8, false, false) => StorageFormat::Int8,
+        (4, true, _) => StorageFormat::Nvfp4,
+        _ => StorageFormat::W4a16,
+    })
 }
 
 fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
@@ -226,28 +535,26 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
             Arg::Int(heads)
         ));
     }
-    let arch = Architecture {
-        name,
-        layers: f.uint("n_layer", MAX_LAYERS)?,
+    let base = Architecture::decoder(
+        "",
+        f.uint("n_layer", MAX_LAYERS)?,
         hidden,
         heads,
-        kv_heads: heads,
-        head_dim: hidden / heads,
-        ffn: f.opt_uint("n_inner", MAX_DIM)?.unwrap_or(4 * hidden),
-        vocab: f.uint("vocab_size", MAX_VOCAB)?,
-        tied_embeddings: f.opt_bool("tie_word_embeddings")?.unwrap_or(true),
+        heads,
+        hidden / heads,
+        f.opt_uint("n_inner", MAX_DIM)?.unwrap_or(4 * hidden),
+        f.uint("vocab_size", MAX_VOCAB)?,
+        f.opt_bool("tie_word_embeddings")?.unwrap_or(true),
+    );
+    Ok(Architecture {
+        name: Cow::Owned(name),
         mlp: MlpKind::Gelu,
         norm: NormKind::LayerNorm,
-        norms_per_layer: 2,
         qkv_bias: true,
         out_and_mlp_bias: true,
         learned_positions: f.opt_uint("n_positions", MAX_DIM)?.unwrap_or(1024),
-        softcapping: false,
-        moe: None,
-        vision: None,
-    };
-    arch.validate().map_err(ConfigError)?;
-    Ok(arch)
+        ..base
+    })
 }
 
 /// A Hub model id: `owner/name` of letters, digits, `.`, `_` and `-` (nothing that could change
@@ -264,4 +571,104 @@ pub fn valid_model_id(id: &str) -> bool {
         })
     };
     ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+/// Where a config.json is fetched from. The Hugging Face Hub is unreachable from many networks in
+/// mainland China, where ModelScope and Hub mirrors (hf-mirror.com) serve the same files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hub {
+    HuggingFace,
+    ModelScope,
+    /// A Hub mirror with the Hub's URL layout, at the given endpoint.
+    Mirror,
+}
+
+impl Hub {
+    pub const ALL: [Hub; 3] = [Hub::HuggingFace, Hub::ModelScope, Hub::Mirror];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Hub::HuggingFace => "hf",
+            Hub::ModelScope => "modelscope",
+            Hub::Mirror => "mirror",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Hub> {
+        Hub::ALL.into_iter().find(|h| h.id() == id)
+    }
+}
+
+/// The mirror endpoint offered when none is set.
+pub const DEFAULT_MIRROR: &str = "https://hf-mirror.com";
+
+/// A mirror endpoint: `https://host[:port][/path]` (or `http://` on localhost), without a query,
+/// a fragment, credentials or spaces; the trailing slash is dropped.
+pub fn valid_endpoint(endpoint: &str) -> Option<String> {
+    let e = endpoint.trim().trim_end_matches('/');
+    let rest = e
+        .strip_prefix("https://")
+        .or_else(|| e.strip_prefix("http://").filter(|r| r.starts_with("localhost") || r.starts_with("127.0.0.1")))?;
+    let host = rest.split('/').next().unwrap_or("");
+    let ok_host = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || ".-:".contains(c));
+    let ok_path = rest.chars().all(|c| c.is_ascii_alphanumeric() || "./-_:~".contains(c));
+    (ok_host && ok_path && e.len() <= 200).then(|| e.to_string())
+}
+
+/// The URL of a model's config.json on `hub`; `None` when the id or the endpoint is not valid.
+pub fn config_url(hub: Hub, endpoint: &str, id: &str) -> Option<String> {
+    if !valid_model_id(id) {
+        return None;
+    }
+    Some(match hub {
+        Hub::HuggingFace => format!("https://huggingface.co/{id}/resolve/main/config.json"),
+        Hub::ModelScope => format!("https://modelscope.cn/models/{id}/resolve/master/config.json"),
+        Hub::Mirror => format!("{}/{id}/resolve/main/config.json", valid_endpoint(endpoint)?),
+    })
+}
+
+/// The host a URL names (for messages).
+pub fn host_of(url: &str) -> &str {
+    url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or(url)
+}
+
+#[cfg(test)]
+mod fetch_tests {
+    use super::{config_url, valid_endpoint, Hub};
+
+    #[test]
+    fn urls_for_each_hub() {
+        assert_eq!(
+            config_url(Hub::HuggingFace, "", "Qwen/Qwen3-8B").as_deref(),
+            Some("https://huggingface.co/Qwen/Qwen3-8B/resolve/main/config.json")
+        );
+        assert_eq!(
+            config_url(Hub::ModelScope, "", "Qwen/Qwen3-8B").as_deref(),
+            Some("https://modelscope.cn/models/Qwen/Qwen3-8B/resolve/master/config.json")
+        );
+        assert_eq!(
+            config_url(Hub::Mirror, "https://hf-mirror.com/", "Qwen/Qwen3-8B").as_deref(),
+            Some("https://hf-mirror.com/Qwen/Qwen3-8B/resolve/main/config.json")
+        );
+        assert_eq!(config_url(Hub::HuggingFace, "", "../etc/passwd"), None);
+    }
+
+    /// An endpoint cannot smuggle a query, credentials or another scheme into the request.
+    #[test]
+    fn endpoints_are_checked() {
+        assert_eq!(valid_endpoint(" https://mirror.example.cn/hf/ ").as_deref(), Some("https://mirror.example.cn/hf"));
+        assert_eq!(valid_endpoint("http://localhost:8000").as_deref(), Some("http://localhost:8000"));
+        for bad in [
+            "http://evil.example",
+            "javascript:alert(1)",
+            "https://a@b.com",
+            "https://x.com/?q=1",
+            "https://x.com/#f",
+            "https:// x",
+            "ftp://x.com",
+            "",
+        ] {
+            assert_eq!(valid_endpoint(bad), None, "{bad}");
+        }
+    }
 }

@@ -2,9 +2,10 @@
 //! cache, the prefill's transient peak, the last position's logits, and bitsandbytes' dequantization
 //! buffer. Tensor parallelism divides weights, KV heads and the prefill peak over the GPUs.
 
-use super::activations::inference_layer_peak;
+use super::activations::{inference_layer_peak, layer_class_name};
+use super::architecture::{LayerClass, LayerKind};
 use super::bill::{line, Component, ComponentId};
-use super::msg::{when, Arg};
+use super::msg::{when, Arg, Msg};
 use super::plan::{Inference, Plan};
 use super::storage::StorageFormat;
 use super::weights::stored_weights;
@@ -15,16 +16,94 @@ fn tensor_parallel(i: &Inference) -> Arg {
 }
 
 pub fn weights(p: &Plan, i: &Inference) -> Component {
-    let w = stored_weights(p.arch, i.format, i.double_quant);
+    let w = stored_weights(p.arch, i.weights);
     line(ComponentId::Weights, w.bytes / i.tp as f64, "§2", msg!(ServedWeights, w.formula.arg(), tensor_parallel(i)))
 }
 
 /// KV cache: 2 (K and V) · layers · kv_heads · head_dim · tokens · batch · bytes. With tensor
 /// parallelism each GPU holds its share of the KV heads (replicated when GPUs > KV heads).
+/// Sliding-window and chunked layers keep only their window or chunk (as Hugging Face's cache
+/// does), latent attention caches one latent per token, linear-attention layers a fixed state.
 pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     let arch = p.arch;
-    let tokens = p.tokens.saturating_add(i.generated);
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
+    if arch.layer_pattern.is_full() && arch.mla.is_none() && arch.linear.is_none() {
+        return uniform_kv_cache(p, i, kv_heads_here);
+    }
+    let tokens = p.tokens.saturating_add(i.generated);
+    let bytes_per = i.kv.bits() / 8.0;
+    let per_token_layer = arch.kv_elements_per_layer(kv_heads_here) as f64 * bytes_per;
+    let mut token_layers = 0.0;
+    let mut parts = Vec::new();
+    for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked] {
+        let n = arch.layers_of(kind);
+        if n == 0 {
+            continue;
+        }
+        let limit = match kind {
+            LayerKind::Sliding => arch.window,
+            LayerKind::Chunked => arch.chunk,
+            _ => 0,
+        };
+        let held = if limit > 0 { tokens.min(limit) } else { tokens };
+        token_layers += n as f64 * held as f64;
+        let class = LayerClass { attention: kind, moe: false, count: n };
+        let windowed = when(limit > 0 && held < tokens, || msg!(KvWindow));
+        parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), windowed));
+    }
+    let per_token = match &arch.mla {
+        Some(m) => msg!(
+            KvPerTokenMla,
+            Arg::Int(m.kv_lora_rank),
+            Arg::Int(m.qk_rope_head_dim),
+            Arg::Factor(bytes_per),
+            Arg::Code(i.kv.id())
+        ),
+        None => msg!(
+            KvPerToken,
+            Arg::Int(kv_heads_here),
+            when(i.tp > 1, || msg!(PerGpu)),
+            Arg::Int(arch.head_dim),
+            Arg::Factor(bytes_per),
+            Arg::Code(i.kv.id())
+        ),
+    };
+    let (state_bytes, state) = linear_state(p, i);
+    let kv = token_layers * per_token_layer * p.batch as f64 + state_bytes;
+    let formula =
+        msg!(KvCacheByKind, Arg::List(parts), Arg::Factor(per_token_layer), per_token.arg(), Arg::Int(p.batch), state);
+    line(ComponentId::KvCache, kv, "§2", formula)
+}
+
+/// The fixed state of linear-attention layers: the recurrent state (fp32) and the convolution's
+/// last taps, per sequence, split over tensor-parallel GPUs by head.
+fn linear_state(p: &Plan, i: &Inference) -> (f64, Arg) {
+    let (Some(lin), n) = (&p.arch.linear, p.arch.layers_of(LayerKind::Linear)) else {
+        return (0.0, Msg::empty().arg());
+    };
+    if n == 0 {
+        return (0.0, Msg::empty().arg());
+    }
+    let act = p.acts.bytes();
+    let per_seq = lin.state_elements() as f64 * 4.0 + (lin.conv_dim() * lin.conv) as f64 * act;
+    let bytes = n as f64 * per_seq * p.batch as f64 / i.tp as f64;
+    let formula = msg!(
+        KvLinearState,
+        Arg::Int(n),
+        Arg::Int(lin.v_heads),
+        Arg::Int(lin.head_dim),
+        Arg::Int(lin.head_dim),
+        Arg::Count(lin.conv_dim()),
+        Arg::Int(lin.conv),
+        Arg::Factor(act),
+        Arg::Bytes(bytes)
+    );
+    (bytes, formula.arg())
+}
+
+fn uniform_kv_cache(p: &Plan, i: &Inference, kv_heads_here: u64) -> Component {
+    let arch = p.arch;
+    let tokens = p.tokens.saturating_add(i.generated);
     let bytes_per = i.kv.bits() / 8.0;
     let kv = 2.0
         * arch.layers as f64
@@ -70,7 +149,7 @@ pub fn logits(p: &Plan) -> Component {
 
 /// bitsandbytes dequantizes an NF4 matrix to bf16 for the prefill's matmuls.
 pub fn dequant_buffer(p: &Plan, i: &Inference) -> Option<Component> {
-    if i.format != StorageFormat::Nf4 {
+    if i.weights.format != StorageFormat::Nf4 {
         return None;
     }
     let largest = p.arch.largest_linear();

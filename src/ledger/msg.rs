@@ -23,6 +23,8 @@ pub enum Arg {
     Text(String),
     /// A nested message (rendered in the same language), or an empty one.
     Msg(Box<Msg>),
+    /// Messages joined with " + " (the parts of a sum).
+    List(Vec<Msg>),
 }
 
 /// A template and its arguments.
@@ -114,6 +116,15 @@ msg_ids!(
     FormatNf4Dq,
     FormatGroup128,
     FormatGguf,
+    FormatMxfp4,
+    FormatNvfp4,
+    FormatFp8Block,
+    FormatFp8Channel,
+    FormatW4a16,
+    FormatW8a8,
+    WeightsPartial,
+    QuantMlp,
+    QuantExperts,
     // Training lines.
     TrainedWeights,
     WorkingCopy,
@@ -132,6 +143,14 @@ msg_ids!(
     StatesAdafactor,
     ActivationsCheckpointed,
     ActivationsStored,
+    ActivationsByClass,
+    ClassPart,
+    ClassName,
+    ClassMoe,
+    KindFull,
+    KindSliding,
+    KindChunked,
+    KindLinear,
     Logits,
     LossHf,
     LossHfShift,
@@ -147,6 +166,12 @@ msg_ids!(
     // Inference lines.
     ServedWeights,
     KvCache,
+    KvCacheByKind,
+    KvPart,
+    KvWindow,
+    KvPerToken,
+    KvPerTokenMla,
+    KvLinearState,
     Prefill,
     InferenceLogits,
     // The drill.
@@ -172,6 +197,8 @@ msg_ids!(
     BadList,
     NotPreset,
     UnknownKey,
+    BadText,
+    HintLayerPattern,
     KvHeadsOverHeads,
     // config.json import.
     ConfigNotJson,
@@ -186,7 +213,16 @@ msg_ids!(
     ConfigFieldNotString,
     ConfigFieldNotObject,
     ConfigModelTypeMissing,
-    ConfigUnsupported,
+    ImportGeneric,
+    FetchGated,
+    FetchNotFound,
+    FetchHttp,
+    FetchNetwork,
+    FetchTooLarge,
+    FetchReadFailed,
+    FetchBadEndpoint,
+    FetchBadId,
+    ImportUnknownQuant,
     ConfigHeadDim,
     ConfigExpertsPerToken,
     ConfigNotDivisible,
@@ -195,6 +231,13 @@ msg_ids!(
     ScenarioFull,
     ScenarioAdapters,
     ScenarioCheckpointing,
+    // mem_report.py's JSON.
+    ReportNotJson,
+    ReportTool,
+    ReportVersion,
+    ReportBytes,
+    ReportField,
+    ReportFieldOrNull,
     // Architecture checks.
     ArchAtLeastOne,
     ArchKvHeads,

@@ -11,8 +11,7 @@ fn trainable_matrices(p: &Plan, t: &Training) -> Vec<(u64, u64, u64)> {
     let arch = p.arch;
     match t.trains {
         Trains::Full => {
-            let mut m: Vec<(u64, u64, u64)> =
-                arch.layer_linears().iter().map(|l| (l.d_out, l.d_in, l.per_layer * arch.layers)).collect();
+            let mut m: Vec<(u64, u64, u64)> = arch.linears().iter().map(|l| (l.d_out, l.d_in, l.count())).collect();
             m.push((arch.vocab, arch.hidden, 1));
             if !arch.tied_embeddings {
                 m.push((arch.vocab, arch.hidden, 1));
@@ -20,10 +19,10 @@ fn trainable_matrices(p: &Plan, t: &Training) -> Vec<(u64, u64, u64)> {
             m
         }
         Trains::Adapters { targets, rank } => arch
-            .layer_linears()
+            .linears()
             .iter()
             .filter(|l| targets.includes(l.name))
-            .flat_map(|l| [(rank, l.d_in, l.per_layer * arch.layers), (l.d_out, rank, l.per_layer * arch.layers)])
+            .flat_map(|l| [(rank, l.d_in, l.count()), (l.d_out, rank, l.count())])
             .collect(),
     }
 }

@@ -15,7 +15,8 @@ use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Drill, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario,
 };
-use super::storage::{KvDtype, StorageFormat};
+use super::storage::{KvDtype, QuantLayers, StorageFormat};
+use super::weights::WeightFormat;
 use crate::msg;
 
 /// How the weights that train are split over data-parallel GPUs.
@@ -62,7 +63,7 @@ pub enum Base {
     /// The weights themselves train, held in this dtype.
     Trained(Dtype),
     /// A frozen base in a storage format (LoRA, QLoRA).
-    Frozen(StorageFormat),
+    Frozen(WeightFormat),
 }
 
 /// A training step.
@@ -92,8 +93,8 @@ pub struct Training {
 /// An inference forward pass (prefill, then decoding).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inference {
-    pub format: StorageFormat,
-    pub double_quant: bool,
+    /// The served weights' format and the layers it covers.
+    pub weights: WeightFormat,
     /// Tensor-parallel GPUs.
     pub tp: u64,
     pub kv: KvDtype,
@@ -149,8 +150,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     let work = match s.mode {
         Mode::Train => Work::Train(resolve_training(s, &mut notes)),
         Mode::Infer => Work::Infer(Inference {
-            format: s.quant,
-            double_quant: s.double_quant,
+            weights: weight_format(s, s.quant),
             tp: s.gpus.max(1),
             kv: s.kv,
             generated: s.generated,
@@ -231,21 +231,27 @@ fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
     let mut note = |key, text| notes.push(Note { key, text });
     match s.method {
         Method::Full => {
-            if s.quant != Scenario::default_quant(s.mode, s.method) {
+            if s.quant != Scenario::default_quant(s.mode, s.method, &s.architecture) {
                 note("quant_ignored", msg!(NoteQuantIgnored, Arg::Code(s.precision.id()), Arg::Code(s.quant.id())));
             }
             Base::Trained(if s.precision == Precision::Fp32 { Dtype::Fp32 } else { Dtype::Bf16 })
         }
         _ if s.quant.is_gguf() => {
             note("gguf_training", msg!(NoteGgufTraining, Arg::Code(s.quant.id())));
-            Base::Frozen(StorageFormat::Bf16)
+            Base::Frozen(weight_format(s, StorageFormat::Bf16))
         }
         Method::Qlora if !s.quant.is_four_bit() => {
             note("qlora_base", msg!(NoteQloraBase, Arg::Code(s.quant.id())));
-            Base::Frozen(StorageFormat::Nf4)
+            Base::Frozen(weight_format(s, StorageFormat::Nf4))
         }
-        _ => Base::Frozen(s.quant),
+        _ => Base::Frozen(weight_format(s, s.quant)),
     }
+}
+
+/// `format` over the layers the scenario says it covers (all, unless `quant` is the checkpoint's).
+fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
+    let layers = if format == s.quant { s.quant_layers() } else { QuantLayers::All };
+    WeightFormat { format, double_quant: s.double_quant, layers }
 }
 
 /// What the saved activations need to know about what trains.
@@ -260,20 +266,18 @@ fn saved_view(s: &Scenario, trains: Trains, base: Base) -> Trainable {
             // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a
             // 4-bit base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16).
             frozen_keeps_inputs: s.bnb == Bitsandbytes::Legacy
-                && matches!(base, Base::Frozen(f) if s.method == Method::Qlora || !f.is_dense()),
+                && matches!(base, Base::Frozen(f) if s.method == Method::Qlora || !f.format.is_dense()),
         },
     }
 }
 
 /// Trainable adapter parameters: Σ r·(d_in + d_out) over adapted linears, all layers.
 pub fn lora_parameters(arch: &Architecture, targets: LoraTargets, rank: u64) -> u64 {
-    let per_layer: u64 = arch
-        .layer_linears()
+    arch.linears()
         .iter()
         .filter(|l| targets.includes(l.name))
-        .map(|l| rank.saturating_mul(l.d_in + l.d_out).saturating_mul(l.per_layer))
-        .fold(0, u64::saturating_add);
-    per_layer.saturating_mul(arch.layers)
+        .map(|l| rank.saturating_mul(l.d_in + l.d_out).saturating_mul(l.count()))
+        .fold(0, u64::saturating_add)
 }
 
 /// The plan's message for a trained base's dtype label: the chapter's "bf16 working copy" beside
@@ -294,7 +298,7 @@ mod tests {
 
     fn scenario(method: Method, f: impl FnOnce(&mut Scenario)) -> Scenario {
         let mut s = Scenario { method, ..Scenario::default() };
-        s.quant = Scenario::default_quant(s.mode, method);
+        s.quant = Scenario::default_quant(s.mode, method, &s.architecture);
         f(&mut s);
         s
     }
@@ -337,7 +341,14 @@ mod tests {
         ] {
             let s = scenario(method, |s| s.quant = quant);
             let plan = resolve(&s);
-            assert_eq!(plan.training().map(|t| t.base), Some(Base::Frozen(base)), "{quant:?}");
+            assert_eq!(
+                plan.training().map(|t| match t.base {
+                    Base::Frozen(w) => w.format,
+                    Base::Trained(_) => StorageFormat::Fp32,
+                }),
+                Some(base),
+                "{quant:?}"
+            );
             assert_eq!(plan.notes.first().map_or("", |n| n.key), note, "{quant:?}");
         }
         let s = scenario(Method::Full, |s| s.quant = StorageFormat::Nf4);

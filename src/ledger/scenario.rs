@@ -6,7 +6,7 @@
 
 use super::architecture::Architecture;
 use super::presets;
-use super::storage::{KvDtype, StorageFormat};
+use super::storage::{KvDtype, QuantLayers, StorageFormat};
 
 macro_rules! keyword_enum {
     ($(#[$doc:meta])* $name:ident { $($variant:ident => $id:literal),+ $(,)? }) => {
@@ -73,11 +73,24 @@ keyword_enum!(
 );
 
 impl LoraTargets {
-    /// Whether a linear layer (by its PEFT module name) gets an adapter.
+    /// Whether a linear layer (by its PEFT module name) gets an adapter. Latent attention's q and
+    /// kv projections count as q and v; linear attention's input and output projections as qkvo.
     pub fn includes(self, module: &str) -> bool {
         match self {
-            LoraTargets::Qv => matches!(module, "q_proj" | "v_proj"),
-            LoraTargets::Qkvo => matches!(module, "q_proj" | "k_proj" | "v_proj" | "o_proj"),
+            LoraTargets::Qv => matches!(module, "q_proj" | "v_proj" | "q_a_proj" | "q_b_proj" | "kv_b_proj"),
+            LoraTargets::Qkvo => matches!(
+                module,
+                "q_proj"
+                    | "k_proj"
+                    | "v_proj"
+                    | "o_proj"
+                    | "q_a_proj"
+                    | "q_b_proj"
+                    | "kv_a_proj_with_mqa"
+                    | "kv_b_proj"
+                    | "in_proj_qkvz"
+                    | "out_proj"
+            ),
             LoraTargets::All => true,
         }
     }
@@ -169,6 +182,9 @@ pub struct Scenario {
     /// How the weights are stored: the frozen base for LoRA/QLoRA, the served weights for
     /// inference. Full fine-tuning ignores it (its weights follow `precision`).
     pub quant: StorageFormat,
+    /// Which linear layers `quant` covers; `None`: as the model's checkpoint when `quant` is its
+    /// format (gpt-oss: the experts), else every linear layer.
+    pub quant_layers: Option<QuantLayers>,
     /// NF4 double quantization (QLoRA's default).
     pub double_quant: bool,
     pub optimizer: Optimizer,
@@ -199,7 +215,7 @@ pub struct Scenario {
 
 impl Default for Scenario {
     fn default() -> Self {
-        let model = presets::model(DEFAULT_MODEL).map(|m| m.architecture);
+        let model = presets::model(DEFAULT_MODEL).map(|m| m.architecture.clone());
         Scenario {
             model_id: Some(DEFAULT_MODEL.to_string()),
             // The preset table always holds the default model; the fallback keeps this total.
@@ -208,6 +224,7 @@ impl Default for Scenario {
             method: Method::Lora,
             precision: Precision::Mixed,
             quant: StorageFormat::Bf16,
+            quant_layers: None,
             double_quant: true,
             optimizer: Optimizer::AdamW,
             seq: 2048,
@@ -236,37 +253,31 @@ pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
 pub const DEFAULT_GPU: &str = "rtx4090";
 
 fn fallback_architecture() -> Architecture {
-    use super::architecture::{MlpKind, NormKind};
     Architecture {
         name: "custom".into(),
-        layers: 32,
-        hidden: 4096,
-        heads: 32,
-        kv_heads: 8,
-        head_dim: 128,
-        ffn: 14336,
-        vocab: 128256,
-        tied_embeddings: false,
-        mlp: MlpKind::Glu,
-        norm: NormKind::RmsNorm,
-        norms_per_layer: 2,
-        qkv_bias: false,
-        out_and_mlp_bias: false,
-        learned_positions: 0,
-        softcapping: false,
-        moe: None,
-        vision: None,
+        ..Architecture::decoder("custom", 32, 4096, 32, 8, 128, 14336, 128256, false)
     }
 }
 
 impl Scenario {
-    /// The stored-weight format a method implies when the link does not say: 16-bit for full and LoRA
-    /// training and for inference, NF4 for QLoRA.
-    pub fn default_quant(mode: Mode, method: Method) -> StorageFormat {
+    /// The stored-weight format when the link does not say: the checkpoint's own for inference
+    /// (bf16 for most models, MXFP4 experts for gpt-oss, block FP8 for DeepSeek-V3), 16-bit for full
+    /// and LoRA training, NF4 for QLoRA.
+    pub fn default_quant(mode: Mode, method: Method, arch: &Architecture) -> StorageFormat {
         match (mode, method) {
             (Mode::Train, Method::Qlora) => StorageFormat::Nf4,
-            _ => StorageFormat::Bf16,
+            (Mode::Train, _) => StorageFormat::Bf16,
+            (Mode::Infer, _) => arch.checkpoint.0,
         }
+    }
+
+    /// The linear layers `quant` covers.
+    pub fn quant_layers(&self) -> QuantLayers {
+        self.quant_layers.unwrap_or(if self.quant == self.architecture.checkpoint.0 {
+            self.architecture.checkpoint.1
+        } else {
+            QuantLayers::All
+        })
     }
 
     /// Vision tokens added to the sequence by the images (0 for text-only models).

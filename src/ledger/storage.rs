@@ -9,6 +9,14 @@
 //!   group = 4 + 16/128 + 4/128 = 4.156 bits.
 //! - GGUF: whole-file averages that llama.cpp's `tools/quantize/README.md` measured on Llama-3.1-8B
 //!   (they already include the embedding and output tensors, which the mixes store at other types).
+//! - OCP MX FP4 (`mxfp4`, gpt-oss): 4-bit e2m1 codes in blocks of 32 with one E8M0 (8-bit) scale:
+//!   4 + 8/32 = 4.25 bits. NVIDIA NVFP4: blocks of 16 with an fp8 (e4m3) scale, plus one fp32 scale
+//!   per tensor: 4 + 8/16 = 4.5 bits.
+//! - FP8 (e4m3): `fp8` with one scale per tensor (8 bits); `fp8_block` with an fp32 scale per
+//!   128 × 128 block (DeepSeek-V3's checkpoint: 8 + 32/16384 bits); `fp8_channel` with an fp32 scale
+//!   per output channel (Meta's Llama-3.1-405B-FP8, fbgemm: 8 + 32/d_in bits).
+//! - compressed-tensors: `w4a16` (symmetric 4-bit in groups of 128 with a 16-bit scale: 4 + 16/128 =
+//!   4.125 bits) and `w8a8` (int8 with a 16-bit scale per output channel: 8 + 16/d_in bits).
 
 use std::fmt;
 
@@ -16,7 +24,8 @@ use super::msg::{Arg, Msg};
 use crate::msg;
 
 /// How the weights are stored in GPU memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StorageFormat {
     Fp32,
     Bf16,
@@ -30,10 +39,16 @@ pub enum StorageFormat {
     Q5KM,
     Q6K,
     Q80,
+    Mxfp4,
+    Nvfp4,
+    Fp8Block,
+    Fp8Channel,
+    W4a16,
+    W8a8,
 }
 
 impl StorageFormat {
-    pub const ALL: [StorageFormat; 12] = [
+    pub const ALL: [StorageFormat; 18] = [
         StorageFormat::Fp32,
         StorageFormat::Bf16,
         StorageFormat::Fp16,
@@ -46,6 +61,12 @@ impl StorageFormat {
         StorageFormat::Q5KM,
         StorageFormat::Q6K,
         StorageFormat::Q80,
+        StorageFormat::Mxfp4,
+        StorageFormat::Nvfp4,
+        StorageFormat::Fp8Block,
+        StorageFormat::Fp8Channel,
+        StorageFormat::W4a16,
+        StorageFormat::W8a8,
     ];
 
     /// The id used in links and on the command line (a stable contract).
@@ -63,6 +84,12 @@ impl StorageFormat {
             StorageFormat::Q5KM => "q5_k_m",
             StorageFormat::Q6K => "q6_k",
             StorageFormat::Q80 => "q8_0",
+            StorageFormat::Mxfp4 => "mxfp4",
+            StorageFormat::Nvfp4 => "nvfp4",
+            StorageFormat::Fp8Block => "fp8_block",
+            StorageFormat::Fp8Channel => "fp8_channel",
+            StorageFormat::W4a16 => "w4a16",
+            StorageFormat::W8a8 => "w8a8",
         }
     }
 
@@ -106,6 +133,12 @@ impl StorageFormat {
             StorageFormat::Q5KM => 5.7036,
             StorageFormat::Q6K => 6.5633,
             StorageFormat::Q80 => 8.5008,
+            StorageFormat::Mxfp4 => 4.0 + 8.0 / 32.0,
+            StorageFormat::Nvfp4 => 4.0 + 8.0 / 16.0,
+            StorageFormat::Fp8Block => 8.0 + 32.0 / (128.0 * 128.0),
+            StorageFormat::Fp8Channel => 8.0 + 32.0 / d_in.max(1) as f64,
+            StorageFormat::W4a16 => 4.0 + 16.0 / 128.0,
+            StorageFormat::W8a8 => 8.0 + 16.0 / d_in.max(1) as f64,
         }
     }
 
@@ -124,6 +157,12 @@ impl StorageFormat {
             StorageFormat::Q4KM | StorageFormat::Q5KM | StorageFormat::Q6K | StorageFormat::Q80 => {
                 msg!(FormatGguf, Arg::Code(self.gguf_name()), Arg::Factor(self.bits_per_weight(false, 1)))
             }
+            StorageFormat::Mxfp4 => msg!(FormatMxfp4),
+            StorageFormat::Nvfp4 => msg!(FormatNvfp4),
+            StorageFormat::Fp8Block => msg!(FormatFp8Block),
+            StorageFormat::Fp8Channel => msg!(FormatFp8Channel),
+            StorageFormat::W4a16 => msg!(FormatW4a16),
+            StorageFormat::W8a8 => msg!(FormatW8a8),
         }
     }
 
@@ -134,6 +173,44 @@ impl StorageFormat {
             StorageFormat::Q5KM => "Q5_K_M",
             StorageFormat::Q6K => "Q6_K",
             _ => "Q8_0",
+        }
+    }
+}
+
+/// Which linear layers a quantized format covers; the others stay 16-bit. gpt-oss ships MXFP4
+/// experts with bf16 attention; Meta's FP8 405B quantizes the MLPs only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum QuantLayers {
+    /// Every linear layer of the decoder.
+    All,
+    /// The MLPs: dense MLPs, routed and shared experts (not attention).
+    Mlp,
+    /// The routed experts only.
+    Experts,
+}
+
+impl QuantLayers {
+    pub const ALL: [QuantLayers; 3] = [QuantLayers::All, QuantLayers::Mlp, QuantLayers::Experts];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            QuantLayers::All => "all",
+            QuantLayers::Mlp => "mlp",
+            QuantLayers::Experts => "experts",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<QuantLayers> {
+        QuantLayers::ALL.into_iter().find(|q| q.id() == id)
+    }
+
+    /// Whether the format covers a linear layer of this group.
+    pub fn covers(self, group: super::architecture::LinearGroup) -> bool {
+        use super::architecture::LinearGroup as G;
+        match self {
+            QuantLayers::All => true,
+            QuantLayers::Mlp => matches!(group, G::Mlp | G::Expert | G::SharedExpert),
+            QuantLayers::Experts => group == G::Expert,
         }
     }
 }

@@ -26,7 +26,7 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
             line(ComponentId::Weights, total as f64 * dtype.bytes() / divisor, "§1", formula)
         }
         Base::Frozen(format) => {
-            let w = stored_weights(arch, format, t.double_quant);
+            let w = stored_weights(arch, format);
             line(ComponentId::Weights, w.bytes / divisor, "§1", msg!(FrozenBase, w.formula.arg(), t.shard.suffix(3)))
         }
     }
@@ -36,7 +36,7 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
 pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
     let Trains::Adapters { targets, rank } = t.trains else { return None };
     let arch = p.arch;
-    let names: Vec<&str> = arch.layer_linears().iter().filter(|l| targets.includes(l.name)).map(|l| l.name).collect();
+    let names: Vec<&str> = arch.linears().iter().filter(|l| targets.includes(l.name)).map(|l| l.name).collect();
     let formula = msg!(
         AdapterWeights,
         Arg::Int(arch.layers),
@@ -53,7 +53,7 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
 /// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul.
 pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     let Base::Frozen(format) = t.base else { return None };
-    if format.is_dense() {
+    if format.format.is_dense() {
         return None;
     }
     let largest = p.arch.largest_linear();
@@ -95,10 +95,10 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         return None;
     }
     let arch = p.arch;
-    let layer_params = arch.layer_parameters();
+    let layer_params = arch.largest_layer_parameters();
     let bytes_each = match t.base {
         Base::Trained(dtype) => dtype.bytes(),
-        Base::Frozen(f) => stored_weights(arch, f, t.double_quant).bytes / arch.parameters().max(1) as f64,
+        Base::Frozen(f) => stored_weights(arch, f).bytes / arch.parameters().max(1) as f64,
     };
     let n = t.shard.gpus.max(1) as f64;
     let remote = 1.0 - 1.0 / n;

@@ -124,7 +124,7 @@ pub fn params_short(n: u64) -> String {
 /// A bytes-per-element factor without noise: 2, 0.5, 0.5159.
 pub fn factor(x: f64) -> String {
     if !(0.0..1e12).contains(&x) {
-        return format!("{x}");
+        return if x.is_finite() && x < 0.0 { format!("-{}", factor(-x)) } else { fixed(x, 0) };
     }
     let s = fixed(x, 4);
     s.trim_end_matches('0').trim_end_matches('.').to_string()

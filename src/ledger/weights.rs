@@ -1,14 +1,15 @@
 //! Bytes of stored weights in any storage format.
 //!
-//! Quantized checkpoints (int8, fp8, NF4, GPTQ, AWQ) compress only the big linear matrices of the
-//! decoder layers; the embeddings, the LM head, norms, biases and the vision tower stay 16-bit. For a
-//! small model with a large vocabulary that 16-bit part dominates (Qwen2.5-0.5B: 27 % of its
-//! parameters are the embedding). GGUF files are accounted with llama.cpp's measured whole-file
-//! averages, which already include their embedding and output tensors.
+//! Quantized checkpoints (int8, fp8, NF4, GPTQ, AWQ, MXFP4 …) compress only big linear matrices of
+//! the decoder — all of them, or only the MLPs or the experts (`quant_layers`); the embeddings, the
+//! LM head, norms, biases, routers and the vision tower stay 16-bit. For a small model with a large
+//! vocabulary that 16-bit part dominates (Qwen2.5-0.5B: 27 % of its parameters are the embedding).
+//! GGUF files are accounted with llama.cpp's measured whole-file averages, which already include
+//! their embedding and output tensors.
 
 use super::architecture::Architecture;
 use super::msg::{when, Arg, Msg};
-use super::storage::StorageFormat;
+use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// Stored weights and how they add up.
@@ -18,17 +19,39 @@ pub struct StoredWeights {
     pub formula: Msg,
 }
 
-/// Bytes of the language model's quantizable linear weights in `format`.
-fn linear_bytes(arch: &Architecture, format: StorageFormat, double_quant: bool) -> f64 {
-    arch.layer_linears()
-        .iter()
-        .map(|l| l.parameters() as f64 * format.bits_per_weight(double_quant, l.d_in) / 8.0)
-        .sum::<f64>()
-        * arch.layers as f64
+/// A storage format and the linear layers it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightFormat {
+    pub format: StorageFormat,
+    pub double_quant: bool,
+    pub layers: QuantLayers,
 }
 
-pub fn stored_weights(arch: &Architecture, format: StorageFormat, double_quant: bool) -> StoredWeights {
-    let total = arch.parameters();
+impl WeightFormat {
+    /// Every linear layer in `format` (NF4 with double quantization).
+    pub fn all(format: StorageFormat) -> WeightFormat {
+        WeightFormat { format, double_quant: true, layers: QuantLayers::All }
+    }
+}
+
+/// Parameters and bytes of the covered linear weights. Bytes are summed per layer, then times the
+/// layers that hold them (one run of linears per layer count, in order).
+fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
+    let (mut params, mut bytes) = (0u64, 0.0);
+    let (mut run_layers, mut run_bytes) = (0u64, 0.0);
+    for l in arch.linears().iter().filter(|l| w.layers.covers(l.group)) {
+        params = params.saturating_add(l.total_parameters());
+        if l.layers != run_layers {
+            bytes += run_bytes * run_layers as f64;
+            (run_layers, run_bytes) = (l.layers, 0.0);
+        }
+        run_bytes += l.parameters() as f64 * w.format.bits_per_weight(w.double_quant, l.d_in) / 8.0;
+    }
+    (params, bytes + run_bytes * run_layers as f64)
+}
+
+pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
+    let (format, total) = (w.format, arch.parameters());
     if format.is_dense() {
         let b = format.bits_per_weight(false, 1) / 8.0;
         return StoredWeights {
@@ -49,19 +72,24 @@ pub fn stored_weights(arch: &Architecture, format: StorageFormat, double_quant: 
         );
         return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula };
     }
-    let linear = arch.linear_parameters();
-    let rest = total - linear;
-    let lin_bytes = linear_bytes(arch, format, double_quant);
+    let (linear, lin_bytes) = covered_linears(arch, w);
+    let rest = total - linear.min(total);
     let avg_bits = if linear > 0 { lin_bytes * 8.0 / linear as f64 } else { 0.0 };
-    StoredWeights {
-        bytes: lin_bytes + rest as f64 * 2.0,
-        formula: msg!(
-            WeightsQuantized,
+    let vision_listed = when(vision > 0, || msg!(VisionTowerListed));
+    let explain = format.explain(w.double_quant).arg();
+    let formula = match w.layers {
+        QuantLayers::All => {
+            msg!(WeightsQuantized, Arg::Count(linear), Arg::Factor(avg_bits), explain, vision_listed, Arg::Count(rest))
+        }
+        QuantLayers::Mlp | QuantLayers::Experts => msg!(
+            WeightsPartial,
+            if w.layers == QuantLayers::Mlp { msg!(QuantMlp) } else { msg!(QuantExperts) }.arg(),
             Arg::Count(linear),
             Arg::Factor(avg_bits),
-            format.explain(double_quant).arg(),
-            when(vision > 0, || msg!(VisionTowerListed)),
+            explain,
+            vision_listed,
             Arg::Count(rest)
         ),
-    }
+    };
+    StoredWeights { bytes: lin_bytes + rest as f64 * 2.0, formula }
 }

@@ -7,13 +7,16 @@
 //! `mode` and `method` before `quant` (choosing a method picks its default weight format, and an
 //! explicit `quant` wins), `gpu` before `vram` (a custom size wins over a preset).
 
-use crate::ledger::architecture::{Architecture, MlpKind, MoeSpec};
+use crate::ledger::architecture::{
+    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
+};
+use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Bitsandbytes, Drill, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision,
     Scenario, GIB,
 };
-use crate::ledger::storage::{KvDtype, StorageFormat};
+use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
 /// Limits of numeric values: wide enough for any real model, small enough that no product overflows.
 pub const MAX_SEQ: u64 = 100_000_000;
@@ -45,10 +48,48 @@ key_enum!(
     Mlp,
     Experts,
     ActiveExperts,
+    Norm,
+    Norms,
+    QkvBias,
+    OutMlpBias,
+    Positions,
+    Softcap,
+    QkNorm,
+    Sinks,
+    AttnGate,
+    LayerPattern,
+    Window,
+    Chunk,
+    QLoraRank,
+    KvLoraRank,
+    QkRopeHeadDim,
+    QkNopeHeadDim,
+    VHeadDim,
+    LinearKHeads,
+    LinearVHeads,
+    LinearHeadDim,
+    LinearConv,
+    SharedExperts,
+    SharedFfn,
+    DenseLayers,
+    DenseFfn,
+    MoeStep,
+    RouterBias,
+    SharedGate,
+    Vision,
+    VisionBlocks,
+    VisionDim,
+    VisionHeads,
+    VisionFfn,
+    VisionPatch,
+    VisionOut,
+    Checkpoint,
+    CheckpointLayers,
     Mode,
     Method,
     Precision,
     Quant,
+    QuantLayers,
     Dq,
     Optim,
     Seq,
@@ -102,6 +143,8 @@ pub enum Read {
     Word(fn() -> Vec<&'static str>),
     /// A comma-separated list of words.
     List(&'static [&'static str]),
+    /// Free text that `set` checks; the hint says what is accepted.
+    Text(MsgId),
 }
 
 /// A key's value, as read.
@@ -203,12 +246,12 @@ fn shape(v: u64, t: u64, c: &Context) -> Option<String> {
 
 fn set_mode(s: &mut Scenario, m: Mode) {
     s.mode = m;
-    s.quant = Scenario::default_quant(s.mode, s.method);
+    s.quant = Scenario::default_quant(s.mode, s.method, &s.architecture);
 }
 
 fn set_method(s: &mut Scenario, m: Method) {
     s.method = m;
-    s.quant = Scenario::default_quant(s.mode, s.method);
+    s.quant = Scenario::default_quant(s.mode, s.method, &s.architecture);
 }
 
 fn set_model(s: &mut Scenario, id: &str) -> Result<(), ()> {
@@ -219,7 +262,7 @@ fn set_model(s: &mut Scenario, id: &str) -> Result<(), ()> {
     }
     let p = presets::model(id).ok_or(())?;
     s.model_id = Some(p.id.to_string());
-    s.architecture = p.architecture;
+    s.architecture = p.architecture.clone();
     Ok(())
 }
 
@@ -241,7 +284,89 @@ fn model_ids() -> Vec<&'static str> {
 fn set_experts(a: &mut Architecture, experts: Option<u64>, active: Option<u64>) {
     let e = experts.or(a.moe.map(|m| m.experts)).unwrap_or(1);
     let k = active.or(a.moe.map(|m| m.active)).unwrap_or(1).min(e);
-    a.moe = (e > 1).then_some(MoeSpec { experts: e, active: k, expert_ffn: a.ffn, shared: 0, shared_ffn: 0 });
+    // Shared experts, dense layers and biases stay as they were.
+    let rest = a.moe.unwrap_or(MoeSpec::routed(e, k, a.ffn));
+    a.moe = (e > 1).then_some(MoeSpec { experts: e, active: k, expert_ffn: a.ffn, ..rest });
+}
+
+/// A field of a sub-structure (latent attention, linear attention, MoE, vision) the scenario's model
+/// has: written when it differs from the template's, or — when the template has none — from the
+/// value a new one starts with (so that shape keys added since keep old custom links unchanged).
+fn sub<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> u64) -> Option<String> {
+    let v = v.map(field)?;
+    let t = t.map_or(field(&fresh), field);
+    (v != t).then(|| v.to_string())
+}
+
+fn sub_flag<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> bool) -> Option<String> {
+    let v = v.map(field)?;
+    let t = t.map_or(field(&fresh), field);
+    (v != t).then(|| flag_text(v))
+}
+
+/// A newly made latent attention (DeepSeek's dimensions) and linear attention (Qwen3-Next's).
+const FRESH_MLA: MlaSpec =
+    MlaSpec { q_lora_rank: 0, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 };
+const FRESH_LINEAR: LinearSpec = LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4 };
+const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
+
+fn fresh_tower(s: &Scenario) -> VisionSpec {
+    s.architecture.vision.and_then(|v| default_tower(v.kind)).unwrap_or(VisionSpec::of(
+        VisionKind::Qwen2Vl,
+        1,
+        1,
+        1,
+        1,
+        1,
+    ))
+}
+
+/// Latent attention's fields, creating DeepSeek's dimensions when the model has none yet; a
+/// `kv_lora_rank` of 0 turns it off.
+fn set_mla(s: &mut Scenario, f: impl FnOnce(&mut MlaSpec)) {
+    let mut m = s.architecture.mla.unwrap_or(FRESH_MLA);
+    f(&mut m);
+    s.architecture.mla = (m.kv_lora_rank > 0).then_some(m);
+}
+
+/// Linear attention's fields, creating Qwen3-Next's when the model has none yet.
+fn set_linear(s: &mut Scenario, f: impl FnOnce(&mut LinearSpec)) {
+    let mut l = s.architecture.linear.unwrap_or(FRESH_LINEAR);
+    f(&mut l);
+    s.architecture.linear = Some(l);
+}
+
+/// A field of the mixture of experts (ignored by a dense model).
+fn set_moe(s: &mut Scenario, f: impl FnOnce(&mut MoeSpec)) {
+    if let Some(m) = s.architecture.moe.as_mut() {
+        f(m);
+    }
+}
+
+/// A field of the vision tower (ignored by a text-only model).
+fn set_vision(s: &mut Scenario, f: impl FnOnce(&mut VisionSpec)) {
+    if let Some(v) = s.architecture.vision.as_mut() {
+        f(v);
+    }
+}
+
+const VISION_KINDS: [(&str, Option<VisionKind>); 7] = [
+    ("none", None),
+    ("qwen2vl", Some(VisionKind::Qwen2Vl)),
+    ("qwen25vl", Some(VisionKind::Qwen25Vl)),
+    ("qwen3vl", Some(VisionKind::Qwen3Vl)),
+    ("siglip", Some(VisionKind::Siglip)),
+    ("llama4", Some(VisionKind::Llama4)),
+    ("pixtral", Some(VisionKind::Pixtral)),
+];
+
+fn vision_id(v: Option<&VisionSpec>) -> &'static str {
+    VISION_KINDS.iter().find(|(_, k)| *k == v.map(|v| v.kind)).map_or("none", |(id, _)| id)
+}
+
+/// A tower of `kind` with the dimensions of the preset that has one.
+fn default_tower(kind: VisionKind) -> Option<VisionSpec> {
+    presets::models().iter().filter_map(|m| m.architecture.vision).find(|v| v.kind == kind)
 }
 
 fn moe_counts(a: &Architecture) -> (u64, u64) {
@@ -252,6 +377,21 @@ fn mlp_id(m: MlpKind) -> &'static str {
     match m {
         MlpKind::Glu => "glu",
         MlpKind::Gelu => "gelu",
+    }
+}
+
+fn norm_id(n: NormKind) -> &'static str {
+    match n {
+        NormKind::RmsNorm => "rms",
+        NormKind::LayerNorm => "layer",
+    }
+}
+
+fn norm_from_id(id: &str) -> Option<NormKind> {
+    match id {
+        "rms" => Some(NormKind::RmsNorm),
+        "layer" => Some(NormKind::LayerNorm),
+        _ => None,
     }
 }
 
@@ -273,7 +413,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 37] = [
+pub static KEYS: [KeyDef; 75] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -431,6 +571,483 @@ pub static KEYS: [KeyDef; 37] = [
         doc: doc!("1–experts", "the preset's", "experts each token runs through"),
     },
     KeyDef {
+        key: Key::Norm,
+        name: "norm",
+        read: Read::Word(|| vec!["rms", "layer"]),
+        set: |s, v| keyword(v.word(), norm_from_id, |n| s.architecture.norm = n),
+        write: |s, c| (s.architecture.norm != c.template.norm).then(|| norm_id(s.architecture.norm).into()),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "RMSNorm (one weight vector) or LayerNorm (weight and bias)"),
+    },
+    KeyDef {
+        key: Key::Norms,
+        name: "norms",
+        read: Read::Uint { min: 1, max: 8 },
+        set: |s, v| {
+            s.architecture.norms_per_layer = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.norms_per_layer, c.template.norms_per_layer),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "norm layers per decoder layer: 2, or 4 for Gemma-2/3 (pre and post norms)"),
+    },
+    KeyDef {
+        key: Key::QkvBias,
+        name: "qkv_bias",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.qkv_bias = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.qkv_bias != c.template.qkv_bias).then(|| flag_text(s.architecture.qkv_bias)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "biases on the q, k and v projections (Qwen2, GLM, gpt-oss)"),
+    },
+    KeyDef {
+        key: Key::OutMlpBias,
+        name: "out_mlp_bias",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.out_and_mlp_bias = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.out_and_mlp_bias != c.template.out_and_mlp_bias).then(|| flag_text(s.architecture.out_and_mlp_bias)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "biases on the attention output and the MLP or expert linears (GPT-2, gpt-oss)"),
+    },
+    KeyDef {
+        key: Key::Positions,
+        name: "positions",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            s.architecture.learned_positions = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.learned_positions, c.template.learned_positions),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "learned absolute position embeddings (GPT-2: 1024); 0 for rotary models"),
+    },
+    KeyDef {
+        key: Key::Softcap,
+        name: "softcap",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.softcapping = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.softcapping != c.template.softcapping).then(|| flag_text(s.architecture.softcapping)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "tanh soft-capping of attention scores and logits (Gemma-2)"),
+    },
+    KeyDef {
+        key: Key::QkNorm,
+        name: "qk_norm",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.qk_norm = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.qk_norm != c.template.qk_norm).then(|| flag_text(s.architecture.qk_norm)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "RMSNorm on q and k per head (Qwen3, Gemma-3)"),
+    },
+    KeyDef {
+        key: Key::Sinks,
+        name: "sinks",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.sinks = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.sinks != c.template.sinks).then(|| flag_text(s.architecture.sinks)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "one learned attention-sink logit per head and layer (gpt-oss)"),
+    },
+    KeyDef {
+        key: Key::AttnGate,
+        name: "attn_gate",
+        read: Read::Flag,
+        set: |s, v| {
+            s.architecture.attn_gate = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.attn_gate != c.template.attn_gate).then(|| flag_text(s.architecture.attn_gate)),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "an output gate on full attention: q_proj also produces a gate (Qwen3-Next)"),
+    },
+    KeyDef {
+        key: Key::LayerPattern,
+        name: "layer_pattern",
+        read: Read::Text(MsgId::HintLayerPattern),
+        set: |s, v| LayerPattern::parse(v.word()).map(|p| s.architecture.layer_pattern = p).ok_or(()),
+        write: |s, c| (s.architecture.layer_pattern != c.template.layer_pattern).then(|| s.architecture.layer_pattern.text()),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("1–64 letters of F, S, C, L", "the preset's (F)", "the repeating per-layer attention kinds: F full, S sliding window, C chunked local, L linear attention / state space (Gemma-3 SSSSSF, gpt-oss SF, Llama-4 CCCF, Qwen3-Next LLLF)"),
+    },
+    KeyDef {
+        key: Key::Window,
+        name: "window",
+        read: Read::Uint { min: 0, max: 1 << 30 },
+        set: |s, v| {
+            s.architecture.window = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.window, c.template.window),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "tokens a sliding-window (S) layer attends to and caches"),
+    },
+    KeyDef {
+        key: Key::Chunk,
+        name: "chunk",
+        read: Read::Uint { min: 0, max: 1 << 30 },
+        set: |s, v| {
+            s.architecture.chunk = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.chunk, c.template.chunk),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "tokens of a chunked local attention (C) layer's chunk (Llama-4: 8192)"),
+    },
+    KeyDef {
+        key: Key::QLoraRank,
+        name: "q_lora_rank",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_mla(s, |m| m.q_lora_rank = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.q_lora_rank),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "latent attention: rank of the query latent (0: a direct q_proj)"),
+    },
+    KeyDef {
+        key: Key::KvLoraRank,
+        name: "kv_lora_rank",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_mla(s, |m| m.kv_lora_rank = v.uint());
+            Ok(())
+        },
+        write: |s, c| match (&s.architecture.mla, &c.template.mla) {
+            (Some(m), None) => Some(m.kv_lora_rank.to_string()),
+            (None, Some(_)) => Some("0".into()),
+            (v, t) => sub(v.as_ref(), t.as_ref(), FRESH_MLA, |m| m.kv_lora_rank),
+        },
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's (0 = no latent attention)", "latent attention (DeepSeek-V2/V3, Kimi-K2): rank of the key/value latent; > 0 turns it on, and the KV cache holds kv_lora_rank + qk_rope_head_dim values per token and layer"),
+    },
+    KeyDef {
+        key: Key::QkRopeHeadDim,
+        name: "qk_rope_head_dim",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_mla(s, |m| m.qk_rope_head_dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.qk_rope_head_dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "latent attention: the rotary part of each query/key head (and of the cached key)"),
+    },
+    KeyDef {
+        key: Key::QkNopeHeadDim,
+        name: "qk_nope_head_dim",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_mla(s, |m| m.qk_nope_head_dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.qk_nope_head_dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "latent attention: the non-rotary part of each query/key head"),
+    },
+    KeyDef {
+        key: Key::VHeadDim,
+        name: "v_head_dim",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_mla(s, |m| m.v_head_dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.v_head_dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "latent attention: dimension of each value head"),
+    },
+    KeyDef {
+        key: Key::LinearKHeads,
+        name: "linear_k_heads",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_linear(s, |l| l.k_heads = v.uint());
+            Ok(())
+        },
+        write: |s, c| match (&s.architecture.linear, &c.template.linear) {
+            (Some(l), None) => Some(l.k_heads.to_string()),
+            (v, t) => sub(v.as_ref(), t.as_ref(), FRESH_LINEAR, |l| l.k_heads),
+        },
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "linear attention (L layers, Gated DeltaNet): key heads"),
+    },
+    KeyDef {
+        key: Key::LinearVHeads,
+        name: "linear_v_heads",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_linear(s, |l| l.v_heads = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.v_heads),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "linear attention: value heads (the state is v_heads × head_dim × head_dim per sequence)"),
+    },
+    KeyDef {
+        key: Key::LinearHeadDim,
+        name: "linear_head_dim",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_linear(s, |l| l.head_dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.head_dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "linear attention: dimension of each head"),
+    },
+    KeyDef {
+        key: Key::LinearConv,
+        name: "linear_conv",
+        read: Read::Uint { min: 1, max: 64 },
+        set: |s, v| {
+            set_linear(s, |l| l.conv = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.conv),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "linear attention: taps of its short convolution"),
+    },
+    KeyDef {
+        key: Key::SharedExperts,
+        name: "shared_experts",
+        read: Read::Uint { min: 0, max: 1024 },
+        set: |s, v| {
+            set_moe(s, |m| m.shared = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "mixture of experts: always-on shared experts per MoE layer"),
+    },
+    KeyDef {
+        key: Key::SharedFfn,
+        name: "shared_ffn",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_moe(s, |m| m.shared_ffn = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared_ffn),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "mixture of experts: intermediate size of one shared expert"),
+    },
+    KeyDef {
+        key: Key::DenseLayers,
+        name: "dense_layers",
+        read: Read::Uint { min: 0, max: 10_000 },
+        set: |s, v| {
+            set_moe(s, |m| m.dense_layers = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.dense_layers),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "mixture of experts: the first k layers have a dense MLP (DeepSeek's first_k_dense_replace)"),
+    },
+    KeyDef {
+        key: Key::DenseFfn,
+        name: "dense_ffn",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_moe(s, |m| m.dense_ffn = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.dense_ffn),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's (0 = ffn)", "mixture of experts: intermediate size of the dense layers"),
+    },
+    KeyDef {
+        key: Key::MoeStep,
+        name: "moe_step",
+        read: Read::Uint { min: 1, max: 10_000 },
+        set: |s, v| {
+            set_moe(s, |m| m.step = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.step),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's (1)", "mixture of experts: every n-th layer has experts, the others a dense MLP (Llama-4 Maverick: 2)"),
+    },
+    KeyDef {
+        key: Key::RouterBias,
+        name: "router_bias",
+        read: Read::Flag,
+        set: |s, v| {
+            set_moe(s, |m| m.router_bias = v.flag());
+            Ok(())
+        },
+        write: |s, c| sub_flag(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.router_bias),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "mixture of experts: a bias per expert on the router (gpt-oss, DeepSeek-V3)"),
+    },
+    KeyDef {
+        key: Key::SharedGate,
+        name: "shared_gate",
+        read: Read::Flag,
+        set: |s, v| {
+            set_moe(s, |m| m.shared_gate = v.flag());
+            Ok(())
+        },
+        write: |s, c| sub_flag(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared_gate),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "mixture of experts: a sigmoid gate on the shared experts (Qwen2-MoE, Qwen3-Next)"),
+    },
+    KeyDef {
+        key: Key::Vision,
+        name: "vision",
+        read: Read::Word(|| VISION_KINDS.iter().map(|(id, _)| *id).collect()),
+        set: |s, v| {
+            let kind = VISION_KINDS.iter().find(|(id, _)| *id == v.word()).ok_or(())?.1;
+            s.architecture.vision = kind.and_then(|k| s.architecture.vision.filter(|t| t.kind == k).or_else(|| default_tower(k)));
+            Ok(())
+        },
+        write: |s, c| differs(vision_id(s.architecture.vision.as_ref()), vision_id(c.template.vision.as_ref())),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral", "the preset's", "the vision tower (its layout and how many tokens an image becomes)"),
+    },
+    KeyDef {
+        key: Key::VisionBlocks,
+        name: "vision_blocks",
+        read: Read::Uint { min: 1, max: 10_000 },
+        set: |s, v| {
+            set_vision(s, |t| t.blocks = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.blocks),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: blocks"),
+    },
+    KeyDef {
+        key: Key::VisionDim,
+        name: "vision_dim",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_vision(s, |t| t.dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: width"),
+    },
+    KeyDef {
+        key: Key::VisionHeads,
+        name: "vision_heads",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_vision(s, |t| t.heads = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.heads),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: attention heads"),
+    },
+    KeyDef {
+        key: Key::VisionFfn,
+        name: "vision_ffn",
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            set_vision(s, |t| t.mlp = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.mlp),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: MLP intermediate size"),
+    },
+    KeyDef {
+        key: Key::VisionPatch,
+        name: "vision_patch",
+        read: Read::Uint { min: 1, max: 4096 },
+        set: |s, v| {
+            set_vision(s, |t| t.patch = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.patch),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: patch side in pixels"),
+    },
+    KeyDef {
+        key: Key::VisionOut,
+        name: "vision_out",
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_vision(s, |t| t.out_dim = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.out_dim),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's", "vision tower: the projector's hidden width (Llama-4's adapter: 4096)"),
+    },
+    KeyDef {
+        key: Key::Checkpoint,
+        name: "checkpoint",
+        read: Read::Word(|| ids(&StorageFormat::ALL, StorageFormat::id)),
+        set: |s, v| keyword(v.word(), StorageFormat::from_id, |f| s.architecture.checkpoint.0 = f),
+        write: |s, c| (s.architecture.checkpoint.0 != c.template.checkpoint.0).then(|| s.architecture.checkpoint.0.id().into()),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("a weight format (as `quant`)", "the preset's (bf16)", "the format the published checkpoint stores (the default of `quant` for inference): mxfp4 for gpt-oss, fp8_block for DeepSeek-V3"),
+    },
+    KeyDef {
+        key: Key::CheckpointLayers,
+        name: "checkpoint_layers",
+        read: Read::Word(|| ids(&QuantLayers::ALL, QuantLayers::id)),
+        set: |s, v| keyword(v.word(), QuantLayers::from_id, |q| s.architecture.checkpoint.1 = q),
+        write: |s, c| (s.architecture.checkpoint.1 != c.template.checkpoint.1).then(|| s.architecture.checkpoint.1.id().into()),
+        architecture: true,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the preset's (all)", "the linear layers the checkpoint's format covers: all, mlp, experts"),
+    },
+    KeyDef {
         key: Key::Mode,
         name: "mode",
         read: Read::Word(|| ids(Mode::ALL, Mode::id)),
@@ -465,10 +1082,25 @@ pub static KEYS: [KeyDef; 37] = [
         name: "quant",
         read: Read::Word(|| ids(&StorageFormat::ALL, StorageFormat::id)),
         set: |s, v| keyword(v.word(), StorageFormat::from_id, |f| s.quant = f),
-        write: |s, _| differs(s.quant.id(), Scenario::default_quant(s.mode, s.method).id()),
+        write: |s, _| differs(s.quant.id(), Scenario::default_quant(s.mode, s.method, &s.architecture).id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("bf16 (nf4 for method=qlora)", "how stored weights are kept: the frozen base for LoRA/QLoRA, the served weights for inference (ignored by full fine-tuning)"),
+    },
+    KeyDef {
+        key: Key::QuantLayers,
+        name: "quant_layers",
+        read: Read::Word(|| ids(&QuantLayers::ALL, QuantLayers::id)),
+        set: |s, v| {
+            let q = QuantLayers::from_id(v.word()).ok_or(())?;
+            s.quant_layers = None;
+            s.quant_layers = (q != s.quant_layers()).then_some(q);
+            Ok(())
+        },
+        write: |s, _| s.quant_layers.map(|q| q.id().into()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("as the checkpoint (all for a format it does not use)", "which linear layers `quant` covers: all, mlp (MLPs and experts), experts (routed experts only); the rest stays 16-bit"),
     },
     KeyDef {
         key: Key::Dq,
@@ -739,5 +1371,6 @@ pub fn values_doc(d: &KeyDef) -> String {
         Read::Flag => "0, 1".into(),
         Read::Word(list) => list().join(", "),
         Read::List(list) => format!("comma-separated: {}", list.join(", ")),
+        Read::Text(_) => "text".into(),
     }
 }

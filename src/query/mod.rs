@@ -19,7 +19,7 @@ pub use keys::{Context, Key, KeyDef, Read, Value, KEYS, MAX_BATCH, MAX_SEQ, UI_K
 
 use crate::ledger::msg::{Arg, Msg};
 use crate::ledger::presets;
-use crate::ledger::scenario::Scenario;
+use crate::ledger::scenario::{trim_float, Scenario};
 use crate::msg;
 
 /// A problem with one key of a query.
@@ -62,14 +62,14 @@ fn read<'a>(def: &KeyDef, raw: &'a str) -> Result<Value<'a>, Msg> {
         },
         Read::Float { min, max } => match raw.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= min && v <= max => Ok(Value::Float(v)),
-            _ => Err(msg!(BadFloat, name, shown(), Arg::Text(min.to_string()), Arg::Text(max.to_string()))),
+            _ => Err(msg!(BadFloat, name, shown(), Arg::Text(trim_float(min)), Arg::Text(trim_float(max)))),
         },
         Read::Flag => match raw {
             "1" => Ok(Value::Flag(true)),
             "0" => Ok(Value::Flag(false)),
             _ => Err(msg!(BadFlag, name, shown())),
         },
-        Read::Word(_) | Read::List(_) => Ok(Value::Word(raw)),
+        Read::Word(_) | Read::List(_) | Read::Text(_) => Ok(Value::Word(raw)),
     }
 }
 
@@ -85,6 +85,12 @@ fn rejected(def: &KeyDef, raw: &str) -> Msg {
             let ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
             msg!(NotPreset, Arg::Text(display_value(raw)), Arg::Text(ids.join(", ")))
         }
+        Read::Text(hint) => msg!(
+            BadText,
+            Arg::Code(def.name),
+            Arg::Text(display_value(raw)),
+            crate::ledger::msg::Msg::plain(hint).arg()
+        ),
         Read::Word(accepted) => {
             msg!(BadChoice, Arg::Code(def.name), Arg::Text(display_value(raw)), Arg::Text(accepted().join(", ")))
         }
@@ -139,7 +145,7 @@ fn finish_architecture(
         a.kv_heads = a.heads;
     }
     if template.is_some_and(|t| t != a) && !a.name.ends_with("(modified)") && a.name != "custom" {
-        a.name = format!("{} (modified)", a.name);
+        a.name = format!("{} (modified)", a.name).into();
     }
 }
 
@@ -147,7 +153,7 @@ fn finish_architecture(
 /// table's order, followed by the given UI keys.
 pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
     let default = Scenario::default();
-    let preset = s.model_id.as_deref().and_then(presets::model).map(|p| p.architecture);
+    let preset = s.model_id.as_deref().and_then(presets::model).map(|p| p.architecture.clone());
     let custom = preset.is_none();
     let template = preset.unwrap_or_else(|| default.architecture.clone());
     let context = Context { default: &default, template: &template, custom };

@@ -11,8 +11,8 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    ChartView, Controls, Export, LedgerTable, MeasuredCompare, ModelImport, Notices, OomTree, Share, SpeedCard,
-    Switches, VerdictCard,
+    export, ledger_table, notices, switches, verdict_card, ChartView, Controls, MeasuredCompare, ModelImport, OomTree,
+    Share, SpeedCard,
 };
 use super::embed;
 use super::state::{Action, CalcState};
@@ -136,7 +136,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |_| s.dispatch(Action::DismissNotices))
     };
     let notices = html! {
-        <Notices lang={lang} errors={state.errors.clone()} warnings={state.warnings.clone()} ondismiss={on_dismiss} />
+        { notices(lang, &state.errors, &state.warnings, on_dismiss) }
     };
     let gpus_drawn = if scenario.mode == Mode::Train { scenario.gpus } else { 1 };
 
@@ -146,7 +146,7 @@ pub fn app(props: &AppProps) -> Html {
         return html! {
             <div class="app embed" data-testid="embed">
                 { notices }
-                <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                { verdict_card(lang, state.unit, scenario, &bill) }
                 <ChartView lang={lang} bill={bill.clone()} />
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={with_base(&full_query)} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
@@ -165,7 +165,7 @@ pub fn app(props: &AppProps) -> Html {
     };
     let on_import = {
         let s = state.clone();
-        Callback::from(move |a| s.dispatch(Action::SetCustomModel(a)))
+        Callback::from(move |a| s.dispatch(Action::SetCustomModel(Box::new(a))))
     };
     let on_undo = {
         let s = state.clone();
@@ -179,7 +179,7 @@ pub fn app(props: &AppProps) -> Html {
                     <h1 data-testid="title">{ text(lang, Text::Title) }</h1>
                     <p class="tagline">{ text(lang, Text::Tagline) }</p>
                 </div>
-                <Switches lang={lang} unit={state.unit} onlang={on_lang} onunit={on_unit} />
+                { switches(lang, state.unit, on_lang, on_unit) }
             </header>
             <main>
                 { notices }
@@ -189,13 +189,13 @@ pub fn app(props: &AppProps) -> Html {
                         <ModelImport lang={lang} onimport={on_import} />
                     </div>
                     <div class="results">
-                        <VerdictCard lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} />
+                        { verdict_card(lang, state.unit, scenario, &bill) }
                         <ChartView lang={lang} bill={bill.clone()} before={before.clone()} gpus={gpus_drawn} />
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
                         { what_fits(lang, *fits) }
                     </div>
                 </div>
-                <LedgerTable lang={lang} unit={state.unit} bill={bill.clone()} />
+                { ledger_table(lang, state.unit, &bill) }
                 <MeasuredCompare lang={lang} unit={state.unit} bill={bill.clone()}
                     onload={{ let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }} />
                 <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
@@ -203,7 +203,7 @@ pub fn app(props: &AppProps) -> Html {
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
                     ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }}
                     onset={onset} />
-                <Export lang={lang} unit={state.unit} scenario={scenario.clone()} bill={bill.clone()} gpus={gpus_drawn} />
+                { export(lang, state.unit, scenario, &bill, gpus_drawn) }
                 <Share lang={lang} url={AttrValue::from(with_base(&query))} embed_code={AttrValue::from(embed::embed_code(&embed_src))} />
             </main>
             <footer class="app-footer">{ text(lang, Text::Footer) }</footer>

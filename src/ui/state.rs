@@ -39,7 +39,7 @@ pub enum Action {
     SetUnit(Unit),
     DismissNotices,
     /// A model from a pasted or fetched config.json.
-    SetCustomModel(crate::ledger::architecture::Architecture),
+    SetCustomModel(Box<crate::ledger::architecture::Architecture>),
     SelectNode(NodeId),
     /// Apply one lever of the tree: the current scenario becomes the "before".
     ApplyLever(Lever),
@@ -104,8 +104,16 @@ impl Reducible for CalcState {
             Action::SetLang(l) => next.lang = l,
             Action::SetUnit(u) => next.unit = u,
             Action::SetCustomModel(arch) => {
+                // A weight format left at the old model's default follows the new checkpoint's.
+                let s = &self.scenario;
+                let was_default = s.quant == crate::ledger::Scenario::default_quant(s.mode, s.method, &s.architecture);
                 next.scenario.model_id = None;
-                next.scenario.architecture = arch;
+                next.scenario.architecture = *arch;
+                if was_default {
+                    let n = &next.scenario;
+                    next.scenario.quant = crate::ledger::Scenario::default_quant(n.mode, n.method, &n.architecture);
+                    next.scenario.quant_layers = None;
+                }
             }
             Action::SelectNode(n) => next.tree = Some(n),
             Action::ApplyLever(lever) => {

@@ -3,10 +3,12 @@
 
 use yew::prelude::*;
 
-use super::inputs::{Checkbox, NumberInput, Scale, Segmented, Select, Slider};
-use crate::i18n::{key_label, text, Lang, Text};
+use super::inputs::{checkbox, number, segmented, select, slider, Groups, Scale};
+use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
-use crate::ledger::scenario::{AttentionKernel, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::scenario::{
+    AttentionKernel, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB,
+};
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 use crate::query::Key;
@@ -26,7 +28,7 @@ fn options<T: Copy>(all: &[T], id: impl Fn(T) -> &'static str) -> Vec<(String, S
     all.iter().map(|&v| (id(v).to_string(), id(v).to_string())).collect()
 }
 
-fn one_group(options: Vec<(String, String)>) -> Vec<(String, Vec<(String, String)>)> {
+fn one_group(options: Vec<(String, String)>) -> Groups {
     vec![(String::new(), options)]
 }
 
@@ -42,27 +44,26 @@ fn quant_options(s: &Scenario) -> Vec<StorageFormat> {
     }
 }
 
-/// Models grouped by family, filtered by the search box (the current model always stays); a custom
-/// model (a pasted config) is its own entry.
+/// Models grouped by family (with the year of each), filtered by the search box — an id, a name,
+/// a family or a size such as "70b" (the current model always stays); a custom model (a pasted
+/// config) is its own entry.
 fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)>)> {
     let needle = filter.trim().to_ascii_lowercase();
     let mut families: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for m in presets::models() {
-        let hay = format!("{} {} {}", m.id, m.architecture.name, m.family).to_ascii_lowercase();
+        let size = format!("{}B", fixed(m.architecture.parameters() as f64 / 1e9, 1));
+        let hay = format!("{} {} {} {size} {}", m.id, m.architecture.name, m.family, m.year).to_ascii_lowercase();
         if !needle.is_empty() && !hay.contains(&needle) && s.model_id.as_deref() != Some(m.id) {
             continue;
         }
-        let entry = (
-            m.id.to_string(),
-            format!("{} ({}B)", m.architecture.name, fixed(m.architecture.parameters() as f64 / 1e9, 1)),
-        );
+        let entry = (m.id.to_string(), format!("{} ({size}, {})", m.architecture.name, m.year));
         match families.iter_mut().find(|(f, _)| f == m.family) {
             Some((_, list)) => list.push(entry),
             None => families.push((m.family.to_string(), vec![entry])),
         }
     }
     if s.model_id.is_none() {
-        families.insert(0, (String::new(), vec![("custom".into(), s.architecture.name.clone())]));
+        families.insert(0, (String::new(), vec![("custom".into(), s.architecture.name.to_string())]));
     }
     families
 }
@@ -71,8 +72,6 @@ fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)
 pub fn controls(props: &ControlsProps) -> Html {
     let (lang, s) = (props.lang, &props.scenario);
     let set = |key: Key| props.onset.reform(move |v: String| (key, v));
-    let label = |key: Key| AttrValue::from(key_label(lang, key));
-    let id = |key: Key| AttrValue::from(key.name());
     let filter = use_state(String::new);
 
     let train = s.mode == Mode::Train;
@@ -80,21 +79,17 @@ pub fn controls(props: &ControlsProps) -> Html {
     let quants = quant_options(s);
 
     let log2 = |min_exp, max_exp, steps_per_octave| Scale::Log2 { min_exp, max_exp, steps_per_octave };
-    let seq_slider = html! {
-        <Slider id={id(Key::Seq)} label={label(Key::Seq)} value={s.seq} scale={log2(7.0, 20.0, 4.0)} typed_max={100_000_000} onchange={set(Key::Seq)} />
+    let seq_slider = slider(Key::Seq, lang, s.seq, log2(7.0, 20.0, 4.0), 100_000_000, set(Key::Seq));
+    let batch_slider = slider(Key::Batch, lang, s.batch, log2(0.0, 10.0, 1.0), 65_536, set(Key::Batch));
+    let rank_slider = if adapters {
+        slider(Key::Rank, lang, s.rank, log2(0.0, 10.0, 1.0), 65_536, set(Key::Rank))
+    } else {
+        html! {}
     };
-    let batch_slider = html! {
-        <Slider id={id(Key::Batch)} label={label(Key::Batch)} value={s.batch} scale={log2(0.0, 10.0, 1.0)} typed_max={65_536} onchange={set(Key::Batch)} />
-    };
-    let rank_slider = html! {
-        if adapters {
-            <Slider id={id(Key::Rank)} label={label(Key::Rank)} value={s.rank} scale={log2(0.0, 10.0, 1.0)} typed_max={65_536} onchange={set(Key::Rank)} />
-        }
-    };
-    let quant_choice = html! {
-        if !quants.is_empty() {
-            <Segmented id={id(Key::Quant)} label={label(Key::Quant)} value={s.quant.id()} options={options(&quants, StorageFormat::id)} onchange={set(Key::Quant)} />
-        }
+    let quant_choice = if quants.is_empty() {
+        html! {}
+    } else {
+        segmented(Key::Quant, lang, s.quant.id(), options(&quants, StorageFormat::id), set(Key::Quant))
     };
 
     if props.compact {
@@ -105,7 +100,6 @@ pub fn controls(props: &ControlsProps) -> Html {
         };
     }
 
-    let gpu_value = s.gpu.id.unwrap_or("custom");
     let mut gpu_groups = one_group(presets::GPUS.iter().map(|g| (g.id.to_string(), g.name.to_string())).collect());
     if s.gpu.id.is_none() {
         gpu_groups.insert(0, (String::new(), vec![("custom".into(), s.gpu.name.clone())]));
@@ -131,11 +125,8 @@ pub fn controls(props: &ControlsProps) -> Html {
     ];
     let zero_options =
         (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect();
-    let count = |key: Key, value: u64, min: &'static str| {
-        html! {
-            <NumberInput id={id(key)} label={label(key)} value={value.to_string()} min={Some(AttrValue::Static(min))} onchange={set(key)} />
-        }
-    };
+    let pick = |key: Key, value: &str, list: Vec<(String, String)>| select(key, lang, value, one_group(list), set(key));
+    let count = |key: Key, value: u64, min: &'static str| number(key, lang, value.to_string(), min, "1", set(key));
 
     html! {
         <section class="controls" aria-label={text(lang, Text::Settings)}>
@@ -143,41 +134,37 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <div class="model-picker">
                     <input type="search" class="model-search" data-testid="model-search" placeholder={text(lang, Text::SearchModels)}
                         aria-label={text(lang, Text::SearchModels)} value={(*filter).clone()} oninput={on_filter} />
-                    <Select id={id(Key::Model)} label={label(Key::Model)} value={s.model_id.clone().unwrap_or_else(|| "custom".into())}
-                        groups={model_groups(s, &filter)} onchange={set(Key::Model)} />
+                    { select(Key::Model, lang, s.model_id.as_deref().unwrap_or("custom"), model_groups(s, &filter), set(Key::Model)) }
                 </div>
-                <Select id={id(Key::Gpu)} label={label(Key::Gpu)} value={gpu_value} groups={gpu_groups} onchange={on_gpu} />
-                <NumberInput id={id(Key::Vram)} label={label(Key::Vram)} value={fixed(s.gpu.bytes as f64 / GIB, 2)}
-                    min={Some(AttrValue::Static("0.001"))} step={AttrValue::Static("any")} onchange={set(Key::Vram)} />
-                <Segmented id={id(Key::Mode)} label={label(Key::Mode)} value={s.mode.id()} options={mode_options} onchange={set(Key::Mode)} />
+                { select(Key::Gpu, lang, s.gpu.id.unwrap_or("custom"), gpu_groups, on_gpu) }
+                { number(Key::Vram, lang, fixed(s.gpu.bytes as f64 / GIB, 2), "0.001", "any", set(Key::Vram)) }
+                { segmented(Key::Mode, lang, s.mode.id(), mode_options, set(Key::Mode)) }
                 if train {
-                    <Segmented id={id(Key::Method)} label={label(Key::Method)} value={s.method.id()} options={method_options} onchange={set(Key::Method)} />
+                    { segmented(Key::Method, lang, s.method.id(), method_options, set(Key::Method)) }
                 }
                 { seq_slider }
                 { batch_slider }
                 { rank_slider }
                 if adapters {
-                    <Segmented id={id(Key::Targets)} label={label(Key::Targets)} value={s.targets.id()}
-                        options={options(crate::ledger::scenario::LoraTargets::ALL, crate::ledger::scenario::LoraTargets::id)} onchange={set(Key::Targets)} />
+                    { segmented(Key::Targets, lang, s.targets.id(), options(LoraTargets::ALL, LoraTargets::id), set(Key::Targets)) }
                 }
                 { quant_choice }
                 if train {
-                    <Select id={id(Key::Precision)} label={label(Key::Precision)} value={s.precision.id()} groups={one_group(options(Precision::ALL, Precision::id))} onchange={set(Key::Precision)} />
-                    <Select id={id(Key::Optim)} label={label(Key::Optim)} value={s.optimizer.id()} groups={one_group(options(Optimizer::ALL, Optimizer::id))} onchange={set(Key::Optim)} />
-                    <Checkbox id={id(Key::Gc)} label={label(Key::Gc)} checked={s.gradient_checkpointing} onchange={set(Key::Gc)} />
+                    { pick(Key::Precision, s.precision.id(), options(Precision::ALL, Precision::id)) }
+                    { pick(Key::Optim, s.optimizer.id(), options(Optimizer::ALL, Optimizer::id)) }
+                    { checkbox(Key::Gc, lang, s.gradient_checkpointing, set(Key::Gc)) }
                     { count(Key::Accum, s.accum, "1") }
-                    <Select id={id(Key::Loss)} label={label(Key::Loss)} value={s.loss.id()} groups={one_group(options(LossKernel::ALL, LossKernel::id))} onchange={set(Key::Loss)} />
-                    <Select id={id(Key::Zero)} label={label(Key::Zero)} value={s.zero.to_string()} groups={one_group(zero_options)} onchange={set(Key::Zero)} />
+                    { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
+                    { pick(Key::Zero, &s.zero.to_string(), zero_options) }
                 } else {
-                    <Select id={id(Key::Kv)} label={label(Key::Kv)} value={s.kv.id()} groups={one_group(options(&KvDtype::ALL, KvDtype::id))} onchange={set(Key::Kv)} />
+                    { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
                     { count(Key::Gen, s.generated, "0") }
                 }
-                <Select id={id(Key::Attn)} label={label(Key::Attn)} value={s.attention.id()} groups={one_group(options(AttentionKernel::ALL, AttentionKernel::id))} onchange={set(Key::Attn)} />
+                { pick(Key::Attn, s.attention.id(), options(AttentionKernel::ALL, AttentionKernel::id)) }
                 { count(Key::Gpus, s.gpus, "1") }
                 if s.architecture.vision.is_some() {
                     { count(Key::Images, s.images, "0") }
-                    <NumberInput id={id(Key::ImagePx)} label={label(Key::ImagePx)} value={s.image_px.to_string()}
-                        min={Some(AttrValue::Static("28"))} step={AttrValue::Static("28")} onchange={set(Key::ImagePx)} />
+                    { number(Key::ImagePx, lang, s.image_px.to_string(), "28", "28", set(Key::ImagePx)) }
                 }
             </div>
         </section>

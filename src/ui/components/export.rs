@@ -9,15 +9,6 @@ use crate::ledger::bill::Bill;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
 
-#[derive(Properties, PartialEq)]
-pub struct ExportProps {
-    pub lang: Lang,
-    pub unit: Unit,
-    pub scenario: Scenario,
-    pub bill: Rc<Bill>,
-    pub gpus: u64,
-}
-
 /// Saves `svg` as a file through a Blob URL and a temporary link.
 fn download_svg(svg: &str) -> Option<()> {
     let window = web_sys::window()?;
@@ -51,22 +42,21 @@ fn markdown(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> String {
 }
 
 /// Copy the ledger as Markdown and download the chart as SVG; both are made when clicked.
-#[function_component(Export)]
-pub fn export(props: &ExportProps) -> Html {
+pub fn export(lang: Lang, unit: Unit, scenario: &Scenario, bill: &Rc<Bill>, gpus: u64) -> Html {
     let on_copy = {
-        let (lang, unit, s, bill) = (props.lang, props.unit, props.scenario.clone(), props.bill.clone());
+        let (s, bill) = (scenario.clone(), bill.clone());
         Callback::from(move |_| super::share::copy(&markdown(lang, unit, &s, &bill)))
     };
     let on_svg = {
-        let (lang, bill, gpus) = (props.lang, props.bill.clone(), props.gpus);
+        let bill = bill.clone();
         Callback::from(move |_| {
             let _ = download_svg(&render_chart(lang, &bill, gpus, None));
         })
     };
     html! {
         <div class="export">
-            <button type="button" data-testid="copy-markdown" onclick={on_copy}>{ text(props.lang, Text::CopyMarkdown) }</button>
-            <button type="button" data-testid="download-svg" onclick={on_svg}>{ text(props.lang, Text::DownloadSvg) }</button>
+            <button type="button" data-testid="copy-markdown" onclick={on_copy}>{ text(lang, Text::CopyMarkdown) }</button>
+            <button type="button" data-testid="download-svg" onclick={on_svg}>{ text(lang, Text::DownloadSvg) }</button>
         </div>
     }
 }

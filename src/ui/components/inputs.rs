@@ -1,34 +1,27 @@
-//! Small labelled inputs. Each emits the *text* of its new value; the reducer reads it through the
-//! query vocabulary, so a typed bad value gets the same message as a bad link. Each input's id and
-//! `data-testid` is its query key.
+//! Small labelled inputs, as view functions (they keep no state). Each names its query key — the
+//! key is its id, its `data-testid` and the source of its label — and emits the *text* of its new
+//! value; the reducer reads it through the query vocabulary, so a typed bad value gets the same
+//! message as a bad link.
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
-pub struct SelectProps {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    pub value: AttrValue,
-    /// (group label, [(value, label)]); an empty group label means no <optgroup>.
-    pub groups: Vec<(String, Vec<(String, String)>)>,
-    pub onchange: Callback<String>,
-}
+use crate::i18n::{key_label, Lang};
+use crate::query::Key;
 
-#[function_component(Select)]
-pub fn select(props: &SelectProps) -> Html {
-    let onchange = {
-        let cb = props.onchange.clone();
-        Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
-    };
-    let option = |(v, l): &(String, String)| {
-        html! { <option value={v.clone()} selected={*v == *props.value}>{ l }</option> }
-    };
+/// (group label, [(value, label)]); an empty group label means no <optgroup>.
+pub type Groups = Vec<(String, Vec<(String, String)>)>;
+
+/// A select of grouped options.
+pub fn select(key: Key, lang: Lang, value: &str, groups: Groups, onchange: Callback<String>) -> Html {
+    let onchange =
+        Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlSelectElement>().value()));
+    let option = |(v, l): &(String, String)| html! { <option value={v.clone()} selected={v == value}>{ l }</option> };
     html! {
-        <label class="field" for={props.id.clone()}>
-            <span class="field-label">{ &props.label }</span>
-            <select id={props.id.clone()} data-testid={props.id.clone()} {onchange}>
-                { for props.groups.iter().map(|(group, options)| if group.is_empty() {
+        <label class="field" for={key.name()}>
+            <span class="field-label">{ key_label(lang, key) }</span>
+            <select id={key.name()} data-testid={key.name()} {onchange}>
+                { for groups.iter().map(|(group, options)| if group.is_empty() {
                     html! { for option in options.iter().map(option) { { option } } }
                 } else {
                     html! { <optgroup label={group.clone()}>{ for options.iter().map(option) }</optgroup> }
@@ -38,30 +31,27 @@ pub fn select(props: &SelectProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct SegmentedProps {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    pub value: AttrValue,
-    pub options: Vec<(String, String)>,
-    pub onchange: Callback<String>,
-}
-
 /// A row of toggle buttons (a radio group): Tab reaches each, Enter or Space picks it.
-#[function_component(Segmented)]
-pub fn segmented(props: &SegmentedProps) -> Html {
+pub fn segmented(
+    key: Key,
+    lang: Lang,
+    value: &str,
+    options: Vec<(String, String)>,
+    onchange: Callback<String>,
+) -> Html {
+    let label_id = format!("{}-label", key.name());
     html! {
         <div class="field">
-            <span class="field-label" id={format!("{}-label", props.id)}>{ &props.label }</span>
-            <div class="segmented" role="radiogroup" aria-labelledby={format!("{}-label", props.id)} data-testid={props.id.clone()}>
-                { for props.options.iter().map(|(v, l)| {
-                    let checked = *v == *props.value;
-                    let cb = props.onchange.clone();
-                    let value = v.clone();
+            <span class="field-label" id={label_id.clone()}>{ key_label(lang, key) }</span>
+            <div class="segmented" role="radiogroup" aria-labelledby={label_id} data-testid={key.name()}>
+                { for options.into_iter().map(|(v, l)| {
+                    let checked = v == value;
+                    let cb = onchange.clone();
+                    let picked = v.clone();
                     html! {
                         <button type="button" role="radio" aria-checked={checked.to_string()}
                             class={classes!("segment-option", checked.then_some("active"))}
-                            data-value={v.clone()} onclick={move |_| cb.emit(value.clone())}>{ l }</button>
+                            data-value={v} onclick={move |_| cb.emit(picked.clone())}>{ l }</button>
                     }
                 }) }
             </div>
@@ -69,32 +59,20 @@ pub fn segmented(props: &SegmentedProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct NumberProps {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    pub value: AttrValue,
-    #[prop_or_default]
-    pub min: Option<AttrValue>,
-    #[prop_or_default]
-    pub max: Option<AttrValue>,
-    #[prop_or(AttrValue::Static("1"))]
-    pub step: AttrValue,
-    pub onchange: Callback<String>,
-}
-
 /// A typed number; committed on change (Enter or leaving the field).
-#[function_component(NumberInput)]
-pub fn number_input(props: &NumberProps) -> Html {
-    let onchange = {
-        let cb = props.onchange.clone();
-        Callback::from(move |e: Event| cb.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
-    };
+pub fn number(
+    key: Key,
+    lang: Lang,
+    value: String,
+    min: &'static str,
+    step: &'static str,
+    onchange: Callback<String>,
+) -> Html {
+    let onchange = Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value()));
     html! {
-        <label class="field" for={props.id.clone()}>
-            <span class="field-label">{ &props.label }</span>
-            <input id={props.id.clone()} data-testid={props.id.clone()} type="number" inputmode="decimal"
-                value={props.value.clone()} min={props.min.clone()} max={props.max.clone()} step={props.step.clone()} {onchange} />
+        <label class="field" for={key.name()}>
+            <span class="field-label">{ key_label(lang, key) }</span>
+            <input id={key.name()} data-testid={key.name()} type="number" inputmode="decimal" {value} {min} {step} {onchange} />
         </label>
     }
 }
@@ -121,79 +99,52 @@ impl Scale {
         }
     }
 
-    fn range(self) -> (f64, f64, f64) {
+    fn range(self) -> (i64, i64) {
         match self {
             Scale::Log2 { min_exp, max_exp, steps_per_octave } => {
-                (min_exp * steps_per_octave, max_exp * steps_per_octave, 1.0)
+                ((min_exp * steps_per_octave) as i64, (max_exp * steps_per_octave) as i64)
             }
         }
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct SliderProps {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    pub value: u64,
-    pub scale: Scale,
-    /// Bounds of the typed value (may exceed the slider's).
-    pub typed_max: u64,
-    pub onchange: Callback<String>,
-}
-
-/// A slider (updates on every input) with a typed number beside it.
-#[function_component(Slider)]
-pub fn slider(props: &SliderProps) -> Html {
-    let (min, max, step) = props.scale.range();
+/// A slider (updates on every input) with a typed number beside it (committed on change).
+pub fn slider(key: Key, lang: Lang, value: u64, scale: Scale, typed_max: u64, onchange: Callback<String>) -> Html {
+    let (min, max) = scale.range();
     let oninput = {
-        let cb = props.onchange.clone();
-        let scale = props.scale;
+        let cb = onchange.clone();
         Callback::from(move |e: InputEvent| {
             let pos: f64 = e.target_unchecked_into::<HtmlInputElement>().value().parse().unwrap_or(0.0);
             cb.emit(scale.value_at(pos).to_string());
         })
     };
-    let onchange_typed = {
-        let cb = props.onchange.clone();
-        Callback::from(move |e: Event| {
-            cb.emit(e.target_unchecked_into::<HtmlInputElement>().value().trim().to_string())
-        })
-    };
-    let position = props.scale.to_position(props.value as f64);
+    let onchange_typed = Callback::from(move |e: Event| {
+        onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value().trim().to_string())
+    });
+    let label = key_label(lang, key);
     html! {
         <div class="field slider-field">
-            <label class="field-label" for={props.id.clone()}>{ &props.label }</label>
+            <label class="field-label" for={key.name()}>{ label }</label>
             <div class="slider-row">
-                <input type="range" id={props.id.clone()} data-testid={props.id.clone()} min={min.to_string()} max={max.to_string()}
-                    step={step.to_string()} value={position.to_string()} aria-valuetext={props.value.to_string()} {oninput} />
-                <input type="number" class="slider-typed" data-testid={format!("{}-typed", props.id)} aria-label={props.label.clone()}
-                    min="1" max={props.typed_max.to_string()} step="1" value={props.value.to_string()} onchange={onchange_typed} />
+                <input type="range" id={key.name()} data-testid={key.name()} min={min.to_string()} max={max.to_string()}
+                    step="1" value={(scale.to_position(value as f64) as i64).to_string()} aria-valuetext={value.to_string()} {oninput} />
+                <input type="number" class="slider-typed" data-testid={format!("{}-typed", key.name())} aria-label={label}
+                    min="1" max={typed_max.to_string()} step="1" value={value.to_string()} onchange={onchange_typed} />
             </div>
         </div>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct CheckboxProps {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    pub checked: bool,
-    pub onchange: Callback<String>,
-}
-
-#[function_component(Checkbox)]
-pub fn checkbox(props: &CheckboxProps) -> Html {
-    let onchange = {
-        let cb = props.onchange.clone();
-        Callback::from(move |e: Event| {
-            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-            cb.emit(if on { "1" } else { "0" }.to_string())
-        })
-    };
+/// A checkbox whose value is `1` or `0`.
+pub fn checkbox(key: Key, lang: Lang, checked: bool, onchange: Callback<String>) -> Html {
+    let onchange = Callback::from(move |e: Event| {
+        let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+        onchange.emit(if on { "1" } else { "0" }.to_string())
+    });
     html! {
-        <label class="field checkbox" for={props.id.clone()}>
-            <input type="checkbox" id={props.id.clone()} data-testid={props.id.clone()} checked={props.checked} {onchange} />
-            <span class="field-label">{ &props.label }</span>
+        <label class="field checkbox" for={key.name()}>
+            <input type="checkbox" id={key.name()} data-testid={key.name()} {checked} {onchange} />
+            <span class="field-label">{ key_label(lang, key) }</span>
         </label>
     }
 }

@@ -1,24 +1,13 @@
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::{fixed, format_bytes, Unit};
 
-#[derive(Properties, PartialEq)]
-pub struct LedgerTableProps {
-    pub lang: Lang,
-    pub unit: Unit,
-    pub bill: Rc<Bill>,
-}
-
 /// Each component of the bill: its size, its share of the device total, its formula with the
 /// scenario's numbers, and the chapter section it comes from. Zero lines are left out.
-#[function_component(LedgerTable)]
-pub fn ledger_table(props: &LedgerTableProps) -> Html {
-    let device = props.bill.device_bytes().max(1) as f64;
-    let lang = props.lang;
+pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill) -> Html {
+    let device = bill.device_bytes().max(1) as f64;
     html! {
         <div class="ledger-wrap">
             <table class="ledger" data-testid="ledger">
@@ -32,10 +21,10 @@ pub fn ledger_table(props: &LedgerTableProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
+                    { for bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                         <tr data-testid={format!("component-{}", c.id.id())} data-bytes={c.bytes.to_string()}>
                             <th scope="row"><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</th>
-                            <td class="num">{ format_bytes(c.bytes, props.unit) }</td>
+                            <td class="num">{ format_bytes(c.bytes, unit) }</td>
                             <td class="num">{ format!("{} %", fixed(100.0 * c.bytes as f64 / device, 1)) }</td>
                             <td class="formula"><code>{ render(lang, &c.formula) }</code></td>
                             <td>{ c.section }</td>

@@ -30,7 +30,9 @@ pub fn measured_compare(props: &MeasuredCompareProps) -> Html {
         html! {}
     } else {
         match parse_report(&pasted) {
-            Err(e) => html! { <p class="notice-error" role="alert" data-testid="measured-error">{ e }</p> },
+            Err(e) => {
+                html! { <p class="notice-error" role="alert" data-testid="measured-error">{ crate::i18n::render(lang, &e) }</p> }
+            }
             Ok(report) => {
                 let rows = compare(&report, &props.bill);
                 let load = report.query.clone().map(|q| {
@@ -56,7 +58,7 @@ pub fn measured_compare(props: &MeasuredCompareProps) -> Html {
                                     { for rows.iter().map(|r| {
                                         let error = r.error().map(|e| format!("{}{} %", if e < 0.0 { "−" } else { "+" }, fixed(e.abs() * 100.0, 1)));
                                         html! {
-                                            <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(|e| e.to_string()).unwrap_or_default()}>
+                                            <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(crate::ledger::scenario::trim_float).unwrap_or_default()}>
                                                 <th scope="row"><code>{ r.what }</code></th>
                                                 <td class="num">{ format_bytes(r.measured, props.unit) }</td>
                                                 <td class="num">{ format_bytes(r.estimated, props.unit) }</td>

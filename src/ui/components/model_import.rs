@@ -1,15 +1,18 @@
-//! Bring your own model: paste or drop a Hugging Face `config.json`, or fetch one by model id.
-//! Everything the user supplies is untrusted: it is parsed by `ledger::hf_config` (errors name the
-//! field) and only ever shown as text.
+//! Bring your own model: paste or drop a Hugging Face `config.json`, or fetch one by model id from
+//! the Hub, from ModelScope or from a Hub mirror (the Hub is unreachable from many networks in
+//! mainland China). Everything the user supplies is untrusted: it is parsed by `ledger::hf_config`
+//! (errors name the field) and only ever shown as text.
 
 use gloo::file::callbacks::FileReader;
-use web_sys::{DragEvent, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::platform::spawn_local;
 use yew::prelude::*;
 
-use crate::i18n::{text, Lang, Text};
+use crate::i18n::{render, text, Lang, Text};
 use crate::ledger::architecture::Architecture;
-use crate::ledger::hf_config::{parse_config, valid_model_id};
+use crate::ledger::hf_config::{config_url, host_of, parse_config, valid_model_id, Hub, DEFAULT_MIRROR};
+use crate::ledger::msg::{Arg, Msg};
+use crate::msg;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelImportProps {
@@ -29,12 +32,24 @@ async fn fetch_text(url: &str) -> Result<(u16, String), ()> {
     Ok((status, body))
 }
 
+/// What the import last did; kept as messages so that it follows a language switch.
 #[derive(Clone, PartialEq)]
 enum Status {
     Idle,
     Busy,
-    Error(String),
-    Done(String),
+    Error(Msg),
+    Done(String, Vec<Msg>),
+}
+
+/// The message for a fetch's outcome other than success.
+fn fetch_failure(url: &str, id: &str, outcome: Result<u16, ()>) -> Msg {
+    let host = Arg::Text(host_of(url).to_string());
+    match outcome {
+        Ok(401 | 403) => msg!(FetchGated, host),
+        Ok(404) => msg!(FetchNotFound, host, Arg::Text(id.to_string())),
+        Ok(code) => msg!(FetchHttp, host, Arg::Int(code as u64)),
+        Err(()) => msg!(FetchNetwork, host),
+    }
 }
 
 #[function_component(ModelImport)]
@@ -42,6 +57,8 @@ pub fn model_import(props: &ModelImportProps) -> Html {
     let lang = props.lang;
     let pasted = use_state(String::new);
     let model_id = use_state(String::new);
+    let hub = use_state(|| if lang == Lang::Zh { Hub::ModelScope } else { Hub::HuggingFace });
+    let endpoint = use_state(|| DEFAULT_MIRROR.to_string());
     let status = use_state(|| Status::Idle);
     let reader = use_mut_ref(|| None::<FileReader>);
 
@@ -49,11 +66,11 @@ pub fn model_import(props: &ModelImportProps) -> Html {
         let onimport = props.onimport.clone();
         let status = status.clone();
         Callback::from(move |text_in: String| match parse_config(&text_in) {
-            Ok(arch) => {
-                status.set(Status::Done(arch.name.clone()));
-                onimport.emit(arch);
+            Ok(imported) => {
+                status.set(Status::Done(imported.architecture.name.to_string(), imported.notes));
+                onimport.emit(imported.architecture);
             }
-            Err(e) => status.set(Status::Error(crate::i18n::render(lang, &e.0))),
+            Err(e) => status.set(Status::Error(e.0)),
         })
     };
     let on_paste_input = {
@@ -61,27 +78,23 @@ pub fn model_import(props: &ModelImportProps) -> Html {
         Callback::from(move |e: InputEvent| pasted.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
     };
     let on_use = {
-        let pasted = pasted.clone();
-        let accept = accept.clone();
+        let (pasted, accept) = (pasted.clone(), accept.clone());
         Callback::from(move |_| accept.emit((*pasted).clone()))
     };
     let on_drop = {
-        let accept = accept.clone();
-        let reader = reader.clone();
-        let status = status.clone();
+        let (accept, reader, status) = (accept.clone(), reader.clone(), status.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) else { return };
             if file.size() > 1_000_000.0 {
-                status.set(Status::Error(text(lang, Text::TooLarge).to_string()));
+                status.set(Status::Error(msg!(FetchTooLarge)));
                 return;
             }
-            let accept = accept.clone();
-            let status = status.clone();
+            let (accept, status) = (accept.clone(), status.clone());
             let file = gloo::file::File::from(file);
             *reader.borrow_mut() = Some(gloo::file::callbacks::read_as_text(&file, move |result| match result {
                 Ok(t) => accept.emit(t),
-                Err(e) => status.set(Status::Error(e.to_string())),
+                Err(e) => status.set(Status::Error(msg!(FetchReadFailed, Arg::Text(e.to_string())))),
             }));
         })
     };
@@ -90,33 +103,44 @@ pub fn model_import(props: &ModelImportProps) -> Html {
         let model_id = model_id.clone();
         Callback::from(move |e: InputEvent| model_id.set(e.target_unchecked_into::<HtmlInputElement>().value()))
     };
+    let on_hub = {
+        let hub = hub.clone();
+        Callback::from(move |e: Event| {
+            if let Some(h) = Hub::from_id(&e.target_unchecked_into::<HtmlSelectElement>().value()) {
+                hub.set(h);
+            }
+        })
+    };
+    let on_endpoint = {
+        let endpoint = endpoint.clone();
+        Callback::from(move |e: InputEvent| endpoint.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
     let on_fetch = {
-        let model_id = model_id.clone();
-        let status = status.clone();
-        let accept = accept.clone();
+        let (model_id, hub, endpoint, status, accept) =
+            (model_id.clone(), hub.clone(), endpoint.clone(), status.clone(), accept.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let id = model_id.trim().to_string();
-            if !valid_model_id(&id) {
-                status.set(Status::Error(text(lang, Text::BadModelId).to_string()));
+            let Some(url) = config_url(*hub, &endpoint, &id) else {
+                let bad = if valid_model_id(&id) { msg!(FetchBadEndpoint) } else { msg!(FetchBadId) };
+                status.set(Status::Error(bad));
                 return;
-            }
+            };
             status.set(Status::Busy);
-            let status = status.clone();
-            let accept = accept.clone();
+            let (status, accept) = (status.clone(), accept.clone());
             spawn_local(async move {
-                let url = format!("https://huggingface.co/{id}/resolve/main/config.json");
                 match fetch_text(&url).await {
                     Ok((200, body)) => accept.emit(body),
-                    Ok((401 | 403, _)) => status.set(Status::Error(text(lang, Text::Gated).to_string())),
-                    Ok((404, _)) => status.set(Status::Error(text(lang, Text::NotFound).to_string())),
-                    Ok((code, _)) => {
-                        status.set(Status::Error(format!("{} (HTTP {code})", text(lang, Text::NetworkError))))
-                    }
-                    Err(()) => status.set(Status::Error(text(lang, Text::NetworkError).to_string())),
+                    Ok((code, _)) => status.set(Status::Error(fetch_failure(&url, &id, Ok(code)))),
+                    Err(()) => status.set(Status::Error(fetch_failure(&url, &id, Err(())))),
                 }
             });
         })
+    };
+    let hub_label = |h: Hub| match h {
+        Hub::HuggingFace => "Hugging Face",
+        Hub::ModelScope => "ModelScope",
+        Hub::Mirror => text(lang, Text::HubMirror),
     };
 
     html! {
@@ -126,14 +150,26 @@ pub fn model_import(props: &ModelImportProps) -> Html {
                 <label class="field" for="config-json">
                     <span class="field-label">{ text(lang, Text::PasteConfig) }</span>
                     <textarea id="config-json" data-testid="config-json" rows="4" spellcheck="false"
-                        placeholder="{\"model_type\": \"llama\", \"hidden_size\": 4096, …}" oninput={on_paste_input} value={(*pasted).clone()} />
+                        placeholder="{\"model_type\": \"qwen3\", \"hidden_size\": 4096, …}" oninput={on_paste_input} value={(*pasted).clone()} />
                 </label>
                 <button type="button" data-testid="use-config" onclick={on_use}>{ text(lang, Text::UseConfig) }</button>
             </div>
             <form class="hf-fetch" onsubmit={on_fetch}>
+                <label class="field" for="hub">
+                    <span class="field-label">{ text(lang, Text::HubSource) }</span>
+                    <select id="hub" data-testid="hub" onchange={on_hub}>
+                        { for Hub::ALL.iter().map(|&h| html! { <option value={h.id()} selected={*hub == h}>{ hub_label(h) }</option> }) }
+                    </select>
+                </label>
+                if *hub == Hub::Mirror {
+                    <label class="field" for="hub-endpoint">
+                        <span class="field-label">{ text(lang, Text::HubEndpoint) }</span>
+                        <input id="hub-endpoint" data-testid="hub-endpoint" type="url" value={(*endpoint).clone()} oninput={on_endpoint} />
+                    </label>
+                }
                 <label class="field" for="hf-id">
                     <span class="field-label">{ text(lang, Text::HfId) }</span>
-                    <input id="hf-id" data-testid="hf-id" type="text" placeholder="Qwen/Qwen2.5-7B-Instruct" autocomplete="off"
+                    <input id="hf-id" data-testid="hf-id" type="text" placeholder="Qwen/Qwen3-8B" autocomplete="off"
                         value={(*model_id).clone()} oninput={on_id_input} />
                 </label>
                 <button type="submit" data-testid="hf-fetch" disabled={*status == Status::Busy}>{ text(lang, Text::Fetch) }</button>
@@ -142,8 +178,13 @@ pub fn model_import(props: &ModelImportProps) -> Html {
                 match &*status {
                     Status::Idle => html! {},
                     Status::Busy => html! { <p class="import-status" data-testid="import-status">{ "…" }</p> },
-                    Status::Error(msg) => html! { <p class="import-status notice-error" role="alert" data-testid="import-status">{ msg }</p> },
-                    Status::Done(name) => html! { <p class="import-status" data-testid="import-status">{ format!("{} {name}", text(lang, Text::Imported)) }</p> },
+                    Status::Error(m) => html! { <p class="import-status notice-error" role="alert" data-testid="import-status">{ render(lang, m) }</p> },
+                    Status::Done(name, notes) => html! {
+                        <div class="import-status" data-testid="import-status">
+                            <p>{ format!("{} {name}", text(lang, Text::Imported)) }</p>
+                            { for notes.iter().map(|n| html! { <p class="notice-warning" data-testid="import-note">{ render(lang, n) }</p> }) }
+                        </div>
+                    },
                 }
             }
         </details>

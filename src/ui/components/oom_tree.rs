@@ -153,7 +153,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                     { card.unwrap_or_default() }
                     <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
                         ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
-                    <DrillPanel lang={lang} scenario={props.scenario.clone()} onset={props.onset.clone()} onselect={props.onselect.clone()} />
+                    { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
         </section>
@@ -310,7 +310,6 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
 struct DrillProps {
     lang: Lang,
     scenario: Scenario,
@@ -320,8 +319,7 @@ struct DrillProps {
 
 /// The five-OOM drill (homework 2): each toggle injects one classic mistake into the ledger, and
 /// links to the tree node that finds it.
-#[function_component(DrillPanel)]
-fn drill_panel(props: &DrillProps) -> Html {
+fn drill_panel(props: DrillProps) -> Html {
     use crate::ledger::fit;
     use crate::ledger::scenario::{Drill, Mode};
     let lang = props.lang;

@@ -1,5 +1,3 @@
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use crate::i18n::{self, render, text, Lang, Text};
@@ -7,18 +5,8 @@ use crate::ledger::bill::{Bill, Verdict};
 use crate::ledger::units::{format_bytes, Unit};
 use crate::ledger::Scenario;
 
-#[derive(Properties, PartialEq)]
-pub struct VerdictCardProps {
-    pub lang: Lang,
-    pub unit: Unit,
-    pub scenario: Scenario,
-    pub bill: Rc<Bill>,
-}
-
 /// The model, the three totals, and fits / does not fit against the GPU.
-#[function_component(VerdictCard)]
-pub fn verdict_card(props: &VerdictCardProps) -> Html {
-    let (lang, s, bill) = (props.lang, &props.scenario, &props.bill);
+pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     let v = bill.verdict();
     let class = match v {
         Verdict::Fits => "fits",
@@ -26,11 +14,11 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
         Verdict::DoesNotFit => "oom",
     };
     let headroom = bill.headroom_bytes();
-    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, props.unit);
+    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
     let total = |testid: &'static str, bytes: u64| {
         html! {
-            <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, props.unit) }</dd>
+            <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, unit) }</dd>
         }
     };
     html! {
@@ -38,7 +26,7 @@ pub fn verdict_card(props: &VerdictCardProps) -> Html {
             <p class="scenario-line" data-testid="scenario">{ i18n::scenario_line(lang, s) }</p>
             <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>
                 <strong>{ i18n::verdict(lang, v) }</strong>
-                { format!(" — {} / {} {} ({amount} {side})", format_bytes(bill.device_bytes(), props.unit), format_bytes(bill.gpu_bytes, props.unit), s.gpu.name) }
+                { format!(" — {} / {} {} ({amount} {side})", format_bytes(bill.device_bytes(), unit), format_bytes(bill.gpu_bytes, unit), s.gpu.name) }
             </p>
             <dl class="totals">
                 <dt>{ text(lang, Text::Allocated) }</dt>
