@@ -175,12 +175,19 @@ const ALLOWED: &[&str] = &[
     "fp8_block",
     "mxfp4",
     "nvfp4",
+    "Apple",
+    "Metal",
+    "PyTorch",
+    "MPS",
+    "GB",
 ];
 
-/// The English words of `text` (outside `{n}` placeholders) that are not allowed.
+/// The English words of `text` (outside `{n}` placeholders and `code spans`, which quote
+/// identifiers and error messages as the program prints them) that are not allowed.
 fn english_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for word in text.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')) {
+    let prose: String = text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    for word in prose.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')) {
         let w = word.trim_matches('-');
         if w.is_empty() || !w.chars().any(|ch| ch.is_ascii_alphabetic()) {
             continue;

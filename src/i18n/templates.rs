@@ -192,6 +192,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "{0} is a llama.cpp inference format and cannot be trained on; the base is counted in bf16",
             "{0} 是 llama.cpp 的推理格式,不能用于训练;底座按 bf16 计",
         ),
+        NoteUnifiedMemory => (
+            "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
+            "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
+        ),
         NoteQloraBase => (
             "QLoRA trains adapters on a 4-bit base; quant={0} is replaced by nf4",
             "QLoRA 在 4 位底座上训练适配器;quant={0} 改为 nf4",

@@ -185,6 +185,7 @@ msg_ids!(
     // Notes.
     NoteQuantIgnored,
     NoteGgufTraining,
+    NoteUnifiedMemory,
     NoteQloraBase,
     NoteVisionTokens,
     NoteBackwardOverlap,

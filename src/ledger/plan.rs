@@ -156,6 +156,10 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             generated: s.generated,
         }),
     };
+    if let Some(ram_gb) = s.gpu.unified_ram_gb {
+        let text = msg!(NoteUnifiedMemory, Arg::Int(ram_gb), Arg::Bytes(s.gpu.bytes as f64));
+        notes.push(Note { key: "unified_memory", text });
+    }
     let vision = (s.architecture.vision.is_some() && s.images > 0)
         .then_some(VisionInput { images: s.images, image_px: s.image_px });
     Plan {

@@ -32,12 +32,16 @@ pub enum Memory {
     Unified { ram_gb: u64 },
 }
 
-/// A built-in GPU: memory as the driver reports it.
+/// A built-in GPU: memory as the driver reports it, and as PyTorch (and so a serving engine) sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuPreset {
     pub id: &'static str,
     pub name: &'static str,
+    /// nvidia-smi's total (MiB).
     pub mib: u64,
+    /// `torch.cuda.mem_get_info()`'s total in hundredths of a GiB (0: not published; the driver
+    /// total less 500 MiB is used). Always a few hundred MiB below nvidia-smi's.
+    pub torch_cgib: u64,
     pub memory: Memory,
 }
 
@@ -45,54 +49,66 @@ impl GpuPreset {
     pub fn bytes(&self) -> u64 {
         self.mib * 1024 * 1024
     }
+
+    /// What PyTorch reports as the card's total: the memory an engine's budget starts from.
+    pub fn torch_bytes(&self) -> u64 {
+        match self.torch_cgib {
+            0 => self.bytes().saturating_sub(500 << 20),
+            c => c * (1u64 << 30) / 100,
+        }
+    }
 }
 
-const fn gpu_preset(id: &'static str, name: &'static str, mib: u64) -> GpuPreset {
-    GpuPreset { id, name, mib, memory: Memory::Dedicated }
+const fn gpu_preset(id: &'static str, name: &'static str, mib: u64, torch_cgib: u64) -> GpuPreset {
+    GpuPreset { id, name, mib, torch_cgib, memory: Memory::Dedicated }
 }
 
 const fn apple(id: &'static str, name: &'static str, mib: u64, ram_gb: u64) -> GpuPreset {
-    GpuPreset { id, name, mib, memory: Memory::Unified { ram_gb } }
+    GpuPreset { id, name, mib, torch_cgib: 0, memory: Memory::Unified { ram_gb } }
 }
 
-/// nvidia-smi's totals (MiB) as collected in `docs/gpus.md`, with the source of each.
-pub const GPUS: [GpuPreset; 36] = [
-    gpu_preset("t4", "Tesla T4 16 GB", 15360),
-    gpu_preset("rtx3060-12g", "GeForce RTX 3060 12 GB", 12288),
-    gpu_preset("rtx4060ti-16g", "GeForce RTX 4060 Ti 16 GB", 16380),
-    gpu_preset("v100-16g", "Tesla V100 16 GB", 16384),
-    gpu_preset("rtx2080ti-22g", "GeForce RTX 2080 Ti 22 GB (modified)", 22528),
-    gpu_preset("l4", "L4 24 GB", 23034),
-    gpu_preset("a10g", "A10G 24 GB", 22835),
-    gpu_preset("rtx3090", "GeForce RTX 3090 24 GB", 24576),
-    gpu_preset("rtx4090", "GeForce RTX 4090 24 GB", 24564),
-    gpu_preset("rtx4090d", "GeForce RTX 4090 D 24 GB", 24564),
-    gpu_preset("rtx5090", "GeForce RTX 5090 32 GB", 32607),
-    gpu_preset("v100-32g", "Tesla V100 32 GB", 32768),
-    gpu_preset("a100-40g", "A100 40 GB", 40960),
-    gpu_preset("a800-40g", "A800 40 GB", 40960),
-    gpu_preset("l20", "L20 48 GB", 46068),
-    gpu_preset("l40", "L40 48 GB", 46068),
-    gpu_preset("l40s", "L40S 48 GB", 46068),
-    gpu_preset("a6000", "RTX A6000 48 GB", 49140),
-    gpu_preset("ascend-910b", "Ascend 910B 64 GB", 65536),
-    gpu_preset("a100-80g", "A100 80 GB", 81920),
-    gpu_preset("a800-80g", "A800 80 GB", 81920),
-    gpu_preset("h100-80g", "H100 80 GB", 81559),
-    gpu_preset("h800", "H800 80 GB", 81559),
-    gpu_preset("h20", "H20 96 GB", 97871),
-    gpu_preset("h200", "H200 141 GB", 143771),
-    gpu_preset("h20-141g", "H20 141 GB", 143771),
-    gpu_preset("b200", "B200 180 GB", 183359),
-    gpu_preset("mi300x", "Instinct MI300X 192 GB", 196608),
+/// nvidia-smi's and PyTorch's totals as collected in `docs/gpus.md`, with the source of each;
+/// Apple silicon as Metal's `recommendedMaxWorkingSetSize`.
+pub const GPUS: [GpuPreset; 39] = [
+    gpu_preset("t4", "Tesla T4 16 GB", 15360, 1475),
+    gpu_preset("rtx3060-12g", "GeForce RTX 3060 12 GB", 12288, 1176),
+    gpu_preset("rtx4060ti-16g", "GeForce RTX 4060 Ti 16 GB", 16380, 1555),
+    gpu_preset("v100-16g", "Tesla V100 16 GB", 16384, 0),
+    gpu_preset("rtx2080ti-22g", "GeForce RTX 2080 Ti 22 GB (modified)", 22528, 2170),
+    gpu_preset("l4", "L4 24 GB", 23034, 2203),
+    gpu_preset("a10g", "A10G 24 GB", 23028, 2198),
+    gpu_preset("rtx3090", "GeForce RTX 3090 24 GB", 24576, 2370),
+    gpu_preset("rtx4090", "GeForce RTX 4090 24 GB", 24564, 2364),
+    gpu_preset("rtx4090d", "GeForce RTX 4090 D 24 GB", 24564, 2364),
+    gpu_preset("rtx5090", "GeForce RTX 5090 32 GB", 32607, 3136),
+    gpu_preset("v100-32g", "Tesla V100 32 GB", 32768, 0),
+    gpu_preset("a100-40g", "A100 40 GB", 40960, 3950),
+    gpu_preset("a800-40g", "A800 40 GB", 40960, 3950),
+    gpu_preset("l20", "L20 48 GB", 46068, 4453),
+    gpu_preset("l40", "L40 48 GB", 46068, 4440),
+    gpu_preset("l40s", "L40S 48 GB", 46068, 4439),
+    gpu_preset("a6000", "RTX A6000 48 GB", 49140, 0),
+    gpu_preset("ascend-910b", "Ascend 910B 64 GB", 65536, 6097),
+    gpu_preset("a100-80g", "A100 80 GB", 81920, 7925),
+    gpu_preset("a800-80g", "A800 80 GB", 81920, 7933),
+    gpu_preset("h100-80g", "H100 80 GB", 81559, 7919),
+    gpu_preset("h800", "H800 80 GB", 81559, 7919),
+    gpu_preset("h20", "H20 96 GB", 97871, 9500),
+    gpu_preset("h200", "H200 141 GB", 143771, 13980),
+    gpu_preset("h20-141g", "H20 141 GB", 143771, 13980),
+    gpu_preset("b200", "B200 180 GB", 183359, 17835),
+    gpu_preset("mi300x", "Instinct MI300X 192 GB", 196608, 19198),
+    apple("m-8g", "Apple silicon, 8 GB unified (5.33 GiB to Metal)", 5461, 8),
     apple("m-16g", "Apple silicon, 16 GB unified (10.67 GiB to Metal)", 10923, 16),
-    apple("m-24g", "Apple silicon, 24 GB unified (17.76 GiB to Metal)", 18186, 24),
-    apple("m-32g", "Apple silicon, 32 GB unified (21.33 GiB to Metal)", 21846, 32),
-    apple("m-36g", "Apple silicon, 36 GB unified (27 GiB to Metal)", 27648, 36),
-    apple("m-48g", "Apple silicon, 48 GB unified (36 GiB to Metal)", 36864, 48),
+    apple("m-24g", "Apple silicon, 24 GB unified (16 GiB to Metal)", 16384, 24),
+    apple("m-32g", "Apple silicon, 32 GB unified (21.33 GiB to Metal)", 21845, 32),
+    apple("m-36g", "Apple silicon, 36 GB unified (28.08 GiB to Metal)", 28754, 36),
+    apple("m-48g", "Apple silicon, 48 GB unified (37.44 GiB to Metal)", 38339, 48),
     apple("m-64g", "Apple silicon, 64 GB unified (48 GiB to Metal)", 49152, 64),
+    apple("m-96g", "Apple silicon, 96 GB unified (72 GiB to Metal)", 73728, 96),
     apple("m-128g", "Apple silicon, 128 GB unified (107.52 GiB to Metal)", 110100, 128),
-    apple("m-192g", "Apple silicon, 192 GB unified (144 GiB to Metal)", 147456, 192),
+    apple("m-192g", "Apple silicon, 192 GB unified (144 GiB to Metal, estimated)", 147456, 192),
+    apple("m-256g", "Apple silicon, 256 GB unified (208 GiB to Metal)", 212992, 256),
 ];
 
 pub fn gpu(id: &str) -> Option<GpuPreset> {

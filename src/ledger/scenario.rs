@@ -102,17 +102,32 @@ pub struct Gpu {
     /// Preset id, or `None` for a custom size (`vram=` in GiB).
     pub id: Option<&'static str>,
     pub name: String,
+    /// The memory the verdict is measured against: nvidia-smi's total, Metal's working-set limit.
     pub bytes: u64,
+    /// What PyTorch reports as the total (`torch.cuda.mem_get_info`): where an engine's budget starts.
+    pub torch_bytes: u64,
+    /// Apple silicon: the machine's unified RAM in GB (`bytes` is the part Metal lends one process).
+    pub unified_ram_gb: Option<u64>,
 }
 
 impl Gpu {
     pub fn preset(id: &str) -> Option<Gpu> {
-        presets::gpu(id).map(|g| Gpu { id: Some(g.id), name: g.name.to_string(), bytes: g.bytes() })
+        presets::gpu(id).map(|g| Gpu {
+            id: Some(g.id),
+            name: g.name.to_string(),
+            bytes: g.bytes(),
+            torch_bytes: g.torch_bytes(),
+            unified_ram_gb: match g.memory {
+                presets::Memory::Unified { ram_gb } => Some(ram_gb),
+                presets::Memory::Dedicated => None,
+            },
+        })
     }
 
+    /// A card of `gib` GiB as the user states it: that is also what PyTorch would see.
     pub fn custom_gib(gib: f64) -> Gpu {
         let bytes = (gib * GIB).round().max(0.0) as u64;
-        Gpu { id: None, name: format!("{} GiB", trim_float(gib)), bytes }
+        Gpu { id: None, name: format!("{} GiB", trim_float(gib)), bytes, torch_bytes: bytes, unified_ram_gb: None }
     }
 }
 
