@@ -136,3 +136,51 @@ fn markdown_export_is_a_valid_table() {
     }
     assert!(md.contains("| kv_cache\\|x | 2.00 GiB |"), "{md}");
 }
+
+/// `--config FILE`: a model's config.json gives the same bill as its preset (each preset equals
+/// the publisher's parameter count, tests/presets.rs), for a file and for stdin.
+#[test]
+fn a_config_file_gives_the_bill_of_its_model() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/configs");
+    for (file, preset) in [("gpt-oss-20b.json", "gpt-oss-20b"), ("qwen3-8b.json", "qwen3-8b")] {
+        let path = format!("{dir}/{file}");
+        let (code, out, err) = run(&["--json", "--config", &path, "mode=infer&seq=8192&gpu=h100-80g"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("model link: model=custom&layers="), "{err}");
+        let from_config: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let (_, out, _) = run(&["--json", &format!("model={preset}&mode=infer&seq=8192&gpu=h100-80g")]);
+        let from_preset: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(from_config["device_bytes"], from_preset["device_bytes"], "{file}");
+    }
+    let file = std::fs::read(format!("{dir}/qwen3-8b.json")).expect("fixture");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vram-ledger"))
+        .args(["--json", "--config", "-", "mode=infer"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &file).expect("writes");
+    let out = child.wait_with_output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_bad_config_exits_2_and_says_why() {
+    let (code, out, err) = run(&["--config", "/nonexistent/config.json"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("cannot read /nonexistent/config.json"), "{err}");
+    let bad = std::env::temp_dir().join(format!("vram-ledger-bad-{}.json", std::process::id()));
+    std::fs::write(&bad, "{\"hidden_size\": 4096, \"num_hidden_layers\": ").expect("writes");
+    let (code, _, err) = run(&["--config", bad.to_str().expect("utf-8"), "mode=infer"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: ") && err.lines().count() == 1, "{err}");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/configs/qwen3-8b.json");
+    let (code, _, err) = run(&["--config", dir, "model=llama-2-7b"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("drop model=llama-2-7b"), "{err}");
+    let (code, _, err) = run(&["--config"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--config needs a file"), "{err}");
+    let _ = std::fs::remove_file(bad);
+}

@@ -1,5 +1,6 @@
-//! `vram-ledger [--json] [--card] [--gb] 'QUERY'`: the memory bill of a scenario, from a query string
-//! or a whole share URL (the same text the web app keeps in its address bar).
+//! `vram-ledger [--json] [--card] [--gb] [--config FILE] 'QUERY'`: the memory bill of a scenario, from
+//! a query string or a whole share URL (the same text the web app keeps in its address bar), for a
+//! preset or for a model's config.json.
 
 use std::process::ExitCode;
 
@@ -8,9 +9,11 @@ use vram_ledger::ledger::{estimate, fit, presets, units::Unit};
 use vram_ledger::validation::accuracy;
 use vram_ledger::{query, report};
 
-const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys] [--presets] 'QUERY'
+const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
 
 QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&seq=4096&gpu=rtx4090'.
+  --config FILE  the model is this Hugging Face config.json ('-' reads it from stdin); the bill's
+             custom-model link is printed to stderr, and QUERY adds the rest (mode, seq, gpu …)
   --json     print the bill as JSON (schema 1)
   --card     print the chapter's speed card regenerated from the ledger (Markdown)
   --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin)
@@ -26,8 +29,17 @@ fn main() -> ExitCode {
     let mut show_fit = false;
     let mut unit = Unit::GiB;
     let mut queries = Vec::new();
-    for arg in std::env::args().skip(1) {
+    let mut config = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--config" => match args.next() {
+                Some(path) => config = Some(path),
+                None => {
+                    eprintln!("error: --config needs a file (or - for stdin)\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
             "--json" => json = true,
             "--card" => card = true,
             "--fit" => show_fit = true,
@@ -73,7 +85,18 @@ fn main() -> ExitCode {
         eprintln!("error: give one QUERY (quote it: '&' is special in the shell)\n\n{USAGE}");
         return ExitCode::from(2);
     }
-    let parsed = query::parse(queries.first().map_or("", String::as_str));
+    let given = queries.first().map_or("", String::as_str);
+    let text = match &config {
+        Some(path) => match custom_model_query(path, given) {
+            Ok(q) => q,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => given.to_string(),
+    };
+    let parsed = query::parse(&text);
     for w in &parsed.warnings {
         eprintln!("warning: {}", w.message);
     }
@@ -108,6 +131,34 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `--config FILE 'QUERY'`: the link of the imported model (its notes and the link on stderr),
+/// then QUERY's keys, which win over the config's where both set one.
+fn custom_model_query(path: &str, given: &str) -> Result<String, String> {
+    let text = if path == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("cannot read stdin: {e}"))?
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?
+    };
+    let imported = vram_ledger::ledger::hf_config::parse_config(&text).map_err(|e| format!("{path}: {}", e.0))?;
+    let pairs = query::split_query(given);
+    if let Some((_, id)) = pairs.iter().find(|(k, v)| k == "model" && v != "custom") {
+        return Err(format!("--config names the model; drop model={id} from the query"));
+    }
+    for note in &imported.notes {
+        eprintln!("note: {note}");
+    }
+    let s = vram_ledger::ledger::Scenario {
+        model_id: None,
+        architecture: imported.architecture,
+        ..vram_ledger::ledger::Scenario::default()
+    };
+    let link = query::to_query(&s, &[]);
+    eprintln!("model link: {link}");
+    let rest: Vec<String> =
+        pairs.iter().map(|(k, v)| format!("{}={}", query::percent_encode(k), query::percent_encode(v))).collect();
+    Ok(if rest.is_empty() { link } else { format!("{link}&{}", rest.join("&")) })
 }
 
 /// The vocabulary as a Markdown table (docs/query-keys.md). The documentation is not in wasm builds.

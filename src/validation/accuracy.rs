@@ -157,11 +157,17 @@ impl Workload {
     }
 }
 
+/// Models released from this year on are the current generation (latent and sliding-window
+/// attention, MoE with shared experts, MXFP4/FP8 checkpoints): the summary shows them apart.
+pub const CURRENT_FROM_YEAR: u16 = 2025;
+
 /// A case with its estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
     pub case: Case,
     pub workload: Workload,
+    /// The case's model is a preset released in [`CURRENT_FROM_YEAR`] or later.
+    pub current_model: bool,
     pub measured_bytes: f64,
     pub estimated_bytes: f64,
 }
@@ -262,6 +268,12 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
             Ok(Outcome {
                 case: c.clone(),
                 workload: Workload::of(&parsed.scenario),
+                current_model: parsed
+                    .scenario
+                    .model_id
+                    .as_deref()
+                    .and_then(crate::ledger::presets::model)
+                    .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill) as f64,
             })
@@ -366,6 +378,12 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     for w in Workload::ALL {
         row(w.label(), summarize(outcomes.iter().filter(|o| o.workload == w)));
     }
+    let current = || outcomes.iter().filter(|o| o.current_model);
+    let label = format!("**models of {CURRENT_FROM_YEAR} on**");
+    row(&label, summarize(current()));
+    row("… inference weights as loaded", summarize(current().filter(|o| o.case.kind == "weights")));
+    row("… KV cache", summarize(current().filter(|o| o.case.kind == "kv_cache")));
+    row("… everything else", summarize(current().filter(|o| o.case.kind != "weights" && o.case.kind != "kv_cache")));
     let problems = problems(outcomes);
     md.push('\n');
     if problems.is_empty() {
