@@ -8,6 +8,16 @@ use vram_ledger::query;
 fn benches(c: &mut Criterion) {
     let s = query::parse("model=llama-3.1-8b&method=qlora&seq=4096&gpu=rtx4090").scenario;
     c.bench_function("estimate", |b| b.iter(|| estimate(black_box(&s))));
+    // The heaviest layouts: latent attention with dense first layers and shared experts (training),
+    // alternating sliding-window layers over MXFP4 experts, and a VLM's vision tower.
+    for (name, q) in [
+        ("estimate deepseek-v3 lora", "model=deepseek-v3&method=lora&seq=4096&gpus=8&zero=3&gpu=h200"),
+        ("estimate gpt-oss-120b infer", "model=gpt-oss-120b&mode=infer&seq=131072&gpu=h100-80g"),
+        ("estimate qwen2.5-vl-7b lora", "model=qwen2.5-vl-7b&method=lora&images=2&seq=2048"),
+    ] {
+        let s = query::parse(q).scenario;
+        c.bench_function(name, |b| b.iter(|| estimate(black_box(&s))));
+    }
     c.bench_function("parse+estimate", |b| {
         b.iter(|| estimate(&query::parse(black_box("model=qwen2.5-7b&method=lora&seq=4096")).scenario))
     });

@@ -204,7 +204,7 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         HubMirror => ("a Hub mirror", "Hub 镜像"),
         HfId => ("Or a model id", "或输入模型 id"),
         Fetch => ("Fetch", "获取"),
-        Imported => ("Imported (the share link carries the sizes — layers, hidden, …; details such as biases or a vision tower are not in the link):", "已导入(分享链接只携带层数、宽度等尺寸字段,偏置与视觉塔等细节不在链接里):"),
+        Imported => ("Imported; the share link carries every field the bill uses (all but the name):", "已导入;分享链接携带账单用到的全部字段(名称除外):"),
         TreeTitle => ("The OOM decision tree", "OOM 排查决策树"),
         TreeHint => ("Pick a step with the pointer or the keyboard (Tab, arrows, Enter); a step that is a lever can be applied to your configuration — one variable at a time.", "点选或用键盘(Tab、方向键、回车)选择一步;能作用于配置的步骤可一键“应用”,每次只改一个变量。"),
         TreeWhat => ("What to do", "做什么"),

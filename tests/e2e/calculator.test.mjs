@@ -172,5 +172,14 @@ test('the model picker is searchable', async () => {
   assert.ok(!options.includes('gemma-2-9b'));
   await page.selectOption('[data-testid="model"]', 'qwen2.5-14b');
   assert.match(await page.textContent('[data-testid="scenario"]'), /Qwen2\.5-14B/);
+  // Grouped by family, each with its size and year; a size or a year finds models too.
+  await page.fill('[data-testid="model-search"]', '');
+  const groups = await page.$$eval('[data-testid="model"] optgroup', (g) => g.map((x) => x.label));
+  for (const family of ['Qwen3', 'DeepSeek', 'gpt-oss', 'Gemma 3', 'Llama 4']) assert.ok(groups.includes(family), `${family} in ${groups}`);
+  const label = await page.$eval('[data-testid="model"] option[value="gpt-oss-20b"]', (o) => o.textContent);
+  assert.match(label, /20\.9B, 2025/);
+  await page.fill('[data-testid="model-search"]', '235');
+  const big = await page.$$eval('[data-testid="model"] option', (o) => o.map((x) => x.value));
+  assert.ok(big.includes('qwen3-235b-a22b'));
   assert.deepEqual(page.problems, []);
 });

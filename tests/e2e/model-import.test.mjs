@@ -86,6 +86,63 @@ test('fetching by Hugging Face id: ok, gated, missing, network failure, bad id',
   assert.deepEqual(unexpected, []);
 });
 
+test('fetching from ModelScope and from a Hub mirror; a bad mirror address is refused', async () => {
+  const page = await openPage(browser);
+  const qwen3 = readFileSync('tests/data/configs/qwen3-8b.json', 'utf8');
+  const seen = [];
+  await page.route(/^https:\/\/(modelscope\.cn|hf-mirror\.com)\//, (route) => {
+    const url = route.request().url();
+    seen.push(url);
+    if (url === 'https://modelscope.cn/models/Qwen/Qwen3-8B/resolve/master/config.json'
+      || url === 'https://hf-mirror.com/Qwen/Qwen3-8B/resolve/main/config.json') {
+      return route.fulfill({ status: 200, headers: cors, body: qwen3 });
+    }
+    return route.fulfill({ status: 404, headers: cors, body: 'not found' });
+  });
+  await open(page);
+  const fetchId = async (id) => {
+    await page.fill('[data-testid="hf-id"]', id);
+    await page.click('[data-testid="hf-fetch"]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="hf-fetch"]').disabled
+      && document.querySelector('[data-testid="import-status"]')?.textContent !== '…');
+    return page.textContent('[data-testid="import-status"]');
+  };
+  // Qwen3-8B: 8,190,735,360 parameters (its model card's safetensors total) × 2 B in bf16.
+  const weights = String(8190735360 * 2);
+  await page.selectOption('[data-testid="hub"]', 'modelscope');
+  assert.match(await fetchId('Qwen/Qwen3-8B'), /Imported/);
+  assert.equal(await page.getAttribute('[data-testid="component-weights"]', 'data-bytes'), weights);
+  assert.match(await fetchId('Qwen/Nothing'), /modelscope\.cn.*404|404.*modelscope\.cn/s);
+
+  await page.selectOption('[data-testid="hub"]', 'mirror');
+  await page.fill('[data-testid="hub-endpoint"]', 'javascript:alert(1)');
+  assert.match(await fetchId('Qwen/Qwen3-8B'), /https:\/\/hf-mirror\.com/);
+  await page.fill('[data-testid="hub-endpoint"]', 'https://hf-mirror.com');
+  assert.match(await fetchId('Qwen/Qwen3-8B'), /Imported/);
+  assert.deepEqual(seen, [
+    'https://modelscope.cn/models/Qwen/Qwen3-8B/resolve/master/config.json',
+    'https://modelscope.cn/models/Qwen/Nothing/resolve/master/config.json',
+    'https://hf-mirror.com/Qwen/Qwen3-8B/resolve/main/config.json',
+  ], 'the javascript: endpoint was never requested');
+  const unexpected = page.problems.filter((p) => !/Failed to load resource/.test(p));
+  assert.deepEqual(unexpected, []);
+});
+
+test('a config of an unknown model_type is imported as a generic decoder, with a note saying so', async () => {
+  const page = await openPage(browser);
+  await open(page);
+  const config = { ...JSON.parse(qwen), model_type: 'my_new_decoder', architectures: ['MyNewForCausalLM'] };
+  await page.fill('[data-testid="config-json"]', JSON.stringify(config));
+  await page.click('[data-testid="use-config"]');
+  await page.waitForSelector('[data-testid="import-note"]');
+  assert.match(await page.textContent('[data-testid="import-note"]'), /my_new_decoder.*Llama-style/);
+  // Read as Qwen2.5-0.5B's shape without its q/k/v biases (24 layers × (896 + 2·128) = 27,648 fewer).
+  const bytes = Number(await page.getAttribute('[data-testid="component-weights"]', 'data-bytes'));
+  assert.equal(bytes, (494032768 - 24 * (896 + 2 * 128)) * 2);
+  await shot(page, 'model-import-generic');
+  assert.deepEqual(page.problems, []);
+});
+
 test('a pasted mem_report.py JSON is compared with the ledger, component by component', async () => {
   const page = await openPage(browser);
   await page.goto(root.url);
