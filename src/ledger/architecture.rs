@@ -743,87 +743,41 @@ impl Architecture {
     }
 
     fn attention_linears(&self, out: &mut Linears) {
-        let h = self.hidden;
-        let layers = self.attention_layers();
-        let a = LinearGroup::Attention;
+        let (h, layers, a) = (self.hidden, self.attention_layers(), LinearGroup::Attention);
+        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group: a, d_in, d_out, per_layer: 1, layers });
         match &self.mla {
             Some(m) => {
                 if m.q_lora_rank > 0 {
-                    out.push(LinearShape {
-                        name: "q_a_proj",
-                        group: a,
-                        d_in: h,
-                        d_out: m.q_lora_rank,
-                        per_layer: 1,
-                        layers,
-                    });
-                    out.push(LinearShape {
-                        name: "q_b_proj",
-                        group: a,
-                        d_in: m.q_lora_rank,
-                        d_out: self.q_dim(),
-                        per_layer: 1,
-                        layers,
-                    });
+                    push("q_a_proj", h, m.q_lora_rank);
+                    push("q_b_proj", m.q_lora_rank, self.q_dim());
                 } else {
-                    out.push(LinearShape {
-                        name: "q_proj",
-                        group: a,
-                        d_in: h,
-                        d_out: self.q_dim(),
-                        per_layer: 1,
-                        layers,
-                    });
+                    push("q_proj", h, self.q_dim());
                 }
-                let kv_a = m.kv_lora_rank.saturating_add(m.qk_rope_head_dim);
-                let kv_b = self.heads.saturating_mul(m.qk_nope_head_dim.saturating_add(m.v_head_dim));
-                out.push(LinearShape {
-                    name: "kv_a_proj_with_mqa",
-                    group: a,
-                    d_in: h,
-                    d_out: kv_a,
-                    per_layer: 1,
-                    layers,
-                });
-                out.push(LinearShape {
-                    name: "kv_b_proj",
-                    group: a,
-                    d_in: m.kv_lora_rank,
-                    d_out: kv_b,
-                    per_layer: 1,
-                    layers,
-                });
+                push("kv_a_proj_with_mqa", h, m.kv_lora_rank.saturating_add(m.qk_rope_head_dim));
+                push(
+                    "kv_b_proj",
+                    m.kv_lora_rank,
+                    self.heads.saturating_mul(m.qk_nope_head_dim.saturating_add(m.v_head_dim)),
+                );
             }
             None => {
-                let q_out = self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 });
-                out.push(LinearShape { name: "q_proj", group: a, d_in: h, d_out: q_out, per_layer: 1, layers });
-                out.push(LinearShape { name: "k_proj", group: a, d_in: h, d_out: self.kv_dim(), per_layer: 1, layers });
-                out.push(LinearShape { name: "v_proj", group: a, d_in: h, d_out: self.kv_dim(), per_layer: 1, layers });
+                push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }));
+                push("k_proj", h, self.kv_dim());
+                push("v_proj", h, self.kv_dim());
             }
         }
-        out.push(LinearShape { name: "o_proj", group: a, d_in: self.attn_out_dim(), d_out: h, per_layer: 1, layers });
-        if let Some(l) = &self.linear {
-            let n = self.layers_of(LayerKind::Linear);
-            let g = LinearGroup::LinearAttention;
-            let qkvz = l.key_dim() * 2 + l.value_dim() * 2;
-            out.push(LinearShape { name: "in_proj_qkvz", group: g, d_in: h, d_out: qkvz, per_layer: 1, layers: n });
-            out.push(LinearShape {
-                name: "in_proj_ba",
-                group: g,
-                d_in: h,
-                d_out: 2 * l.v_heads,
-                per_layer: 1,
-                layers: n,
-            });
-            out.push(LinearShape {
-                name: "out_proj",
-                group: g,
-                d_in: l.value_dim(),
-                d_out: h,
-                per_layer: 1,
-                layers: n,
-            });
-        }
+        push("o_proj", self.attn_out_dim(), h);
+        self.linear_attention_linears(out);
+    }
+
+    /// Gated DeltaNet's projections (Qwen3-Next), on the linear-attention layers only.
+    fn linear_attention_linears(&self, out: &mut Linears) {
+        let Some(l) = &self.linear else { return };
+        let (h, layers, group) = (self.hidden, self.layers_of(LayerKind::Linear), LinearGroup::LinearAttention);
+        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers });
+        push("in_proj_qkvz", h, l.key_dim() * 2 + l.value_dim() * 2);
+        push("in_proj_ba", h, 2 * l.v_heads);
+        push("out_proj", l.value_dim(), h);
     }
 
     fn norm_size(&self) -> u64 {
