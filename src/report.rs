@@ -5,11 +5,13 @@ use serde_json::{json, Value};
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::scenario::Scenario;
+use crate::ledger::serving::{Serving, ServingStatus};
 use crate::ledger::units::{format_bytes, group, params_short, Unit};
 
 /// `{"schema":1, "model":{"id","name","parameters","architecture"}, "allocated_bytes", "reserved_bytes",
 /// "device_bytes", "gpu", "fits", "verdict", "components":[{"id","bytes","formula","section"}], "notes"}`.
 /// The components sum to device_bytes; `architecture` is every shape field the ledger used.
+/// Inference on a serving engine adds `serving` ([`serving_json`]); it is `null` otherwise.
 pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
     json!({
         "schema": 1,
@@ -33,10 +35,64 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
             "section": c.section,
         })).collect::<Vec<_>>(),
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
+        "serving": bill.serving.as_ref().map(serving_json),
     })
 }
 
+/// The `serving` object (its names are a public contract, like the query keys).
+pub fn serving_json(s: &Serving) -> Value {
+    json!({
+        "engine": s.engine.id(),
+        "engine_version": s.version.to_string(),
+        "budget_bytes": s.budget_bytes,
+        "weights_bytes": s.weights_bytes,
+        "non_torch_bytes": s.non_torch_bytes,
+        "activation_peak_bytes": s.activation_peak_bytes,
+        "cuda_graph_bytes": s.cuda_graph_bytes,
+        "kv_pool_bytes": s.kv_pool_bytes,
+        "kv_tokens": s.kv_tokens,
+        "kv_blocks": s.kv_blocks,
+        "max_concurrency": (s.max_concurrency * 100.0).round() / 100.0,
+        "max_context": s.max_context,
+        "host_bytes": s.host_bytes,
+        "context_tokens": s.context_tokens,
+        "requests": s.requests,
+        "starts": s.status.starts(),
+    })
+}
+
+fn serving_text(s: &Serving, unit: Unit) -> String {
+    let mut out = format!(
+        "\n{} {}: budget {}, KV pool {}, {} KV tokens{}\nmax concurrency for {} tokens per request: {:.2}x; longest context for {} request(s): {} tokens\n",
+        s.engine.id(),
+        s.version,
+        format_bytes(s.budget_bytes, unit),
+        format_bytes(s.kv_pool_bytes, unit),
+        group(s.kv_tokens),
+        s.kv_blocks.map(|b| format!(" ({} blocks)", group(b))).unwrap_or_default(),
+        group(s.context_tokens),
+        (s.max_concurrency * 100.0).round() / 100.0,
+        s.requests,
+        group(s.max_context)
+    );
+    if s.host_bytes > 0 {
+        out.push_str(&format!("host RAM: {}\n", format_bytes(s.host_bytes, unit)));
+    }
+    out
+}
+
 fn verdict_text(bill: &Bill, unit: Unit) -> String {
+    if let Some(s) = &bill.serving {
+        return match (s.status, bill.verdict()) {
+            (_, Verdict::Fits) => {
+                format!("SERVES {} request(s) of {} tokens at once", s.requests, group(s.context_tokens))
+            }
+            (ServingStatus::Queues { concurrent }, _) => {
+                format!("STARTS, {concurrent} of {} requests at once (the rest queue)", s.requests)
+            }
+            _ => "DOES NOT START".to_string(),
+        };
+    }
     let headroom = bill.headroom_bytes();
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     match bill.verdict() {
@@ -78,6 +134,9 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
         format_bytes(bill.gpu_bytes, unit),
         verdict_text(bill, unit)
     ));
+    if let Some(sv) = &bill.serving {
+        out.push_str(&serving_text(sv, unit));
+    }
     for n in &bill.notes {
         out.push_str(&format!("note: {}\n", n.text));
     }
@@ -88,7 +147,11 @@ pub fn describe_mode(s: &Scenario) -> String {
     use crate::ledger::scenario::{Method, Mode};
     match s.mode {
         Mode::Infer => format!(
-            "inference, {} weights, {} + {} tokens × {}",
+            "inference{}, {} weights, {} + {} tokens × {}",
+            match s.serving.engine {
+                crate::ledger::scenario::Engine::Hf => String::new(),
+                e => format!(" on {}", e.id()),
+            },
             s.quant.id(),
             group(s.sequence_tokens()),
             group(s.generated),

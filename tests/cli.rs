@@ -184,3 +184,35 @@ fn a_bad_config_exits_2_and_says_why() {
     assert!(err.contains("--config needs a file"), "{err}");
     let _ = std::fs::remove_file(bad);
 }
+
+/// `--json` adds the `serving` object for an engine; its field names are a public contract.
+#[test]
+fn json_serving_object_has_the_contract_names() {
+    let (code, out, err) = run(&["--json", "model=qwen3-8b&mode=infer&engine=vllm&seq=8192&batch=8&gpu=h100-80g"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let s = &v["serving"];
+    assert_eq!(s["engine"], "vllm");
+    for key in [
+        "budget_bytes",
+        "weights_bytes",
+        "non_torch_bytes",
+        "activation_peak_bytes",
+        "cuda_graph_bytes",
+        "kv_pool_bytes",
+        "kv_tokens",
+        "kv_blocks",
+        "max_context",
+        "host_bytes",
+    ] {
+        assert!(s[key].as_u64().is_some(), "{key}: {}", s[key]);
+    }
+    let c = s["max_concurrency"].as_f64().expect("max_concurrency");
+    // A decimal with two places, as vLLM prints it ("4.84x").
+    assert!((c * 100.0 - (c * 100.0).round()).abs() < 1e-9 && c > 8.0, "{c}");
+    let (_, out, _) = run(&["--json", "model=qwen3-8b&mode=infer"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["serving"].is_null(), "generate() has no serving object");
+    let (_, table, _) = run(&["model=qwen3-8b&mode=infer&engine=sglang&seq=8192&gpu=h100-80g"]);
+    assert!(table.contains("sglang 0.5.23: budget") && table.contains("KV tokens"), "{table}");
+}

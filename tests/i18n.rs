@@ -180,6 +180,14 @@ const ALLOWED: &[&str] = &[
     "PyTorch",
     "MPS",
     "GB",
+    "vLLM",
+    "SGLang",
+    "Mac",
+    "Ollama",
+    "x",
+    "cache",
+    "graphs",
+    "all-reduce",
 ];
 
 /// The English words of `text` (outside `{n}` placeholders and `code spans`, which quote

@@ -53,6 +53,8 @@ pub fn css_color(id: ComponentId) -> &'static str {
         ComponentId::ZombieProcess => "#374151",
         ComponentId::AllocatorSlack => "#94a3b8",
         ComponentId::CudaContext => "#64748b",
+        ComponentId::NonTorch => "#475569",
+        ComponentId::CudaGraphs => "#0ea5e9",
     }
 }
 

@@ -344,6 +344,15 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Checkpoint => ("Checkpoint format", "检查点存储格式"),
             CheckpointLayers => ("Checkpoint format covers", "检查点格式覆盖的层"),
             QuantLayers => ("Quantized layers", "量化覆盖的层"),
+            Engine => ("Inference engine", "推理引擎"),
+            EngineVersion => ("Engine release", "引擎版本"),
+            GpuUtil => ("gpu_memory_utilization", "gpu_memory_utilization(显存占比)"),
+            MaxBatchedTokens => ("Batched tokens per step", "每步批处理 token 数"),
+            CudaGraphs => ("CUDA graphs", "CUDA graphs"),
+            BlockSize => ("KV block size (tokens)", "KV 块大小(token)"),
+            MaxNumSeqs => ("Requests scheduled at once (max_num_seqs)", "同时调度的请求数(max_num_seqs)"),
+            MemFraction => ("mem_fraction_static", "mem_fraction_static(静态显存占比)"),
+            GpuLayers => ("Layers on the GPU", "放在 GPU 上的层数"),
         },
     )
 }
@@ -382,6 +391,8 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
             Fp32Module => ("Drill: a module left in fp32", "演习:模块偷偷 fp32"),
             ZombieProcess => ("Drill: a zombie process", "演习:僵尸进程"),
             CudaContext => ("CUDA context and framework overhead", "CUDA 上下文与框架开销"),
+            NonTorch => ("Non-torch memory (workspaces, NCCL)", "PyTorch 之外的显存(工作区、NCCL)"),
+            CudaGraphs => ("CUDA graphs", "CUDA graphs"),
         },
     )
 }

@@ -192,6 +192,146 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "{0} is a llama.cpp inference format and cannot be trained on; the base is counted in bf16",
             "{0} 是 llama.cpp 的推理格式,不能用于训练;底座按 bf16 计",
         ),
+        EngineWeights => (
+            "as loaded: {0}{1}{2}{3}",
+            "加载后:{0}{1}{2}{3}",
+        ),
+        VllmMxfp4Padding => (
+            " + {2} (vLLM pads the MXFP4 experts to {0} × {1} for its kernels)",
+            " + {2}(vLLM 为其 kernel 把 MXFP4 专家补齐到 {0} × {1})",
+        ),
+        VllmProfile => (
+            "profiling run, the larger of: {0} dummy tokens through one layer without attention ({1}), and the sampler's warm-up over {2} dummy requests × vocab {3} × {4} B ({5})",
+            "性能剖析运行,取两者较大者:{0} 个虚拟 token 过一层(跳过注意力,{1}),以及采样器预热 {2} 个虚拟请求 × 词表 {3} × {4} B({5})",
+        ),
+        EngineNonTorch => (
+            "outside PyTorch's allocator: cuBLAS and attention workspaces {0}{1}{2}",
+            "PyTorch 分配器之外:cuBLAS 与注意力工作区 {0}{1}{2}",
+        ),
+        NcclBuffers => (
+            " + NCCL and all-reduce buffers {0} (tensor parallel over {1} GPUs)",
+            " + NCCL 与 all-reduce 缓冲 {0}(张量并行 {1} 卡)",
+        ),
+        VllmContextInBudget => (
+            " + the CUDA context {0} (vLLM 0.8–0.9 count it in the budget)",
+            " + CUDA 上下文 {0}(vLLM 0.8–0.9 把它算进预算)",
+        ),
+        GraphsOff => (
+            "none: CUDA graphs off (`cuda_graphs=0`, `--enforce-eager`)",
+            "无:CUDA graphs 已关闭(`cuda_graphs=0`,`--enforce-eager`)",
+        ),
+        VllmGraphsInBudget => (
+            "{0} batch sizes × {1} layers × {2} MiB = {3}, estimated before the KV cache is sized and taken out of the budget (vLLM 0.20 on; MiB per size and layer fitted to published logs)",
+            "{0} 个批大小 × {1} 层 × {2} MiB = {3},在确定 KV cache 之前估算并从预算中扣除(vLLM 0.20 起;每个批大小每层的 MiB 按公开日志拟合)",
+        ),
+        VllmGraphsOutside => (
+            "{0} batch sizes × {1} layers × {2} MiB = {3}, captured after the KV cache is sized: outside the budget, on top of it (before vLLM 0.20; MiB per size and layer fitted to published logs)",
+            "{0} 个批大小 × {1} 层 × {2} MiB = {3},在 KV cache 分配之后捕获:不在预算内,叠加在预算之上(vLLM 0.20 之前;每个批大小每层的 MiB 按公开日志拟合)",
+        ),
+        VllmMlaReplicated => (
+            "; the latent attention's down-projections ({0}) are whole on every GPU",
+            ";潜向量注意力的下投影({0})在每张卡上都是完整一份",
+        ),
+        VllmUniformBlock => (
+            "{0} layers × {1} tokens × {2} B per token and layer",
+            "{0} 层 × {1} token × 每 token 每层 {2} B",
+        ),
+        VllmGroupPart => (
+            "{0} × {1}",
+            "{0} × {1}",
+        ),
+        VllmHybridBlock => (
+            "block tables for {0} groups, each of {1} layers × {2} tokens ({3} per page)",
+            "块表:{0} 组,每组 {1} 层 × {2} token(每页 {3})",
+        ),
+        VllmKvPool => (
+            "the rest of {0} × {1} = {2}: {3} blocks of {4}; {5} tokens",
+            "{0} × {1} = {2} 的剩余部分:{3} 个块,每块 {4};共 {5} token",
+        ),
+        EngineContext => (
+            "{0} MiB CUDA context, created before the engine measures its budget (`overhead_mib`)",
+            "{0} MiB CUDA 上下文,在引擎测量预算之前就已创建(`overhead_mib`)",
+        ),
+        VllmSummary => (
+            "vLLM {0} (`max_num_batched_tokens` {1}, `max_num_seqs` {2}): GPU KV cache size {3} tokens; maximum concurrency for {4} tokens per request: {5}x; the longest context {6} requests can each have: {7} tokens",
+            "vLLM {0}(`max_num_batched_tokens` {1},`max_num_seqs` {2}):KV cache 容量 {3} token;每请求 {4} token 时最大并发 {5}x;{6} 个请求各自最长上下文:{7} token",
+        ),
+        SglangPool => (
+            "{0} × {1} free before loading − the weights {2}: {3} tokens × {4} B ({5} full-attention layers + 0.8 × {6} sliding-window layers)",
+            "加载前空闲 {1} × {0} − 权重 {2}:{3} token × {4} B({5} 个全注意力层 + 0.8 × {6} 个滑窗层)",
+        ),
+        SglangReserve => (
+            "left outside `mem_fraction_static` for activations and CUDA graphs: (1 − {0}) × {1} (chunked prefill {2} tokens, graphs up to batch {3})",
+            "`mem_fraction_static` 之外留给激活与 CUDA graphs:(1 − {0}) × {1}(分块预填充 {2} token,graphs 最大批 {3})",
+        ),
+        SglangSummary => (
+            "SGLang {0} (`mem_fraction_static` {1}): `max_total_num_tokens` {2}; {4} requests of {3} tokens fit at once; the longest context {5} requests can each have: {6} tokens",
+            "SGLang {0}(`mem_fraction_static` {1}):`max_total_num_tokens` {2};{3} token 的请求可同时容纳 {4} 个;{5} 个请求各自最长上下文:{6} token",
+        ),
+        LlamacppWeights => (
+            "{0} of {1} layers on the GPU (`gpu_layers`; the output layer counts as one): {2}; the token embedding and the rest in host RAM: {3}",
+            "{1} 层中 {0} 层在 GPU 上(`gpu_layers`;输出层算一层):{2};token embedding 与其余部分在主机内存:{3}",
+        ),
+        LlamacppKv => (
+            "{0} slot(s) × {1} cells × {2} full-attention layers, K and V in {3}{4}{5}",
+            "{0} 个槽位 × {1} 单元 × {2} 个全注意力层,K 与 V 为 {3}{4}{5}",
+        ),
+        LlamacppSwa => (
+            " + {0} sliding-window layers × {1} cells per slot (window + micro-batch)",
+            " + {0} 个滑窗层 × 每槽 {1} 单元(窗口 + 微批)",
+        ),
+        LlamacppHostKv => (
+            "; {0} of it in host RAM (layers not on the GPU)",
+            ";其中 {0} 在主机内存(不在 GPU 上的层)",
+        ),
+        LlamacppCompute => (
+            "compute buffer for {0}-token micro-batches: fp32 logits of vocab {1} and the MLP's intermediates{2}",
+            "计算缓冲({0} token 微批):词表 {1} 的 fp32 logits 与 MLP 中间结果{2}",
+        ),
+        LlamacppNoFlash => (
+            ", and fp32 attention scores (flash attention off: `attn=eager`)",
+            ",以及 fp32 注意力分数(未开 `flash_attn`:`attn=eager`)",
+        ),
+        LlamacppSummary => (
+            "llama.cpp: {0} slot(s) of {1} tokens ({2} cells); host RAM {3}; on this card at most {4} slots of this length, or {5} tokens per slot for {0} slot(s)",
+            "llama.cpp:{0} 个槽位,每个 {1} token(共 {2} 单元);主机内存 {3};这张卡上此长度最多 {4} 个槽位,或 {0} 个槽位时每槽最多 {5} token",
+        ),
+        LlamacppUnified => (
+            "unified memory: the GPU and host parts together need {0} of the Mac's {1} GB",
+            "统一内存:GPU 与主机部分合计需要 {0},这台 Mac 共 {1} GB",
+        ),
+        StatusNotEnoughFree => (
+            "vLLM refuses to start: free memory on the device ({0}) is less than the desired GPU memory utilization ({2}, {1}). Lower `gpu_util`, or free the card",
+            "vLLM 拒绝启动:设备空闲显存({0})小于期望的 GPU 显存占用({2},{1})。调低 `gpu_util`,或清空这张卡",
+        ),
+        StatusNoKvVllm => (
+            "vLLM stops at start-up: `No available memory for the cache blocks` ({0} left for the KV cache). Raise `gpu_util`, use fewer `max_batched_tokens`, a quantized checkpoint or more GPUs",
+            "vLLM 启动失败:`No available memory for the cache blocks`(留给 KV cache 的只有 {0})。调高 `gpu_util`、减少 `max_batched_tokens`、换量化权重或加卡",
+        ),
+        StatusNoKvSglang => (
+            "SGLang stops at start-up: `Not enough memory` ({0} left for the KV pool). Raise `mem_fraction`, use a quantized checkpoint or more GPUs",
+            "SGLang 启动失败:`Not enough memory`(留给 KV 池的只有 {0})。调高 `mem_fraction`、换量化权重或加卡",
+        ),
+        StatusContextTooLongVllm => (
+            "vLLM stops at start-up: to serve at least one request with the model's max seq len ({0}), {1} KV cache is needed, which is larger than the available KV cache memory ({2}); the estimated maximum model length is {3}. Lower the context (`max_model_len`) or raise `gpu_util`",
+            "vLLM 启动失败:要以 `max seq len`({0})服务哪怕一个请求,也需要 {1} 的 KV cache,超过可用的 {2};估计最大模型长度为 {3}。调低上下文(`max_model_len`)或调高 `gpu_util`",
+        ),
+        StatusContextTooLongSglang => (
+            "a {0}-token request is longer than the pool's {1} tokens; lower the context or raise `mem_fraction`",
+            "{0} token 的请求超过 KV 池的 {1} token;调低上下文或调高 `mem_fraction`",
+        ),
+        StatusQueues => (
+            "{0} of {1} requests of {2} tokens run at once; the rest wait in the queue",
+            "{2} token 的请求中同时只能跑 {0} 个(共 {1} 个),其余排队等待",
+        ),
+        StatusGpuTooSmall => (
+            "llama.cpp fails to allocate (`cudaMalloc failed: out of memory`): it needs {0} on a card of {1}. Lower `gpu_layers`, the context or the slots, or quantize the KV cache (`kv=int8`)",
+            "llama.cpp 分配失败(`cudaMalloc failed: out of memory`):需要 {0},这张卡只有 {1}。减少 `gpu_layers`、上下文或槽位,或量化 KV cache(`kv=int8`)",
+        ),
+        NoteEngineIgnored => (
+            "`engine={0}` is for inference; training ignores it",
+            "`engine={0}` 只用于推理;训练时忽略",
+        ),
         NoteUnifiedMemory => (
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
@@ -230,6 +370,7 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
         HintLayerPattern => ("1 to 64 letters of F (full), S (sliding window), C (chunked), L (linear)", "1 到 64 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)"),
+        HintEngineVersion => ("a release such as 0.11 or 0.5.23", "形如 0.11 或 0.5.23 的版本号"),
         UnknownKey => ("unknown key `{0}` ignored", "未知参数 `{0}`,已忽略"),
         KvHeadsOverHeads => (
             "`kv_heads={0}` cannot exceed heads ({1}); using {1}",

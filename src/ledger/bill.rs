@@ -27,6 +27,10 @@ pub enum ComponentId {
     /// Drill: a module (embedding and LM head) left in fp32.
     Fp32Module,
     AllocatorSlack,
+    /// Serving engines: memory outside PyTorch's allocator (cuBLAS, attention workspaces, NCCL).
+    NonTorch,
+    /// Serving engines: the memory CUDA graphs hold.
+    CudaGraphs,
     CudaContext,
     /// Drill: a leftover process of an earlier run holds memory on the card (not this process's).
     ZombieProcess,
@@ -34,7 +38,7 @@ pub enum ComponentId {
 
 impl ComponentId {
     /// In bill order (stable: the chart stacks them in this order, bottom to top).
-    pub const ALL: [ComponentId; 18] = [
+    pub const ALL: [ComponentId; 20] = [
         ComponentId::Weights,
         ComponentId::AdapterWeights,
         ComponentId::MasterWeights,
@@ -51,6 +55,8 @@ impl ComponentId {
         ComponentId::KeptTensors,
         ComponentId::Fp32Module,
         ComponentId::AllocatorSlack,
+        ComponentId::NonTorch,
+        ComponentId::CudaGraphs,
         ComponentId::CudaContext,
         ComponentId::ZombieProcess,
     ];
@@ -75,14 +81,16 @@ impl ComponentId {
             ComponentId::ZombieProcess => "zombie_process",
             ComponentId::AllocatorSlack => "allocator_slack",
             ComponentId::CudaContext => "cuda_context",
+            ComponentId::NonTorch => "non_torch",
+            ComponentId::CudaGraphs => "cuda_graphs",
         }
     }
 
     /// Which of the three totals first includes this component.
     pub fn layer(self) -> TotalKind {
         match self {
-            ComponentId::AllocatorSlack => TotalKind::Reserved,
-            ComponentId::CudaContext | ComponentId::ZombieProcess => TotalKind::Device,
+            ComponentId::AllocatorSlack | ComponentId::CudaGraphs => TotalKind::Reserved,
+            ComponentId::CudaContext | ComponentId::ZombieProcess | ComponentId::NonTorch => TotalKind::Device,
             _ => TotalKind::Allocated,
         }
     }
@@ -150,6 +158,8 @@ pub struct Bill {
     /// first two while the gradients appear (0 with gradient accumulation, and for inference). The
     /// forward + backward pass peaks at their sum minus this.
     pub backward_overlap_bytes: u64,
+    /// What a serving engine makes of the card (inference with `engine` other than `hf`).
+    pub serving: Option<super::serving::Serving>,
 }
 
 impl Bill {
@@ -185,8 +195,19 @@ impl Bill {
         self.sum_up_to(TotalKind::Device)
     }
 
+    /// The chapter's verdict on the device total; for a serving engine, whether it starts and
+    /// serves the requests at once (`FitsWithoutMargin`: it starts, but requests queue).
     pub fn verdict(&self) -> Verdict {
-        verdict_for(self.device_bytes(), self.gpu_bytes)
+        let on_device = verdict_for(self.device_bytes(), self.gpu_bytes);
+        match &self.serving {
+            None => on_device,
+            Some(_) if on_device == Verdict::DoesNotFit => Verdict::DoesNotFit,
+            Some(s) => match s.status {
+                super::serving::ServingStatus::Serves => Verdict::Fits,
+                super::serving::ServingStatus::Queues { .. } => Verdict::FitsWithoutMargin,
+                _ => Verdict::DoesNotFit,
+            },
+        }
     }
 
     pub fn fits(&self) -> bool {

@@ -7,7 +7,7 @@ use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
 use super::msg::{Arg, Msg};
 use super::plan::{resolve, Inference, Plan, Training, Trains, Work};
 use super::scenario::MIB;
-use super::{drill, inference, optimizer, training};
+use super::{drill, inference, optimizer, serving, training};
 use crate::msg;
 
 /// The caching allocator's slack as a share of the tensors at peak (reserved − allocated): block
@@ -28,16 +28,28 @@ pub fn estimate(s: &super::Scenario) -> Bill {
     let mut plan = resolve(s);
     let mut notes = std::mem::take(&mut plan.notes);
     let mut lines = Vec::with_capacity(ComponentId::ALL.len());
+    let mut serving = None;
     let extras = match &plan.work {
         Work::Train(t) => training_lines(&plan, t, &mut lines, &mut notes),
-        Work::Infer(i) => {
-            inference_lines(&plan, i, &mut lines, &mut notes);
-            Extras::default()
-        }
+        Work::Infer(i) => match serving::engine_bill(&plan, i) {
+            Some(engine) => {
+                lines.extend(engine.lines);
+                notes.extend(engine.notes);
+                notes.extend(serving::status_note(&engine.serving));
+                serving = Some(engine.serving);
+                Extras::default()
+            }
+            None => {
+                inference_lines(&plan, i, &mut lines, &mut notes);
+                Extras::default()
+            }
+        },
     };
     lines.extend(drill::lines(&plan));
-    let allocated: u64 = lines.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
-    lines.extend(overheads(&plan, allocated as f64));
+    if serving.is_none() {
+        let allocated: u64 = lines.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
+        lines.extend(overheads(&plan, allocated as f64));
+    }
     lines.extend(drill::zombie(&plan));
     Bill {
         components: in_bill_order(lines),
@@ -45,6 +57,7 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         notes,
         saved_logits_bytes: super::bill::to_bytes(extras.saved_logits),
         backward_overlap_bytes: super::bill::to_bytes(extras.backward_overlap),
+        serving,
     }
 }
 

@@ -15,6 +15,7 @@ pub mod optimizer;
 pub mod plan;
 pub mod presets;
 pub mod scenario;
+pub mod serving;
 pub mod storage;
 pub mod training;
 pub mod units;

@@ -13,7 +13,8 @@ use super::bill::Note;
 use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    AttentionKernel, Bitsandbytes, Drill, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario,
+    AttentionKernel, Bitsandbytes, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer,
+    Precision, Scenario,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -99,6 +100,8 @@ pub struct Inference {
     pub tp: u64,
     pub kv: KvDtype,
     pub generated: u64,
+    /// What serves it (resolved against the card by `ledger::serving`).
+    pub engine: EngineSettings,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +121,8 @@ pub struct VisionInput {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan<'a> {
     pub arch: &'a Architecture,
+    /// The card (a serving engine budgets from what PyTorch reports of it).
+    pub gpu: &'a Gpu,
     /// Text tokens per sequence (the prompt, for inference).
     pub text_tokens: u64,
     /// Tokens the language model sees per sequence: text + vision.
@@ -154,6 +159,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             tp: s.gpus.max(1),
             kv: s.kv,
             generated: s.generated,
+            engine: s.serving,
         }),
     };
     if let Some(ram_gb) = s.gpu.unified_ram_gb {
@@ -164,6 +170,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         .then_some(VisionInput { images: s.images, image_px: s.image_px });
     Plan {
         arch: &s.architecture,
+        gpu: &s.gpu,
         text_tokens: s.seq,
         tokens: s.sequence_tokens(),
         batch: s.batch,
@@ -189,6 +196,9 @@ fn activation_dtype(s: &Scenario) -> Dtype {
 }
 
 fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
+    if s.serving.engine != super::scenario::Engine::Hf {
+        notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
+    }
     let arch = &s.architecture;
     let trains = match s.method {
         Method::Full => Trains::Full,

@@ -72,6 +72,89 @@ keyword_enum!(
     Bitsandbytes { Fixed => "fixed", Legacy => "legacy" }
 );
 
+keyword_enum!(
+    /// What runs the inference: `hf` = Hugging Face `generate()` (one call, the cache it grows); the
+    /// serving engines size a KV pool from a memory budget at start-up and fill it with requests.
+    Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
+);
+
+/// A release of a serving engine, `0.11` or `0.5.23`: the rules that changed between releases
+/// (defaults, what the budget counts) follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EngineVersion(pub u16, pub u16, pub u16);
+
+impl EngineVersion {
+    /// `0.11`, `0.19.1`, `v0.8.5`, or a llama.cpp build `b6182`; numbers below 10,000 (builds
+    /// below 60,000).
+    pub fn parse(text: &str) -> Option<EngineVersion> {
+        let t = text.trim();
+        if let Some(build) = t.strip_prefix('b') {
+            let ok = !build.is_empty() && build.len() <= 5 && build.bytes().all(|b| b.is_ascii_digit());
+            return ok.then(|| build.parse::<u16>().ok()).flatten().filter(|&n| n > 0).map(|n| EngineVersion(0, 0, n));
+        }
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = [0u16; 3];
+        let mut n = 0;
+        for piece in t.split('.') {
+            if n == 3 || piece.is_empty() || piece.len() > 4 || !piece.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            parts[n] = piece.parse().ok()?;
+            n += 1;
+        }
+        (n >= 2).then_some(EngineVersion(parts[0], parts[1], parts[2]))
+    }
+}
+
+impl std::fmt::Display for EngineVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.0, self.1, self.2) {
+            (0, 0, build) => write!(f, "b{build}"),
+            (a, b, 0) => write!(f, "{a}.{b}"),
+            (a, b, p) => write!(f, "{a}.{b}.{p}"),
+        }
+    }
+}
+
+/// How a serving engine is configured; `None` is the engine's own default, which depends on its
+/// release, the card and the model (resolved in `ledger::serving`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EngineSettings {
+    pub engine: Engine,
+    pub version: Option<EngineVersion>,
+    /// vLLM's `gpu_memory_utilization`.
+    pub gpu_util: Option<f64>,
+    /// vLLM's `max_num_batched_tokens` (the profiling run's dummy batch), SGLang's `chunked_prefill_size`.
+    pub max_batched_tokens: Option<u64>,
+    /// CUDA graphs captured (vLLM's `enforce_eager` and SGLang's `disable_cuda_graph` turn them off).
+    pub cuda_graphs: bool,
+    /// vLLM's KV block size in tokens.
+    pub block_size: Option<u64>,
+    /// vLLM's `max_num_seqs`: requests scheduled at once (its sampler warm-up and CUDA graphs
+    /// are sized by it too).
+    pub max_num_seqs: Option<u64>,
+    /// SGLang's `mem_fraction_static`.
+    pub mem_fraction: Option<f64>,
+    /// llama.cpp's `n_gpu_layers` (the output layer counts as one).
+    pub gpu_layers: Option<u64>,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            engine: Engine::Hf,
+            version: None,
+            gpu_util: None,
+            max_batched_tokens: None,
+            cuda_graphs: true,
+            block_size: None,
+            max_num_seqs: None,
+            mem_fraction: None,
+            gpu_layers: None,
+        }
+    }
+}
+
 impl LoraTargets {
     /// Whether a linear layer (by its PEFT module name) gets an adapter. Latent attention's q and
     /// kv projections count as q and v; linear attention's input and output projections as qkvo.
@@ -132,6 +215,8 @@ impl Gpu {
 }
 
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// The longest context any solver considers (the query keys' limit on `seq`).
+pub const MAX_CONTEXT: u64 = 100_000_000;
 pub const MIB: f64 = 1024.0 * 1024.0;
 
 /// The default CUDA context + library footprint per process, in MiB: between PyTorch's measured
@@ -226,6 +311,8 @@ pub struct Scenario {
     pub gpu: Gpu,
     pub overhead_mib: f64,
     pub drill: Drill,
+    /// What serves the model in inference (ignored in training).
+    pub serving: EngineSettings,
 }
 
 impl Default for Scenario {
@@ -260,6 +347,7 @@ impl Default for Scenario {
             gpu: Gpu::preset(DEFAULT_GPU).unwrap_or_else(|| Gpu::custom_gib(24.0)),
             overhead_mib: DEFAULT_OVERHEAD_MIB,
             drill: Drill::default(),
+            serving: EngineSettings::default(),
         }
     }
 }

@@ -13,8 +13,8 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Bitsandbytes, Drill, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision,
-    Scenario, GIB,
+    trim_float, AttentionKernel, Bitsandbytes, Drill, Engine, EngineVersion, Gpu, LoraTargets, LossKernel, Method,
+    Mode, Optimizer, Precision, Scenario, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -111,6 +111,15 @@ key_enum!(
     Vram,
     OverheadMib,
     Drill,
+    Engine,
+    EngineVersion,
+    GpuUtil,
+    MaxBatchedTokens,
+    CudaGraphs,
+    BlockSize,
+    MaxNumSeqs,
+    MemFraction,
+    GpuLayers,
 );
 
 impl Key {
@@ -413,7 +422,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 75] = [
+pub static KEYS: [KeyDef; 84] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1353,6 +1362,117 @@ pub static KEYS: [KeyDef; 75] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("— (no mistakes)", "the five-OOM drill: inject classic mistakes (evaluation without no_grad, logits kept in a list for 10 steps, embedding and LM head left in fp32, a leftover process)"),
+    },
+    KeyDef {
+        key: Key::Engine,
+        name: "engine",
+        read: Read::Word(|| ids(Engine::ALL, Engine::id)),
+        set: |s, v| keyword(v.word(), Engine::from_id, |e| s.serving.engine = e),
+        write: |s, c| differs(s.serving.engine.id(), c.default.serving.engine.id()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("hf", "what serves the model (inference): hf = Hugging Face `generate()`; vllm, sglang, llamacpp = the engine's start-up budget, KV pool, concurrency and longest context (ignored in training)"),
+    },
+    KeyDef {
+        key: Key::EngineVersion,
+        name: "engine_version",
+        read: Read::Text(MsgId::HintEngineVersion),
+        set: |s, v| EngineVersion::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
+        write: |s, _| s.serving.version.map(|v| v.to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("a release: 0.11, 0.19.1, 0.5.23", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23)", "the engine's release, where its memory rules changed (defaults, what the budget counts)"),
+    },
+    KeyDef {
+        key: Key::GpuUtil,
+        name: "gpu_util",
+        read: Read::Float { min: 0.01, max: 1.0 },
+        set: |s, v| {
+            s.serving.gpu_util = Some(v.float());
+            Ok(())
+        },
+        write: |s, _| s.serving.gpu_util.map(trim_float),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the release's (vLLM 0.90; 0.92 from 0.20)", "vLLM's `gpu_memory_utilization`: the share of the card's total (as PyTorch sees it) the engine budgets"),
+    },
+    KeyDef {
+        key: Key::MaxBatchedTokens,
+        name: "max_batched_tokens",
+        read: Read::Uint { min: 1, max: MAX_SEQ },
+        set: |s, v| {
+            s.serving.max_batched_tokens = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_batched_tokens.map(|v| v.to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the engine's, by release and card (vLLM serve: 8192 on ≥ 70 GiB cards but A100, else 2048)", "vLLM's `max_num_batched_tokens` (its profiling run's batch), SGLang's `chunked_prefill_size`, llama.cpp's `n_ubatch`"),
+    },
+    KeyDef {
+        key: Key::CudaGraphs,
+        name: "cuda_graphs",
+        read: Read::Flag,
+        set: |s, v| {
+            s.serving.cuda_graphs = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.serving.cuda_graphs != c.default.serving.cuda_graphs).then(|| flag_text(s.serving.cuda_graphs)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("1", "CUDA graphs captured (0 = vLLM `--enforce-eager`, SGLang `--disable-cuda-graph`)"),
+    },
+    KeyDef {
+        key: Key::BlockSize,
+        name: "block_size",
+        read: Read::Uint { min: 1, max: 4096 },
+        set: |s, v| {
+            s.serving.block_size = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.block_size.map(|v| v.to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("16 (64 for latent attention)", "vLLM's KV block size in tokens"),
+    },
+    KeyDef {
+        key: Key::MaxNumSeqs,
+        name: "max_num_seqs",
+        read: Read::Uint { min: 1, max: MAX_BATCH },
+        set: |s, v| {
+            s.serving.max_num_seqs = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_num_seqs.map(|v| v.to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("the release's, by card (vLLM serve: 1024 on ≥ 70 GiB cards but A100, else 256)", "vLLM's `max_num_seqs`: requests it schedules at once; its start-up sampler warm-up (dummy requests × vocabulary) and CUDA graphs grow with it"),
+    },
+    KeyDef {
+        key: Key::MemFraction,
+        name: "mem_fraction",
+        read: Read::Float { min: 0.01, max: 1.0 },
+        set: |s, v| {
+            s.serving.mem_fraction = Some(v.float());
+            Ok(())
+        },
+        write: |s, _| s.serving.mem_fraction.map(trim_float),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("SGLang's, by release, card and GPUs (0.830 on an H100 with 0.5.23)", "SGLang's `mem_fraction_static`: (weights + KV pool) as a share of the memory free before loading"),
+    },
+    KeyDef {
+        key: Key::GpuLayers,
+        name: "gpu_layers",
+        read: Read::Uint { min: 0, max: 100_000 },
+        set: |s, v| {
+            s.serving.gpu_layers = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.gpu_layers.map(|v| v.to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("all (layers + 1)", "llama.cpp's `n_gpu_layers`: the last N of the layers and the output layer are on the GPU, the rest (and the token embedding) in host RAM"),
     },
 ];
 

@@ -69,7 +69,54 @@ pub enum FigureKind {
     /// optimizer states), without the optimizer step, and with the backward's overlap taken out
     /// (activations and logits are freed while the gradients appear).
     StepPeak,
+    /// A serving engine's figure at start-up (the `serving` object): `kv_pool` (vLLM's "Available
+    /// KV cache memory", SGLang's K + V size, llama.cpp's KV buffers), `kv_tokens` ("GPU KV cache
+    /// size", `#tokens`, cells), `max_concurrency` ("Maximum concurrency for L tokens per request"),
+    /// `activation_peak`, `non_torch` and `cuda_graphs` (the profiler's lines, llama.cpp's compute buffer).
+    Serving(ServingFigure),
     Component(ComponentId),
+}
+
+/// A figure of the `serving` object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServingFigure {
+    KvPool,
+    KvTokens,
+    MaxConcurrency,
+    ActivationPeak,
+    NonTorch,
+    CudaGraphs,
+}
+
+impl ServingFigure {
+    pub const ALL: [ServingFigure; 6] = [
+        ServingFigure::KvPool,
+        ServingFigure::KvTokens,
+        ServingFigure::MaxConcurrency,
+        ServingFigure::ActivationPeak,
+        ServingFigure::NonTorch,
+        ServingFigure::CudaGraphs,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ServingFigure::KvPool => "kv_pool",
+            ServingFigure::KvTokens => "kv_tokens",
+            ServingFigure::MaxConcurrency => "max_concurrency",
+            ServingFigure::ActivationPeak => "activation_peak",
+            ServingFigure::NonTorch => "non_torch",
+            ServingFigure::CudaGraphs => "cuda_graphs",
+        }
+    }
+
+    /// The unit its figures are given in: tokens, a multiple ("x"), or bytes.
+    fn unit_kind(self) -> &'static str {
+        match self {
+            ServingFigure::KvTokens => "tokens",
+            ServingFigure::MaxConcurrency => "x",
+            _ => "bytes",
+        }
+    }
 }
 
 impl FigureKind {
@@ -80,13 +127,46 @@ impl FigureKind {
             "device" => Some(FigureKind::Device),
             "saved_tensors" => Some(FigureKind::SavedTensors),
             "step_peak" => Some(FigureKind::StepPeak),
+            other if ServingFigure::ALL.iter().any(|f| f.id() == other) => {
+                ServingFigure::ALL.iter().find(|f| f.id() == other).map(|&f| FigureKind::Serving(f))
+            }
             other => ComponentId::ALL.iter().find(|c| c.id() == other).map(|&c| FigureKind::Component(c)),
         }
     }
 
-    /// The bill's figure of this kind.
-    pub fn of(self, bill: &Bill) -> u64 {
+    /// The bill's figure of this kind (bytes, tokens, or a concurrency as vLLM rounds it).
+    pub fn of(self, bill: &Bill) -> f64 {
         match self {
+            FigureKind::Serving(f) => {
+                let Some(s) = &bill.serving else { return 0.0 };
+                match f {
+                    ServingFigure::KvPool => s.kv_pool_bytes as f64,
+                    ServingFigure::KvTokens => s.kv_tokens as f64,
+                    ServingFigure::MaxConcurrency => (s.max_concurrency * 100.0).round() / 100.0,
+                    ServingFigure::ActivationPeak => s.activation_peak_bytes as f64,
+                    ServingFigure::NonTorch => s.non_torch_bytes as f64,
+                    ServingFigure::CudaGraphs => s.cuda_graph_bytes as f64,
+                }
+            }
+            _ => self.bytes_of(bill) as f64,
+        }
+    }
+
+    /// Whether `unit` is the kind of unit this figure is given in.
+    pub fn accepts_unit(self, unit: &str) -> bool {
+        let wanted = match self {
+            FigureKind::Serving(f) => f.unit_kind(),
+            _ => "bytes",
+        };
+        match unit {
+            "tokens" | "x" => wanted == unit,
+            _ => wanted == "bytes",
+        }
+    }
+
+    fn bytes_of(self, bill: &Bill) -> u64 {
+        match self {
+            FigureKind::Serving(_) => 0,
             FigureKind::Allocated => bill.allocated_bytes(),
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
@@ -113,6 +193,7 @@ pub fn unit_bytes(unit: &str) -> Option<f64> {
         "GiB" => Some(1024.0 * 1024.0 * 1024.0),
         "MB" => Some(1e6),
         "MiB" => Some(1024.0 * 1024.0),
+        "tokens" | "x" => Some(1.0),
         _ => None,
     }
 }
@@ -122,15 +203,17 @@ pub fn unit_bytes(unit: &str) -> Option<f64> {
 pub enum Workload {
     Inference,
     InferenceQuantized,
+    Serving,
     TrainFull,
     TrainLora,
     TrainQlora,
 }
 
 impl Workload {
-    pub const ALL: [Workload; 5] = [
+    pub const ALL: [Workload; 6] = [
         Workload::Inference,
         Workload::InferenceQuantized,
+        Workload::Serving,
         Workload::TrainFull,
         Workload::TrainLora,
         Workload::TrainQlora,
@@ -138,6 +221,7 @@ impl Workload {
 
     pub fn of(s: &Scenario) -> Workload {
         match (s.mode, s.method) {
+            (Mode::Infer, _) if s.serving.engine != crate::ledger::scenario::Engine::Hf => Workload::Serving,
             (Mode::Infer, _) if !s.quant.is_dense() => Workload::InferenceQuantized,
             (Mode::Infer, _) => Workload::Inference,
             (Mode::Train, Method::Full) => Workload::TrainFull,
@@ -150,6 +234,7 @@ impl Workload {
         match self {
             Workload::Inference => "inference, 16-bit weights",
             Workload::InferenceQuantized => "inference, quantized weights",
+            Workload::Serving => "serving engines (vLLM, SGLang, llama.cpp)",
             Workload::TrainFull => "training: full fine-tuning",
             Workload::TrainLora => "training: LoRA",
             Workload::TrainQlora => "training: QLoRA",
@@ -215,13 +300,16 @@ pub fn parse_set(text: &str) -> Result<Vec<Case>, String> {
             return Err(format!("case `{}`: the id is used twice", c.id));
         }
         if unit_bytes(&c.unit).is_none() {
-            return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB", c.id, c.unit));
+            return Err(format!("case `{}`: unit `{}` is not one of GB, GiB, MB, MiB, tokens, x", c.id, c.unit));
         }
-        if FigureKind::parse(&c.kind).is_none() {
+        let Some(kind) = FigureKind::parse(&c.kind) else {
             return Err(format!(
-                "case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors, step_peak or a component id",
+                "case `{}`: kind `{}` is not allocated, reserved, device, saved_tensors, step_peak, a serving figure or a component id",
                 c.id, c.kind
             ));
+        };
+        if !kind.accepts_unit(&c.unit) {
+            return Err(format!("case `{}`: kind `{}` is not given in `{}`", c.id, c.kind, c.unit));
         }
         if !(c.figure.is_finite() && c.figure > 0.0) {
             return Err(format!("case `{}`: figure must be a positive number", c.id));
@@ -275,7 +363,7 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 measured_bytes: c.figure * unit,
-                estimated_bytes: kind.of(&bill) as f64,
+                estimated_bytes: kind.of(&bill),
             })
         })
         .collect()
@@ -383,6 +471,12 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     row(&label, summarize(current()));
     row("… inference weights as loaded", summarize(current().filter(|o| o.case.kind == "weights")));
     row("… KV cache", summarize(current().filter(|o| o.case.kind == "kv_cache")));
+    let serving = || outcomes.iter().filter(|o| o.workload == Workload::Serving);
+    for f in ServingFigure::ALL {
+        let label = format!("serving: `{}`", f.id());
+        row(&label, summarize(serving().filter(|o| o.case.kind == f.id())));
+    }
+    row("serving: `weights` as loaded", summarize(serving().filter(|o| o.case.kind == "weights")));
     row("… everything else", summarize(current().filter(|o| o.case.kind != "weights" && o.case.kind != "kv_cache")));
     let problems = problems(outcomes);
     md.push('\n');

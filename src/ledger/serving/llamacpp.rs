@@ -1,0 +1,240 @@
+//! llama.cpp (and Ollama, which runs llama-server): it allocates exactly what it is asked for —
+//! the layers it offloads, a KV cache of `n_ctx` cells for the slots, a compute buffer — and fails
+//! when the card cannot hold it. `gpu_layers` (`-ngl`) puts the last layers and the output layer
+//! on the GPU; the token embedding, the other layers and their KV stay in host RAM. Read from
+//! llama.cpp 0c1e57098 (`src/llama-context.cpp`, `llama-kv-cache.cpp`, `llama-kv-cache-iswa.cpp`,
+//! `llama-model.cpp`).
+
+use super::{context_tokens, largest, EngineBill, Serving, ServingStatus};
+use crate::ledger::architecture::{Architecture, LayerKind};
+use crate::ledger::bill::{line, ComponentId, Note};
+use crate::ledger::msg::{when, Arg};
+use crate::ledger::plan::{Inference, Plan};
+use crate::ledger::scenario::{AttentionKernel, Engine, EngineVersion, MAX_CONTEXT, MIB};
+use crate::ledger::storage::KvDtype;
+use crate::ledger::weights::stored_weights;
+use crate::msg;
+
+/// `n_ubatch`'s default.
+const UBATCH: u64 = 512;
+
+/// The build from which contexts and sliding-window caches pad to 256 cells (PR #17046; 32 before).
+pub const PAD_256_FROM: EngineVersion = EngineVersion(0, 0, 7000);
+
+/// The build from which latent attention caches the latent only (PR #12801, April 2025); before,
+/// DeepSeek's K (heads × (nope + rope)) and V (heads × v_head_dim) were cached in full.
+pub const MLA_CACHE_FROM: EngineVersion = EngineVersion(0, 0, 5140);
+
+/// Cells padded up to a multiple of `pad`.
+fn padded(x: u64, pad: u64) -> u64 {
+    x.div_ceil(pad).saturating_mul(pad)
+}
+
+/// Bytes per cached element: f16, or q8_0 / q4_0 blocks (llama.cpp has no fp8 cache: f16).
+fn kv_bytes(kv: KvDtype) -> f64 {
+    match kv {
+        KvDtype::Int8 | KvDtype::Int4 => kv.bits() / 8.0,
+        KvDtype::Bf16 | KvDtype::Fp16 | KvDtype::Fp8 => 2.0,
+    }
+}
+
+/// Where the memory of one configuration goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Split {
+    gpu_weights: f64,
+    host_weights: f64,
+    gpu_kv: f64,
+    host_kv: f64,
+    compute: f64,
+    /// Cells of the full-attention cache.
+    cells: u64,
+    /// Cells per slot of a sliding-window cache.
+    swa_cells: u64,
+    gpu_layers: u64,
+}
+
+impl Split {
+    fn gpu_total(&self, context: f64) -> f64 {
+        self.gpu_weights + self.gpu_kv + self.compute + context
+    }
+}
+
+/// The configuration of `slots` slots of `per_slot` tokens.
+fn split(arch: &Architecture, i: &Inference, slots: u64, per_slot: u64, kernel: AttentionKernel) -> Split {
+    let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
+    let pad256 = |x| padded(x, pad);
+    let n = arch.layers;
+    let ngl = i.engine.gpu_layers.unwrap_or(n + 1).min(n + 1);
+    let output_on_gpu = ngl >= 1;
+    let layers_on_gpu = ngl.saturating_sub(1).min(n);
+    let first_on_gpu = n - layers_on_gpu;
+    let stored = stored_weights(arch, i.weights).bytes - arch.vision_parameters() as f64 * 2.0;
+    let params = (arch.parameters() - arch.vision_parameters()).max(1) as f64;
+    let per_param = stored / params;
+    let embedding = arch.embedding_parameters() as f64 * per_param;
+    // The output layer (tied or not: llama.cpp duplicates a tied embedding for it).
+    let output = (arch.vocab * arch.hidden) as f64 * per_param;
+    let head_stored = if arch.tied_embeddings { 0.0 } else { output };
+    let layer_bytes = (stored - embedding - head_stored).max(0.0) / n.max(1) as f64;
+    let ubatch = i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(per_slot)).max(1);
+    let ctx_seq = pad256(per_slot);
+    let b = kv_bytes(i.kv);
+    let per_cell = match &arch.mla {
+        Some(m) if i.engine.version.is_some_and(|v| v < MLA_CACHE_FROM) => {
+            (arch.heads * (m.qk_head_dim() + m.v_head_dim)) as f64 * b
+        }
+        _ => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
+    };
+    let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
+    for layer in 0..n {
+        let cells = match arch.layer_pattern.kind_of(layer) {
+            LayerKind::Full => ctx_seq,
+            LayerKind::Sliding | LayerKind::Chunked => {
+                let window =
+                    if arch.layer_pattern.kind_of(layer) == LayerKind::Sliding { arch.window } else { arch.chunk };
+                swa_cells = pad256(ctx_seq.min(window.saturating_add(ubatch)));
+                swa_cells
+            }
+            LayerKind::Linear => 0,
+        };
+        let mut bytes = cells as f64 * per_cell * slots as f64;
+        if let (LayerKind::Linear, Some(l)) = (arch.layer_pattern.kind_of(layer), &arch.linear) {
+            bytes = ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64;
+        }
+        if layer >= first_on_gpu {
+            gpu_kv += bytes;
+        } else {
+            host_kv += bytes;
+        }
+    }
+    let compute = if ngl == 0 {
+        0.0
+    } else {
+        let ub = ubatch as f64;
+        let logits = if output_on_gpu { ub * arch.vocab as f64 * 4.0 } else { 0.0 };
+        let scores = if kernel == AttentionKernel::Eager { ctx_seq as f64 * ub * arch.heads as f64 * 4.0 } else { 0.0 };
+        let ffn = match &arch.moe {
+            Some(m) => (m.active * m.expert_ffn + m.shared * m.shared_ffn) as f64,
+            None => arch.ffn as f64,
+        };
+        logits + scores + ub * 4.0 * (arch.hidden as f64 + 2.0 * ffn)
+    };
+    Split {
+        gpu_weights: layers_on_gpu as f64 * layer_bytes + if output_on_gpu { output } else { 0.0 },
+        host_weights: embedding
+            + (n - layers_on_gpu) as f64 * layer_bytes
+            + if output_on_gpu { 0.0 } else { head_stored },
+        gpu_kv,
+        host_kv,
+        compute,
+        cells: ctx_seq.saturating_mul(slots),
+        swa_cells,
+        gpu_layers: ngl,
+    }
+}
+
+pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
+    let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
+    let pad256 = |x| padded(x, pad);
+    let context = context_tokens(p, i);
+    let slots = p.batch.max(1);
+    let ctx_bytes = p.overhead_mib * MIB;
+    // What the process may allocate: the card as the driver reports it; a Mac's Metal limit.
+    let limit = if p.gpu.unified_ram_gb.is_some() { p.gpu.bytes as f64 } else { p.gpu.torch_bytes as f64 };
+    let sp = split(p.arch, i, slots, context, p.kernel);
+    let fits = |s: &Split| s.gpu_total(ctx_bytes) <= limit;
+    let n = p.arch.layers;
+    let status = if fits(&sp) {
+        ServingStatus::Serves
+    } else {
+        ServingStatus::GpuTooSmall { needed_bytes: sp.gpu_total(ctx_bytes) as u64 }
+    };
+    let max_context = largest(MAX_CONTEXT / pad, |k| fits(&split(p.arch, i, slots, k * pad, p.kernel))) * pad;
+    let max_slots = largest(65_536, |s| fits(&split(p.arch, i, s, context, p.kernel)));
+    let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
+    let weights_line = msg!(
+        LlamacppWeights,
+        Arg::Int(sp.gpu_layers),
+        Arg::Int(n + 1),
+        Arg::Bytes(sp.gpu_weights),
+        Arg::Bytes(sp.host_weights)
+    );
+    let kv_line = msg!(
+        LlamacppKv,
+        Arg::Int(slots),
+        Arg::Count(pad256(context)),
+        Arg::Int(p.arch.layers_of(LayerKind::Full)),
+        Arg::Code(if matches!(i.kv, KvDtype::Int8) {
+            "q8_0"
+        } else if matches!(i.kv, KvDtype::Int4) {
+            "q4_0"
+        } else {
+            "f16"
+        }),
+        when(windowed > 0, || msg!(LlamacppSwa, Arg::Int(windowed), Arg::Count(sp.swa_cells))),
+        when(sp.host_kv > 0.0, || msg!(LlamacppHostKv, Arg::Bytes(sp.host_kv)))
+    );
+    let compute_line = msg!(
+        LlamacppCompute,
+        Arg::Count(i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(context))),
+        Arg::Count(p.arch.vocab),
+        when(p.kernel == AttentionKernel::Eager, || msg!(LlamacppNoFlash))
+    );
+    let lines = vec![
+        line(ComponentId::Weights, sp.gpu_weights, "§2", weights_line),
+        line(ComponentId::KvCache, sp.gpu_kv, "§2", kv_line),
+        line(ComponentId::Activations, sp.compute, "§2", compute_line),
+        line(ComponentId::CudaContext, ctx_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
+    ];
+    let host = sp.host_weights + sp.host_kv + p.arch.vocab as f64 * slots as f64 * 4.0;
+    let serving = Serving {
+        engine: Engine::Llamacpp,
+        version: i.engine.version.unwrap_or(EngineVersion(0, 0, 0)),
+        budget_bytes: limit as u64,
+        weights_bytes: sp.gpu_weights as u64,
+        non_torch_bytes: 0,
+        activation_peak_bytes: sp.compute as u64,
+        cuda_graph_bytes: 0,
+        kv_pool_bytes: (sp.gpu_kv + sp.host_kv) as u64,
+        kv_tokens: sp.cells,
+        kv_blocks: None,
+        max_concurrency: max_slots as f64,
+        max_context,
+        host_bytes: host as u64,
+        context_tokens: context,
+        requests: slots,
+        status,
+    };
+    let mut notes = vec![Note {
+        key: "engine",
+        text: msg!(
+            LlamacppSummary,
+            Arg::Int(slots),
+            Arg::Count(pad256(context)),
+            Arg::Count(sp.cells),
+            Arg::Bytes(host),
+            Arg::Int(max_slots),
+            Arg::Count(max_context)
+        ),
+    }];
+    if let Some(ram) = p.gpu.unified_ram_gb {
+        let total = sp.gpu_total(ctx_bytes) + host;
+        notes.push(Note { key: "unified_host", text: msg!(LlamacppUnified, Arg::Bytes(total), Arg::Int(ram)) });
+    }
+    EngineBill { lines, serving, notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded;
+
+    #[test]
+    fn contexts_pad_to_the_builds_multiple() {
+        assert_eq!(padded(2000, 256), 2048);
+        assert_eq!(padded(4096, 256), 4096);
+        // Older builds: n_ctx 2000 → "2016 cells"; gpt-oss's window 128 + ubatch 512 → "640 cells"
+        // (intel/AI-Playground issue 325, llama.cpp b6182 logs).
+        assert_eq!(padded(2000, 32), 2016);
+        assert_eq!(padded(128 + 512, 32), 640);
+    }
+}

@@ -1,0 +1,198 @@
+//! Serving engines: how vLLM, SGLang and llama.cpp size GPU memory at start-up, and what that
+//! leaves for requests. Each engine takes a budget from the card (vLLM: a share of the total
+//! PyTorch sees; SGLang: a share of the memory free before loading; llama.cpp: what it is asked
+//! for), subtracts the weights as it loads them and what its profiling or reservation holds, and
+//! gives the rest to a KV pool; the pool decides how many requests of what length run at once.
+//!
+//! The rules were read from the engines' source (releases named in `docs/serving.md`); the few
+//! figures no source states (the sampler's warm-up bytes, non-torch memory, CUDA-graph memory)
+//! are fitted to published start-up logs, which the measured set checks.
+
+mod llamacpp;
+mod sglang;
+mod vllm;
+
+use super::bill::{Component, Note};
+use super::plan::{Inference, Plan};
+use super::scenario::{Engine, EngineVersion};
+use super::storage::KvDtype;
+
+/// What an engine makes of the card at start-up: the `serving` object of the JSON output (its
+/// field names are a public contract).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Serving {
+    pub engine: Engine,
+    /// The release whose rules were applied.
+    pub version: EngineVersion,
+    /// What the engine budgets for weights, workspaces and the KV pool on one GPU.
+    pub budget_bytes: u64,
+    pub weights_bytes: u64,
+    pub non_torch_bytes: u64,
+    pub activation_peak_bytes: u64,
+    pub cuda_graph_bytes: u64,
+    pub kv_pool_bytes: u64,
+    /// Tokens the pool holds, as the engine reports them.
+    pub kv_tokens: u64,
+    /// vLLM's blocks (`None` for engines without blocks).
+    pub kv_blocks: Option<u64>,
+    /// Requests of `context_tokens` that fit at once, as vLLM prints it ("4.84x").
+    pub max_concurrency: f64,
+    /// The longest context (prompt + generated) that `batch` requests can each have.
+    pub max_context: u64,
+    /// llama.cpp: what stays in host RAM (weights and KV of the layers not on the GPU).
+    pub host_bytes: u64,
+    /// Prompt + generated tokens per request (vLLM's `max_model_len`).
+    pub context_tokens: u64,
+    /// Concurrent requests asked for (`batch`).
+    pub requests: u64,
+    pub status: ServingStatus,
+}
+
+/// Whether the engine starts, and whether the requests asked for run at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ServingStatus {
+    /// `requests` requests of `context_tokens` run at once.
+    Serves,
+    /// The engine starts, but only `concurrent` requests of that length run at once; the rest wait.
+    Queues { concurrent: u64 },
+    /// One request of `context_tokens` does not fit the pool (the engine refuses to start).
+    ContextTooLong { needed_bytes: u64, available_bytes: u64, longest: u64 },
+    /// Nothing is left for the KV cache (`available` may be negative).
+    NoKvMemory { available: i128 },
+    /// The card's free memory is less than what the engine asks for.
+    NotEnoughFree { free_bytes: u64, requested_bytes: u64 },
+    /// llama.cpp: what it must allocate on the GPU is more than the card has.
+    GpuTooSmall { needed_bytes: u64 },
+}
+
+impl ServingStatus {
+    /// The engine starts (requests may still queue).
+    pub fn starts(self) -> bool {
+        matches!(self, ServingStatus::Serves | ServingStatus::Queues { .. })
+    }
+}
+
+/// An engine's bill: the lines (summing to what the process holds on the GPU), the figures, notes.
+pub struct EngineBill {
+    pub lines: Vec<Component>,
+    pub serving: Serving,
+    pub notes: Vec<Note>,
+}
+
+/// The bill of `p` served by its engine; `None` for Hugging Face `generate()`.
+pub fn engine_bill(p: &Plan, i: &Inference) -> Option<EngineBill> {
+    match i.engine.engine {
+        Engine::Hf => None,
+        Engine::Vllm => Some(vllm::bill(p, i)),
+        Engine::Sglang => Some(sglang::bill(p, i)),
+        Engine::Llamacpp => Some(llamacpp::bill(p, i)),
+    }
+}
+
+/// The engine's own words when it does not serve the requests at once.
+pub fn status_note(s: &Serving) -> Option<Note> {
+    use super::msg::Arg;
+    use crate::msg;
+    let text = match (s.status, s.engine) {
+        (ServingStatus::Serves, _) => return None,
+        (ServingStatus::Queues { concurrent }, _) => {
+            msg!(StatusQueues, Arg::Int(concurrent), Arg::Int(s.requests), Arg::Count(s.context_tokens))
+        }
+        (ServingStatus::NotEnoughFree { free_bytes, requested_bytes }, _) => msg!(
+            StatusNotEnoughFree,
+            Arg::Bytes(free_bytes as f64),
+            Arg::Bytes(requested_bytes as f64),
+            Arg::Fixed(s.budget_bytes as f64 / requested_bytes.max(1) as f64, 2)
+        ),
+        (ServingStatus::NoKvMemory { available }, Engine::Sglang) => msg!(StatusNoKvSglang, signed_bytes(available)),
+        (ServingStatus::NoKvMemory { available }, _) => msg!(StatusNoKvVllm, signed_bytes(available)),
+        (ServingStatus::ContextTooLong { longest, .. }, Engine::Sglang) => {
+            msg!(StatusContextTooLongSglang, Arg::Count(s.context_tokens), Arg::Count(longest))
+        }
+        (ServingStatus::ContextTooLong { needed_bytes, available_bytes, longest }, _) => msg!(
+            StatusContextTooLongVllm,
+            Arg::Count(s.context_tokens),
+            Arg::Bytes(needed_bytes as f64),
+            Arg::Bytes(available_bytes as f64),
+            Arg::Count(longest)
+        ),
+        (ServingStatus::GpuTooSmall { needed_bytes }, _) => {
+            msg!(StatusGpuTooSmall, Arg::Bytes(needed_bytes as f64), Arg::Bytes(s.budget_bytes as f64))
+        }
+    };
+    Some(Note { key: "engine_status", text })
+}
+
+/// A byte count that may be negative ("−2.14 GiB"), as text.
+fn signed_bytes(b: i128) -> super::msg::Arg {
+    let magnitude = super::units::human_bytes(b.unsigned_abs().min(u64::MAX as u128) as f64);
+    super::msg::Arg::Text(if b < 0 { format!("−{magnitude}") } else { magnitude })
+}
+
+/// The release applied when none is given: the newest whose source the rules were read from.
+pub fn default_version(engine: Engine) -> EngineVersion {
+    match engine {
+        Engine::Vllm => vllm::CURRENT,
+        Engine::Sglang => sglang::CURRENT,
+        Engine::Hf | Engine::Llamacpp => EngineVersion(0, 0, 0),
+    }
+}
+
+/// KV bytes per element in vLLM and SGLang (an fp8 cache is one byte; int8 is taken as fp8; there
+/// is no 4-bit cache, so int4 stays 16-bit).
+fn kv_bytes(kv: KvDtype) -> f64 {
+    match kv {
+        KvDtype::Fp8 | KvDtype::Int8 => 1.0,
+        KvDtype::Bf16 | KvDtype::Fp16 | KvDtype::Int4 => 2.0,
+    }
+}
+
+/// Prompt + generated tokens per request.
+fn context_tokens(p: &Plan, i: &Inference) -> u64 {
+    p.tokens.saturating_add(i.generated).max(1)
+}
+
+/// The largest `x` in `1..=hi` for which `fits(x)` holds (`fits` false from some point on), or 0.
+fn largest(hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+    if hi == 0 || !fits(1) {
+        return 0;
+    }
+    let (mut lo, mut hi) = (1u64, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// Context lengths the concurrency chart samples: powers of two and their halves from 512 up.
+pub fn chart_contexts(max: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut x = 512u64;
+    while x <= max.max(512) && out.len() < 64 {
+        out.push(x);
+        let half = x + x / 2;
+        if half <= max {
+            out.push(half);
+        }
+        x *= 2;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest;
+
+    #[test]
+    fn largest_finds_the_boundary() {
+        assert_eq!(largest(1000, |x| x <= 137), 137);
+        assert_eq!(largest(1000, |x| x <= 5000), 1000);
+        assert_eq!(largest(1000, |_| false), 0);
+        assert_eq!(largest(u64::MAX, |x| x <= 1 << 40), 1 << 40);
+    }
+}

@@ -1,0 +1,482 @@
+//! vLLM's start-up: `gpu_memory_utilization` × the total PyTorch reports is the budget; the
+//! weights as loaded, the profiling run's activation peak, non-torch memory and (from 0.20) the
+//! CUDA graphs' estimate come out of it; the rest is the KV pool, in blocks of `block_size` tokens
+//! per layer group. Read from vLLM 0.6.6, 0.8.5, 0.10.2, 0.11.0, 0.14.1, 0.19.1, 0.20.2, 0.22.0 and
+//! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
+
+use super::{context_tokens, kv_bytes, largest, EngineBill, Serving, ServingStatus};
+use crate::ledger::activations::layer_class_name;
+use crate::ledger::architecture::{Architecture, LayerKind};
+use crate::ledger::bill::{line, Component, ComponentId, Note};
+use crate::ledger::msg::{when, Arg, Msg};
+use crate::ledger::plan::{Inference, Plan};
+use crate::ledger::scenario::{Engine, EngineVersion, MAX_CONTEXT, MIB};
+use crate::ledger::storage::{QuantLayers, StorageFormat};
+use crate::ledger::weights::stored_weights;
+use crate::msg;
+
+/// The newest release read.
+pub const CURRENT: EngineVersion = EngineVersion(0, 33, 0);
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// Bytes per (dummy request × vocabulary entry) the sampler's warm-up holds beside the 16-bit
+/// logits: the fp32 copy, sort values and int64 indices, softmax, masks. Fitted to the start-up
+/// logs of the measured set (docs/serving.md): the V0 engine and V1 through 0.16 hold ~36 B, from
+/// 0.17 (FlashInfer's sampler) about a third of it.
+pub const SAMPLER_BYTES_V0: f64 = 36.0;
+pub const SAMPLER_BYTES_V1: f64 = 36.0;
+pub const SAMPLER_BYTES_FLASHINFER: f64 = 14.0;
+
+/// Non-torch memory one GPU gains while vLLM profiles (cuBLAS and attention workspaces), fitted.
+pub const NON_TORCH_GIB: f64 = 0.08;
+/// NCCL and custom all-reduce buffers per GPU under tensor parallelism: over PCIe / NVLink, and on
+/// NVSwitch systems of Hopper and later, where NCCL's NVLS buffers are large; fitted.
+pub const NCCL_GIB: f64 = 0.25;
+pub const NCCL_NVLS_GIB: f64 = 1.9;
+/// CUDA-graph memory, fitted to the "Graph capturing finished …, took X GiB" and "Estimated CUDA
+/// graph memory" lines: the V0 engine's whole-model graphs cost per captured batch size about
+/// 0.12 × √hidden MiB (3.8 MiB at hidden 1024 to 7.9 MiB at 5120, four models); V1's piecewise
+/// graphs, split at every attention layer, cost per size and layer (0.26–0.36 MiB, four models).
+pub const GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0: f64 = 0.12;
+pub const GRAPH_MIB_PER_SIZE_LAYER_V1: f64 = 0.28;
+
+/// The rules of one release.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    version: EngineVersion,
+    util: f64,
+    max_batched_tokens: u64,
+    max_num_seqs: u64,
+    block_size: u64,
+    /// The batch sizes CUDA graphs are captured for.
+    graph_sizes: u64,
+    /// 0.8–0.9 subtract everything the process holds (the CUDA context too) from the budget.
+    context_in_budget: bool,
+    /// The hybrid KV manager (0.10 on): sliding-window layers get their own block groups.
+    hybrid: bool,
+    /// 0.19.1 on: one group size for two layer types unless they differ by half or more.
+    group_size_max: bool,
+    /// From 0.20 the CUDA graphs are estimated and taken out of the budget.
+    graphs_in_budget: bool,
+    /// From 0.20 "GPU KV cache size" is concurrency × max_model_len.
+    tokens_from_concurrency: bool,
+    /// Batches in flight a sliding window must keep (2 with async scheduling, 0.22 on).
+    in_flight: u64,
+    sampler_bytes: f64,
+}
+
+fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
+    let version = i.engine.version.unwrap_or(CURRENT);
+    let v = |a, b| version >= EngineVersion(0, a, b);
+    let total_gib = p.gpu.torch_bytes as f64 / GIB;
+    let big = total_gib >= 70.0 && !p.gpu.name.to_ascii_lowercase().contains("a100");
+    // `vllm serve`'s defaults (engine/arg_utils.py::get_batch_defaults).
+    let (tokens, seqs) = if !v(8, 0) {
+        // The V0 engine: the whole context in one step, chunked prefill (512) past 32k.
+        (if context > 32_768 { 512 } else { context.max(2048) }, 256)
+    } else if !v(10, 0) {
+        (if total_gib >= 70.0 { 8192 } else { 2048 }, 1024)
+    } else if v(33, 0) && total_gib >= 160.0 {
+        (16_384, 1024)
+    } else if big {
+        (8192, 1024)
+    } else {
+        (2048, 256)
+    };
+    let latent = p.arch.mla.is_some();
+    let max_batched_tokens = i.engine.max_batched_tokens.unwrap_or(tokens);
+    let max_num_seqs = i.engine.max_num_seqs.unwrap_or(seqs).max(1);
+    let blackwell = matches!(p.gpu.id, Some("b200"));
+    Rules {
+        version,
+        util: i.engine.gpu_util.unwrap_or(if v(20, 0) { 0.92 } else { 0.90 }),
+        max_batched_tokens,
+        max_num_seqs,
+        graph_sizes: capture_sizes(version, max_num_seqs, max_batched_tokens, blackwell),
+        // FlashMLA pages latent caches in 64-token blocks.
+        block_size: i.engine.block_size.unwrap_or(if latent { 64 } else { 16 }).max(1),
+        // Before 0.6.5 and in V1's first releases the budget paid for the CUDA context too.
+        context_in_budget: !v(6, 5) || (v(8, 0) && !v(10, 0)),
+        hybrid: v(10, 0),
+        group_size_max: v(19, 1),
+        graphs_in_budget: v(20, 0) && i.engine.cuda_graphs,
+        tokens_from_concurrency: v(20, 0),
+        in_flight: if v(22, 0) { 2 } else { 1 },
+        sampler_bytes: if !v(8, 0) {
+            SAMPLER_BYTES_V0
+        } else if v(17, 0) {
+            SAMPLER_BYTES_FLASHINFER
+        } else {
+            SAMPLER_BYTES_V1
+        },
+    }
+}
+
+/// How many batch sizes CUDA graphs are captured for (`cudagraph_capture_sizes`' defaults).
+fn capture_sizes(version: EngineVersion, seqs: u64, tokens: u64, blackwell: bool) -> u64 {
+    let v = |a, b| version >= EngineVersion(0, a, b);
+    let steps = |from: u64, to: u64, step: u64| if to < from { 0 } else { (to - from) / step + 1 };
+    let small = |max: u64| (1..=3).filter(|i| (1u64 << (i - 1)) <= max).count() as u64;
+    if !v(8, 0) {
+        // V0: 1, 2, 4, then every 8 up to max_num_seqs (at most 512).
+        let max = seqs.min(512);
+        return small(max) + steps(8, max, 8);
+    }
+    if !v(10, 0) {
+        return 3 + steps(8, 512, 8);
+    }
+    let max = if v(14, 0) { (seqs * 2).min(if blackwell { 1024 } else { 512 }) } else { (seqs * 2).min(512) };
+    let max = max.min(tokens.max(1));
+    if v(14, 0) {
+        small(max) + steps(8, max.min(248), 8) + steps(256, max, 16)
+    } else {
+        small(max) + steps(8, max, 8)
+    }
+}
+
+/// A group of layers sharing a block table: `groups` groups of `group_size` layers of one kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct GroupKind {
+    kind: LayerKind,
+    groups: u64,
+}
+
+/// How vLLM lays the KV cache out: one block = `group_size` layers × a page of `block_size` tokens.
+#[derive(Clone, Debug, PartialEq)]
+struct Layout {
+    kinds: Vec<GroupKind>,
+    group_size: u64,
+    block_size: u64,
+    page_bytes: f64,
+    /// Per token and layer.
+    token_bytes: f64,
+    window: u64,
+}
+
+impl Layout {
+    fn groups(&self) -> u64 {
+        self.kinds.iter().map(|k| k.groups).sum()
+    }
+
+    fn bytes_per_block(&self) -> f64 {
+        self.group_size as f64 * self.page_bytes
+    }
+
+    /// Blocks one request of `context` tokens takes (`get_max_concurrency_for_kv_cache_config`).
+    fn blocks_per_request(&self, context: u64, r: &Rules) -> u64 {
+        let bs = self.block_size;
+        self.kinds
+            .iter()
+            .map(|k| {
+                let blocks = match k.kind {
+                    LayerKind::Sliding => {
+                        let keep = (self.window.saturating_sub(1))
+                            .saturating_add(r.max_batched_tokens.saturating_mul(r.in_flight))
+                            .min(context);
+                        keep.div_ceil(bs) + 1
+                    }
+                    LayerKind::Linear => 1,
+                    LayerKind::Full | LayerKind::Chunked => context.div_ceil(bs),
+                };
+                blocks.saturating_mul(k.groups)
+            })
+            .fold(0, u64::saturating_add)
+    }
+}
+
+fn layout(arch: &Architecture, i: &Inference, r: &Rules) -> Layout {
+    let kv_heads = (arch.kv_heads / i.tp.max(1)).max(1);
+    let token_bytes = arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv);
+    let count = |k: LayerKind| arch.layers_of(k);
+    // Chunked local attention runs without the hybrid manager by default: every token is kept.
+    // Before the hybrid manager, sliding-window layers were full-attention layers too.
+    let full =
+        count(LayerKind::Full) + count(LayerKind::Chunked) + if r.hybrid { 0 } else { count(LayerKind::Sliding) };
+    let mut present: Vec<(LayerKind, u64)> = vec![(LayerKind::Full, full)];
+    if r.hybrid && count(LayerKind::Sliding) > 0 {
+        present.push((LayerKind::Sliding, count(LayerKind::Sliding)));
+    }
+    if let (Some(_), n @ 1..) = (&arch.linear, count(LayerKind::Linear)) {
+        present.push((LayerKind::Linear, n));
+    }
+    present.retain(|(_, n)| *n > 0);
+    let min = present.iter().map(|(_, n)| *n).min().unwrap_or(1).max(1);
+    let max = present.iter().map(|(_, n)| *n).max().unwrap_or(1).max(1);
+    let one_size = present.len() <= 1 || (r.group_size_max && (max as f64) < 1.5 * min as f64);
+    let group_size = if one_size { max } else { min };
+    let kinds = present.iter().map(|&(kind, n)| GroupKind { kind, groups: n.div_ceil(group_size) }).collect();
+    let mut block_size = r.block_size;
+    let mut page_bytes = block_size as f64 * token_bytes;
+    if let (Some(lin), true) = (&arch.linear, present.iter().any(|(k, _)| *k == LayerKind::Linear)) {
+        // A linear-attention layer's state per request (conv taps and recurrent state, model
+        // dtype) is one page; attention blocks grow until their page is at least as large.
+        let tp = i.tp.max(1) as f64;
+        let state = ((lin.conv.saturating_sub(1) * lin.conv_dim()) as f64 + lin.state_elements() as f64) / tp * 2.0;
+        if token_bytes > 0.0 {
+            block_size = 16 * (state / (16.0 * token_bytes)).ceil().max(1.0) as u64;
+        }
+        page_bytes = (block_size as f64 * token_bytes).max(state);
+    }
+    Layout { kinds, group_size, block_size, page_bytes, token_bytes, window: arch.window }
+}
+
+/// vLLM pads MXFP4 expert matrices for its kernels: hidden to a multiple of 256, the expert's
+/// intermediate size to 128 (gpt-oss: 2880 → 3072 and 2944).
+fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
+    let covers_experts = matches!(i.weights.layers, QuantLayers::Experts | QuantLayers::All);
+    match (&arch.moe, i.weights.format, covers_experts) {
+        (Some(m), StorageFormat::Mxfp4, true) if arch.hidden > 0 && m.expert_ffn > 0 => {
+            let h = arch.hidden.div_ceil(256) * 256;
+            let f = m.expert_ffn.div_ceil(128) * 128;
+            (h as f64 / arch.hidden as f64) * (f as f64 / m.expert_ffn as f64)
+        }
+        _ => 1.0,
+    }
+}
+
+fn weights(p: &Plan, i: &Inference) -> Component {
+    let w = stored_weights(p.arch, i.weights);
+    let pad = mxfp4_padding(p.arch, i);
+    let mut bytes = w.bytes;
+    let mut padding = Msg::empty().arg();
+    if pad > 1.0 {
+        let m = p.arch.moe.as_ref().map_or(0, |m| m.expert_ffn);
+        let experts: f64 = p
+            .arch
+            .linears()
+            .iter()
+            .filter(|l| l.group == crate::ledger::architecture::LinearGroup::Expert)
+            .map(|l| l.total_parameters() as f64 * i.weights.format.bits_per_weight(false, l.d_in) / 8.0)
+            .sum();
+        bytes += experts * (pad - 1.0);
+        padding = msg!(
+            VllmMxfp4Padding,
+            Arg::Int(p.arch.hidden.div_ceil(256) * 256),
+            Arg::Int(m.div_ceil(128) * 128),
+            Arg::Bytes(experts * (pad - 1.0))
+        )
+        .arg();
+    }
+    let tp = when(i.tp > 1, || msg!(TensorParallel, Arg::Int(i.tp)));
+    // Latent attention's down-projections (q_a, kv_a) are replicated on every GPU, not split.
+    let replicated = match (&p.arch.mla, i.tp) {
+        (Some(m), 2..) => {
+            let per_layer = p.arch.hidden * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+            let format = if i.weights.layers == QuantLayers::All { i.weights.format } else { StorageFormat::Bf16 };
+            (per_layer * p.arch.layers) as f64 * format.bits_per_weight(i.weights.double_quant, p.arch.hidden) / 8.0
+        }
+        _ => 0.0,
+    };
+    let per_gpu = (bytes - replicated) / i.tp.max(1) as f64 + replicated;
+    let formula = msg!(
+        EngineWeights,
+        w.formula.arg(),
+        padding,
+        tp,
+        when(replicated > 0.0, || msg!(VllmMlaReplicated, Arg::Bytes(replicated)))
+    );
+    line(ComponentId::Weights, per_gpu, "§2", formula)
+}
+
+/// The bytes one token holds at the largest step of one layer when attention is skipped: the
+/// residual, the normed hidden state and the MLP's output, beside its gate/up output and their
+/// activation (routed and shared experts alike).
+fn forward_token_bytes(arch: &Architecture, tp: u64) -> f64 {
+    let tp = tp.max(1) as f64;
+    let h = arch.hidden as f64;
+    let act = 2.0;
+    arch.layer_classes()
+        .iter()
+        .map(|c| {
+            let mlp = match (&arch.moe, c.moe) {
+                (Some(m), true) => {
+                    3.0 * (m.active * m.expert_ffn) as f64 / tp
+                        + 3.0 * (m.shared * m.shared_ffn) as f64 / tp
+                        + 2.0 * m.experts as f64
+                }
+                _ => 3.0 * arch.dense_ffn() as f64 / tp,
+            };
+            let mixer = match (c.attention, &arch.linear) {
+                (LayerKind::Linear, Some(l)) => 2.0 * (l.conv_dim() + l.v_heads * l.head_dim) as f64 / tp,
+                _ => (2.0 * arch.q_dim() as f64 + 2.0 * arch.kv_dim() as f64) / tp,
+            };
+            act * (3.0 * h + mlp.max(mixer))
+        })
+        .fold(0.0, f64::max)
+}
+
+fn profile_peak(p: &Plan, i: &Inference, r: &Rules) -> Component {
+    let tokens = r.max_batched_tokens;
+    let reqs = tokens.min(r.max_num_seqs);
+    let forward = tokens as f64 * forward_token_bytes(p.arch, i.tp);
+    let per_logit = 2.0 + r.sampler_bytes;
+    let sampler = reqs as f64 * p.arch.vocab as f64 * per_logit + tokens as f64 * p.arch.hidden as f64 * 2.0;
+    let peak = forward.max(sampler);
+    let formula = msg!(
+        VllmProfile,
+        Arg::Count(tokens),
+        Arg::Bytes(forward),
+        Arg::Count(reqs),
+        Arg::Count(p.arch.vocab),
+        Arg::Factor(per_logit),
+        Arg::Bytes(sampler)
+    );
+    line(ComponentId::Activations, peak, "§2", formula)
+}
+
+/// NVSwitch systems of Hopper and later, where NCCL allocates NVLS buffers.
+pub fn nvls(p: &Plan) -> bool {
+    matches!(p.gpu.id, Some("h100-80g" | "h800" | "h200" | "h20" | "h20-141g" | "b200"))
+}
+
+fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
+    let base = NON_TORCH_GIB * GIB;
+    let nccl = match i.tp {
+        0 | 1 => 0.0,
+        _ if nvls(p) => NCCL_NVLS_GIB * GIB,
+        _ => NCCL_GIB * GIB,
+    };
+    let context = if r.context_in_budget { p.overhead_mib * MIB } else { 0.0 };
+    let formula = msg!(
+        EngineNonTorch,
+        Arg::Bytes(base),
+        when(nccl > 0.0, || msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(i.tp))),
+        when(context > 0.0, || msg!(VllmContextInBudget, Arg::Bytes(context)))
+    );
+    line(ComponentId::NonTorch, base + nccl + context, "§2", formula)
+}
+
+fn graphs(p: &Plan, r: &Rules, i: &Inference) -> Component {
+    let (layers, per) = if r.version >= EngineVersion(0, 8, 0) {
+        (p.arch.layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
+    } else {
+        (1, GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0 * (p.arch.hidden as f64).sqrt())
+    };
+    let bytes = if i.engine.cuda_graphs { (r.graph_sizes * layers) as f64 * per * MIB } else { 0.0 };
+    let formula = if !i.engine.cuda_graphs {
+        msg!(GraphsOff)
+    } else if r.graphs_in_budget {
+        msg!(VllmGraphsInBudget, Arg::Int(r.graph_sizes), Arg::Int(layers), Arg::Factor(per), Arg::Bytes(bytes))
+    } else {
+        msg!(VllmGraphsOutside, Arg::Int(r.graph_sizes), Arg::Int(layers), Arg::Factor(per), Arg::Bytes(bytes))
+    };
+    line(ComponentId::CudaGraphs, bytes, "§2", formula)
+}
+
+fn layout_text(l: &Layout, arch: &Architecture) -> Arg {
+    if l.groups() <= 1 {
+        return msg!(VllmUniformBlock, Arg::Int(l.group_size), Arg::Int(l.block_size), Arg::Factor(l.token_bytes))
+            .arg();
+    }
+    let parts = l
+        .kinds
+        .iter()
+        .map(|k| {
+            let class = crate::ledger::architecture::LayerClass { attention: k.kind, moe: false, count: 0 };
+            msg!(VllmGroupPart, Arg::Int(k.groups), layer_class_name(class).arg())
+        })
+        .collect();
+    let _ = arch;
+    msg!(VllmHybridBlock, Arg::List(parts), Arg::Int(l.group_size), Arg::Int(l.block_size), Arg::Bytes(l.page_bytes))
+        .arg()
+}
+
+pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
+    let context = context_tokens(p, i);
+    let r = rules(p, i, context);
+    let total = p.gpu.torch_bytes as f64;
+    let budget = (total * r.util).ceil();
+    let w = weights(p, i);
+    let act = profile_peak(p, i, &r);
+    let nt = non_torch(p, i, &r);
+    let g = graphs(p, &r, i);
+    let in_budget_graphs = if r.graphs_in_budget { g.bytes as f64 } else { 0.0 };
+    let available = budget - w.bytes as f64 - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
+    let layout = layout(p.arch, i, &r);
+    let per_block = layout.bytes_per_block().max(1.0);
+    let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
+    let per_request = |l: u64| layout.blocks_per_request(l, &r).max(1);
+    let concurrency = blocks as f64 / per_request(context) as f64;
+    let tokens = if r.tokens_from_concurrency {
+        (concurrency * context as f64).floor() as u64
+    } else if layout.groups() > 1 && r.hybrid {
+        blocks / layout.groups() * layout.block_size
+    } else {
+        blocks.saturating_mul(layout.block_size)
+    };
+    let requests = p.batch.max(1);
+    let max_context = largest(MAX_CONTEXT, |l| requests.saturating_mul(per_request(l)) <= blocks);
+    let free = (total - p.overhead_mib * MIB).max(0.0);
+    let status = if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
+        ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
+    } else if available <= 0.0 || blocks == 0 {
+        ServingStatus::NoKvMemory { available: available as i128 }
+    } else if per_request(context) > blocks {
+        ServingStatus::ContextTooLong {
+            needed_bytes: (per_request(context) as f64 * per_block) as u64,
+            available_bytes: available as u64,
+            longest: largest(MAX_CONTEXT, |l| per_request(l) <= blocks),
+        }
+    } else if (concurrency.floor() as u64) < requests {
+        ServingStatus::Queues { concurrent: concurrency.floor() as u64 }
+    } else {
+        ServingStatus::Serves
+    };
+    let pool = blocks as f64 * per_block;
+    let kv = line(
+        ComponentId::KvCache,
+        pool,
+        "§2",
+        msg!(
+            VllmKvPool,
+            Arg::Fixed(r.util, 2),
+            Arg::Bytes(total),
+            Arg::Bytes(budget),
+            Arg::Count(blocks),
+            layout_text(&layout, p.arch),
+            Arg::Count(tokens)
+        ),
+    );
+    let context_line = line(
+        ComponentId::CudaContext,
+        if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB },
+        "§3",
+        msg!(EngineContext, Arg::Factor(p.overhead_mib)),
+    );
+    let serving = Serving {
+        engine: Engine::Vllm,
+        version: r.version,
+        budget_bytes: budget as u64,
+        weights_bytes: w.bytes,
+        non_torch_bytes: nt.bytes,
+        activation_peak_bytes: act.bytes,
+        cuda_graph_bytes: g.bytes,
+        kv_pool_bytes: if available > 0.0 { available as u64 } else { 0 },
+        kv_tokens: tokens,
+        kv_blocks: Some(blocks),
+        max_concurrency: concurrency,
+        max_context,
+        host_bytes: 0,
+        context_tokens: context,
+        requests,
+        status,
+    };
+    let lines = vec![w, act, nt, g, kv, context_line];
+    let notes = vec![Note { key: "engine", text: summary(&serving, &r) }];
+    EngineBill { lines, serving, notes }
+}
+
+fn summary(s: &Serving, r: &Rules) -> Msg {
+    msg!(
+        VllmSummary,
+        Arg::Text(r.version.to_string()),
+        Arg::Count(r.max_batched_tokens),
+        Arg::Count(r.max_num_seqs),
+        Arg::Count(s.kv_tokens),
+        Arg::Count(s.context_tokens),
+        Arg::Fixed(s.max_concurrency, 2),
+        Arg::Int(s.requests),
+        Arg::Count(s.max_context)
+    )
+}

@@ -1,0 +1,223 @@
+//! Serving engines (issue 15): the rules read from vLLM's, SGLang's and llama.cpp's source, checked
+//! with hand arithmetic and against the engines' own start-up lines. (The measured set,
+//! tests/data/measured.toml, holds the logs with their URLs; these tests pin the rules themselves.)
+
+use vram_ledger::ledger::bill::{ComponentId, Verdict};
+use vram_ledger::ledger::estimate;
+use vram_ledger::ledger::serving::{chart_contexts, Serving, ServingStatus};
+use vram_ledger::query;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// What PyTorch reports for an H100 80 GB: 79.19 GiB (docs/gpus.md).
+fn h100() -> f64 {
+    vram_ledger::ledger::presets::gpu("h100-80g").expect("h100").torch_bytes() as f64
+}
+
+fn serve(q: &str) -> (Serving, vram_ledger::ledger::Bill) {
+    let parsed = query::parse(q);
+    assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
+    let bill = estimate(&parsed.scenario);
+    (bill.serving.clone().unwrap_or_else(|| panic!("{q}: no serving figures")), bill)
+}
+
+/// vLLM's uniform layout: a block is every layer's page of 16 tokens, so the pool holds
+/// blocks × 16 tokens and a request of L tokens takes ⌈L / 16⌉ blocks (kv_cache_utils.py).
+#[test]
+fn vllm_blocks_tokens_and_concurrency_follow_the_page_size() {
+    let (s, bill) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&seq=32768&gpu=h100-80g");
+    // Llama-3.1-8B: 32 layers × 16 tokens × (2 × 8 KV heads × 128 × 2 B) = 2 MiB per block.
+    let per_block = 32.0 * 16.0 * 4096.0;
+    let blocks = s.kv_blocks.expect("blocks");
+    assert_eq!(blocks, (s.kv_pool_bytes as f64 / per_block).floor() as u64);
+    assert_eq!(bill.component(ComponentId::KvCache), (blocks as f64 * per_block) as u64);
+    // 0.33 reports tokens as concurrency × max_model_len; for a uniform model that is blocks × 16
+    // to within one request's rounding.
+    let by_blocks = blocks * 16;
+    assert!(s.kv_tokens <= by_blocks && by_blocks - s.kv_tokens < 32_768, "{} vs {by_blocks}", s.kv_tokens);
+    assert!((s.max_concurrency - blocks as f64 / 2048.0).abs() < 1e-9, "32768 / 16 = 2048 blocks per request");
+    // The budget is ⌈0.92 × 79.19 GiB⌉ (0.20 on) and the bill's budget lines add up to it.
+    assert_eq!(s.budget_bytes, (0.92 * h100()).ceil() as u64);
+    assert!((h100() / GIB - 79.19).abs() < 0.001);
+    let budget_lines: u64 =
+        [ComponentId::Weights, ComponentId::Activations, ComponentId::NonTorch, ComponentId::CudaGraphs]
+            .iter()
+            .map(|&c| bill.component(c))
+            .sum::<u64>()
+            + s.kv_pool_bytes;
+    assert!(budget_lines.abs_diff(s.budget_bytes) < 4, "{budget_lines} vs {}", s.budget_bytes);
+}
+
+#[test]
+fn vllm_default_utilization_follows_the_release() {
+    let (old, _) = serve("model=qwen3-8b&mode=infer&engine=vllm&engine_version=0.19&gpu=h100-80g");
+    let (new, _) = serve("model=qwen3-8b&mode=infer&engine=vllm&engine_version=0.20&gpu=h100-80g");
+    let (set, _) = serve("model=qwen3-8b&mode=infer&engine=vllm&gpu_util=0.5&gpu=h100-80g");
+    // vllm/config/cache.py: 0.90 through 0.19.1, 0.92 from 0.20.2 on.
+    assert_eq!(old.budget_bytes, (0.90 * h100()).ceil() as u64);
+    assert_eq!(new.budget_bytes, (0.92 * h100()).ceil() as u64);
+    assert_eq!(set.budget_bytes, (0.5 * h100()).ceil() as u64);
+}
+
+/// The hybrid manager (0.10 on) gives gpt-oss's 12 sliding-window layers their own block group:
+/// a request of L tokens takes ⌈L/16⌉ blocks for the full layers and ⌈(window − 1 + batched
+/// tokens)/16⌉ + 1 for the windowed ones.
+#[test]
+fn vllm_sliding_window_layers_keep_the_window_and_a_batch() {
+    let (s, _) = serve("model=gpt-oss-20b&mode=infer&engine=vllm&engine_version=0.19&seq=131072&gpu=a100-80g");
+    // 0.19 on an A100: 2,048 batched tokens, one batch in flight: ⌈(127 + 2048)/16⌉ + 1 = 137.
+    let per_request = 131_072 / 16 + 137;
+    assert!((s.max_concurrency - s.kv_blocks.expect("blocks") as f64 / per_request as f64).abs() < 1e-9);
+    // Two groups (12 full, 12 sliding): 0.11–0.19 report blocks / groups × 16 tokens.
+    assert_eq!(s.kv_tokens, s.kv_blocks.expect("blocks") / 2 * 16);
+    // Without the hybrid manager (0.8) every layer keeps every token: fewer requests fit.
+    let (old, _) = serve("model=gpt-oss-20b&mode=infer&engine=vllm&engine_version=0.8.5&seq=131072&gpu=a100-80g");
+    assert!(old.max_concurrency < 0.6 * s.max_concurrency, "{} vs {}", old.max_concurrency, s.max_concurrency);
+}
+
+/// Latent attention caches one latent per token and layer, whole on every tensor-parallel GPU
+/// (SGLang's log prints the same 0.65 GB on both ranks of a TP2 DeepSeek-V3); KV heads are
+/// replicated once the GPUs outnumber them.
+#[test]
+fn latent_caches_are_not_split_and_kv_heads_are_replicated() {
+    for engine in ["vllm", "sglang"] {
+        let tokens = |gpus: u32| {
+            let (s, _) = serve(&format!(
+                "model=deepseek-v3&mode=infer&engine={engine}&gpus={gpus}&seq=8192&gpu=h200&gpu_util=0.9&mem_fraction=0.9"
+            ));
+            s.kv_pool_bytes as f64 / s.kv_tokens.max(1) as f64
+        };
+        // 61 layers × (512 + 64) × 2 B = 70,272 B per token on every GPU.
+        let (one, eight) = (tokens(8), tokens(16));
+        assert!((one - 70_272.0).abs() / 70_272.0 < 0.02, "{engine}: {one}");
+        assert!((eight - 70_272.0).abs() / 70_272.0 < 0.02, "{engine}: {eight}");
+    }
+    // Qwen3-235B has 4 KV heads: on 8 GPUs each still holds one (94 × 2 × 128 × 2 B = 48,128 B).
+    let (s8, _) = serve("model=qwen3-235b-a22b&mode=infer&quant=fp8_block&engine=sglang&gpus=8&gpu=h200");
+    assert!((s8.kv_pool_bytes as f64 / s8.kv_tokens as f64 - 48_128.0).abs() < 1.0);
+}
+
+/// gpt-oss-120b on one H100 with vLLM 0.10.1 does not start: "Available KV cache memory: -2.14 GiB"
+/// (vllm-project/vllm issue 23278). The ledger finds −2.1 GiB, and says it as vLLM does.
+#[test]
+fn vllm_refuses_to_start_as_the_log_does() {
+    let (s, bill) = serve("model=gpt-oss-120b&mode=infer&engine=vllm&engine_version=0.10.1&seq=131072&gpu=h100-80g");
+    let ServingStatus::NoKvMemory { available } = s.status else { panic!("{:?}", s.status) };
+    let gib = available as f64 / GIB;
+    assert!((gib + 2.14).abs() < 0.2, "{gib}");
+    assert_eq!(bill.verdict(), Verdict::DoesNotFit);
+    let note = bill.notes.iter().find(|n| n.key == "engine_status").expect("status note").text.to_string();
+    assert!(note.contains("No available memory for the cache blocks") && note.contains("−2."), "{note}");
+
+    // A context longer than the pool: the engine's message with the longest context it estimates.
+    let (s, bill) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&seq=1000000&gpu=rtx4090");
+    let ServingStatus::ContextTooLong { longest, .. } = s.status else { panic!("{:?}", s.status) };
+    assert!(longest > 0 && longest < 1_000_000 && longest == s.max_context, "{longest} {}", s.max_context);
+    let note = bill.notes.iter().find(|n| n.key == "engine_status").expect("note").text.to_string();
+    assert!(note.contains("1,000,000") && note.contains("estimated maximum model length"), "{note}");
+
+    // Asking for more than the card has free: vLLM ≥ 0.10 checks before it profiles.
+    let (s, _) = serve("model=qwen3-0.6b&mode=infer&engine=vllm&gpu_util=0.99&gpu=rtx4090");
+    assert!(matches!(s.status, ServingStatus::NotEnoughFree { .. }), "{:?}", s.status);
+    let (s, _) = serve("model=qwen3-0.6b&mode=infer&engine=vllm&engine_version=0.8.5&gpu_util=0.99&gpu=rtx4090");
+    assert!(s.status.starts(), "0.8 had no such check: {:?}", s.status);
+}
+
+/// Requests beyond the concurrency queue; the verdict says the engine starts but they wait.
+#[test]
+fn requests_beyond_the_pool_queue() {
+    let (s, bill) = serve("model=qwen3-8b&mode=infer&engine=vllm&seq=32768&batch=64&gpu=rtx4090");
+    let ServingStatus::Queues { concurrent } = s.status else { panic!("{:?}", s.status) };
+    assert_eq!(concurrent, s.max_concurrency.floor() as u64);
+    assert_eq!(bill.verdict(), Verdict::FitsWithoutMargin);
+    // The longest context 64 requests can each have fits 64 of them at once.
+    let (at, _) = serve(&format!("model=qwen3-8b&mode=infer&engine=vllm&seq={}&batch=64&gpu=rtx4090", s.max_context));
+    assert_eq!(at.status, ServingStatus::Serves);
+    let (over, _) =
+        serve(&format!("model=qwen3-8b&mode=infer&engine=vllm&seq={}&batch=64&gpu=rtx4090", s.max_context + 16));
+    assert!(matches!(over.status, ServingStatus::Queues { .. }), "{:?}", over.status);
+}
+
+/// SGLang: (free before loading × mem_fraction_static − weights) / bytes per token. QwQ-32B at TP4
+/// on 4× L4 with 0.85 (printed): "#tokens: 46611, K size: 1.42 GB, V size: 1.42 GB".
+#[test]
+fn sglang_pool_is_the_fraction_less_the_weights() {
+    let (s, _) = serve("model=qwen2.5-32b&mode=infer&engine=sglang&engine_version=0.4.3&gpus=4&seq=32768&gpu=l4");
+    // Qwen2.5-32B at TP4: 64 layers × 2 KV heads × 128 × 2 × 2 B = 65,536 B per token.
+    assert_eq!(s.kv_pool_bytes, s.kv_tokens * 65_536);
+    assert!((s.kv_tokens as f64 - 46_611.0).abs() / 46_611.0 < 0.01, "{}", s.kv_tokens);
+    let (more, _) = serve("model=qwen2.5-32b&mode=infer&engine=sglang&mem_fraction=0.9&gpus=4&seq=32768&gpu=l4");
+    assert!(more.kv_tokens > s.kv_tokens);
+    let (none, bill) = serve("model=qwen2.5-32b&mode=infer&engine=sglang&mem_fraction=0.5&gpus=4&seq=32768&gpu=l4");
+    assert!(matches!(none.status, ServingStatus::NoKvMemory { .. }));
+    let note = bill.notes.iter().find(|n| n.key == "engine_status").expect("note").text.to_string();
+    assert!(note.contains("Not enough memory") && note.contains("mem_fraction"), "{note}");
+}
+
+/// llama.cpp: n_ctx cells per slot (padded to 256 in current builds, 32 in 2025's), sliding-window
+/// layers keep window + micro-batch cells per slot, and `gpu_layers` moves layers and their KV to
+/// host RAM (the token embedding is always there).
+#[test]
+fn llamacpp_cells_slots_and_offload() {
+    // gpt-oss-20b, 2 slots of 5,000 tokens: pad256 → 5,120 cells each; SWA pad256(128 + 512) = 768.
+    let (s, bill) = serve("model=gpt-oss-20b&mode=infer&engine=llamacpp&seq=5000&batch=2&gpu=rtx4090");
+    assert_eq!(s.kv_tokens, 2 * 5120);
+    // 12 full layers × 10,240 cells + 12 sliding layers × 2 × 768 cells, × 2,048 B per cell and layer.
+    let kv = (12 * 10_240 + 12 * 2 * 768) * 2048;
+    assert_eq!(s.kv_pool_bytes, kv);
+    assert_eq!(bill.component(ComponentId::KvCache), kv, "all on the GPU");
+    // Older builds padded to 32: 5,024 cells per slot, 640 per SWA slot.
+    let (old, _) =
+        serve("model=gpt-oss-20b&mode=infer&engine=llamacpp&engine_version=b6182&seq=5000&batch=2&gpu=rtx4090");
+    assert_eq!(old.kv_pool_bytes, (12 * 2 * 5024 + 12 * 2 * 640) * 2048);
+    // No layer on the GPU: weights and KV in host RAM, nothing of them on the card.
+    let (cpu, bill) = serve("model=gpt-oss-20b&mode=infer&engine=llamacpp&gpu_layers=0&seq=5000&batch=2&gpu=rtx4090");
+    assert_eq!(bill.component(ComponentId::Weights), 0);
+    assert_eq!(bill.component(ComponentId::KvCache), 0);
+    assert!(cpu.host_bytes > 12 * (1u64 << 30), "{}", cpu.host_bytes);
+    // q8_0 and q4_0 caches: 34 and 18 bytes per 32 values.
+    let (q8, _) = serve("model=llama-3.1-8b&mode=infer&engine=llamacpp&kv=int8&seq=4096&gpu=rtx4090");
+    assert_eq!(q8.kv_pool_bytes, 4096 * 32 * 2 * 8 * 128 * 34 / 32);
+}
+
+/// A card too small for what llama.cpp is asked to allocate: the status says so and what fits.
+#[test]
+fn llamacpp_reports_what_fits() {
+    let (s, bill) = serve("model=qwen3-32b&mode=infer&quant=q4_k_m&engine=llamacpp&seq=131072&gpu=rtx4090");
+    assert!(matches!(s.status, ServingStatus::GpuTooSmall { .. }), "{:?}", s.status);
+    assert_eq!(bill.verdict(), Verdict::DoesNotFit);
+    assert!(s.max_context > 0 && s.max_context < 131_072 && s.max_context % 256 == 0, "{}", s.max_context);
+    let (fits, _) =
+        serve(&format!("model=qwen3-32b&mode=infer&quant=q4_k_m&engine=llamacpp&seq={}&gpu=rtx4090", s.max_context));
+    assert_eq!(fits.status, ServingStatus::Serves);
+}
+
+#[test]
+fn engines_apply_to_inference_only_and_hf_is_unchanged() {
+    let train = query::parse("model=qwen3-8b&engine=vllm").scenario;
+    let bill = estimate(&train);
+    assert!(bill.serving.is_none());
+    assert!(bill.notes.iter().any(|n| n.key == "engine_ignored"));
+    let hf = estimate(&query::parse("model=qwen3-8b&mode=infer").scenario);
+    let explicit = estimate(&query::parse("model=qwen3-8b&mode=infer&engine=hf").scenario);
+    assert_eq!(hf, explicit);
+    assert!(hf.serving.is_none());
+}
+
+#[test]
+fn bad_engine_values_are_refused_with_the_accepted_ones() {
+    let p = query::parse("engine=tgi&gpu_util=1.5&engine_version=latest&block_size=0");
+    let keys: Vec<&str> = p.errors.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["engine", "engine_version", "gpu_util", "block_size"]);
+    assert!(p.errors[0].message.to_string().contains("vllm"), "{}", p.errors[0].message);
+    assert!(p.errors[1].message.to_string().contains("0.11"), "{}", p.errors[1].message);
+}
+
+#[test]
+fn chart_contexts_are_increasing_and_bounded() {
+    let xs = chart_contexts(131_072);
+    assert_eq!(xs.first(), Some(&512));
+    assert!(xs.windows(2).all(|w| w[0] < w[1]));
+    assert!(*xs.last().expect("points") <= 131_072);
+    assert!(chart_contexts(0).len() == 1);
+}
