@@ -26,7 +26,7 @@ fn one_segment_per_nonzero_component_with_matching_colours() {
     for c in nonzero {
         assert!(svg.contains(&format!("data-component=\"{}\"", c.id.id())), "{:?}", c.id);
         // Fills are written as #rrggbb.
-        assert!(svg.to_lowercase().contains(css_color(c.id)), "{:?} colour", c.id);
+        assert!(svg.to_ascii_lowercase().contains(css_color(c.id)), "{:?} colour", c.id);
     }
     assert!(svg.contains("GPU 24 GiB") && svg.contains("80 %"));
 }

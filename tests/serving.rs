@@ -221,3 +221,48 @@ fn chart_contexts_are_increasing_and_bounded() {
     assert!(*xs.last().expect("points") <= 131_072);
     assert!(chart_contexts(0).len() == 1);
 }
+
+/// The planner's levers, one variable at a time: more of the card, an 8-bit KV cache, a quantized
+/// checkpoint, more GPUs, a shorter context — each lets more requests run at once.
+#[test]
+fn serving_levers_raise_concurrency() {
+    use vram_ledger::tree::{serving_gain, Lever};
+    for q in [
+        "model=qwen3-8b&mode=infer&engine=vllm&seq=32768&batch=16&gpu=rtx4090",
+        "model=qwen3-8b&mode=infer&engine=sglang&seq=32768&batch=16&gpu=rtx4090",
+    ] {
+        let s = query::parse(q).scenario;
+        for l in [Lever::EngineShare, Lever::KvEightBit, Lever::QuantizedWeights, Lever::Shard, Lever::ShorterSequence]
+        {
+            let (before, after) = serving_gain(&s, l).unwrap_or_else(|| panic!("{l:?} applies to {q}"));
+            assert!(
+                after.max_concurrency > before.max_concurrency,
+                "{q} {l:?}: {} → {}",
+                before.max_concurrency,
+                after.max_concurrency
+            );
+        }
+        // fp8 halves the bytes per token: the pool holds twice the tokens.
+        let (b, a) = serving_gain(&s, Lever::KvEightBit).expect("kv");
+        assert!((a.kv_tokens as f64 / b.kv_tokens as f64 - 2.0).abs() < 0.02);
+    }
+    let s = query::parse("model=qwen3-8b&mode=infer&engine=llamacpp&seq=8192&gpu=rtx4090").scenario;
+    assert_eq!(Lever::EngineShare.apply(&s), None, "llama.cpp has no budget share");
+    assert_eq!(Lever::KvEightBit.apply(&s).map(|t| t.kv), Some(vram_ledger::ledger::storage::KvDtype::Int8));
+    let done = query::parse("model=qwen3-8b&mode=infer&engine=vllm&gpu_util=0.95").scenario;
+    assert_eq!(Lever::EngineShare.apply(&done), None);
+}
+
+/// The planner's curve falls as the context grows and meets the scenario's own figure at its context.
+#[test]
+fn the_concurrency_curve_matches_the_bill() {
+    use vram_ledger::ledger::serving::concurrency_curve;
+    let s = query::parse("model=llama-3.1-8b&mode=infer&engine=vllm&seq=8192&gpu=h100-80g").scenario;
+    let curve = concurrency_curve(&s);
+    assert!(curve.len() > 8);
+    assert!(curve.windows(2).all(|w| w[1].1 <= w[0].1), "{curve:?}");
+    let at = curve.iter().find(|p| p.0 == 8192).expect("8k point");
+    let (own, _) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&seq=8192&gpu=h100-80g");
+    assert!((at.1 - own.max_concurrency).abs() < 1e-9);
+    assert!(concurrency_curve(&query::parse("model=llama-3.1-8b&mode=infer").scenario).is_empty());
+}

@@ -58,6 +58,21 @@ impl Lang {
 /// A fixed text of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Text {
+    EngineHf,
+    EngineDefault,
+    PlannerTitle,
+    PlannerHint,
+    PlannerX,
+    PlannerY,
+    PlannerYou,
+    PlannerLevers,
+    ServingServes,
+    ServingQueues,
+    ServingFails,
+    ServingTokens,
+    ServingConcurrency,
+    ServingLongest,
+    ServingHost,
     Title,
     Tagline,
     Language,
@@ -156,6 +171,21 @@ pub enum Text {
 pub fn label(t: Text) -> (&'static str, &'static str) {
     use Text::*;
     match t {
+        EngineHf => ("HF generate()", "HF generate()"),
+        EngineDefault => ("engine default", "引擎默认"),
+        PlannerTitle => ("How many users, at what context", "多少个用户、多长的上下文"),
+        PlannerHint => ("Requests that fit at once against the context per request, on this card with this engine. The dot is your batch at your context; each lever changes one setting and shows what it buys.", "在这张卡、这个引擎下,同时能容纳的请求数随每请求上下文长度的变化。圆点是你的并发数与上下文;每个杠杆只改一个设置,并给出它带来的变化。"),
+        PlannerX => ("context per request (prompt + generated tokens)", "每请求上下文(提示 + 生成 token)"),
+        PlannerY => ("requests at once", "同时容纳的请求数"),
+        PlannerYou => ("you", "你"),
+        PlannerLevers => ("Levers", "杠杆"),
+        ServingServes => ("Serves", "可以服务"),
+        ServingQueues => ("Starts, but requests queue", "能启动,但请求要排队"),
+        ServingFails => ("Does not start", "无法启动"),
+        ServingTokens => ("KV tokens", "KV token 数"),
+        ServingConcurrency => ("Requests of this context at once", "此上下文下同时可容纳的请求"),
+        ServingLongest => ("Longest context for your requests", "你的并发数下的最长上下文"),
+        ServingHost => ("Host RAM", "主机内存"),
         Title => ("VRAM Ledger · 显存账本", "VRAM Ledger · 显存账本"),
         Tagline => ("The GPU-memory bill of any model × GPU × configuration, item by item, with formulas.", "任意“模型 × 显卡 × 配置”的显存账,逐项列出,附公式。"),
         Language => ("Language", "语言"),

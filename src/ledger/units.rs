@@ -41,6 +41,14 @@ impl Unit {
     }
 }
 
+/// `x` limited to `lo..=hi` (NaN gives `lo`). Not `f64::clamp`: its panic message formats floats,
+/// which links core's float formatting into the wasm (7.9 KB of the gzip download; clippy.toml
+/// disallows it).
+#[allow(clippy::manual_clamp)]
+pub fn within(x: f64, lo: f64, hi: f64) -> f64 {
+    x.max(lo).min(hi)
+}
+
 /// `bytes` in `unit` with two decimals, e.g. "14.96 GiB". Huge values use scientific notation.
 pub fn format_bytes(bytes: u64, unit: Unit) -> String {
     let v = bytes as f64 / unit.divisor();
@@ -58,7 +66,7 @@ pub fn fixed(x: f64, decimals: u32) -> String {
     let scale = 10u64.pow(decimals);
     let scaled = (x * scale as f64).round();
     if !scaled.is_finite() || scaled >= 1e18 {
-        return format!("{}", x.round().clamp(0.0, u64::MAX as f64) as u64);
+        return format!("{}", x.round().max(0.0) as u64);
     }
     let scaled = scaled as u64;
     let (int, frac) = (scaled / scale, scaled % scale);

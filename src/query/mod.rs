@@ -168,6 +168,26 @@ pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
 /// `s` with one key set to `value`, read exactly as a link would read it; on an invalid value, `s`
 /// unchanged and the problem. The UI's controls go through here.
 pub fn with_key(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Problem>) {
+    // An emptied engine setting goes back to the engine's own default.
+    if value.trim().is_empty() {
+        let mut t = s.clone();
+        let e = &mut t.serving;
+        match key {
+            Key::EngineVersion => e.version = None,
+            Key::GpuUtil => e.gpu_util = None,
+            Key::MaxBatchedTokens => e.max_batched_tokens = None,
+            Key::MaxNumSeqs => e.max_num_seqs = None,
+            Key::BlockSize => e.block_size = None,
+            Key::MemFraction => e.mem_fraction = None,
+            Key::GpuLayers => e.gpu_layers = None,
+            _ => return with_key_text(s, key, value),
+        }
+        return (t, None);
+    }
+    with_key_text(s, key, value)
+}
+
+fn with_key_text(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Problem>) {
     let mut base = to_query(s, &[]);
     if key == Key::Model {
         // A new model starts from its own preset, not from the old model's field overrides.

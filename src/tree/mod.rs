@@ -7,8 +7,8 @@ pub mod data;
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
 use crate::ledger::bill::ComponentId;
-use crate::ledger::scenario::{Method, Mode, Optimizer, Precision, Scenario, GIB};
-use crate::ledger::storage::StorageFormat;
+use crate::ledger::scenario::{Engine, Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, Bill};
 
@@ -238,10 +238,17 @@ pub enum Lever {
     Adam8bit,
     /// QLoRA: adapters on an NF4 base.
     Qlora,
+    /// Serving: a larger share of the card for the engine (vLLM `gpu_memory_utilization` 0.95,
+    /// SGLang `mem_fraction_static` + 0.05).
+    EngineShare,
+    /// An 8-bit KV cache (fp8; llama.cpp's q8_0).
+    KvEightBit,
+    /// A quantized checkpoint for 16-bit served weights (FP8 with 128×128 blocks; llama.cpp's Q4_K_M).
+    QuantizedWeights,
 }
 
 impl Lever {
-    pub const ALL: [Lever; 7] = [
+    pub const ALL: [Lever; 10] = [
         Lever::HalveBatch,
         Lever::Checkpointing,
         Lever::OneDtype,
@@ -249,7 +256,26 @@ impl Lever {
         Lever::Shard,
         Lever::Adam8bit,
         Lever::Qlora,
+        Lever::EngineShare,
+        Lever::KvEightBit,
+        Lever::QuantizedWeights,
     ];
+
+    /// The lever's id in `data-testid`s (`lever-kveightbit`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Lever::HalveBatch => "halvebatch",
+            Lever::Checkpointing => "checkpointing",
+            Lever::OneDtype => "onedtype",
+            Lever::ShorterSequence => "shortersequence",
+            Lever::Shard => "shard",
+            Lever::Adam8bit => "adam8bit",
+            Lever::Qlora => "qlora",
+            Lever::EngineShare => "engineshare",
+            Lever::KvEightBit => "kveightbit",
+            Lever::QuantizedWeights => "quantizedweights",
+        }
+    }
 
     pub fn label(self) -> Bi {
         match self {
@@ -261,9 +287,23 @@ impl Lever {
             Lever::ShorterSequence => {
                 Bi { zh: "序列 / 视觉 token 减半", en: "Halve the sequence / visual tokens" }
             }
-            Lever::Shard => Bi { zh: "ZeRO-3 / FSDP,GPU 数加倍", en: "ZeRO-3 / FSDP over twice the GPUs" },
+            Lever::Shard => Bi {
+                zh: "GPU 数加倍(训练用 ZeRO-3 / FSDP,推理用张量并行)",
+                en: "Twice the GPUs (ZeRO-3 / FSDP in training, tensor parallel in inference)",
+            },
             Lever::Adam8bit => Bi { zh: "8-bit AdamW", en: "8-bit AdamW" },
             Lever::Qlora => Bi { zh: "改用 QLoRA(NF4 底座)", en: "Switch to QLoRA (NF4 base)" },
+            Lever::EngineShare => Bi {
+                zh: "给引擎更多显存(gpu_memory_utilization 0.95 / mem_fraction_static +0.05)",
+                en: "Give the engine more of the card (gpu_memory_utilization 0.95 / mem_fraction_static +0.05)",
+            },
+            Lever::KvEightBit => {
+                Bi { zh: "8 位 KV cache(fp8;llama.cpp 为 q8_0)", en: "An 8-bit KV cache (fp8; q8_0 in llama.cpp)" }
+            }
+            Lever::QuantizedWeights => Bi {
+                zh: "换量化权重(FP8 分块;llama.cpp 为 Q4_K_M)",
+                en: "A quantized checkpoint (block FP8; Q4_K_M in llama.cpp)",
+            },
         }
     }
 
@@ -325,6 +365,33 @@ impl Lever {
                 t.method = Method::Qlora;
                 t.quant = StorageFormat::Nf4;
             }
+            Lever::EngineShare => {
+                if train {
+                    return None;
+                }
+                let share = estimate(s).serving.map(|sv| sv.share)?;
+                match s.serving.engine {
+                    Engine::Vllm if share < 0.95 => t.serving.gpu_util = Some(0.95),
+                    Engine::Sglang if share < 0.95 => {
+                        t.serving.mem_fraction = Some(((share + 0.05).min(0.95) * 1000.0).round() / 1000.0)
+                    }
+                    _ => return None,
+                }
+            }
+            Lever::KvEightBit => {
+                if train || !matches!(s.kv, KvDtype::Bf16 | KvDtype::Fp16) {
+                    return None;
+                }
+                t.kv = if s.serving.engine == Engine::Llamacpp { KvDtype::Int8 } else { KvDtype::Fp8 };
+            }
+            Lever::QuantizedWeights => {
+                if train || !matches!(s.quant, StorageFormat::Bf16 | StorageFormat::Fp16 | StorageFormat::Fp32) {
+                    return None;
+                }
+                t.quant =
+                    if s.serving.engine == Engine::Llamacpp { StorageFormat::Q4KM } else { StorageFormat::Fp8Block };
+                t.quant_layers = None;
+            }
         }
         (t != *s).then_some(t)
     }
@@ -333,13 +400,23 @@ impl Lever {
 /// The levers a node offers.
 pub fn levers(id: NodeId) -> &'static [Lever] {
     match id {
-        NodeId::Batch => &[Lever::HalveBatch],
+        NodeId::Batch => &[Lever::HalveBatch, Lever::EngineShare, Lever::KvEightBit],
         NodeId::Checkpointing => &[Lever::Checkpointing],
-        NodeId::DtypeNoGrad => &[Lever::OneDtype],
+        NodeId::DtypeNoGrad => &[Lever::OneDtype, Lever::QuantizedWeights],
         NodeId::SeqLen => &[Lever::ShorterSequence],
         NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora],
         _ => &[],
     }
+}
+
+/// For a served model: the engine's figures before and after a lever (an engine fills its budget
+/// whatever it serves, so what a lever changes is how many requests of what length fit).
+pub fn serving_gain(
+    s: &Scenario,
+    lever: Lever,
+) -> Option<(crate::ledger::serving::Serving, crate::ledger::serving::Serving)> {
+    let after = lever.apply(s)?;
+    Some((estimate(s).serving?, estimate(&after).serving?))
 }
 
 /// Bytes saved on the device total by a lever (negative if it costs memory).

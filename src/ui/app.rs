@@ -11,8 +11,8 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    export, ledger_table, notices, switches, verdict_card, ChartView, Controls, MeasuredCompare, ModelImport, OomTree,
-    Share, SpeedCard,
+    export, ledger_table, notices, planner, switches, verdict_card, ChartView, Controls, MeasuredCompare, ModelImport,
+    OomTree, PlannerData, Share, SpeedCard,
 };
 use super::embed;
 use super::state::{Action, CalcState};
@@ -82,6 +82,14 @@ fn use_page_effects(lang: Lang, query: String, embed_on: bool) {
 }
 
 fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>) -> Html {
+    if let (Some(b), Some(a)) = (&before.serving, &after.serving) {
+        return html! {
+            <p class="what-if" data-testid="what-if" data-concurrency={fixed(a.max_concurrency, 2)}>
+                { format!("{}: {}× → {}× ", text(lang, Text::ServingConcurrency), fixed(b.max_concurrency, 2), fixed(a.max_concurrency, 2)) }
+                <button type="button" data-testid="undo-lever" onclick={onundo}>{ text(lang, Text::Undo) }</button>
+            </p>
+        };
+    }
     let saved = before.device_bytes() as i128 - after.device_bytes() as i128;
     let pct = 100.0 * saved as f64 / before.device_bytes().max(1) as f64;
     html! {
@@ -127,6 +135,15 @@ pub fn app(props: &AppProps) -> Html {
             (scenario.clone(), state.embed),
             |(s, embed)| if *embed { (0, 0) } else { (fit::max_batch(s), fit::max_seq(s)) },
         );
+    let plan = use_memo(scenario.clone(), PlannerData::of);
+    let on_lever = {
+        let s = state.clone();
+        Callback::from(move |l| s.dispatch(Action::ApplyLever(l)))
+    };
+    let planner_view = match plan.as_ref() {
+        Some(p) => planner(lang, p, on_lever),
+        None => html! {},
+    };
     let onset = {
         let state = state.clone();
         Callback::from(move |(key, value): (Key, String)| state.dispatch(Action::Set(key, value)))
@@ -148,6 +165,7 @@ pub fn app(props: &AppProps) -> Html {
                 { notices }
                 { verdict_card(lang, state.unit, scenario, &bill) }
                 <ChartView lang={lang} bill={bill.clone()} />
+                { planner_view }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={with_base(&full_query)} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
             </div>
@@ -192,6 +210,7 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         <ChartView lang={lang} bill={bill.clone()} before={before.clone()} gpus={gpus_drawn} />
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
+                        { planner_view }
                         { what_fits(lang, *fits) }
                     </div>
                 </div>

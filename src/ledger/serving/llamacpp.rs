@@ -60,6 +60,7 @@ impl Split {
 }
 
 /// The configuration of `slots` slots of `per_slot` tokens.
+#[inline(never)]
 fn split(arch: &Architecture, i: &Inference, slots: u64, per_slot: u64, kernel: AttentionKernel) -> Split {
     let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
     let pad256 = |x| padded(x, pad);
@@ -86,26 +87,27 @@ fn split(arch: &Architecture, i: &Inference, slots: u64, per_slot: u64, kernel: 
         _ => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
     };
     let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
-    for layer in 0..n {
-        let cells = match arch.layer_pattern.kind_of(layer) {
-            LayerKind::Full => ctx_seq,
-            LayerKind::Sliding | LayerKind::Chunked => {
-                let window =
-                    if arch.layer_pattern.kind_of(layer) == LayerKind::Sliding { arch.window } else { arch.chunk };
-                swa_cells = pad256(ctx_seq.min(window.saturating_add(ubatch)));
-                swa_cells
+    for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear] {
+        // Layers of this kind, and how many of them are among the last `layers_on_gpu`.
+        let total = arch.layer_pattern.count(kind, n);
+        if total == 0 {
+            continue;
+        }
+        let on_gpu = total - arch.layer_pattern.count(kind, first_on_gpu).min(total);
+        let per_layer = match (kind, &arch.linear) {
+            (LayerKind::Linear, Some(l)) => {
+                ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64
             }
-            LayerKind::Linear => 0,
+            (LayerKind::Linear, None) => 0.0,
+            (LayerKind::Full, _) => ctx_seq as f64 * per_cell * slots as f64,
+            (LayerKind::Sliding | LayerKind::Chunked, _) => {
+                let window = if kind == LayerKind::Sliding { arch.window } else { arch.chunk };
+                swa_cells = pad256(ctx_seq.min(window.saturating_add(ubatch)));
+                swa_cells as f64 * per_cell * slots as f64
+            }
         };
-        let mut bytes = cells as f64 * per_cell * slots as f64;
-        if let (LayerKind::Linear, Some(l)) = (arch.layer_pattern.kind_of(layer), &arch.linear) {
-            bytes = ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64;
-        }
-        if layer >= first_on_gpu {
-            gpu_kv += bytes;
-        } else {
-            host_kv += bytes;
-        }
+        gpu_kv += per_layer * on_gpu as f64;
+        host_kv += per_layer * (total - on_gpu) as f64;
     }
     let compute = if ngl == 0 {
         0.0
@@ -149,8 +151,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     } else {
         ServingStatus::GpuTooSmall { needed_bytes: sp.gpu_total(ctx_bytes) as u64 }
     };
-    let max_context = largest(MAX_CONTEXT / pad, |k| fits(&split(p.arch, i, slots, k * pad, p.kernel))) * pad;
-    let max_slots = largest(65_536, |s| fits(&split(p.arch, i, s, context, p.kernel)));
+    let max_context = largest(MAX_CONTEXT / pad, &|k| fits(&split(p.arch, i, slots, k * pad, p.kernel))) * pad;
+    let max_slots = largest(65_536, &|s| fits(&split(p.arch, i, s, context, p.kernel)));
     let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
     let weights_line = msg!(
         LlamacppWeights,
@@ -203,6 +205,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         host_bytes: host as u64,
         context_tokens: context,
         requests: slots,
+        share: 1.0,
         status,
     };
     let mut notes = vec![Note {

@@ -45,6 +45,9 @@ pub struct Serving {
     pub context_tokens: u64,
     /// Concurrent requests asked for (`batch`).
     pub requests: u64,
+    /// The share of the card the engine took: vLLM's `gpu_memory_utilization`, SGLang's
+    /// `mem_fraction_static` (1 for llama.cpp).
+    pub share: f64,
     pub status: ServingStatus,
 }
 
@@ -153,7 +156,7 @@ fn context_tokens(p: &Plan, i: &Inference) -> u64 {
 }
 
 /// The largest `x` in `1..=hi` for which `fits(x)` holds (`fits` false from some point on), or 0.
-fn largest(hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
     if hi == 0 || !fits(1) {
         return 0;
     }
@@ -184,15 +187,36 @@ pub fn chart_contexts(max: u64) -> Vec<u64> {
     out
 }
 
+/// The planner's curve for `s` served by its engine: (context per request, requests of it that
+/// fit at once) from 512 tokens to four times `s`'s context (at least 32k, at most 1M); empty for
+/// training or `generate()`.
+pub fn concurrency_curve(s: &super::Scenario) -> Vec<(u64, f64)> {
+    if s.mode != super::scenario::Mode::Infer || s.serving.engine == Engine::Hf {
+        return Vec::new();
+    }
+    let context = s.sequence_tokens().saturating_add(s.generated);
+    let max = context.saturating_mul(4).clamp(32_768, 1 << 20);
+    chart_contexts(max)
+        .into_iter()
+        .map(|c| {
+            let mut t = s.clone();
+            (t.seq, t.generated, t.images) = (c, 0, 0);
+            let n =
+                super::estimate(&t).serving.map_or(0.0, |sv| if sv.status.starts() { sv.max_concurrency } else { 0.0 });
+            (c, n)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::largest;
 
     #[test]
     fn largest_finds_the_boundary() {
-        assert_eq!(largest(1000, |x| x <= 137), 137);
-        assert_eq!(largest(1000, |x| x <= 5000), 1000);
-        assert_eq!(largest(1000, |_| false), 0);
-        assert_eq!(largest(u64::MAX, |x| x <= 1 << 40), 1 << 40);
+        assert_eq!(largest(1000, &|x| x <= 137), 137);
+        assert_eq!(largest(1000, &|x| x <= 5000), 1000);
+        assert_eq!(largest(1000, &|_| false), 0);
+        assert_eq!(largest(u64::MAX, &|x| x <= 1 << 40), 1 << 40);
     }
 }

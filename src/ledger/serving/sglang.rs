@@ -213,6 +213,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         host_bytes: 0,
         context_tokens: context,
         requests,
+        share: fraction,
         status,
     };
     let note = msg!(

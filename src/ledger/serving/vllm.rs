@@ -164,6 +164,7 @@ impl Layout {
     }
 
     /// Blocks one request of `context` tokens takes (`get_max_concurrency_for_kv_cache_config`).
+    #[inline(never)]
     fn blocks_per_request(&self, context: u64, r: &Rules) -> u64 {
         let bs = self.block_size;
         self.kinds
@@ -406,7 +407,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         blocks.saturating_mul(layout.block_size)
     };
     let requests = p.batch.max(1);
-    let max_context = largest(MAX_CONTEXT, |l| requests.saturating_mul(per_request(l)) <= blocks);
+    let max_context = largest(MAX_CONTEXT, &|l| requests.saturating_mul(per_request(l)) <= blocks);
     let free = (total - p.overhead_mib * MIB).max(0.0);
     let status = if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
         ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
@@ -416,7 +417,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         ServingStatus::ContextTooLong {
             needed_bytes: (per_request(context) as f64 * per_block) as u64,
             available_bytes: available as u64,
-            longest: largest(MAX_CONTEXT, |l| per_request(l) <= blocks),
+            longest: largest(MAX_CONTEXT, &|l| per_request(l) <= blocks),
         }
     } else if (concurrency.floor() as u64) < requests {
         ServingStatus::Queues { concurrent: concurrency.floor() as u64 }
@@ -460,6 +461,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         host_bytes: 0,
         context_tokens: context,
         requests,
+        share: r.util,
         status,
     };
     let lines = vec![w, act, nt, g, kv, context_line];

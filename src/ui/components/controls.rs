@@ -3,11 +3,11 @@
 
 use yew::prelude::*;
 
-use super::inputs::{checkbox, number, segmented, select, slider, Groups, Scale};
+use super::inputs::{checkbox, number, optional_number, segmented, select, slider, Groups, Scale};
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    AttentionKernel, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB,
+    AttentionKernel, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -66,6 +66,95 @@ fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)
         families.insert(0, (String::new(), vec![("custom".into(), s.architecture.name.to_string())]));
     }
     families
+}
+
+fn engine_options(lang: Lang) -> Vec<(String, String)> {
+    vec![
+        ("hf".into(), text(lang, Text::EngineHf).into()),
+        ("vllm".into(), "vLLM".into()),
+        ("sglang".into(), "SGLang".into()),
+        ("llamacpp".into(), "llama.cpp".into()),
+    ]
+}
+
+/// The releases offered for an engine (the empty value is the newest read).
+fn releases(engine: Engine) -> &'static [(&'static str, &'static str)] {
+    match engine {
+        Engine::Vllm => &[
+            ("", "0.33"),
+            ("0.22", "0.22"),
+            ("0.20", "0.20"),
+            ("0.19", "0.19"),
+            ("0.17", "0.17"),
+            ("0.14", "0.14"),
+            ("0.11", "0.11"),
+            ("0.10", "0.10"),
+            ("0.9", "0.9"),
+            ("0.8.5", "0.8.5"),
+            ("0.7", "0.7 (V0)"),
+            ("0.6.4", "0.6.4 (V0)"),
+        ],
+        Engine::Sglang => &[
+            ("", "0.5.23"),
+            ("0.5.6", "0.5.6"),
+            ("0.5.3", "0.5.3"),
+            ("0.4.10", "0.4.10"),
+            ("0.4.6", "0.4.6"),
+            ("0.4.3", "0.4.3"),
+        ],
+        Engine::Llamacpp => &[("", "b7000+"), ("b6182", "b6182 (2025)"), ("b4500", "b4500 (early 2025)")],
+        Engine::Hf => &[],
+    }
+}
+
+/// The settings of the engine that serves the model, with the engine's own defaults shown.
+fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
+    let e = &s.serving;
+    if e.engine == Engine::Hf {
+        return html! {};
+    }
+    let served = crate::ledger::estimate(s).serving;
+    let share = served.as_ref().map_or(String::new(), |sv| fixed(sv.share, 3));
+    let version = e.version.map(|v| v.to_string()).unwrap_or_default();
+    let release = select(
+        Key::EngineVersion,
+        lang,
+        &version,
+        one_group(releases(e.engine).iter().map(|(v, l)| (v.to_string(), l.to_string())).collect()),
+        set(Key::EngineVersion),
+    );
+    let opt = |key: Key, v: Option<String>, default: String, step: &'static str| {
+        optional_number(key, lang, v, default, step, set(key))
+    };
+    let text_of = |v: Option<u64>| v.map(|v| v.to_string());
+    let float_of = |v: Option<f64>| v.map(crate::ledger::scenario::trim_float);
+    match e.engine {
+        Engine::Vllm => html! {
+            <>
+                { release }
+                { opt(Key::GpuUtil, float_of(e.gpu_util), share, "0.01") }
+                { opt(Key::MaxBatchedTokens, text_of(e.max_batched_tokens), text(lang, Text::EngineDefault).into(), "256") }
+                { opt(Key::MaxNumSeqs, text_of(e.max_num_seqs), text(lang, Text::EngineDefault).into(), "1") }
+                { opt(Key::BlockSize, text_of(e.block_size), if s.architecture.mla.is_some() { "64".into() } else { "16".into() }, "16") }
+                { checkbox(Key::CudaGraphs, lang, e.cuda_graphs, set(Key::CudaGraphs)) }
+            </>
+        },
+        Engine::Sglang => html! {
+            <>
+                { release }
+                { opt(Key::MemFraction, float_of(e.mem_fraction), share, "0.01") }
+                { opt(Key::MaxBatchedTokens, text_of(e.max_batched_tokens), text(lang, Text::EngineDefault).into(), "256") }
+                { checkbox(Key::CudaGraphs, lang, e.cuda_graphs, set(Key::CudaGraphs)) }
+            </>
+        },
+        _ => html! {
+            <>
+                { release }
+                { opt(Key::GpuLayers, text_of(e.gpu_layers), (s.architecture.layers + 1).to_string(), "1") }
+                { opt(Key::MaxBatchedTokens, text_of(e.max_batched_tokens), "512".into(), "64") }
+            </>
+        },
+    }
 }
 
 #[function_component(Controls)]
@@ -159,6 +248,8 @@ pub fn controls(props: &ControlsProps) -> Html {
                 } else {
                     { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
                     { count(Key::Gen, s.generated, "0") }
+                    { segmented(Key::Engine, lang, s.serving.engine.id(), engine_options(lang), set(Key::Engine)) }
+                    { engine_controls(lang, s, &set) }
                 }
                 { pick(Key::Attn, s.attention.id(), options(AttentionKernel::ALL, AttentionKernel::id)) }
                 { count(Key::Gpus, s.gpus, "1") }

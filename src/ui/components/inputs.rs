@@ -77,6 +77,25 @@ pub fn number(
     }
 }
 
+/// A typed number that may be left empty for the engine's own default, which the placeholder shows.
+pub fn optional_number(
+    key: Key,
+    lang: Lang,
+    value: Option<String>,
+    default: String,
+    step: &'static str,
+    onchange: Callback<String>,
+) -> Html {
+    let onchange = Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value()));
+    html! {
+        <label class="field" for={key.name()}>
+            <span class="field-label">{ key_label(lang, key) }</span>
+            <input id={key.name()} data-testid={key.name()} type="number" inputmode="decimal" min="0" {step}
+                value={value.unwrap_or_default()} placeholder={default} {onchange} />
+        </label>
+    }
+}
+
 /// How a slider position maps to a value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scale {
@@ -88,7 +107,7 @@ impl Scale {
     pub fn to_position(self, value: f64) -> f64 {
         match self {
             Scale::Log2 { min_exp, max_exp, steps_per_octave } => {
-                (value.max(1.0).log2().clamp(min_exp, max_exp) * steps_per_octave).round()
+                (crate::ledger::units::within(value.max(1.0).log2(), min_exp, max_exp) * steps_per_octave).round()
             }
         }
     }

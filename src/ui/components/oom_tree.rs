@@ -122,9 +122,19 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                             let saving = tree::saving(&props.scenario, l);
                             let cb = props.onapply.clone();
                             let label = bi(lang, l.label());
+                            if let Some((b, a)) = tree::serving_gain(&props.scenario, l) {
+                                let cb = cb.clone();
+                                return html! {
+                                    <button type="button" class="lever" data-testid={format!("lever-{}", l.id())}
+                                        onclick={move |_| cb.emit(l)}>
+                                        { format!("{} — {}: {}× → {}×", text(lang, Text::ApplyLever), label,
+                                            fixed(b.max_concurrency, 2), fixed(a.max_concurrency, 2)) }
+                                    </button>
+                                };
+                            }
                             match saving {
                                 Some(saved) => html! {
-                                    <button type="button" class="lever" data-testid={format!("lever-{:?}", l).to_lowercase()}
+                                    <button type="button" class="lever" data-testid={format!("lever-{}", l.id())}
                                         onclick={move |_| cb.emit(l)}>
                                         { format!("{} — {}: {}{} GiB", text(lang, Text::ApplyLever), label,
                                             if saved >= 0 { "−" } else { "+" }, fixed(tree::gib(saved.abs()), 2)) }

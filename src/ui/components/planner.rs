@@ -1,0 +1,95 @@
+//! The serving planner: how many requests of what length the engine holds at once on this card,
+//! as a curve with the user's point on it, and the engine's levers one click away, each with what
+//! it buys (requests at once at the user's context, the longest context for the user's batch).
+
+use yew::prelude::*;
+
+use crate::chart::{concurrency_svg, CurveText};
+use crate::i18n::{text, Lang, Text};
+use crate::ledger::serving::Serving;
+use crate::ledger::units::{fixed, group};
+use crate::tree::Lever;
+
+/// What the planner shows, computed once per scenario (the app memoises it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannerData {
+    pub curve: Vec<(u64, f64)>,
+    pub serving: Serving,
+    /// Levers that apply, with the engine's figures after each.
+    pub levers: Vec<(Lever, Serving)>,
+}
+
+impl PlannerData {
+    /// `None` unless `s` is served by an engine.
+    pub fn of(s: &crate::ledger::Scenario) -> Option<PlannerData> {
+        let serving = crate::ledger::estimate(s).serving?;
+        let levers =
+            [Lever::EngineShare, Lever::KvEightBit, Lever::QuantizedWeights, Lever::Shard, Lever::ShorterSequence]
+                .into_iter()
+                .filter_map(|l| crate::tree::serving_gain(s, l).map(|(_, after)| (l, after)))
+                .collect();
+        Some(PlannerData { curve: crate::ledger::serving::concurrency_curve(s), serving, levers })
+    }
+}
+
+fn tokens(lang: Lang, n: u64) -> String {
+    format!("{} {}", group(n), if lang == Lang::Zh { "token" } else { "tokens" })
+}
+
+/// The planner section.
+pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html {
+    let sv = &data.serving;
+    let curve_text = CurveText {
+        x_axis: text(lang, Text::PlannerX).to_string(),
+        y_axis: text(lang, Text::PlannerY).to_string(),
+        you: format!(
+            "{} ({} × {})",
+            text(lang, Text::PlannerYou),
+            sv.requests,
+            crate::chart::tokens_label(sv.context_tokens)
+        ),
+    };
+    let svg = concurrency_svg(&data.curve, (sv.context_tokens, sv.requests), &curve_text, 520, 280);
+    let lever = |(l, after): &(Lever, Serving)| {
+        let l = *l;
+        let cb = onapply.clone();
+        let what = match lang {
+            Lang::Zh => format!(
+                "{}× → {}×;{} 个请求的最长上下文 {} → {}",
+                fixed(sv.max_concurrency, 2),
+                fixed(after.max_concurrency, 2),
+                sv.requests,
+                tokens(lang, sv.max_context),
+                tokens(lang, after.max_context)
+            ),
+            Lang::En => format!(
+                "{}× → {}× at once; longest context for {}: {} → {}",
+                fixed(sv.max_concurrency, 2),
+                fixed(after.max_concurrency, 2),
+                sv.requests,
+                tokens(lang, sv.max_context),
+                tokens(lang, after.max_context)
+            ),
+        };
+        html! {
+            <li>
+                <button type="button" class="lever" data-testid={format!("plan-{}", l.id())}
+                    data-after={fixed(after.max_concurrency, 2)} onclick={move |_| cb.emit(l)}>{ if lang == Lang::Zh { l.label().zh } else { l.label().en } }</button>
+                <span class="lever-effect">{ what }</span>
+            </li>
+        }
+    };
+    html! {
+        <section class="planner" data-testid="planner">
+            <h2>{ text(lang, Text::PlannerTitle) }</h2>
+            <p class="hint">{ text(lang, Text::PlannerHint) }</p>
+            <div class="planner-chart" data-testid="planner-chart" data-points={data.curve.len().to_string()}>
+                { Html::from_html_unchecked(AttrValue::from(svg)) }
+            </div>
+            if !data.levers.is_empty() {
+                <h3>{ text(lang, Text::PlannerLevers) }</h3>
+                <ul class="planner-levers">{ for data.levers.iter().map(lever) }</ul>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,92 @@
+// The serving planner: an engine link opens it; its numbers are the CLI's (one core); a lever is
+// one click and can be undone; the engine's own settings appear with the engine; a hostile
+// engine value is a notice; the embed shows the planner; usable at 360 px in Chinese.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+const cli = (query) => JSON.parse(execFileSync('target/debug/vram-ledger', ['--json', query], { encoding: 'utf8' }));
+
+test('a vLLM link opens the planner with the CLI\'s figures; a lever applies and undoes', async () => {
+  const query = 'model=qwen3-8b&mode=infer&engine=vllm&seq=32768&batch=16&gpu=rtx4090';
+  const expected = cli(query).serving;
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${query}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="planner"]');
+  assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(expected.kv_tokens));
+  assert.equal(await page.getAttribute('[data-testid="serving-max-context"]', 'data-value'), String(expected.max_context));
+  assert.match(await page.textContent('[data-testid="verdict"]'), /Starts, but requests queue/);
+  const points = Number(await page.getAttribute('[data-testid="planner-chart"]', 'data-points'));
+  assert.ok(points >= 8, `${points} points on the curve`);
+  assert.ok(await page.$('[data-testid="planner-chart"] .concurrency-curve'));
+  assert.ok(await page.$('[data-testid="planner-chart"] circle.you'));
+  // The engine's own settings are there; generate()'s are not needed.
+  for (const key of ['engine_version', 'gpu_util', 'max_batched_tokens', 'max_num_seqs', 'block_size', 'cuda_graphs']) {
+    assert.ok(await page.$(`[data-testid="${key}"]`), key);
+  }
+  assert.equal(await page.$('[data-testid="mem_fraction"]'), null);
+  // An 8-bit KV cache: half the bytes per token, about twice the requests at once.
+  const beforeC = Number(await page.getAttribute('[data-testid="serving-concurrency"]', 'data-value'));
+  await page.click('[data-testid="plan-kveightbit"]');
+  await page.waitForFunction(() => location.search.includes('kv=fp8'), null, { timeout: 3000 });
+  const afterC = Number(await page.getAttribute('[data-testid="serving-concurrency"]', 'data-value'));
+  assert.ok(afterC > 1.9 * beforeC && afterC < 2.1 * beforeC, `${beforeC} → ${afterC}`);
+  assert.match(await page.textContent('[data-testid="what-if"]'), /×.*→.*×/);
+  await shot(page, 'planner-vllm');
+  await page.click('[data-testid="undo-lever"]');
+  await page.waitForFunction(() => !location.search.includes('kv=fp8'), null, { timeout: 3000 });
+  assert.deepEqual(page.problems, []);
+});
+
+test('switching engines shows each one\'s settings; llama.cpp reports host RAM when layers stay off the GPU', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=gpt-oss-20b&mode=infer&seq=16384&lang=en`);
+  await ready(page);
+  assert.equal(await page.$('[data-testid="planner"]'), null, 'generate() has no planner');
+  await page.click('[data-testid="engine"] [data-value="sglang"]');
+  await page.waitForSelector('[data-testid="mem_fraction"]');
+  assert.equal(await page.$('[data-testid="gpu_util"]'), null);
+  await page.click('[data-testid="engine"] [data-value="llamacpp"]');
+  await page.waitForSelector('[data-testid="gpu_layers"]');
+  assert.equal(await page.getAttribute('[data-testid="gpu_layers"]', 'placeholder'), '25', '24 layers + the output layer');
+  await page.fill('[data-testid="gpu_layers"]', '8');
+  await page.press('[data-testid="gpu_layers"]', 'Enter');
+  await page.waitForSelector('[data-testid="serving-host"]');
+  const expected = cli('model=gpt-oss-20b&mode=infer&seq=16384&engine=llamacpp&gpu_layers=8').serving;
+  assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(expected.kv_tokens));
+  // Emptying the field goes back to the engine's default (every layer on the GPU).
+  await page.fill('[data-testid="gpu_layers"]', '');
+  await page.press('[data-testid="gpu_layers"]', 'Enter');
+  await page.waitForFunction(() => !location.search.includes('gpu_layers'), null, { timeout: 3000 });
+  assert.deepEqual(page.problems, []);
+});
+
+test('a hostile engine value is a notice; the embed shows the planner; 360 px in Chinese', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?mode=infer&engine=vllm&engine_version=%3Cscript%3Ealert(1)%3C/script%3E&gpu_util=9&lang=en`);
+  await ready(page);
+  const notices = await page.textContent('[data-testid="notices"]');
+  assert.match(notices, /engine_version/);
+  assert.match(notices, /gpu_util/);
+  assert.equal(await page.$$eval('script', (all) => all.some((x) => x.textContent.includes('alert(1)'))), false);
+  await page.waitForSelector('[data-testid="planner"]');
+
+  const embed = await openPage(browser);
+  await embed.goto(`${root.url}?model=qwen3-8b&mode=infer&engine=sglang&seq=8192&batch=8&gpu=h100-80g&embed=1`);
+  await embed.waitForSelector('[data-testid="embed"] [data-testid="planner"]');
+
+  const phone = await openPage(browser, { viewport: { width: 360, height: 780 }, locale: 'zh-CN' });
+  await phone.goto(`${root.url}?model=qwen3-32b&mode=infer&engine=vllm&seq=16384&batch=8&gpu=h20&lang=zh`);
+  await ready(phone);
+  await phone.waitForSelector('[data-testid="planner"]');
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `no horizontal scroll at 360 px (${overflow})`);
+  await shot(phone, 'planner-360-zh');
+  for (const p of [page, embed, phone]) assert.deepEqual(p.problems, []);
+});
