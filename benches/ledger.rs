@@ -14,6 +14,13 @@ fn benches(c: &mut Criterion) {
         ("estimate deepseek-v3 lora", "model=deepseek-v3&method=lora&seq=4096&gpus=8&zero=3&gpu=h200"),
         ("estimate gpt-oss-120b infer", "model=gpt-oss-120b&mode=infer&seq=131072&gpu=h100-80g"),
         ("estimate qwen2.5-vl-7b lora", "model=qwen2.5-vl-7b&method=lora&images=2&seq=2048"),
+        // The serving engines: budget, pool, concurrency and the longest-context search.
+        ("estimate vllm gpt-oss-20b", "model=gpt-oss-20b&mode=infer&engine=vllm&seq=131072&batch=8&gpu=h100-80g"),
+        ("estimate sglang deepseek-v3", "model=deepseek-v3&mode=infer&engine=sglang&gpus=8&seq=65536&gpu=h200"),
+        (
+            "estimate llamacpp qwen3-32b",
+            "model=qwen3-32b&mode=infer&quant=q4_k_m&engine=llamacpp&seq=32768&batch=4&gpu=rtx4090",
+        ),
     ] {
         let s = query::parse(q).scenario;
         c.bench_function(name, |b| b.iter(|| estimate(black_box(&s))));

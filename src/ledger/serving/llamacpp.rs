@@ -59,9 +59,32 @@ impl Split {
     }
 }
 
+/// The weights' part of every configuration, computed once: the token embedding (host RAM), the
+/// output layer, and one repeating layer (the stored bytes spread over the layers).
+struct Stored {
+    embedding: f64,
+    /// The output layer (tied or not: llama.cpp duplicates a tied embedding for it).
+    output: f64,
+    /// The output layer as stored in the file (0 when tied to the embedding).
+    head_stored: f64,
+    layer: f64,
+}
+
+impl Stored {
+    fn of(arch: &Architecture, i: &Inference) -> Stored {
+        let stored = stored_weights(arch, i.weights).bytes - arch.vision_parameters() as f64 * 2.0;
+        let params = (arch.parameters() - arch.vision_parameters()).max(1) as f64;
+        let per_param = stored / params;
+        let embedding = arch.embedding_parameters() as f64 * per_param;
+        let output = (arch.vocab * arch.hidden) as f64 * per_param;
+        let head_stored = if arch.tied_embeddings { 0.0 } else { output };
+        let layer = (stored - embedding - head_stored).max(0.0) / arch.layers.max(1) as f64;
+        Stored { embedding, output, head_stored, layer }
+    }
+}
+
 /// The configuration of `slots` slots of `per_slot` tokens.
-#[inline(never)]
-fn split(arch: &Architecture, i: &Inference, slots: u64, per_slot: u64, kernel: AttentionKernel) -> Split {
+fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u64, kernel: AttentionKernel) -> Split {
     let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
     let pad256 = |x| padded(x, pad);
     let n = arch.layers;
@@ -69,14 +92,7 @@ fn split(arch: &Architecture, i: &Inference, slots: u64, per_slot: u64, kernel: 
     let output_on_gpu = ngl >= 1;
     let layers_on_gpu = ngl.saturating_sub(1).min(n);
     let first_on_gpu = n - layers_on_gpu;
-    let stored = stored_weights(arch, i.weights).bytes - arch.vision_parameters() as f64 * 2.0;
-    let params = (arch.parameters() - arch.vision_parameters()).max(1) as f64;
-    let per_param = stored / params;
-    let embedding = arch.embedding_parameters() as f64 * per_param;
-    // The output layer (tied or not: llama.cpp duplicates a tied embedding for it).
-    let output = (arch.vocab * arch.hidden) as f64 * per_param;
-    let head_stored = if arch.tied_embeddings { 0.0 } else { output };
-    let layer_bytes = (stored - embedding - head_stored).max(0.0) / n.max(1) as f64;
+    let (embedding, output, head_stored, layer_bytes) = (w.embedding, w.output, w.head_stored, w.layer);
     let ubatch = i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(per_slot)).max(1);
     let ctx_seq = pad256(per_slot);
     let b = kv_bytes(i.kv);
@@ -143,7 +159,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let ctx_bytes = p.overhead_mib * MIB;
     // What the process may allocate: the card as the driver reports it; a Mac's Metal limit.
     let limit = if p.gpu.unified_ram_gb.is_some() { p.gpu.bytes as f64 } else { p.gpu.torch_bytes as f64 };
-    let sp = split(p.arch, i, slots, context, p.kernel);
+    let w = Stored::of(p.arch, i);
+    let sp = split(p.arch, i, &w, slots, context, p.kernel);
     let fits = |s: &Split| s.gpu_total(ctx_bytes) <= limit;
     let n = p.arch.layers;
     let status = if fits(&sp) {
@@ -151,8 +168,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     } else {
         ServingStatus::GpuTooSmall { needed_bytes: sp.gpu_total(ctx_bytes) as u64 }
     };
-    let max_context = largest(MAX_CONTEXT / pad, &|k| fits(&split(p.arch, i, slots, k * pad, p.kernel))) * pad;
-    let max_slots = largest(65_536, &|s| fits(&split(p.arch, i, s, context, p.kernel)));
+    let max_context = largest(MAX_CONTEXT / pad, &|k| fits(&split(p.arch, i, &w, slots, k * pad, p.kernel))) * pad;
+    let max_slots = largest(65_536, &|s| fits(&split(p.arch, i, &w, s, context, p.kernel)));
     let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
     let weights_line = msg!(
         LlamacppWeights,
