@@ -128,3 +128,27 @@ fn figure_kinds_and_bad_files() {
     let bad_query = vec![synthetic("broken", "model=nope", 1.0, "weights", &[])];
     assert!(evaluate(&bad_query).unwrap_err().contains("case `broken`"));
 }
+
+/// Issue 15's targets on the engines' start-up logs: at least 30 logs (a log is one run: its
+/// source and its configuration), KV tokens within 3 % and the KV pool within 5 % at the median.
+#[test]
+fn serving_engines_meet_their_targets_on_the_start_up_logs() {
+    let all = outcomes();
+    let serving: Vec<&Outcome> = all.iter().filter(|o| o.workload == Workload::Serving).collect();
+    let mut logs: Vec<(&str, &str)> = serving.iter().map(|o| (o.case.url.as_str(), o.case.query.as_str())).collect();
+    logs.sort_unstable();
+    logs.dedup();
+    assert!(logs.len() >= 30, "{} start-up logs", logs.len());
+    let median = |kind: &str| {
+        let of_kind: Vec<&Outcome> = serving.iter().copied().filter(|o| o.case.kind == kind).collect();
+        assert!(of_kind.len() >= 10, "{kind}: {} cases", of_kind.len());
+        summarize(of_kind).expect("cases").median_abs
+    };
+    let (tokens, pool) = (median("kv_tokens"), median("kv_pool"));
+    assert!(tokens <= 0.03, "kv_tokens median {tokens}");
+    assert!(pool <= 0.05, "kv_pool median {pool}");
+    // Every engine is checked.
+    for engine in ["engine=vllm", "engine=sglang", "engine=llamacpp"] {
+        assert!(serving.iter().filter(|o| o.case.query.contains(engine)).count() >= 5, "{engine}");
+    }
+}

@@ -332,6 +332,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "`engine={0}` is for inference; training ignores it",
             "`engine={0}` 只用于推理;训练时忽略",
         ),
+        PrefillBeforeDecode => (
+            "prefill, one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}: {4}, before the generated tokens' KV ({5}) and the last logits ({6}) exist; beyond them it needs {8} (at least a decoding step's copy of one layer's grown cache, {7})",
+            "prefill,逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}:{4},此时生成 token 的 KV({5})与最后的 logits({6})尚未出现;在它们之外还需 {8}(至少为解码一步时复制一层增长后缓存的 {7})",
+        ),
         NoteUnifiedMemory => (
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",

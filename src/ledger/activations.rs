@@ -486,8 +486,11 @@ fn inference_class_peak(
             tokens * act * (2.0 * lin.conv_dim() as f64 + 2.0 * (lin.v_heads * lin.head_dim) as f64)
         }
         (_, _, AttentionKernel::Eager) => {
+            // The masked scores, their fp32 softmax, and its cast back to 16 bits, alive together
+            // (transformers' eager_attention_forward; 8 B per score in bf16, measured).
             let s = seq as f64;
-            tokens * act * 3.0 * qd + batch as f64 * arch.heads as f64 * s * s * (act + 4.0)
+            let cast = if act < 4.0 { act } else { 0.0 };
+            tokens * act * 3.0 * qd + batch as f64 * arch.heads as f64 * s * s * (act + 4.0 + cast)
         }
         _ => tokens * act * (2.0 * qd + 2.0 * kvd),
     };

@@ -112,9 +112,12 @@ fn effective_batch(p: &Plan, t: &Training) -> Msg {
 
 fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &mut Vec<Note>) {
     lines.push(inference::weights(p, i));
-    lines.push(inference::kv_cache(p, i));
-    lines.push(inference::prefill(p, i));
-    lines.push(inference::logits(p));
+    let kv = inference::kv_cache(p, i);
+    let prompt_kv = inference::kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes;
+    let logits = inference::logits(p);
+    lines.push(inference::prefill(p, i, kv.bytes.saturating_sub(prompt_kv) as f64, logits.bytes as f64));
+    lines.push(kv);
+    lines.push(logits);
     if let Some((c, note)) = vision_activations(p) {
         lines.push(c);
         notes.push(Note { key: "vision_tokens", text: note });

@@ -127,14 +127,39 @@ fn uniform_kv_cache(p: &Plan, i: &Inference, kv_heads_here: u64) -> Component {
     line(ComponentId::KvCache, kv, "§2", formula)
 }
 
-/// The prefill runs one layer at a time; its peak is the larger of attention and MLP.
-pub fn prefill(p: &Plan, i: &Inference) -> Component {
+/// The prefill runs one layer at a time; its peak is the larger of attention and MLP, with the
+/// prompt's KV cache beside it. The generated tokens' KV (`kv_generated`) and the last position's
+/// logits (`logits`) come after that peak, so this line is what the peak needs beyond them — or a
+/// decoding step's transient, whichever is larger: `torch.cat` writes one layer's grown cache
+/// while the old one is alive (measured with tools/measure_generate.py on transformers 5.24).
+pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> Component {
     let arch = p.arch;
     let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64;
     let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
-    let formula =
-        msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tensor_parallel(i), Arg::Bytes(peak));
-    line(ComponentId::Activations, peak, "§2", formula)
+    let tp = tensor_parallel(i);
+    if i.generated == 0 {
+        let formula = msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(peak));
+        return line(ComponentId::Activations, peak, "§2", formula);
+    }
+    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
+    let cat_copy = arch.kv_elements_per_layer(kv_heads_here) as f64
+        * p.tokens.saturating_add(i.generated) as f64
+        * p.batch as f64
+        * (i.kv.bits() / 8.0);
+    let rest = (peak - kv_generated - logits).max(cat_copy);
+    let formula = msg!(
+        PrefillBeforeDecode,
+        Arg::Count(p.tokens),
+        Arg::Int(p.batch),
+        Arg::Count(ffn),
+        tp,
+        Arg::Bytes(peak),
+        Arg::Bytes(kv_generated),
+        Arg::Bytes(logits),
+        Arg::Bytes(cat_copy),
+        Arg::Bytes(rest)
+    );
+    line(ComponentId::Activations, rest, "§2", formula)
 }
 
 /// Only the last position is projected when generating (transformers ≥ 4.45, vLLM): its 16-bit

@@ -186,6 +186,7 @@ msg_ids!(
     NoteQuantIgnored,
     NoteGgufTraining,
     NoteUnifiedMemory,
+    PrefillBeforeDecode,
     EngineWeights,
     VllmMxfp4Padding,
     VllmProfile,

@@ -54,7 +54,7 @@ pub fn format_bytes(bytes: u64, unit: Unit) -> String {
     let v = bytes as f64 / unit.divisor();
     if v >= 1e6 {
         let exp = v.log10().floor();
-        format!("{}e{} {}", fixed(v / 10f64.powf(exp), 3), exp as i64, unit.label())
+        format!("{}e{} {}", fixed(v / 10f64.powi(exp as i32), 3), exp as i64, unit.label())
     } else {
         format!("{} {}", fixed(v, 2), unit.label())
     }

@@ -69,6 +69,9 @@ pub enum FigureKind {
     /// optimizer states), without the optimizer step, and with the backward's overlap taken out
     /// (activations and logits are freed while the gradients appear).
     StepPeak,
+    /// What Hugging Face `generate()` holds at its peak beyond the weights (tools/measure_generate.py):
+    /// the allocated total less the weights line.
+    GeneratePeak,
     /// A serving engine's figure at start-up (the `serving` object): `kv_pool` (vLLM's "Available
     /// KV cache memory", SGLang's K + V size, llama.cpp's KV buffers), `kv_tokens` ("GPU KV cache
     /// size", `#tokens`, cells), `max_concurrency` ("Maximum concurrency for L tokens per request"),
@@ -127,6 +130,7 @@ impl FigureKind {
             "device" => Some(FigureKind::Device),
             "saved_tensors" => Some(FigureKind::SavedTensors),
             "step_peak" => Some(FigureKind::StepPeak),
+            "generate_peak" => Some(FigureKind::GeneratePeak),
             other if ServingFigure::ALL.iter().any(|f| f.id() == other) => {
                 ServingFigure::ALL.iter().find(|f| f.id() == other).map(|&f| FigureKind::Serving(f))
             }
@@ -167,6 +171,7 @@ impl FigureKind {
     fn bytes_of(self, bill: &Bill) -> u64 {
         match self {
             FigureKind::Serving(_) => 0,
+            FigureKind::GeneratePeak => bill.allocated_bytes().saturating_sub(bill.component(ComponentId::Weights)),
             FigureKind::Allocated => bill.allocated_bytes(),
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),

@@ -114,7 +114,17 @@ impl Scale {
 
     pub fn value_at(self, position: f64) -> u64 {
         match self {
-            Scale::Log2 { steps_per_octave, .. } => 2f64.powf(position / steps_per_octave).round() as u64,
+            Scale::Log2 { steps_per_octave, .. } => {
+                // 2^(position / steps) for whole positions of 1 or 4 steps per octave: 2^octave
+                // times the quarter-octave factor (not `powf`, which links libm's pow: 1 KB gzip).
+                let steps = steps_per_octave.max(1.0) as i64;
+                let p = position.round() as i64;
+                let (octave, step) = (p.div_euclid(steps), p.rem_euclid(steps));
+                const QUARTERS: [f64; 4] =
+                    [1.0, 1.189_207_115_002_721, std::f64::consts::SQRT_2, 1.681_792_830_507_429];
+                let fraction = if steps == 4 { QUARTERS[step as usize] } else { 1.0 };
+                (2f64.powi(octave as i32) * fraction).round() as u64
+            }
         }
     }
 
