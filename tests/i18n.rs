@@ -54,6 +54,8 @@ const ALLOWED: &[&str] = &[
     "ZeRO-",
     "ZeRO",
     "GPU",
+    "APU",
+    "MIG",
     "torch",
     "nvidia-smi",
     "no_grad",

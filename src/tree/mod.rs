@@ -3,6 +3,8 @@
 //! diagnosis from what the user measured. Pure: it depends on the ledger, never on the UI.
 
 pub mod data;
+pub mod paste;
+pub mod reader;
 
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 

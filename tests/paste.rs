@@ -1,0 +1,490 @@
+//! Pasted OOM messages: the reader and the diagnosis against real reports (tests/data/oom_reports.toml,
+//! each with its thread's URL and the diagnosis the thread supports), hand-written messages of every
+//! layout with hand-computed expectations, and hostile pastes.
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use vram_ledger::i18n::{render, Lang};
+use vram_ledger::ledger::msg::{Arg, Msg, MsgId};
+use vram_ledger::tree::paste::{diagnose_paste, Advice, Cause, Pasted};
+use vram_ledger::tree::reader::{read, Format, MAX_TEXT};
+use vram_ledger::tree::NodeId;
+
+const REPORTS: &str = include_str!("data/oom_reports.toml");
+const MIB: f64 = 1048576.0;
+const GIB: f64 = 1073741824.0;
+
+#[derive(Deserialize)]
+struct Report {
+    id: String,
+    url: String,
+    lang: String,
+    formats: Vec<String>,
+    diagnosis: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Reports {
+    report: Vec<Report>,
+}
+
+fn reports() -> Vec<Report> {
+    match toml::from_str::<Reports>(REPORTS) {
+        Ok(r) => r.report,
+        Err(e) => panic!("tests/data/oom_reports.toml: {e}"),
+    }
+}
+
+const CAUSES: [Cause; 9] = [
+    Cause::Zombie,
+    Cause::Fragmentation,
+    Cause::EvalNoGrad,
+    Cause::TensorList,
+    Cause::LongTail,
+    Cause::Shortage,
+    Cause::KvBudget,
+    Cause::Other,
+    Cause::Unknown,
+];
+
+#[test]
+fn the_fixture_has_what_the_issue_asks_for() {
+    let all = reports();
+    assert!(all.len() >= 40, "{} reports", all.len());
+    let count = |f: &dyn Fn(&Report) -> bool| all.iter().filter(|r| f(r)).count();
+    assert!(count(&|r| r.diagnosis == "fragmentation") >= 8);
+    assert!(count(&|r| r.diagnosis == "zombie") >= 8);
+    let serving = ["vllm_kv", "vllm_kv_v1", "vllm_no_blocks", "vllm_free_memory", "sglang", "llamacpp"];
+    assert!(count(&|r| r.formats.iter().any(|f| serving.contains(&f.as_str()))) >= 8);
+    assert!(count(&|r| r.lang == "zh") >= 8, "Chinese-language reports");
+    let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+    for r in &all {
+        assert!(r.url.starts_with("https://github.com/"), "{}: {}", r.id, r.url);
+        assert!(CAUSES.iter().any(|c| c.id() == r.diagnosis), "{}: diagnosis {}", r.id, r.diagnosis);
+        for f in &r.formats {
+            assert!(Format::from_id(f).is_some(), "{}: format {f}", r.id);
+        }
+    }
+    // Every layout the issue names is among them.
+    for f in [
+        "torch22",
+        "torch21",
+        "torch15",
+        "torch14",
+        "mps",
+        "bare",
+        "nvidia_smi",
+        "memory_summary",
+        "vllm_kv",
+        "vllm_kv_v1",
+        "vllm_no_blocks",
+        "vllm_free_memory",
+        "sglang",
+        "llamacpp",
+        "training_log",
+    ] {
+        assert!(all.iter().any(|r| r.formats.iter().any(|x| x == f)), "no report in the layout {f}");
+    }
+}
+
+/// Read: every layout the report is labelled with is recognised, and a PyTorch message's request,
+/// capacity and free memory come out.
+fn is_read(r: &Report) -> bool {
+    let got = read(&r.text);
+    let torch = ["torch22", "torch21", "torch15", "torch14"];
+    r.formats.iter().all(|f| Format::from_id(f).is_some_and(|f| got.has(f)))
+        && (!r.formats.iter().any(|f| torch.contains(&f.as_str()))
+            || got.numbers.tried_to_allocate.is_some() && got.numbers.total.is_some() && got.numbers.free.is_some())
+}
+
+#[test]
+fn the_reader_reads_the_real_reports() {
+    let all = reports();
+    let unread: Vec<&str> = all.iter().filter(|r| !is_read(r)).map(|r| r.id.as_str()).collect();
+    let read_count = all.len() - unread.len();
+    eprintln!("read {read_count} of {} real reports; not read: {unread:?}", all.len());
+    // Measured: 96 of 96.
+    assert!(read_count * 100 >= all.len() * 95, "read {read_count} of {}: {unread:?}", all.len());
+}
+
+#[test]
+fn the_diagnosis_agrees_with_the_threads() {
+    let all = reports();
+    let mut agree = 0;
+    let mut disagree = Vec::new();
+    for r in &all {
+        let p = diagnose_paste(&r.text, None);
+        if p.cause.id() == r.diagnosis {
+            agree += 1;
+        } else {
+            disagree.push(format!("{} ({} → {})", r.id, r.diagnosis, p.cause.id()));
+        }
+    }
+    eprintln!("diagnosed {agree} of {} as the thread did; the others: {disagree:#?}", all.len());
+    // Measured: 83 of 96 (86 %). The misses are mostly bare messages whose cause only the thread's
+    // narrative tells (the reader answers "unknown" and says what to run) and engine budgets the
+    // collector called a shortage or a configuration mistake.
+    assert!(agree * 100 >= all.len() * 80, "{agree} of {}", all.len());
+    // The two causes the issue singles out, one by one.
+    for cause in ["zombie", "fragmentation"] {
+        let of: Vec<&Report> = all.iter().filter(|r| r.diagnosis == cause).collect();
+        let hit = of.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == cause).count();
+        assert!(hit * 10 >= of.len() * 9, "{cause}: {hit} of {}", of.len());
+    }
+}
+
+#[test]
+fn cause_ids_and_nodes_are_the_contract() {
+    let ids: Vec<&str> = CAUSES.iter().map(|c| c.id()).collect();
+    assert_eq!(
+        ids,
+        [
+            "zombie",
+            "fragmentation",
+            "eval_no_grad",
+            "tensor_list",
+            "long_tail",
+            "shortage",
+            "kv_budget",
+            "other",
+            "unknown"
+        ]
+    );
+    assert_eq!(Cause::Zombie.node(), NodeId::Kill);
+    assert_eq!(Cause::Fragmentation.node(), NodeId::Fragmentation);
+    assert_eq!(Cause::EvalNoGrad.node(), NodeId::DtypeNoGrad);
+    assert_eq!(Cause::Unknown.node(), NodeId::Measure);
+}
+
+fn why_id(p: &Pasted) -> MsgId {
+    p.why.id
+}
+
+fn first_do(p: &Pasted) -> Option<&Msg> {
+    p.advice.iter().find_map(|a| match a {
+        Advice::Do(m) => Some(m),
+        _ => None,
+    })
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() <= 1e-6 * b.abs().max(1.0))
+}
+
+// Hand-written messages in each layout; expectations by hand arithmetic on their numbers.
+
+#[test]
+fn the_container_s_own_process_line_is_not_a_zombie() {
+    // The issue: "a single 'Process N' line whose size equals this process's own usage is the process
+    // itself seen from inside a container". 15.77 GiB − 514 MiB free = 15.27 GiB in use ≈ the line's 15.25.
+    let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 546.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 514.19 MiB is free. Process 562167 has 15.25 GiB memory in use. Of the allocated memory 13.73 GiB is allocated by PyTorch, with 46.00 MiB allocated in private pools (e.g., CUDA Graphs), and 736.86 MiB is reserved by PyTorch but unallocated.", None);
+    assert_ne!(p.cause, Cause::Zombie);
+    // 736.86 MiB unallocated ≥ the 546 MiB request, 13.73 of 15.77 GiB live (87 %): fragmentation.
+    assert_eq!(p.cause, Cause::Fragmentation);
+    assert_eq!(p.node, NodeId::Fragmentation);
+    assert_eq!(p.path.first(), Some(&NodeId::Oom));
+    assert_eq!(p.path.last(), Some(&NodeId::Fragmentation));
+    assert!(close(p.reading.numbers.private_pools, 46.0 * MIB));
+}
+
+#[test]
+fn a_second_process_is_a_zombie() {
+    // 23.65 GiB card, this process 9.1 GiB, another one 14.3 GiB: 14.3 > 10 % of the card.
+    let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 180.00 MiB is free. Process 4411 has 14.30 GiB memory in use. Including non-PyTorch memory, this process has 9.10 GiB memory in use. Of the allocated memory 8.20 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.", None);
+    assert_eq!(p.cause, Cause::Zombie);
+    assert_eq!(p.node, NodeId::Kill);
+    assert_eq!(why_id(&p), MsgId::WhyZombie);
+    match p.why.args.first() {
+        Some(Arg::Bytes(b)) => assert!((b - 14.30 * GIB).abs() < 1.0, "{b}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(first_do(&p).map(|m| m.id), Some(MsgId::DoKill));
+}
+
+#[test]
+fn a_large_cache_is_not_fragmentation_when_the_request_exceeds_everything() {
+    // 22.78 GiB asked; free 12.73 + unallocated 9.35 = 22.08 GiB < 22.78: it never fits.
+    let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total capacity of 31.47 GiB of which 12.73 GiB is free. Including non-PyTorch memory, this process has 18.73 GiB memory in use. Of the allocated memory 9.08 GiB is allocated by PyTorch, and 9.35 GiB is reserved by PyTorch but unallocated.", None);
+    assert_eq!(p.cause, Cause::Shortage);
+    assert_eq!(p.node, NodeId::SeqLen, "one input too large: the sequence / resolution node");
+    assert_eq!(why_id(&p), MsgId::WhyHugeRequest);
+}
+
+#[test]
+fn the_pre_1_5_cached_layout_excludes_allocated() {
+    // "C cached" is reserved − allocated: 13.13 GiB allocated + 1.67 GiB cached = 14.80 GiB reserved.
+    let r = read("RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 15.90 GiB total capacity; 13.13 GiB already allocated; 410.00 MiB free; 1.67 GiB cached)");
+    assert_eq!(r.formats, vec![Format::Torch14]);
+    assert!(close(r.numbers.reserved_unallocated, 1.67 * GIB));
+    assert!(close(r.numbers.reserved, 14.80 * GIB));
+    // 1.5–2.0's "reserved in total": unallocated = 14.80 − 13.13 = 1.67 GiB.
+    let r = read("RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 15.90 GiB total capacity; 13.13 GiB already allocated; 410.00 MiB free; 14.80 GiB reserved in total by PyTorch)");
+    assert_eq!(r.formats, vec![Format::Torch15]);
+    assert!(close(r.numbers.reserved_unallocated, 1.67 * GIB));
+    let p = diagnose_paste("RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 15.90 GiB total capacity; 13.13 GiB already allocated; 410.00 MiB free; 14.80 GiB reserved in total by PyTorch)", None);
+    assert_eq!(p.cause, Cause::Fragmentation);
+}
+
+#[test]
+fn torch_2_1_s_misspelling_and_rocm_read_alike() {
+    let r = read("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacty of 4.00 GiB of which 0 bytes is free. Of the allocated memory 3.00 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.");
+    assert_eq!(r.formats, vec![Format::Torch21]);
+    assert!(close(r.numbers.total, 4.0 * GIB));
+    assert!(close(r.numbers.free, 0.0));
+}
+
+#[test]
+fn a_per_process_cap_free_above_total_and_plenty_free_are_other() {
+    let cap = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 60.00 GiB is free. 19.79 GiB allowed; Of the allocated memory 18.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.", None);
+    assert_eq!((cap.cause, why_id(&cap)), (Cause::Other, MsgId::WhyAllowedCap));
+    assert!(close(cap.reading.numbers.allowed, 19.79 * GIB));
+    let wrong = diagnose_paste("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.49 GiB of which 84.98 GiB is free. Of the allocated memory 1.67 GiB is allocated by PyTorch, and 8.08 GiB is reserved by PyTorch but unallocated.", None);
+    assert_eq!((wrong.cause, why_id(&wrong)), (Cause::Other, MsgId::WhyFreeAboveTotal));
+    let free = diagnose_paste("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 22.00 GiB total capacity; 512.00 MiB already allocated; 20.28 GiB free; 530.00 MiB reserved in total by PyTorch)", None);
+    assert_eq!((free.cause, why_id(&free)), (Cause::Other, MsgId::WhyFreeAboveRequest));
+    assert_eq!(free.node, NodeId::Measure);
+}
+
+#[test]
+fn a_bare_message_says_what_to_run() {
+    let p = diagnose_paste(
+        "RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported",
+        None,
+    );
+    assert_eq!(p.reading.formats, vec![Format::Bare]);
+    assert_eq!(p.cause, Cause::Unknown);
+    assert_eq!(first_do(&p).map(|m| m.id), Some(MsgId::DoMeasure));
+    let en = render(Lang::En, first_do(&p).unwrap_or(&p.why));
+    assert!(en.contains("nvidia-smi") && en.contains("memory_summary"), "{en}");
+}
+
+#[test]
+fn an_evaluation_frame_and_a_kept_loss_are_read_from_the_traceback() {
+    let eval = diagnose_paste("Traceback (most recent call last):\n  File \"train.py\", line 200, in main\n    eval_loss = evaluate(model, criterion)\n  File \"train.py\", line 120, in evaluate\n    out = model(x)\nRuntimeError: CUDA error: out of memory", None);
+    assert_eq!(eval.cause, Cause::EvalNoGrad);
+    assert_eq!(eval.node, NodeId::DtypeNoGrad);
+    let kept = diagnose_paste("    losses.append(loss)\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 7.10 GiB already allocated; 10.00 MiB free; 7.20 GiB reserved in total by PyTorch)", None);
+    assert_eq!(kept.cause, Cause::TensorList);
+}
+
+#[test]
+fn a_log_whose_peak_grows_is_a_leak_and_a_flat_one_a_long_tail() {
+    let grows = diagnose_paste("step 10 mem: 10.1G\nstep 20 mem: 12.4G\nstep 30 mem: 14.9G\nstep 40 mem: 17.2G\nRuntimeError: CUDA error: out of memory", None);
+    assert_eq!(grows.cause, Cause::TensorList);
+    assert_eq!(why_id(&grows), MsgId::WhyGrowth);
+    // 10.1 → 17.2 GiB, the log's figures read as GiB.
+    assert_eq!(grows.why.args.first(), Some(&Arg::Bytes(10.1 * GIB)));
+    let flat = diagnose_paste("{'loss': 3.79, 'memory(GiB)': 38.62, 'global_step': 79}\n{'loss': 4.12, 'memory(GiB)': 38.62, 'global_step': 80}\nTraceback (most recent call last):", None);
+    assert_eq!(flat.cause, Cause::LongTail);
+    assert_eq!(flat.node, NodeId::SeqLen);
+}
+
+#[test]
+fn an_oom_after_many_steps_without_growth_is_a_long_tail() {
+    let p = diagnose_paste("epoch 001:  16634 / 210883 loss=5.174, ups=1.44\nWARNING: OOM: Ran out of memory with exception: CUDA out of memory. Tried to allocate 2.13 GiB (GPU 0; 39.59 GiB total capacity; 30.80 GiB already allocated; 1.85 GiB free; 32.66 GiB reserved in total by PyTorch)", None);
+    assert_eq!(p.reading.numbers.steps_done, Some(16634.0));
+    assert_eq!(p.cause, Cause::LongTail);
+    assert_eq!(why_id(&p), MsgId::WhyAfterSteps);
+}
+
+#[test]
+fn nvidia_smi_alone_shows_who_holds_the_card() {
+    let table = "+-----------------------------------------------------------------------------+\n| Processes:                                                       GPU Memory |\n|  GPU       PID   Type   Process name                             Usage      |\n|=============================================================================|\n|    0     31794      C   python                                     5371MiB |\n|    0     27707      C   python                                     1011MiB |\n+-----------------------------------------------------------------------------+";
+    let p = diagnose_paste(table, None);
+    assert_eq!(p.reading.formats, vec![Format::NvidiaSmi]);
+    assert_eq!(p.reading.numbers.smi_processes, vec![(0, 31794, 5371.0 * MIB), (0, 27707, 1011.0 * MIB)]);
+    assert_eq!(p.cause, Cause::Zombie);
+    // The CSV form.
+    let csv = read("memory.used [MiB], memory.total [MiB]\n12799 MiB, 16280 MiB");
+    assert_eq!((csv.numbers.smi_used, csv.numbers.smi_total), (Some(12799.0 * MIB), Some(16280.0 * MIB)));
+    // gpustat prints MiB as "MB": read as binary, and said.
+    let gpustat = read("[6] NVIDIA A100 80GB PCIe | 52'C, 100 % | 10151 / 81920 MB | (null)");
+    assert_eq!(gpustat.numbers.smi_used, Some(10151.0 * MIB));
+    assert!(gpustat.signals.gb_as_gib);
+    assert_eq!(
+        diagnose_paste("[6] NVIDIA A100 80GB PCIe | 52'C, 100 % | 10151 / 81920 MB | (null)", None).cause,
+        Cause::Zombie
+    );
+}
+
+#[test]
+fn memory_summary_peaks() {
+    let r = read("|===========================================================================|\n|                  PyTorch CUDA memory summary, device ID 0                 |\n|---------------------------------------------------------------------------|\n|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |\n|---------------------------------------------------------------------------|\n| Allocated memory      |   1062 MB  |   4877 MB  |  131 GB    |  130 GB    |\n| GPU reserved memory   |   5440 MB  |   5440 MB  |   5440 MB  |      0 B   |");
+    assert!(r.has(Format::MemorySummary));
+    assert_eq!(r.numbers.peak_allocated, Some(4877.0 * MIB));
+    assert_eq!(r.numbers.peak_reserved, Some(5440.0 * MIB));
+}
+
+#[test]
+fn mps_s_message() {
+    let p = diagnose_paste("RuntimeError: MPS backend out of memory (MPS allocated: 15.72 GB, other allocations: 384.00 KB, max allowed: 18.13 GB). Tried to allocate 5.81 GB on private pool.", None);
+    assert!(p.reading.has(Format::Mps));
+    assert_eq!(p.reading.numbers.mps_allocated, Some(15.72 * GIB));
+    assert!(p.reading.signals.gb_as_gib, "MPS prints GiB as GB");
+    assert_eq!(p.cause, Cause::Shortage);
+}
+
+#[test]
+fn vllm_s_messages_give_the_engine_s_lever_with_numbers() {
+    let kv = diagnose_paste("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.", None);
+    assert_eq!((kv.cause, kv.node), (Cause::KvBudget, NodeId::SeqLen));
+    assert_eq!(first_do(&kv).map(|m| m.args.clone()), Some(vec![Arg::Count(7344)]), "max_model_len 7344 fits");
+    // Hard-wrapped mid-word by a terminal, behind the engine's "(EngineCore pid=…)" prefix.
+    let line = "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), (4.26 GiB KV cache is needed, which is larger than the available KV cache memory (4.25 GiB). Based on the available memory, the estimated maximum model length is 99760. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+    let wrapped: Vec<String> = line.as_bytes().chunks(119).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+    assert!(wrapped[0].ends_with("KV cach"), "{wrapped:?}");
+    let v1 = diagnose_paste(&wrapped.join("\n"), None);
+    assert!(v1.reading.has(Format::VllmKvV1), "{:?}", v1.reading.formats);
+    assert_eq!(v1.reading.numbers.estimated_max_len, Some(99760.0));
+    assert_eq!(first_do(&v1).map(|m| m.args.clone()), Some(vec![Arg::Count(99760)]));
+    // A negative pool: 0.70 × 8 GiB budget, 1.05 GiB short: 0.70 + (1.05 + 0.5 margin) / 8 = 0.894 → 0.90.
+    let neg = diagnose_paste("the current vLLM instance can use total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB\nmodel weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch activation peak memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB.\n# cuda blocks: 0, # CPU blocks: 4681", None);
+    assert_eq!(neg.cause, Cause::KvBudget);
+    assert_eq!(first_do(&neg).map(|m| (m.id, m.args.clone())), Some((MsgId::DoRaiseUtil, vec![Arg::Fixed(0.9, 2)])));
+    // Free memory at start-up: 0.49 of 79.32 GiB free, the rest held elsewhere.
+    let held = diagnose_paste("ValueError: Free memory on device (0.49/79.32 GiB) on startup is less than desired GPU memory utilization (0.9, 71.39 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.", None);
+    assert_eq!(held.cause, Cause::Zombie);
+    let named = read("ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization (0.9, 19.84 GiB).");
+    assert!(close(named.numbers.free, 19.77 * GIB));
+    assert_eq!(named.numbers.utilization, Some(0.9));
+}
+
+#[test]
+fn sglang_and_llama_cpp() {
+    let low = diagnose_paste("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2", None);
+    assert_eq!((low.cause, why_id(&low)), (Cause::KvBudget, MsgId::WhySglangFraction));
+    // 166.59 GB of weights, 21.73 GB left: 11.5 % of 188.32, more than the 5 % a 0.95 share leaves.
+    let profiled = diagnose_paste("Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=21.73 GB, mem usage=166.59 GB.\nmax_total_tokens=131072 is larger than the profiled value -561981. Use the profiled value instead.", None);
+    assert!(profiled.reading.has(Format::Sglang));
+    assert_eq!(profiled.reading.numbers.kv_tokens, Some(-561981.0));
+    assert_eq!(profiled.cause, Cause::KvBudget);
+    let kv = diagnose_paste("llama_kv_cache_init: CUDA0 KV buffer size = 204800.00 MiB\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 204800.00 MiB on device 0: cudaMalloc failed: out of memory\nllama_kv_cache_init: failed to allocate buffer for kv cache", None);
+    assert!(kv.reading.has(Format::Llamacpp));
+    assert_eq!(kv.reading.numbers.llama_alloc, Some(204800.0 * MIB));
+    assert_eq!(kv.cause, Cause::KvBudget);
+    let weights = diagnose_paste("load_tensors: offloading 62 repeating layers to GPU\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 144817.04 MiB on device 0: cudaMalloc failed: out of memory\nalloc_tensor_range: failed to allocate CUDA0 buffer of size 151852187648", None);
+    assert_eq!((weights.cause, weights.node), (Cause::Shortage, NodeId::Sharding));
+}
+
+// ---------------------------------------------------------------------------------------------
+// With the user's configuration: the levers ranked for it.
+
+#[test]
+fn with_a_configuration_a_shortage_ranks_the_ledger_s_levers() {
+    let parsed = vram_ledger::query::parse("model=qwen2.5-7b&method=full&gpu=rtx4090&batch=8&seq=2048");
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let s = parsed.scenario;
+    let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 23.65 GiB of which 90.00 MiB is free. Including non-PyTorch memory, this process has 23.55 GiB memory in use. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 190.00 MiB is reserved by PyTorch but unallocated.", Some(&s));
+    assert_eq!(p.cause, Cause::Shortage);
+    let saves: Vec<i128> = p
+        .advice
+        .iter()
+        .filter_map(|a| match a {
+            Advice::Saves { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .collect();
+    assert!(saves.len() >= 3, "{:?}", p.advice);
+    assert!(saves.windows(2).all(|w| w[0] >= w[1]), "ranked by what they save: {saves:?}");
+    assert!(saves.iter().all(|b| *b > 0));
+    // The node is the best lever's.
+    assert_ne!(p.node, NodeId::Measure);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile pastes: no panic, no NaN, a clear answer, the text never echoed.
+
+fn sane(p: &Pasted) {
+    let n = &p.reading.numbers;
+    let all = [
+        n.tried_to_allocate,
+        n.total,
+        n.free,
+        n.process,
+        n.allocated,
+        n.reserved,
+        n.reserved_unallocated,
+        n.smi_used,
+        n.smi_total,
+        n.kv_available,
+        n.llama_alloc,
+    ];
+    assert!(all.iter().flatten().all(|v| v.is_finite()), "{n:?}");
+    for lang in [Lang::En, Lang::Zh] {
+        let why = render(lang, &p.why);
+        assert!(!why.is_empty());
+        assert!(!why.contains("NaN") && !why.contains("inf"), "{why}");
+        for a in &p.advice {
+            if let Advice::Do(m) = a {
+                assert!(!render(lang, m).contains("NaN"));
+            }
+        }
+    }
+    assert_eq!(p.path.first(), Some(&NodeId::Oom));
+    assert_eq!(p.path.last(), Some(&p.node));
+}
+
+#[test]
+fn megabytes_of_log_are_read_from_their_end() {
+    let mut text = "INFO step 1 loss=2.0 lr=1e-5 some ordinary training output\n".repeat(60_000);
+    text.push_str("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 7.10 GiB already allocated; 10.00 MiB free; 7.20 GiB reserved in total by PyTorch)");
+    assert!(text.len() > 3 * MAX_TEXT);
+    let p = diagnose_paste(&text, None);
+    sane(&p);
+    assert!(p.reading.signals.truncated);
+    assert!(p.reading.has(Format::Torch15));
+}
+
+#[test]
+fn junk_markup_and_other_languages_get_a_clear_answer() {
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let junk = String::from_utf8_lossy(&bytes).into_owned();
+    for text in [
+        junk.as_str(),
+        "<script>alert('x')</script><img src=x onerror=alert(1)> Tried to allocate <b>1 GiB</b>",
+        "メモリ不足です。GPU のメモリが足りません。",
+        "Недостаточно памяти на видеокарте",
+        "",
+        "Tried to allocate",
+        "Tried to allocate 99999999999999999999999999999999 GiB. GPU 0 has a total capacity of 0 bytes of which 0 bytes is free.",
+        "Tried to allocate -5 GiB. GPU 0 has a total capacity of 8 GiB of which 9e999 GiB is free.",
+        "max seq len (999999999999999999999) is larger than the maximum number of tokens that can be stored in KV cache (-1)",
+        "Free memory on device (5/0 GiB) on startup is less than desired GPU memory utilization (0.9, 1 GiB)",
+        &"process has ".repeat(100_000),
+        &"tried to allocate 1 GiB. ".repeat(50_000),
+        &"| 0 1 C python 5MiB |\n".repeat(50_000),
+        &"1/2 [".repeat(200_000),
+        &"中文".repeat(300_000),
+    ] {
+        let p = diagnose_paste(text, None);
+        sane(&p);
+        // Nothing of the paste comes back as text: the why carries numbers only.
+        for arg in &p.why.args {
+            assert!(!matches!(arg, Arg::Text(_)), "{arg:?}");
+        }
+    }
+    let markup = diagnose_paste("<script>alert('x')</script>", None);
+    assert_eq!(markup.cause, Cause::Unknown);
+    assert_eq!(diagnose_paste("メモリ不足です", None).cause, Cause::Unknown);
+}
+
+proptest! {
+    #[test]
+    fn no_paste_panics(text in ".{0,2000}") {
+        sane(&diagnose_paste(&text, None));
+    }
+
+    #[test]
+    fn cut_and_spliced_real_reports_never_panic(i in 0usize..96, a in 0usize..4000, b in 0usize..4000, junk in ".{0,40}") {
+        let all = reports();
+        let t = &all[i % all.len()].text;
+        let (lo, hi) = (a.min(b).min(t.len()), a.max(b).min(t.len()));
+        let (lo, hi) = ((0..=lo).rev().find(|&k| t.is_char_boundary(k)).unwrap_or(0), (0..=hi).rev().find(|&k| t.is_char_boundary(k)).unwrap_or(0));
+        let spliced = format!("{}{}{}", &t[..lo], junk, &t[hi.max(lo)..]);
+        sane(&diagnose_paste(&spliced, None));
+    }
+}
