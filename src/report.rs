@@ -235,3 +235,187 @@ pub fn bill_markdown(
     ));
     out
 }
+
+/// The diagnosis of a paste as JSON (`vram-ledger --diagnose FILE --json`; the names are a public
+/// contract): `{"format", "formats", "numbers": {"tried_to_allocate_bytes", "total_bytes",
+/// "free_bytes", "process_bytes", "other_processes_bytes", "allocated_bytes",
+/// "reserved_unallocated_bytes", …}, "diagnosis", "node", "path", "levers": [{"kind", "id", "text",
+/// "text_zh", "saves_bytes" | "max_concurrency", "max_context"}], "why", "why_zh"}`. Numbers not
+/// in the paste are left out; the paste itself is never echoed.
+pub fn paste_json(p: &crate::tree::paste::Pasted) -> Value {
+    use crate::i18n::{render, Lang};
+    use crate::tree::paste::Advice;
+    let n = &p.reading.numbers;
+    let mut numbers = serde_json::Map::new();
+    let mut put = |name: &str, v: Option<f64>| {
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            // Bytes and tokens are whole; a utilization keeps its decimals.
+            let value = if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) };
+            numbers.insert(name.to_string(), value);
+        }
+    };
+    put("tried_to_allocate_bytes", n.tried_to_allocate.map(f64::round));
+    put("total_bytes", n.total.map(f64::round));
+    put("free_bytes", n.free.map(f64::round));
+    put("process_bytes", n.process.map(f64::round));
+    put("other_processes_bytes", p.other_processes.map(f64::round));
+    put("allocated_bytes", n.allocated.map(f64::round));
+    put("reserved_bytes", n.reserved.map(f64::round));
+    put("reserved_unallocated_bytes", n.reserved_unallocated.map(f64::round));
+    put("private_pools_bytes", n.private_pools.map(f64::round));
+    put("allowed_bytes", n.allowed.map(f64::round));
+    put("smi_used_bytes", n.smi_used.map(f64::round));
+    put("smi_total_bytes", n.smi_total.map(f64::round));
+    put("peak_allocated_bytes", n.peak_allocated.map(f64::round));
+    put("peak_reserved_bytes", n.peak_reserved.map(f64::round));
+    put("mps_allocated_bytes", n.mps_allocated.map(f64::round));
+    put("mps_other_bytes", n.mps_other.map(f64::round));
+    put("mps_max_allowed_bytes", n.mps_max_allowed.map(f64::round));
+    put("max_model_len", n.max_model_len);
+    put("kv_tokens", n.kv_tokens);
+    put("kv_needed_bytes", n.kv_needed.map(f64::round));
+    put("kv_available_bytes", n.kv_available.map(f64::round));
+    put("estimated_max_len", n.estimated_max_len);
+    put("requested_bytes", n.requested.map(f64::round));
+    put("utilization", n.utilization);
+    put("weights_bytes", n.weights.map(f64::round));
+    put("llama_alloc_bytes", n.llama_alloc.map(f64::round));
+    put("steps_done", n.steps_done);
+    if !n.processes.is_empty() {
+        let list: Vec<Value> =
+            n.processes.iter().map(|(pid, b)| json!({"pid": pid, "bytes": b.round() as i64})).collect();
+        numbers.insert("processes".into(), Value::Array(list));
+    }
+    if !n.smi_processes.is_empty() {
+        let list: Vec<Value> = n
+            .smi_processes
+            .iter()
+            .map(|(gpu, pid, b)| json!({"gpu": gpu, "pid": pid, "bytes": b.round() as i64}))
+            .collect();
+        numbers.insert("smi_processes".into(), Value::Array(list));
+    }
+    let levers: Vec<Value> = p
+        .advice
+        .iter()
+        .map(|a| match a {
+            Advice::Saves { lever, bytes } => json!({
+                "kind": "saves", "id": lever.id(), "text": lever.label().en, "text_zh": lever.label().zh, "saves_bytes": bytes,
+            }),
+            Advice::Serves { lever, concurrency, max_context } => json!({
+                "kind": "serves", "id": lever.id(), "text": lever.label().en, "text_zh": lever.label().zh,
+                "max_concurrency": (concurrency * 100.0).round() / 100.0, "max_context": max_context,
+            }),
+            Advice::Do(m) => json!({"kind": "do", "id": null, "text": render(Lang::En, m), "text_zh": render(Lang::Zh, m)}),
+        })
+        .collect();
+    json!({
+        "format": p.reading.formats.first().map(|f| f.id()),
+        "formats": p.reading.formats.iter().map(|f| f.id()).collect::<Vec<_>>(),
+        "numbers": numbers,
+        "gb_read_as_gib": p.reading.signals.gb_as_gib,
+        "truncated": p.reading.signals.truncated,
+        "diagnosis": p.cause.id(),
+        "node": p.node.id(),
+        "path": p.path.iter().map(|n| n.id()).collect::<Vec<_>>(),
+        "levers": levers,
+        "why": render(Lang::En, &p.why),
+        "why_zh": render(Lang::Zh, &p.why),
+    })
+}
+
+/// The diagnosis of a paste for people: what was read, the numbers, the node and its path, why,
+/// and what to do, in `lang`; without a configuration (`configured`), how to give one.
+pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, configured: bool) -> String {
+    use crate::i18n::{render, Lang};
+    use crate::ledger::units::human_bytes;
+    use crate::tree::paste::{Advice, Cause};
+    let zh = lang == Lang::Zh;
+    let n = &p.reading.numbers;
+    let mut out = String::new();
+    let formats: Vec<&str> = p.reading.formats.iter().map(|f| f.id()).collect();
+    let read = if formats.is_empty() { "-".to_string() } else { formats.join(", ") };
+    out.push_str(&format!("{}: {read}\n", if zh { "读到" } else { "read" }));
+    let mut figures = Vec::new();
+    let mut fig = |en: &str, zh_name: &str, v: Option<String>| {
+        if let Some(v) = v {
+            figures.push(format!("{} {v}", if zh { zh_name } else { en }));
+        }
+    };
+    let bytes = |v: Option<f64>| v.map(human_bytes);
+    let count = |v: Option<f64>| v.map(|v| format!("{v}"));
+    fig("tried to allocate", "申请", bytes(n.tried_to_allocate));
+    fig("total", "总量", bytes(n.total.or(n.smi_total)));
+    fig("free", "空闲", bytes(n.free));
+    fig("this process", "本进程", bytes(n.process));
+    fig("other processes", "其他进程", bytes(p.other_processes));
+    fig("allocated", "已分配", bytes(n.allocated));
+    fig("reserved but unallocated", "保留未分配", bytes(n.reserved_unallocated));
+    fig("nvidia-smi used", "nvidia-smi 已用", bytes(n.smi_used));
+    fig("peak allocated", "分配峰值", bytes(n.peak_allocated));
+    fig("weights", "权重", bytes(n.weights));
+    fig("utilization", "占比", count(n.utilization));
+    fig("KV cache available", "可用 KV cache", bytes(n.kv_available.filter(|v| *v >= 0.0)));
+    fig("KV tokens", "KV token", count(n.kv_tokens));
+    fig("max seq len", "最大序列长度", count(n.max_model_len));
+    fig("steps done", "已跑步数", count(n.steps_done));
+    if !figures.is_empty() {
+        out.push_str(&format!("{}: {}\n", if zh { "数字" } else { "numbers" }, figures.join(" · ")));
+    }
+    if p.reading.signals.gb_as_gib {
+        out.push_str(if zh {
+            "注意:这里的 GB/MB 按 GiB/MiB 读(PyTorch 的 MPS、vLLM、SGLang、gpustat 这样印)\n"
+        } else {
+            "note: GB/MB read as GiB/MiB (as PyTorch's MPS, vLLM, SGLang and gpustat print them)\n"
+        });
+    }
+    if p.reading.signals.truncated {
+        out.push_str(if zh {
+            "注意:粘贴太长,只读了最后 1 MiB\n"
+        } else {
+            "note: the paste was long; its last 1 MiB was read\n"
+        });
+    }
+    let path: Vec<&str> = p.path.iter().map(|n| n.id()).collect();
+    out.push_str(&format!(
+        "{}: {} ({} {})\n",
+        if zh { "诊断" } else { "diagnosis" },
+        p.cause.id(),
+        if zh { "决策树节点" } else { "tree node" },
+        path.join(" → ")
+    ));
+    out.push_str(&format!("{}: {}\n", if zh { "依据" } else { "why" }, render(lang, &p.why)));
+    for a in &p.advice {
+        let line = match a {
+            Advice::Do(m) => render(lang, m),
+            Advice::Saves { lever, bytes } => {
+                let label = if zh { lever.label().zh } else { lever.label().en };
+                format!("{label}: {} {}", if zh { "省" } else { "saves" }, human_bytes(*bytes as f64))
+            }
+            Advice::Serves { lever, concurrency, max_context } => {
+                let label = if zh { lever.label().zh } else { lever.label().en };
+                format!(
+                    "{label}: {concurrency:.2}× {}, {} {max_context}",
+                    if zh { "并发" } else { "requests at once" },
+                    if zh { "最长上下文" } else { "longest context" }
+                )
+            }
+        };
+        out.push_str(&format!("  - {line}\n"));
+    }
+    let levers_apply = matches!(p.cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget);
+    if !configured && levers_apply {
+        let example = if p.cause == Cause::KvBudget {
+            "model=qwen2.5-7b&mode=infer&engine=vllm&seq=32768&gpu=rtx4090"
+        } else {
+            "model=qwen2.5-7b&method=lora&gpu=rtx4090"
+        };
+        out.push_str(&if zh {
+            format!("  - 给出你的配置(QUERY,例如 '{example}'),即可按它排出每个杠杆的效果\n")
+        } else {
+            format!(
+                "  - give your configuration (QUERY, e.g. '{example}') to rank the levers by what each does for it\n"
+            )
+        });
+    }
+    out
+}

@@ -216,3 +216,66 @@ fn json_serving_object_has_the_contract_names() {
     let (_, table, _) = run(&["model=qwen3-8b&mode=infer&engine=sglang&seq=8192&gpu=h100-80g"]);
     assert!(table.contains("sglang 0.5.23: budget") && table.contains("KV tokens"), "{table}");
 }
+
+/// `--diagnose FILE ['QUERY']`: the contract's JSON names, the text in both languages, stdin, errors.
+#[test]
+fn diagnose_reads_a_pasted_error() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("vram-ledger-diagnose-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("oom.txt");
+    // A second process holds 14.30 GiB of the 23.65 GiB card (hand-written, torch ≥ 2.2 layout).
+    std::fs::write(&file, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 180.00 MiB is free. Process 4411 has 14.30 GiB memory in use. Including non-PyTorch memory, this process has 9.10 GiB memory in use. Of the allocated memory 8.20 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.").expect("write");
+    let path = file.to_string_lossy().into_owned();
+    let (code, out, err) = run(&["--diagnose", &path, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["format"], "torch22");
+    assert_eq!(v["diagnosis"], "zombie");
+    assert_eq!(v["node"], "kill");
+    let n = &v["numbers"];
+    assert_eq!(n["tried_to_allocate_bytes"], 2u64 << 30);
+    // 23.65 GiB = 25,393,994,137.6 B, rounded; 14.30 GiB = 15,354,508,083.2 B.
+    assert_eq!(n["total_bytes"], 25_393_994_138u64);
+    assert_eq!(n["free_bytes"], 180u64 << 20);
+    assert_eq!(n["allocated_bytes"], 8_804_682_957u64);
+    assert_eq!(n["reserved_unallocated_bytes"], 300u64 << 20);
+    assert_eq!(n["other_processes_bytes"], 15_354_508_083u64);
+    assert!(n["process_bytes"].as_u64().is_some());
+    assert!(v["levers"].as_array().is_some_and(|l| !l.is_empty()));
+    assert!(v["why"].as_str().is_some_and(|w| w.contains("14.30 GiB")), "{}", v["why"]);
+    assert!(v["why_zh"].as_str().is_some_and(|w| w.contains("其他进程")));
+    // The text, in Chinese.
+    let (code, out, _) = run(&["--diagnose", &path, "--lang", "zh"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("诊断: zombie") && out.contains("kill"), "{out}");
+    // With a configuration, a shortage's levers are ranked by what they save.
+    std::fs::write(&file, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 23.65 GiB of which 90.00 MiB is free. Including non-PyTorch memory, this process has 23.55 GiB memory in use. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 190.00 MiB is reserved by PyTorch but unallocated.").expect("write");
+    let (code, out, err) =
+        run(&["--diagnose", &path, "--json", "model=qwen2.5-7b&method=lora&gpu=rtx4090&batch=8&seq=4096"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["diagnosis"], "shortage");
+    let saves: Vec<i64> =
+        v["levers"].as_array().into_iter().flatten().filter_map(|l| l["saves_bytes"].as_i64()).collect();
+    assert!(saves.len() >= 2 && saves.windows(2).all(|w| w[0] >= w[1]), "{saves:?}");
+    // Standard input, and bytes that are not UTF-8.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vram-ledger"))
+        .args(["--diagnose", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child.stdin.take().expect("stdin").write_all(b"\xff\xfe<script>alert(1)</script>\x00").expect("write");
+    let out = child.wait_with_output().expect("output");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["diagnosis"], "unknown");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("script"), "the paste is never echoed");
+    // Errors: a missing file, a bad query, a bad language.
+    assert_eq!(run(&["--diagnose", "/nonexistent/oom.txt"]).0, 2);
+    assert_eq!(run(&["--diagnose", &path, "gpu=nonsense"]).0, 2);
+    assert_eq!(run(&["--diagnose", &path, "--lang", "fr"]).0, 2);
+    assert_eq!(run(&["--diagnose"]).0, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

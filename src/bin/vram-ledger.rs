@@ -10,6 +10,7 @@ use vram_ledger::validation::accuracy;
 use vram_ledger::{query, report};
 
 const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
+       vram-ledger --diagnose FILE [--json] [--lang zh] ['QUERY']
 
 QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&seq=4096&gpu=rtx4090'.
   --config FILE  the model is this Hugging Face config.json ('-' reads it from stdin); the bill's
@@ -21,6 +22,10 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
   --keys     print the documented query keys (Markdown)
   --presets  list model and GPU preset ids
   --accuracy FILE  the accuracy report of a measured set (Markdown; exit 1 when it misses the bar)
+  --diagnose FILE  read a pasted OOM error, nvidia-smi, memory_summary or engine log ('-' reads stdin)
+             and place it on the decision tree; with QUERY (your configuration) the levers are
+             ranked by what each saves for it
+  --lang zh  the diagnosis in Chinese (default English; --json carries both)
 Exit codes: 0 ok, 2 bad input.";
 
 fn main() -> ExitCode {
@@ -30,6 +35,8 @@ fn main() -> ExitCode {
     let mut unit = Unit::GiB;
     let mut queries = Vec::new();
     let mut config = None;
+    let mut diagnose = None;
+    let mut lang = vram_ledger::i18n::Lang::En;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -37,6 +44,21 @@ fn main() -> ExitCode {
                 Some(path) => config = Some(path),
                 None => {
                     eprintln!("error: --config needs a file (or - for stdin)\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--diagnose" => match args.next() {
+                Some(path) => diagnose = Some(path),
+                None => {
+                    eprintln!("error: --diagnose needs a file (or - for stdin)\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--lang" => match args.next().as_deref() {
+                Some("zh") => lang = vram_ledger::i18n::Lang::Zh,
+                Some("en") => lang = vram_ledger::i18n::Lang::En,
+                other => {
+                    eprintln!("error: --lang takes zh or en, not {}\n\n{USAGE}", other.unwrap_or("nothing"));
                     return ExitCode::from(2);
                 }
             },
@@ -86,6 +108,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let given = queries.first().map_or("", String::as_str);
+    if let Some(path) = diagnose {
+        return diagnose_paste(&path, given, json, lang);
+    }
     let text = match &config {
         Some(path) => match custom_model_query(path, given) {
             Ok(q) => q,
@@ -129,6 +154,46 @@ fn main() -> ExitCode {
                 None => println!("largest model of its family with the 20 % margin: none"),
             }
         }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--diagnose FILE ['QUERY']`: the paste's place on the decision tree; QUERY, when given, is the
+/// user's configuration and ranks the levers. Exit 2 when the file cannot be read or QUERY is bad.
+fn diagnose_paste(path: &str, given: &str, json: bool, lang: vram_ledger::i18n::Lang) -> ExitCode {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes))
+    };
+    if let Err(e) = read {
+        eprintln!("error: cannot read {path}: {e}");
+        return ExitCode::from(2);
+    }
+    // A log is not always UTF-8 (a Windows console's code page): read what is.
+    let text = String::from_utf8_lossy(&bytes);
+    let scenario = if given.is_empty() {
+        None
+    } else {
+        let parsed = query::parse(given);
+        for w in &parsed.warnings {
+            eprintln!("warning: {}", w.message);
+        }
+        if !parsed.errors.is_empty() {
+            for e in &parsed.errors {
+                eprintln!("error: {}", e.message);
+            }
+            return ExitCode::from(2);
+        }
+        Some(parsed.scenario)
+    };
+    let p = vram_ledger::tree::paste::diagnose_paste(&text, scenario.as_ref());
+    if json {
+        println!("{}", report::paste_json(&p));
+    } else {
+        print!("{}", report::paste_text(&p, lang, scenario.is_some()));
     }
     ExitCode::SUCCESS
 }

@@ -392,6 +392,7 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         WhySglangAvail => ("after the weights ({1}) only {0} is left per GPU: SGLang's static fraction leaves no KV pool", "放下权重({1})后每张卡只剩 {0}:SGLang 的静态占比没给 KV 池留空间"),
         WhySglangFraction => ("`--mem-fraction-static` is {0}, far below SGLang's defaults (0.8–0.9 by card): the weights alone fill it", "`--mem-fraction-static` 是 {0},远低于 SGLang 的默认值(按卡 0.8–0.9):光权重就填满了"),
         WhyFlatThenFail => ("the logged memory stayed at {0} up to the failure: not a creep, one batch was larger than the others", "日志里的显存一直停在 {0},直到出错:不是慢慢涨上去的,是某个 batch 比其他的大"),
+        WhyNothingRead => ("nothing here looks like an out-of-memory error, nvidia-smi or a memory log", "这里没有认出显存不足的报错、nvidia-smi 输出或显存日志"),
         WhySmiHeld => ("nvidia-smi shows {0} of the {1} card in use by processes", "nvidia-smi 显示 {1} 的卡上有 {0} 被进程占用"),
         NoteUnifiedMemory => (
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",

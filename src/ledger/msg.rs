@@ -243,6 +243,7 @@ msg_ids!(
     WhySglangAvail,
     WhySglangFraction,
     WhyFlatThenFail,
+    WhyNothingRead,
     PrefillBeforeDecode,
     EngineWeights,
     VllmMxfp4Padding,

@@ -95,6 +95,8 @@ pub struct Pasted {
     /// The numbers and the rule, in the reader's language when rendered.
     pub why: Msg,
     pub advice: Vec<Advice>,
+    /// Memory in use by other processes (a PyTorch message's numbers; nvidia-smi's process list).
+    pub other_processes: Option<f64>,
 }
 
 /// Diagnoses a paste; `s` is the user's configuration, when one is set (it ranks the levers).
@@ -127,7 +129,15 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
         }
     }
     path.reverse();
-    Pasted { reading, cause, node, path, why, advice }
+    let n = &reading.numbers;
+    let other_processes = match (n.total, n.free) {
+        (Some(total), Some(free)) if n.tried_to_allocate.is_some() => {
+            Some(other_processes(&reading, total, free, n.reserved.unwrap_or(n.allocated.unwrap_or(0.0))).0)
+        }
+        _ if !n.smi_processes.is_empty() => Some(n.smi_processes.iter().map(|p| p.2).sum()),
+        _ => None,
+    };
+    Pasted { reading, cause, node, path, why, advice, other_processes }
 }
 
 /// The node a cause is found at: a shortage is the batch's (the chapter's first lever) unless one
@@ -186,6 +196,9 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
         if let Some(c) = smi_only(r) {
             return c;
         }
+    }
+    if r.formats.is_empty() && !s.oom {
+        return (Cause::Unknown, msg!(WhyNothingRead), vec![Advice::Do(msg!(DoMeasure))]);
     }
     (Cause::Unknown, msg!(WhyNoNumbers), vec![Advice::Do(msg!(DoMeasure))])
 }
@@ -489,7 +502,10 @@ fn ranked_levers(cause: Cause, s: &Scenario) -> Vec<Advice> {
     if served && matches!(cause, Cause::KvBudget | Cause::Shortage) {
         let mut out: Vec<(f64, Advice)> = Lever::ALL
             .iter()
-            .filter_map(|&l| serving_gain(s, l).map(|(_, a)| (l, a)))
+            .filter_map(|&l| serving_gain(s, l).map(|(before, a)| (l, before, a)))
+            // Only what gains requests or context.
+            .filter(|(_, before, a)| a.max_concurrency > before.max_concurrency || a.max_context > before.max_context)
+            .map(|(l, _, a)| (l, a))
             .map(|(l, a)| {
                 (
                     a.max_concurrency,
