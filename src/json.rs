@@ -316,8 +316,8 @@ impl Parser<'_> {
                 return Ok(Json::Uint(n));
             }
         }
-        match text.parse::<f64>() {
-            Ok(f) if f.is_finite() => Ok(Json::Num(f)),
+        match crate::ledger::units::parse_decimal(text) {
+            Some(f) if f.is_finite() => Ok(Json::Num(f)),
             _ => Err(JsonError { what: "number out of range", at: start }),
         }
     }

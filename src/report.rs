@@ -330,34 +330,14 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
     use crate::ledger::units::human_bytes;
     use crate::tree::paste::{Advice, Cause};
     let zh = lang == Lang::Zh;
-    let n = &p.reading.numbers;
     let mut out = String::new();
     let formats: Vec<&str> = p.reading.formats.iter().map(|f| f.id()).collect();
     let read = if formats.is_empty() { "-".to_string() } else { formats.join(", ") };
     out.push_str(&format!("{}: {read}\n", if zh { "读到" } else { "read" }));
-    let mut figures = Vec::new();
-    let mut fig = |en: &str, zh_name: &str, v: Option<String>| {
-        if let Some(v) = v {
-            figures.push(format!("{} {v}", if zh { zh_name } else { en }));
-        }
-    };
-    let bytes = |v: Option<f64>| v.map(human_bytes);
-    let count = |v: Option<f64>| v.map(|v| format!("{v}"));
-    fig("tried to allocate", "申请", bytes(n.tried_to_allocate));
-    fig("total", "总量", bytes(n.total.or(n.smi_total)));
-    fig("free", "空闲", bytes(n.free));
-    fig("this process", "本进程", bytes(n.process));
-    fig("other processes", "其他进程", bytes(p.other_processes));
-    fig("allocated", "已分配", bytes(n.allocated));
-    fig("reserved but unallocated", "保留未分配", bytes(n.reserved_unallocated));
-    fig("nvidia-smi used", "nvidia-smi 已用", bytes(n.smi_used));
-    fig("peak allocated", "分配峰值", bytes(n.peak_allocated));
-    fig("weights", "权重", bytes(n.weights));
-    fig("utilization", "占比", count(n.utilization));
-    fig("KV cache available", "可用 KV cache", bytes(n.kv_available.filter(|v| *v >= 0.0)));
-    fig("KV tokens", "KV token", count(n.kv_tokens));
-    fig("max seq len", "最大序列长度", count(n.max_model_len));
-    fig("steps done", "已跑步数", count(n.steps_done));
+    let figures: Vec<String> = crate::tree::paste::figures(p)
+        .into_iter()
+        .map(|((en, zh_label), v)| format!("{} {v}", if zh { zh_label } else { en }))
+        .collect();
     if !figures.is_empty() {
         out.push_str(&format!("{}: {}\n", if zh { "数字" } else { "numbers" }, figures.join(" · ")));
     }

@@ -1,4 +1,4 @@
-//! The web app's own keys — `lang`, `unit`, `embed`, `tree` — read from a link. They are not part
+//! The web app's own keys — `lang`, `unit`, `embed`, `tree`, `oom` — read from a link. They are not part
 //! of the scenario (the ledger and the CLI ignore them), but they are read here, natively, so that
 //! a bad value gets the same kind of message as a bad scenario key and is tested like one.
 
@@ -7,6 +7,7 @@ use crate::ledger::msg::Arg;
 use crate::ledger::units::Unit;
 use crate::msg;
 use crate::query::{display_value, Problem};
+use crate::tree::reader::Reading;
 use crate::tree::NodeId;
 
 /// What the view keys of a link ask for.
@@ -17,6 +18,8 @@ pub struct View {
     pub unit: Unit,
     pub embed: bool,
     pub tree: Option<NodeId>,
+    /// A pasted OOM's numbers (`oom=`, [`Reading::to_link`]).
+    pub oom: Option<Reading>,
     pub errors: Vec<Problem>,
 }
 
@@ -50,7 +53,13 @@ pub fn read(ui: &[(String, String)]) -> View {
             None
         })
     });
-    View { lang, unit, embed: get("embed") == Some("1"), tree, errors }
+    let oom = get("oom").and_then(|v| {
+        Reading::from_link(v).or_else(|| {
+            errors.push(Problem { key: "oom".into(), message: msg!(BadOomLink, Arg::Text(display_value(v))) });
+            None
+        })
+    });
+    View { lang, unit, embed: get("embed") == Some("1"), tree, oom, errors }
 }
 
 #[cfg(test)]
@@ -70,6 +79,19 @@ mod tests {
         assert_eq!(v.lang, Some(Lang::Zh));
         let zh = render(Lang::Zh, &v.errors[0].message);
         assert!(zh.contains("seq, peak") && !zh.contains("条序列"), "{zh}");
+    }
+
+    /// `oom=` gives the reading back; a value that is not one is a notice, never a panic.
+    #[test]
+    fn a_pasted_error_s_numbers_come_back_from_the_link() {
+        let v = read(&ui(&[("oom", "a572522496,b16932908564,c539167293,F1,X256")]));
+        let r = v.oom.expect("read");
+        assert_eq!(r.numbers.tried_to_allocate, Some(572_522_496.0));
+        assert!(v.errors.is_empty());
+        let bad = read(&ui(&[("oom", "<script>")]));
+        assert!(bad.oom.is_none());
+        let en = render(Lang::En, &bad.errors[0].message);
+        assert!(en.contains("oom=") && !en.contains("<script>x"), "{en}");
     }
 
     #[test]

@@ -110,6 +110,16 @@ fn speed_card_doc_is_current() {
     assert_eq!(&doc[start..end], card);
 }
 
+/// The page's stored speed card is the ledger's (`make card` regenerates it).
+#[test]
+fn stored_speed_card_is_current() {
+    let (_, table, _) = run(&["--card-table"]);
+    let stored =
+        std::fs::read_to_string(format!("{}/src/ledger/speed_card.rs", env!("CARGO_MANIFEST_DIR"))).expect("table");
+    assert_eq!(stored, table, "run `make card`");
+    assert_eq!(vram_ledger::ledger::fit::speed_card_stored(), vram_ledger::ledger::fit::speed_card());
+}
+
 /// The Markdown export (homework 3): one row per non-zero component plus the total; pipes in
 /// names or formulas cannot break the table.
 #[test]

@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use vram_ledger::i18n::{render, Lang};
 use vram_ledger::ledger::msg::{Arg, Msg, MsgId};
-use vram_ledger::tree::paste::{diagnose_paste, Advice, Cause, Pasted};
-use vram_ledger::tree::reader::{read, Format, MAX_TEXT};
+use vram_ledger::tree::paste::{diagnose_paste, diagnose_reading, Advice, Cause, Pasted};
+use vram_ledger::tree::reader::{read, Format, Reading, MAX_TEXT};
 use vram_ledger::tree::NodeId;
 
 const REPORTS: &str = include_str!("data/oom_reports.toml");
@@ -486,5 +486,30 @@ proptest! {
         let (lo, hi) = ((0..=lo).rev().find(|&k| t.is_char_boundary(k)).unwrap_or(0), (0..=hi).rev().find(|&k| t.is_char_boundary(k)).unwrap_or(0));
         let spliced = format!("{}{}{}", &t[..lo], junk, &t[hi.max(lo)..]);
         sane(&diagnose_paste(&spliced, None));
+    }
+}
+
+/// The link carries what was read, never the text: every real report's reading survives `oom=`
+/// with the same diagnosis, node and reasons, and the text's words are not in it.
+#[test]
+fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
+    for r in reports() {
+        let reading = read(&r.text);
+        let link = reading.to_link();
+        assert!(link.len() < 2000, "{}: {} characters", r.id, link.len());
+        assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.,:".contains(&b)), "{}: {link}", r.id);
+        let back = Reading::from_link(&link).unwrap_or_else(|| panic!("{}: {link}", r.id));
+        let (a, b) = (diagnose_reading(reading, None), diagnose_reading(back, None));
+        assert_eq!((a.cause, a.node, a.why.id), (b.cause, b.node, b.why.id), "{}: {link}", r.id);
+        assert_eq!(a.advice.len(), b.advice.len(), "{}", r.id);
+    }
+    // By hand: 546 × 2^20 = 572,522,496; 15.77 × 2^30 = 16,932,908,564.5; 514.19 × 2^20 =
+    // 539,167,293.4 (bytes, rounded); F1 = the first layout (torch22); X256 = the ninth signal (oom).
+    let link =
+        read("Tried to allocate 546.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 514.19 MiB is free.")
+            .to_link();
+    assert_eq!(link, "a572522496,b16932908564,c539167293,F1,X256");
+    for bad in ["", "zz", "a", "a1e999", "Q5", "F", "G1", "b-", &"a1,".repeat(1000)] {
+        assert!(Reading::from_link(bad).is_none(), "{bad:?}");
     }
 }

@@ -316,3 +316,67 @@ mod json_reader {
         }
     }
 }
+
+/// `units::parse_decimal` (the wasm's number reader) against the standard library's: equal for
+/// every value a link, a config.json or a log writes (≤ 15 significant digits, a power of ten
+/// within ±22), within 4 ulps beyond; and the same refusals.
+#[test]
+fn decimals_read_like_the_standard_library() {
+    use vram_ledger::ledger::units::parse_decimal;
+    for t in [
+        "0",
+        "-0",
+        "12",
+        "0.9",
+        "0.95",
+        ".5",
+        "5.",
+        "1e-5",
+        "1E-06",
+        "5.0E+5",
+        "500000.0",
+        "130674.91",
+        "1.45",
+        "-2.14",
+        "0.000001",
+        "16933263441.92",
+        "1e22",
+        "123456789012345",
+        "3.14159265358979",
+    ] {
+        assert_eq!(parse_decimal(t), t.parse::<f64>().ok(), "{t}");
+    }
+    for bad in ["", "-", ".", "e5", "1e", "1e+", "1.2.3", "1,5", " 1", "1 ", "inf", "NaN", "0x10", "--1", "1e5e5"] {
+        assert_eq!(parse_decimal(bad), None, "{bad:?}");
+    }
+    assert_eq!(parse_decimal("1e400"), Some(f64::INFINITY), "callers refuse non-finite values");
+    assert_eq!(parse_decimal("1e-400"), Some(0.0));
+    assert_eq!(parse_decimal("12345678901234567890123"), "12345678901234567890123".parse::<f64>().ok());
+}
+
+proptest! {
+    #[test]
+    fn short_decimals_are_exact(int in 0u64..1_000_000_000, frac in 0u64..1_000_000, digits in 0usize..7, exp in -22i32..=22, neg in any::<bool>(), with_exp in any::<bool>()) {
+        use vram_ledger::ledger::units::parse_decimal;
+        // The power of ten the digits end at stays within ±22 (the fast path's range).
+        prop_assume!(!with_exp || exp - digits as i32 >= -22);
+        let frac = format!("{frac:06}");
+        let mut t = format!("{}{int}", if neg { "-" } else { "" });
+        if digits > 0 {
+            t.push('.');
+            t.push_str(&frac[..digits]);
+        }
+        if with_exp {
+            t.push_str(&format!("e{exp}"));
+        }
+        prop_assert_eq!(parse_decimal(&t), t.parse::<f64>().ok(), "{}", t);
+    }
+
+    #[test]
+    fn long_decimals_are_close(m in 1u64..u64::MAX, exp in -300i32..300) {
+        use vram_ledger::ledger::units::parse_decimal;
+        let t = format!("{m}e{exp}");
+        let (a, b) = (parse_decimal(&t).unwrap_or(f64::NAN), t.parse::<f64>().unwrap_or(f64::NAN));
+        prop_assert!(a == b || ((a - b) / b).abs() < 1e-15, "{} {} {}", t, a, b);
+    }
+}

@@ -136,10 +136,13 @@ pub enum Text {
     MeasuredDevice,
     MeasuredTotal,
     DiagnoseRun,
-    FoundLeftover,
-    FoundFragmentation,
-    FoundShortage,
-    BestLever,
+    PasteTitle,
+    PasteHint,
+    PasteRun,
+    TypedNumbers,
+    ForYourConfig,
+    GbAsGib,
+    PasteTruncated,
     ErrNotNumbers,
     ErrNoTotal,
     ErrReserved,
@@ -243,16 +246,19 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         TreeCost => ("Cost", "代价"),
         ApplyLever => ("Apply to my configuration", "应用到我的配置"),
         LeverNa => ("does not apply to this configuration (already on, or nothing left to cut)", "对当前配置不适用(已开启或无可再降)"),
-        DiagnoseTitle => ("Diagnose from measurements (GiB)", "按测量诊断(GiB)"),
+        DiagnoseTitle => ("Or type what you measured (GiB)", "或者填入测量值(GiB)"),
         MeasuredAllocated => ("Peak allocated", "峰值 allocated"),
         MeasuredReserved => ("Peak reserved", "峰值 reserved"),
         MeasuredDevice => ("nvidia-smi used", "nvidia-smi 已用"),
         MeasuredTotal => ("GPU total", "显卡总量"),
         DiagnoseRun => ("Walk the tree", "走一遍决策树"),
-        FoundLeftover => ("nvidia-smi is far above this process's reserved memory + CUDA context: leftover processes hold the card; kill them and rerun", "nvidia-smi 远高于本进程的 reserved + CUDA 上下文:有残留进程占卡,kill 干净后重跑"),
-        FoundFragmentation => ("reserved far above allocated, or the peak well under the total: fragmentation; try expandable_segments", "reserved 远高于 allocated,或峰值远小于总量:碎片化,试 expandable_segments"),
-        FoundShortage => ("The peak is at the total: a real shortage. The ledger's largest component is", "峰值接近总量:真不够。账本里最大的一项是"),
-        BestLever => ("the lever that saves most:", "省得最多的一招:"),
+        PasteTitle => ("Paste the error", "粘贴报错"),
+        PasteHint => ("The OOM error, nvidia-smi, memory_summary(), a training or engine log, in any mix. Only numbers are read; the text never leaves the page.", "OOM 报错、nvidia-smi、memory_summary()、训练或引擎日志,混着贴也行。只读数字,原文不离开本页。"),
+        PasteRun => ("Find it on the tree", "在决策树上定位"),
+        TypedNumbers => ("Type the numbers instead", "改为手填数字"),
+        ForYourConfig => ("ranked for your configuration", "按你的配置排序"),
+        GbAsGib => ("GB and MB in this paste are read as GiB and MiB, as the tools that print them mean.", "这段粘贴里的 GB、MB 按 GiB、MiB 读(打印它们的工具就是这个意思)。"),
+        PasteTruncated => ("The paste was long: its last 1 MiB was read.", "粘贴太长:只读了最后 1 MiB。"),
         ErrNotNumbers => ("Enter a number ≥ 0 (GiB) in every field.", "请在每一格填入 ≥ 0 的数字(GiB)。"),
         ErrNoTotal => ("The GPU total must be more than 0.", "显卡总量必须大于 0。"),
         ErrReserved => ("Reserved cannot be below allocated (PyTorch reserves everything it allocates).", "reserved 不可能小于 allocated(PyTorch 分配的都在 reserved 里)。"),
@@ -396,6 +402,23 @@ pub fn verdict(lang: Lang, v: Verdict) -> &'static str {
             Verdict::DoesNotFit => ("Does not fit", "放不下"),
         },
     )
+}
+
+/// A diagnosis of a paste, in words.
+pub fn cause(lang: Lang, c: crate::tree::paste::Cause) -> &'static str {
+    use crate::tree::paste::Cause::*;
+    let (en, zh) = match c {
+        Zombie => ("Other processes hold the card", "其他进程占着卡"),
+        Fragmentation => ("Fragmentation", "碎片化"),
+        EvalNoGrad => ("Evaluation without no_grad", "验证没包 no_grad"),
+        TensorList => ("Tensors kept across steps", "张量被一步步留下"),
+        LongTail => ("A long-tail sample", "长尾样本"),
+        Shortage => ("A real shortage", "真不够"),
+        KvBudget => ("The serving engine's KV budget", "推理引擎的 KV 预算"),
+        Other => ("None of the tree's levers applies", "决策树的杠杆都不对症"),
+        Unknown => ("Not enough information", "信息不够"),
+    };
+    pick(lang, (en, zh))
 }
 
 pub fn component(lang: Lang, id: ComponentId) -> &'static str {

@@ -16,6 +16,7 @@ pub mod plan;
 pub mod presets;
 pub mod scenario;
 pub mod serving;
+pub mod speed_card;
 pub mod storage;
 pub mod training;
 pub mod units;

@@ -39,6 +39,13 @@ impl Msg {
         Msg { id, args }
     }
 
+    /// `msg!`'s constructor: one function per argument count, so that each of the many call
+    /// sites only writes its arguments (the allocation is here, not inlined at every site).
+    #[inline(never)]
+    pub fn with<const N: usize>(id: MsgId, args: [Arg; N]) -> Msg {
+        Msg { id, args: Vec::from(args) }
+    }
+
     /// A template without arguments.
     pub const fn plain(id: MsgId) -> Msg {
         Msg { id, args: Vec::new() }
@@ -70,7 +77,7 @@ impl Msg {
 macro_rules! msg {
     ($id:ident) => { $crate::ledger::msg::Msg::plain($crate::ledger::msg::MsgId::$id) };
     ($id:ident, $($arg:expr),+ $(,)?) => {
-        $crate::ledger::msg::Msg::new($crate::ledger::msg::MsgId::$id, vec![$($arg),+])
+        $crate::ledger::msg::Msg::with($crate::ledger::msg::MsgId::$id, [$($arg),+])
     };
 }
 
@@ -244,6 +251,7 @@ msg_ids!(
     WhySglangFraction,
     WhyFlatThenFail,
     WhyNothingRead,
+    BadOomLink,
     PrefillBeforeDecode,
     EngineWeights,
     VllmMxfp4Padding,

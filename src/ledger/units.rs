@@ -49,6 +49,83 @@ pub fn within(x: f64, lo: f64, hi: f64) -> f64 {
     x.max(lo).min(hi)
 }
 
+/// A decimal number: `-12`, `0.9`, `1e-5`, `5.0E+5` (no spaces, no `inf`/`nan`); `None` otherwise.
+/// Not `str::parse::<f64>`: its exact algorithm links 6 KB of tables and code into the wasm. Up
+/// to 19 significant digits and a power of ten within ±22 the result is correctly rounded (one
+/// IEEE operation on exact operands, as in Clinger's fast path), so it equals `str::parse` for
+/// every value a link, a config.json or a log prints; beyond, it is within a few ulps.
+pub fn parse_decimal(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let negative = b.first() == Some(&b'-');
+    let (mut mantissa, mut digits, mut exp, mut any) = (0u64, 0u32, 0i32, false);
+    let mut fraction = false;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            any = true;
+            if digits < 19 {
+                mantissa = mantissa * 10 + u64::from(c - b'0');
+                if mantissa > 0 {
+                    digits += 1;
+                }
+                exp -= i32::from(fraction);
+            } else {
+                exp += i32::from(!fraction);
+            }
+        } else if c == b'.' && !fraction {
+            fraction = true;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    if !any {
+        return None;
+    }
+    if i < b.len() && (b[i] | 0x20) == b'e' {
+        i += 1;
+        let sign = match b.get(i) {
+            Some(b'-') => -1,
+            Some(b'+') => 1,
+            _ => 0,
+        };
+        i += usize::from(sign != 0);
+        let start = i;
+        let mut e = 0i32;
+        while i < b.len() && b[i].is_ascii_digit() {
+            e = (e * 10 + i32::from(b[i] - b'0')).min(10_000);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exp += if sign < 0 { -e } else { e };
+    }
+    if i != b.len() {
+        return None;
+    }
+    let m = mantissa as f64;
+    let v = if mantissa == 0 {
+        0.0
+    } else if exp >= 0 {
+        if exp > 308 + 19 {
+            f64::INFINITY
+        } else if exp <= 22 {
+            m * 10f64.powi(exp)
+        } else {
+            m * 1e22 * 10f64.powi(exp - 22)
+        }
+    } else if exp >= -22 {
+        m / 10f64.powi(-exp)
+    } else if exp < -343 {
+        0.0
+    } else {
+        m / 1e22 / 10f64.powi(-exp - 22)
+    };
+    Some(if negative { -v } else { v })
+}
+
 /// `bytes` in `unit` with two decimals, e.g. "14.96 GiB". Huge values use scientific notation.
 pub fn format_bytes(bytes: u64, unit: Unit) -> String {
     let v = bytes as f64 / unit.divisor();

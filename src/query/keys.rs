@@ -1477,7 +1477,7 @@ pub static KEYS: [KeyDef; 84] = [
 ];
 
 /// Keys the web app reads; the ledger ignores them without a warning.
-pub const UI_KEYS: [&str; 4] = ["lang", "embed", "tree", "unit"];
+pub const UI_KEYS: [&str; 5] = ["lang", "embed", "tree", "unit", "oom"];
 
 /// The accepted values of a key, as its documentation lists them.
 #[cfg(not(target_arch = "wasm32"))]

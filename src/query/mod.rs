@@ -60,8 +60,8 @@ fn read<'a>(def: &KeyDef, raw: &'a str) -> Result<Value<'a>, Msg> {
             Ok(v) if (min..=max).contains(&v) => Ok(Value::Uint(v)),
             _ => Err(msg!(BadUint, name, shown(), Arg::Int(min), Arg::Int(max))),
         },
-        Read::Float { min, max } => match raw.parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= min && v <= max => Ok(Value::Float(v)),
+        Read::Float { min, max } => match crate::ledger::units::parse_decimal(raw) {
+            Some(v) if v.is_finite() && v >= min && v <= max => Ok(Value::Float(v)),
             _ => Err(msg!(BadFloat, name, shown(), Arg::Text(trim_float(min)), Arg::Text(trim_float(max)))),
         },
         Read::Flag => match raw {

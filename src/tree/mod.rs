@@ -443,23 +443,6 @@ pub struct Measured {
     pub total: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Finding {
-    /// nvidia-smi shows far more than this process reserves: other processes hold memory.
-    LeftoverProcesses { unexplained_gib: f64 },
-    /// Reserved far above allocated, or the peak well under the total: fragmentation.
-    Fragmentation { cached_gib: f64 },
-    /// The peak is at the total: memory is really short. The ledger's dominant component and the
-    /// lever that cuts the most.
-    Shortage { dominant: ComponentId, best: Option<(Lever, i128)> },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Diagnosis {
-    pub path: Vec<NodeId>,
-    pub finding: Finding,
-}
-
 /// Problems with the measured numbers themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MeasureError {
@@ -485,28 +468,26 @@ pub fn check_measured(m: &Measured) -> Result<(), MeasureError> {
     Ok(())
 }
 
-/// Walks the tree with the measured numbers: leftover processes (nvidia-smi far above reserved +
-/// the CUDA context), fragmentation (reserved − allocated over a quarter of reserved, or a peak under
-/// 80 % of the total), otherwise a real shortage — then which ledger component dominates `s`'s bill
-/// and which lever cuts its device total the most.
-pub fn diagnose(m: &Measured, s: &Scenario) -> Result<Diagnosis, MeasureError> {
+/// Walks the tree with the measured numbers, as a paste's: they are read as a PyTorch message's
+/// (free = total − nvidia-smi's used; this process = reserved + `s`'s CUDA context, so what is
+/// used beyond it is other processes'; no request), and the levers are ranked for `s`.
+pub fn diagnose(m: &Measured, s: &Scenario) -> Result<paste::Pasted, MeasureError> {
+    Ok(paste::diagnose_reading(measured_reading(m, s)?, Some(s)))
+}
+
+/// The typed numbers as a reading (see [`diagnose`]).
+pub fn measured_reading(m: &Measured, s: &Scenario) -> Result<reader::Reading, MeasureError> {
     check_measured(m)?;
-    let context_gib = s.overhead_mib.max(0.0) / 1024.0;
-    let unexplained = m.device_used - m.reserved - context_gib;
-    let mut path = vec![NodeId::Oom, NodeId::Measure, NodeId::Zombie];
-    if unexplained > (0.05 * m.total).max(1.0) {
-        path.push(NodeId::Kill);
-        return Ok(Diagnosis { path, finding: Finding::LeftoverProcesses { unexplained_gib: unexplained } });
-    }
-    path.extend([NodeId::Batch, NodeId::Checkpointing, NodeId::DtypeNoGrad, NodeId::SeqLen, NodeId::PeakVsTotal]);
-    let cached = m.reserved - m.allocated;
-    if cached > 0.25 * m.reserved || m.reserved < 0.8 * m.total {
-        path.push(NodeId::Fragmentation);
-        return Ok(Diagnosis { path, finding: Finding::Fragmentation { cached_gib: cached } });
-    }
-    path.push(NodeId::Sharding);
-    let bill = estimate(s);
-    Ok(Diagnosis { path, finding: Finding::Shortage { dominant: dominant(&bill), best: best_lever(s) } })
+    let gib = |x: f64| x * GIB;
+    let mut r = reader::Reading { formats: vec![reader::Format::Typed], ..reader::Reading::default() };
+    let n = &mut r.numbers;
+    n.total = Some(gib(m.total));
+    n.free = Some(gib((m.total - m.device_used).max(0.0)));
+    n.allocated = Some(gib(m.allocated));
+    n.reserved = Some(gib(m.reserved));
+    n.reserved_unallocated = Some(gib(m.reserved - m.allocated));
+    n.process = Some(gib(m.reserved) + s.overhead_mib.max(0.0) * 1024.0 * 1024.0);
+    Ok(r)
 }
 
 /// The largest tensor component of a bill.

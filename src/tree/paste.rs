@@ -4,9 +4,8 @@
 
 use super::reader::{read, Format, LlamaBuffer, Reading};
 use super::{levers, parent, saving, serving_gain, Lever, NodeId};
-use crate::ledger::msg::{Arg, Msg};
+use crate::ledger::msg::{Arg, Msg, MsgId};
 use crate::ledger::scenario::{Engine, Mode, Scenario};
-use crate::msg;
 
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
@@ -131,7 +130,7 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
     path.reverse();
     let n = &reading.numbers;
     let other_processes = match (n.total, n.free) {
-        (Some(total), Some(free)) if n.tried_to_allocate.is_some() => {
+        (Some(total), Some(free)) if n.tried_to_allocate.is_some() || reading.has(Format::Typed) => {
             Some(other_processes(&reading, total, free, n.reserved.unwrap_or(n.allocated.unwrap_or(0.0))).0)
         }
         _ if !n.smi_processes.is_empty() => Some(n.smi_processes.iter().map(|p| p.2).sum()),
@@ -161,8 +160,40 @@ fn node_of(cause: Cause, r: &Reading) -> NodeId {
     }
 }
 
-fn b(x: f64) -> Arg {
-    Arg::Bytes(x)
+/// How a figure is shown in a message: bytes, a count, a two-decimal ratio.
+#[derive(Clone, Copy)]
+enum K {
+    B,
+    C,
+    F,
+}
+
+fn b(x: f64) -> (K, f64) {
+    (K::B, x)
+}
+
+fn c(x: f64) -> (K, f64) {
+    (K::C, x)
+}
+
+fn fx(x: f64) -> (K, f64) {
+    (K::F, x)
+}
+
+/// A message of figures (one place builds them all: the rules above stay small).
+#[inline(never)]
+fn m(id: MsgId, args: &[(K, f64)]) -> Msg {
+    let arg = |(k, v): &(K, f64)| match k {
+        K::B => Arg::Bytes(*v),
+        K::C => Arg::Count(v.max(0.0) as u64),
+        K::F => Arg::Fixed(*v, 2),
+    };
+    Msg::new(id, args.iter().map(arg).collect())
+}
+
+#[inline(never)]
+fn todo(m: Msg) -> Vec<Advice> {
+    vec![Advice::Do(m)]
 }
 
 /// The cause, the why and the advice that follows from the numbers alone.
@@ -173,24 +204,25 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     if r.has(Format::Mps) {
         return mps(r);
     }
-    let torch = [Format::Torch22, Format::Torch21, Format::Torch15, Format::Torch14].iter().any(|f| r.has(*f));
+    let torch =
+        [Format::Torch22, Format::Torch21, Format::Torch15, Format::Torch14, Format::Typed].iter().any(|f| r.has(*f));
     if torch {
         return torch_numbers(r);
     }
     let s = r.signals;
     if let Some((first, last)) = growth(r) {
         let cause = if s.evaluation { Cause::EvalNoGrad } else { Cause::TensorList };
-        let why = msg!(WhyGrowth, b(first), b(last));
-        return (cause, why, vec![Advice::Do(msg!(DoNoGradItem))]);
+        let why = m(MsgId::WhyGrowth, &[b(first), b(last)]);
+        return (cause, why, todo(m(MsgId::DoNoGradItem, &[])));
     }
     if s.evaluation {
-        return (Cause::EvalNoGrad, msg!(WhyEvalFrames), vec![Advice::Do(msg!(DoNoGradItem))]);
+        return (Cause::EvalNoGrad, m(MsgId::WhyEvalFrames, &[]), todo(m(MsgId::DoNoGradItem, &[])));
     }
     if s.accumulation {
-        return (Cause::TensorList, msg!(WhyAccumulation), vec![Advice::Do(msg!(DoNoGradItem))]);
+        return (Cause::TensorList, m(MsgId::WhyAccumulation, &[]), todo(m(MsgId::DoNoGradItem, &[])));
     }
     if let Some(level) = flat_level(r) {
-        return (Cause::LongTail, msg!(WhyFlatThenFail, b(level)), vec![Advice::Do(msg!(DoLongTail))]);
+        return (Cause::LongTail, m(MsgId::WhyFlatThenFail, &[b(level)]), todo(m(MsgId::DoLongTail, &[])));
     }
     if r.has(Format::NvidiaSmi) {
         if let Some(c) = smi_only(r) {
@@ -198,9 +230,9 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
         }
     }
     if r.formats.is_empty() && !s.oom {
-        return (Cause::Unknown, msg!(WhyNothingRead), vec![Advice::Do(msg!(DoMeasure))]);
+        return (Cause::Unknown, m(MsgId::WhyNothingRead, &[]), todo(m(MsgId::DoMeasure, &[])));
     }
-    (Cause::Unknown, msg!(WhyNoNumbers), vec![Advice::Do(msg!(DoMeasure))])
+    (Cause::Unknown, m(MsgId::WhyNoNumbers, &[]), todo(m(MsgId::DoMeasure, &[])))
 }
 
 /// A memory figure that grows over the log (or nvidia-smi snapshots): (first, last).
@@ -243,20 +275,20 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     let s = r.signals;
     let request = n.tried_to_allocate.unwrap_or(0.0);
     let (Some(total), Some(free)) = (n.total, n.free) else {
-        return (Cause::Unknown, msg!(WhyNoNumbers), vec![Advice::Do(msg!(DoMeasure))]);
+        return (Cause::Unknown, m(MsgId::WhyNoNumbers, &[]), todo(m(MsgId::DoMeasure, &[])));
     };
     let reserved = n.reserved.unwrap_or(n.allocated.unwrap_or(0.0));
     let unallocated = n.reserved_unallocated.unwrap_or(0.0);
     let allocated = n.allocated.unwrap_or(0.0);
     // Numbers that cannot be right, a cap, or plenty free: the tree's levers are not the answer.
     if free > total * 1.01 {
-        return (Cause::Other, msg!(WhyFreeAboveTotal, b(free), b(total)), vec![Advice::Do(msg!(DoCheckCapacity))]);
+        return (Cause::Other, m(MsgId::WhyFreeAboveTotal, &[b(free), b(total)]), todo(m(MsgId::DoCheckCapacity, &[])));
     }
     if request > 8.0 * total {
-        return (Cause::Other, msg!(WhyAbsurdRequest, b(request), b(total)), vec![Advice::Do(msg!(DoCheckShapes))]);
+        return (Cause::Other, m(MsgId::WhyAbsurdRequest, &[b(request), b(total)]), todo(m(MsgId::DoCheckShapes, &[])));
     }
     if let Some(cap) = n.allowed.filter(|c| *c < 0.9 * total) {
-        return (Cause::Other, msg!(WhyAllowedCap, b(cap), b(total)), vec![Advice::Do(msg!(DoRaiseFraction))]);
+        return (Cause::Other, m(MsgId::WhyAllowedCap, &[b(cap), b(total)]), todo(m(MsgId::DoRaiseFraction, &[])));
     }
     // One tensor larger than the card: before anything is allocated the device or a shape is
     // wrong; in the middle of a run, that input is too large.
@@ -264,18 +296,18 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
         if reserved <= 0.0 {
             return (
                 Cause::Other,
-                msg!(WhyFirstAboveCard, b(request), b(total)),
-                vec![Advice::Do(msg!(DoCheckCapacity))],
+                m(MsgId::WhyFirstAboveCard, &[b(request), b(total)]),
+                todo(m(MsgId::DoCheckCapacity, &[])),
             );
         }
         let cause = if s.long_sample || flat_log(r) { Cause::LongTail } else { Cause::Shortage };
-        return (cause, msg!(WhyRequestAboveCard, b(request), b(total)), vec![Advice::Do(msg!(DoSmallerInput))]);
+        return (cause, m(MsgId::WhyRequestAboveCard, &[b(request), b(total)]), todo(m(MsgId::DoSmallerInput, &[])));
     }
     if request > 0.0 && free > request + 256.0 * MIB && reserved < 0.5 * total {
         return (
             Cause::Other,
-            msg!(WhyFreeAboveRequest, b(free), b(request)),
-            vec![Advice::Do(msg!(DoCheckOtherDevice))],
+            m(MsgId::WhyFreeAboveRequest, &[b(free), b(request)]),
+            todo(m(MsgId::DoCheckOtherDevice, &[])),
         );
     }
     // Memory in use that is not this process's, when freeing it would make room.
@@ -286,7 +318,7 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     let held = others > floor && request <= free + unallocated + others;
     let own = (total - free - others).max(0.0);
     if held && listed {
-        return (Cause::Zombie, msg!(WhyZombie, b(others), b(total), b(own)), vec![Advice::Do(msg!(DoKill))]);
+        return (Cause::Zombie, m(MsgId::WhyZombie, &[b(others), b(total), b(own)]), todo(m(MsgId::DoKill, &[])));
     }
     let long = s.long_sample || flat_log(r);
     // A single request the card could never hold (within a rounding margin of what is free).
@@ -295,22 +327,26 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
         let cause = if long { Cause::LongTail } else { Cause::Shortage };
         return (
             cause,
-            msg!(WhyHugeRequest, b(request), b(free + unallocated), b(total)),
-            vec![Advice::Do(msg!(DoSmallerInput))],
+            m(MsgId::WhyHugeRequest, &[b(request), b(free + unallocated), b(total)]),
+            todo(m(MsgId::DoSmallerInput, &[])),
         );
     }
     // What the traceback and the log say outrank what is inferred from the numbers.
     if s.evaluation {
-        return (Cause::EvalNoGrad, msg!(WhyEvalFrames), vec![Advice::Do(msg!(DoNoGradItem))]);
+        return (Cause::EvalNoGrad, m(MsgId::WhyEvalFrames, &[]), todo(m(MsgId::DoNoGradItem, &[])));
     }
     if s.accumulation {
-        return (Cause::TensorList, msg!(WhyAccumulation), vec![Advice::Do(msg!(DoNoGradItem))]);
+        return (Cause::TensorList, m(MsgId::WhyAccumulation, &[]), todo(m(MsgId::DoNoGradItem, &[])));
     }
     if long {
-        return (Cause::LongTail, msg!(WhyLongTail, b(request)), vec![Advice::Do(msg!(DoLongTail))]);
+        return (Cause::LongTail, m(MsgId::WhyLongTail, &[b(request)]), todo(m(MsgId::DoLongTail, &[])));
     }
     if held {
-        return (Cause::Zombie, msg!(WhyZombieInferred, b(others), b(total), b(own)), vec![Advice::Do(msg!(DoKill))]);
+        return (
+            Cause::Zombie,
+            m(MsgId::WhyZombieInferred, &[b(others), b(total), b(own)]),
+            todo(m(MsgId::DoKill, &[])),
+        );
     }
     // Fragmentation: live tensors well below the card (the chapter: 峰值远小于总量却 OOM), the
     // request fitting in free + unallocated, and the cache at least as large as the request or a
@@ -321,30 +357,26 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     if frag && allocated <= LIVE_SHORTAGE * total {
         return (
             Cause::Fragmentation,
-            msg!(WhyFragmentation, b(unallocated), b(request), b(free + unallocated)),
-            vec![Advice::Do(msg!(DoExpandable))],
+            m(MsgId::WhyFragmentation, &[b(unallocated), b(request), b(free + unallocated)]),
+            todo(m(MsgId::DoExpandable, &[])),
         );
     }
     if s.engine && n.process.unwrap_or(reserved) > 0.85 * total {
         let own = n.process.unwrap_or(reserved);
         return (
             Cause::KvBudget,
-            msg!(WhyEngineHolds, b(own), b(total), b(request)),
-            vec![Advice::Do(msg!(DoEngineHeadroom))],
+            m(MsgId::WhyEngineHolds, &[b(own), b(total), b(request)]),
+            todo(m(MsgId::DoEngineHeadroom, &[])),
         );
     }
     if let Some((first, last)) = growth(r) {
-        return (Cause::TensorList, msg!(WhyGrowth, b(first), b(last)), vec![Advice::Do(msg!(DoNoGradItem))]);
+        return (Cause::TensorList, m(MsgId::WhyGrowth, &[b(first), b(last)]), todo(m(MsgId::DoNoGradItem, &[])));
     }
     if let Some(steps) = n.steps_done.filter(|v| *v >= STEPS_BEFORE_LONG_TAIL) {
-        return (
-            Cause::LongTail,
-            msg!(WhyAfterSteps, Arg::Count(steps as u64), b(request)),
-            vec![Advice::Do(msg!(DoLongTail))],
-        );
+        return (Cause::LongTail, m(MsgId::WhyAfterSteps, &[c(steps), b(request)]), todo(m(MsgId::DoLongTail, &[])));
     }
-    let advice = if frag { vec![Advice::Do(msg!(DoExpandable))] } else { Vec::new() };
-    (Cause::Shortage, msg!(WhyShortage, b(allocated), b(total), b(request)), advice)
+    let advice = if frag { todo(m(MsgId::DoExpandable, &[])) } else { Vec::new() };
+    (Cause::Shortage, m(MsgId::WhyShortage, &[b(allocated), b(total), b(request)]), advice)
 }
 
 /// Bytes in use by other processes, and whether the message listed them: the "Process N has X"
@@ -379,10 +411,10 @@ fn mps(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     let (alloc, other, max) =
         (n.mps_allocated.unwrap_or(0.0), n.mps_other.unwrap_or(0.0), n.mps_max_allowed.unwrap_or(0.0));
     if other > alloc && other > 0.3 * max {
-        return (Cause::Other, msg!(WhyMpsOther, b(other), b(alloc), b(max)), vec![Advice::Do(msg!(DoMpsOther))]);
+        return (Cause::Other, m(MsgId::WhyMpsOther, &[b(other), b(alloc), b(max)]), todo(m(MsgId::DoMpsOther, &[])));
     }
     let request = n.tried_to_allocate.unwrap_or(0.0);
-    (Cause::Shortage, msg!(WhyMps, b(alloc), b(request), b(max)), vec![Advice::Do(msg!(DoMpsWatermark))])
+    (Cause::Shortage, m(MsgId::WhyMps, &[b(alloc), b(request), b(max)]), todo(m(MsgId::DoMpsWatermark, &[])))
 }
 
 fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
@@ -395,83 +427,77 @@ fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
         if held > 0.25 * total {
             return Some((
                 Cause::Zombie,
-                msg!(WhyVllmFreeHeld, b(free), b(total), b(requested), b(held)),
-                vec![Advice::Do(msg!(DoKill))],
+                m(MsgId::WhyVllmFreeHeld, &[b(free), b(total), b(requested), b(held)]),
+                todo(m(MsgId::DoKill, &[])),
             ));
         }
-        let why = msg!(WhyVllmFree, b(free), b(total), b(requested));
-        return Some((Cause::KvBudget, why, vec![Advice::Do(msg!(DoLowerUtil, Arg::Fixed(fit_util.max(0.05), 2)))]));
+        let why = m(MsgId::WhyVllmFree, &[b(free), b(total), b(requested)]);
+        return Some((Cause::KvBudget, why, todo(m(MsgId::DoLowerUtil, &[fx(fit_util.max(0.05))]))));
     }
     if r.has(Format::VllmKv) {
         let (len, kv) = (n.max_model_len.unwrap_or(0.0), n.kv_tokens.unwrap_or(0.0));
-        let why = msg!(WhyVllmKv, Arg::Count(len as u64), Arg::Count(kv as u64));
-        return Some((Cause::KvBudget, why, vec![Advice::Do(msg!(DoMaxModelLen, Arg::Count(kv as u64)))]));
+        let why = m(MsgId::WhyVllmKv, &[c(len), c(kv)]);
+        return Some((Cause::KvBudget, why, todo(m(MsgId::DoMaxModelLen, &[c(kv)]))));
     }
     if r.has(Format::VllmKvV1) {
         let est = n.estimated_max_len.unwrap_or(0.0) as u64;
-        let why = msg!(
-            WhyVllmKvNeeded,
-            Arg::Count(n.max_model_len.unwrap_or(0.0) as u64),
-            b(n.kv_needed.unwrap_or(0.0)),
-            b(n.kv_available.unwrap_or(0.0))
+        let why = m(
+            MsgId::WhyVllmKvNeeded,
+            &[c(n.max_model_len.unwrap_or(0.0)), b(n.kv_needed.unwrap_or(0.0)), b(n.kv_available.unwrap_or(0.0))],
         );
-        return Some((Cause::KvBudget, why, vec![Advice::Do(msg!(DoMaxModelLen, Arg::Count(est)))]));
+        return Some((Cause::KvBudget, why, todo(m(MsgId::DoMaxModelLen, &[c(est as f64)]))));
     }
     if r.has(Format::VllmNoBlocks) {
         // A negative pool: would the engine's highest share cover the shortfall?
         if let (Some(kv), Some(total), Some(util)) = (n.kv_available.filter(|kv| *kv < 0.0), n.total, n.utilization) {
             let need = util + (-kv + 0.5 * GIB) / total.max(1.0);
             if need <= MAX_SHARE {
-                let why = msg!(WhyVllmNegativeKv, b(-kv));
-                return Some((
-                    Cause::KvBudget,
-                    why,
-                    vec![Advice::Do(msg!(DoRaiseUtil, Arg::Fixed((need * 100.0).ceil() / 100.0, 2)))],
-                ));
+                let why = m(MsgId::WhyVllmNegativeKv, &[b(-kv)]);
+                return Some((Cause::KvBudget, why, todo(m(MsgId::DoRaiseUtil, &[fx((need * 100.0).ceil() / 100.0)]))));
             }
-            let why = msg!(WhyEngineWeightsExceed, b(n.weights.unwrap_or(0.0)), b(total));
-            return Some((Cause::Shortage, why, vec![Advice::Do(msg!(DoQuantizedOrTp))]));
+            let why = m(MsgId::WhyEngineWeightsExceed, &[b(n.weights.unwrap_or(0.0)), b(total)]);
+            return Some((Cause::Shortage, why, todo(m(MsgId::DoQuantizedOrTp, &[]))));
         }
         if let Some(kv) = n.kv_available.filter(|kv| *kv < 0.0) {
-            return Some((Cause::KvBudget, msg!(WhyVllmNegativeKv, b(-kv)), vec![Advice::Do(msg!(DoEngineLevers))]));
+            return Some((
+                Cause::KvBudget,
+                m(MsgId::WhyVllmNegativeKv, &[b(-kv)]),
+                todo(m(MsgId::DoEngineLevers, &[])),
+            ));
         }
-        return Some((Cause::KvBudget, msg!(WhyVllmNoBlocks), vec![Advice::Do(msg!(DoEngineLevers))]));
+        return Some((Cause::KvBudget, m(MsgId::WhyVllmNoBlocks, &[]), todo(m(MsgId::DoEngineLevers, &[]))));
     }
     if r.has(Format::Sglang) {
         if let Some(f) = n.utilization.filter(|f| *f < 0.5) {
-            return Some((
-                Cause::KvBudget,
-                msg!(WhySglangFraction, Arg::Fixed(f, 2)),
-                vec![Advice::Do(msg!(DoEngineLevers))],
-            ));
+            return Some((Cause::KvBudget, m(MsgId::WhySglangFraction, &[fx(f)]), todo(m(MsgId::DoEngineLevers, &[]))));
         }
         if let (Some(avail), Some(weights)) = (n.free, n.weights) {
             // Left after the weights, against the engine's highest share of the card.
             if avail < (1.0 - MAX_SHARE) * (avail + weights) {
-                let why = msg!(WhySglangAvail, b(avail), b(weights));
-                return Some((Cause::Shortage, why, vec![Advice::Do(msg!(DoQuantizedOrTp))]));
+                let why = m(MsgId::WhySglangAvail, &[b(avail), b(weights)]);
+                return Some((Cause::Shortage, why, todo(m(MsgId::DoQuantizedOrTp, &[]))));
             }
             return Some((
                 Cause::KvBudget,
-                msg!(WhySglangAvail, b(avail), b(weights)),
-                vec![Advice::Do(msg!(DoEngineLevers))],
+                m(MsgId::WhySglangAvail, &[b(avail), b(weights)]),
+                todo(m(MsgId::DoEngineLevers, &[])),
             ));
         }
-        return Some((Cause::KvBudget, msg!(WhySglang), vec![Advice::Do(msg!(DoEngineLevers))]));
+        return Some((Cause::KvBudget, m(MsgId::WhySglang, &[]), todo(m(MsgId::DoEngineLevers, &[]))));
     }
     if r.has(Format::Llamacpp) {
         let alloc = n.llama_alloc.unwrap_or(0.0);
         return Some(match n.llama_buffer {
             Some(LlamaBuffer::Weights) => {
-                (Cause::Shortage, msg!(WhyLlamaWeights, b(alloc)), vec![Advice::Do(msg!(DoFewerLayers))])
+                (Cause::Shortage, m(MsgId::WhyLlamaWeights, &[b(alloc)]), todo(m(MsgId::DoFewerLayers, &[])))
             }
             Some(LlamaBuffer::Compute) if alloc > 100.0 * GIB => {
-                (Cause::Other, msg!(WhyLlamaCompute, b(alloc)), vec![Advice::Do(msg!(DoLlamaContext))])
+                (Cause::Other, m(MsgId::WhyLlamaCompute, &[b(alloc)]), todo(m(MsgId::DoLlamaContext, &[])))
             }
             Some(LlamaBuffer::Compute) => {
-                (Cause::KvBudget, msg!(WhyLlamaCompute, b(alloc)), vec![Advice::Do(msg!(DoLlamaContext))])
+                (Cause::KvBudget, m(MsgId::WhyLlamaCompute, &[b(alloc)]), todo(m(MsgId::DoLlamaContext, &[])))
             }
-            _ => (Cause::KvBudget, msg!(WhyLlamaKv, b(alloc)), vec![Advice::Do(msg!(DoLlamaContext))]),
+            _ => (Cause::KvBudget, m(MsgId::WhyLlamaKv, &[b(alloc)]), todo(m(MsgId::DoLlamaContext, &[]))),
         });
     }
     None
@@ -487,40 +513,88 @@ fn smi_only(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
     if shared || procs > GIB {
         return Some((
             Cause::Zombie,
-            msg!(WhySmiHeld, b(procs), b(total.unwrap_or(0.0))),
-            vec![Advice::Do(msg!(DoKill))],
+            m(MsgId::WhySmiHeld, &[b(procs), b(total.unwrap_or(0.0))]),
+            todo(m(MsgId::DoKill, &[])),
         ));
     }
     let (used, total) = (n.smi_used?, total?);
     (used > (0.05 * total).max(GIB))
-        .then(|| (Cause::Zombie, msg!(WhySmiNoProcess, b(used), b(total)), vec![Advice::Do(msg!(DoFindHolder))]))
+        .then(|| (Cause::Zombie, m(MsgId::WhySmiNoProcess, &[b(used), b(total)]), todo(m(MsgId::DoFindHolder, &[]))))
 }
 
 /// The ledger's levers for the user's configuration, one variable at a time, ranked.
 fn ranked_levers(cause: Cause, s: &Scenario) -> Vec<Advice> {
     let served = s.mode == Mode::Infer && s.serving.engine != Engine::Hf;
+    let mut out: Vec<(f64, Advice)> = Vec::new();
     if served && matches!(cause, Cause::KvBudget | Cause::Shortage) {
-        let mut out: Vec<(f64, Advice)> = Lever::ALL
-            .iter()
-            .filter_map(|&l| serving_gain(s, l).map(|(before, a)| (l, before, a)))
+        for l in Lever::ALL {
             // Only what gains requests or context.
-            .filter(|(_, before, a)| a.max_concurrency > before.max_concurrency || a.max_context > before.max_context)
-            .map(|(l, _, a)| (l, a))
-            .map(|(l, a)| {
-                (
-                    a.max_concurrency,
-                    Advice::Serves { lever: l, concurrency: a.max_concurrency, max_context: a.max_context },
-                )
-            })
-            .collect();
-        out.sort_by(|x, y| y.0.total_cmp(&x.0));
-        return out.into_iter().map(|x| x.1).take(5).collect();
+            if let Some((before, a)) = serving_gain(s, l) {
+                if a.max_concurrency > before.max_concurrency || a.max_context > before.max_context {
+                    let advice =
+                        Advice::Serves { lever: l, concurrency: a.max_concurrency, max_context: a.max_context };
+                    out.push((a.max_concurrency, advice));
+                }
+            }
+        }
+    } else if matches!(cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget) {
+        for l in Lever::ALL {
+            if let Some(bytes) = saving(s, l).filter(|b| *b > 0) {
+                out.push((bytes as f64, Advice::Saves { lever: l, bytes }));
+            }
+        }
     }
-    if !matches!(cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget) {
-        return Vec::new();
+    // Largest first; ties keep the tree's order (an insertion sort: at most ten levers).
+    for i in 1..out.len() {
+        let mut j = i;
+        while j > 0 && out[j - 1].0 < out[j].0 {
+            out.swap(j - 1, j);
+            j -= 1;
+        }
     }
-    let mut out: Vec<(i128, Lever)> =
-        Lever::ALL.iter().filter_map(|&l| saving(s, l).filter(|b| *b > 0).map(|b| (b, l))).collect();
-    out.sort_by_key(|x| std::cmp::Reverse(x.0));
-    out.into_iter().take(5).map(|(bytes, lever)| Advice::Saves { lever, bytes }).collect()
+    out.into_iter().take(5).map(|x| x.1).collect()
+}
+
+/// A count or ratio for people: an integer with separators, or up to 3 decimals.
+fn count(v: f64) -> String {
+    use crate::ledger::units::{fixed, group, within};
+    let v = within(v, -9e15, 9e15);
+    if v.fract() == 0.0 {
+        let g = group(v.abs() as u64);
+        if v < 0.0 {
+            format!("-{g}")
+        } else {
+            g
+        }
+    } else {
+        fixed(v, 3)
+    }
+}
+
+/// The numbers a diagnosis rests on, labelled (English, Chinese), for the CLI's text and the page.
+pub fn figures(p: &Pasted) -> Vec<((&'static str, &'static str), String)> {
+    use crate::ledger::units::human_bytes;
+    let n = &p.reading.numbers;
+    let bytes = |v: Option<f64>| v.map(human_bytes);
+    let plain = |v: Option<f64>| v.map(count);
+    let rows = [
+        (("tried to allocate", "申请"), bytes(n.tried_to_allocate)),
+        (("total", "总量"), bytes(n.total.or(n.smi_total).or(n.mps_max_allowed))),
+        (("free", "空闲"), bytes(n.free)),
+        (("this process", "本进程"), bytes(n.process)),
+        (("other processes", "其他进程"), bytes(p.other_processes)),
+        (("allocated", "已分配"), bytes(n.allocated.or(n.mps_allocated))),
+        (("reserved but unallocated", "保留未分配"), bytes(n.reserved_unallocated)),
+        (("nvidia-smi used", "nvidia-smi 已用"), bytes(n.smi_used)),
+        (("peak allocated", "分配峰值"), bytes(n.peak_allocated)),
+        (("weights", "权重"), bytes(n.weights)),
+        (("utilization", "占比"), plain(n.utilization)),
+        (("KV cache available", "可用 KV cache"), bytes(n.kv_available)),
+        (("KV cache needed", "所需 KV cache"), bytes(n.kv_needed)),
+        (("KV tokens", "KV token 数"), plain(n.kv_tokens)),
+        (("max seq len", "最大序列长度"), plain(n.max_model_len)),
+        (("llama.cpp buffer", "llama.cpp 缓冲"), bytes(n.llama_alloc)),
+        (("steps done", "已跑步数"), plain(n.steps_done)),
+    ];
+    rows.into_iter().filter_map(|(label, v)| v.map(|v| (label, v))).collect()
 }

@@ -34,6 +34,8 @@ pub enum Format {
     Llamacpp,
     /// A training log whose memory figures are printed step by step.
     TrainingLog,
+    /// Numbers typed into the form (peak allocated, peak reserved, nvidia-smi's used, the total).
+    Typed,
 }
 
 impl Format {
@@ -54,6 +56,7 @@ impl Format {
             Format::Sglang => "sglang",
             Format::Llamacpp => "llamacpp",
             Format::TrainingLog => "training_log",
+            Format::Typed => "typed",
         }
     }
 
@@ -62,7 +65,7 @@ impl Format {
     }
 }
 
-pub const FORMATS: [Format; 15] = [
+pub const FORMATS: [Format; 16] = [
     Format::Torch22,
     Format::Torch21,
     Format::Torch15,
@@ -78,6 +81,7 @@ pub const FORMATS: [Format; 15] = [
     Format::Sglang,
     Format::Llamacpp,
     Format::TrainingLog,
+    Format::Typed,
 ];
 
 /// Which buffer llama.cpp failed to allocate.
@@ -194,7 +198,7 @@ fn number_at(s: &str) -> Option<(f64, usize)> {
         }
     }
     let text: String = t[..i].chars().filter(|c| *c != ',').collect();
-    let v: f64 = text.parse().ok()?;
+    let v = crate::ledger::units::parse_decimal(&text)?;
     (v.is_finite() && i > start_digits).then_some((v, skipped + i))
 }
 
@@ -223,9 +227,24 @@ fn size_at(s: &str, gb: &mut bool) -> Option<f64> {
     Some(v * scale)
 }
 
+/// Where the last `phrase` starts: forward searches from one match to the next (`str::rfind` would
+/// link a second, reverse string searcher into the wasm).
+fn last(low: &str, phrase: &str) -> Option<usize> {
+    let mut found = None;
+    let mut from = 0;
+    while let Some(i) = low[from..].find(phrase) {
+        found = Some(from + i);
+        from += i + phrase.len().max(1);
+        if from > low.len() {
+            break;
+        }
+    }
+    found
+}
+
 /// The text after the last `phrase` in `low` (the lowercased text), as a slice of `low`.
 fn after_last<'a>(low: &'a str, phrase: &str) -> Option<&'a str> {
-    low.rfind(phrase).map(|i| &low[i + phrase.len()..])
+    last(low, phrase).map(|i| &low[i + phrase.len()..])
 }
 
 /// A size right after the last `phrase`.
@@ -235,7 +254,7 @@ fn size_after(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
 
 /// A size right before `phrase` (the last occurrence): "… 13.29 GiB already allocated".
 fn size_before(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
-    let i = low.rfind(phrase)?;
+    let i = last(low, phrase)?;
     let head = low[..i].trim_end();
     // Back over the unit and the number.
     let unit = head.trim_end_matches(|c: char| c.is_ascii_alphabetic()).trim_end();
@@ -347,97 +366,241 @@ pub fn read(text: &str) -> Reading {
     r
 }
 
+/// A figure of [`Numbers`] that a phrase of a message gives.
+#[derive(Clone, Copy)]
+enum F {
+    Tried,
+    Total,
+    Free,
+    Process,
+    Allocated,
+    Reserved,
+    Unallocated,
+    Pools,
+    Allowed,
+    MpsAllocated,
+    MpsOther,
+    MpsMax,
+    MaxLen,
+    KvTokens,
+    KvNeeded,
+    KvAvailable,
+    EstimatedLen,
+    Utilization,
+    Weights,
+    SmiUsed,
+    SmiTotal,
+    PeakAllocated,
+    PeakReserved,
+    Requested,
+    LlamaAlloc,
+    StepsDone,
+}
+
+impl F {
+    /// Every figure, in the order a link writes them (its index is its letter there, from `a`).
+    const ALL: [F; 26] = [
+        F::Tried,
+        F::Total,
+        F::Free,
+        F::Process,
+        F::Allocated,
+        F::Reserved,
+        F::Unallocated,
+        F::Pools,
+        F::Allowed,
+        F::MpsAllocated,
+        F::MpsOther,
+        F::MpsMax,
+        F::MaxLen,
+        F::KvTokens,
+        F::KvNeeded,
+        F::KvAvailable,
+        F::EstimatedLen,
+        F::Utilization,
+        F::Weights,
+        F::SmiUsed,
+        F::SmiTotal,
+        F::PeakAllocated,
+        F::PeakReserved,
+        F::Requested,
+        F::LlamaAlloc,
+        F::StepsDone,
+    ];
+}
+
+/// Where the figure sits: a size after the phrase, a size before it, a plain number after it.
+#[derive(Clone, Copy, PartialEq)]
+enum At {
+    Size,
+    SizeBefore,
+    Number,
+}
+
+type Rule = (F, At, &'static str);
+
+impl Numbers {
+    fn slot(&mut self, f: F) -> &mut Option<f64> {
+        match f {
+            F::Tried => &mut self.tried_to_allocate,
+            F::Total => &mut self.total,
+            F::Free => &mut self.free,
+            F::Process => &mut self.process,
+            F::Allocated => &mut self.allocated,
+            F::Reserved => &mut self.reserved,
+            F::Unallocated => &mut self.reserved_unallocated,
+            F::Pools => &mut self.private_pools,
+            F::Allowed => &mut self.allowed,
+            F::MpsAllocated => &mut self.mps_allocated,
+            F::MpsOther => &mut self.mps_other,
+            F::MpsMax => &mut self.mps_max_allowed,
+            F::MaxLen => &mut self.max_model_len,
+            F::KvTokens => &mut self.kv_tokens,
+            F::KvNeeded => &mut self.kv_needed,
+            F::KvAvailable => &mut self.kv_available,
+            F::EstimatedLen => &mut self.estimated_max_len,
+            F::Utilization => &mut self.utilization,
+            F::Weights => &mut self.weights,
+            F::SmiUsed => &mut self.smi_used,
+            F::SmiTotal => &mut self.smi_total,
+            F::PeakAllocated => &mut self.peak_allocated,
+            F::PeakReserved => &mut self.peak_reserved,
+            F::Requested => &mut self.requested,
+            F::LlamaAlloc => &mut self.llama_alloc,
+            F::StepsDone => &mut self.steps_done,
+        }
+    }
+}
+
+/// Applies a layout's rules to its text; a figure already read (by an earlier rule: the
+/// alternatives of one figure are listed in order) is kept.
+#[inline(never)]
+fn apply(text: &str, rules: &[Rule], n: &mut Numbers, gb: &mut bool) {
+    for &(f, at, phrase) in rules {
+        let slot = n.slot(f);
+        if slot.is_none() {
+            *slot = match at {
+                At::Size => size_after(text, phrase, gb),
+                At::SizeBefore => size_before(text, phrase, gb),
+                At::Number => after_last(text, phrase).and_then(number_at).map(|v| v.0),
+            };
+        }
+    }
+}
+
+const TORCH22: &[Rule] = &[
+    (F::Tried, At::Size, "tried to allocate"),
+    (F::Total, At::Size, "total capacity of"),
+    (F::Total, At::Size, "total capacty of"),
+    (F::Free, At::Size, "of which"),
+    (F::Process, At::Size, "this process has"),
+    (F::Allocated, At::Size, "of the allocated memory"),
+    (F::Pools, At::Size, "allocated by pytorch, with"),
+    (F::Unallocated, At::SizeBefore, "is reserved by pytorch but unallocated"),
+    (F::Unallocated, At::Size, "allocated by pytorch, and"),
+    (F::Allowed, At::SizeBefore, "allowed;"),
+];
+const TORCH15: &[Rule] = &[
+    (F::Tried, At::Size, "tried to allocate"),
+    (F::Total, At::SizeBefore, "total capacity;"),
+    (F::Allocated, At::SizeBefore, "already allocated"),
+    (F::Free, At::SizeBefore, "free;"),
+    (F::Free, At::SizeBefore, "free)"),
+    (F::Allowed, At::SizeBefore, "allowed;"),
+    (F::Reserved, At::SizeBefore, "reserved in total by"),
+    // Before 1.5: "cached", which excludes what is allocated.
+    (F::Unallocated, At::SizeBefore, "cached)"),
+];
+const MPS: &[Rule] = &[
+    (F::MpsAllocated, At::Size, "mps allocated:"),
+    (F::MpsOther, At::Size, "other allocations:"),
+    (F::MpsMax, At::Size, "max allowed:"),
+    (F::Tried, At::Size, "tried to allocate"),
+];
+const VLLM_KV: &[Rule] = &[
+    (F::MaxLen, At::Number, "max seq len ("),
+    (F::KvTokens, At::Number, "stored in kv cache ("),
+    (F::KvNeeded, At::Size, "), ("),
+    (F::KvAvailable, At::Size, "available kv cache memory ("),
+    (F::EstimatedLen, At::Number, "estimated maximum model length is"),
+];
+const VLLM_POOL: &[Rule] = &[
+    (F::KvAvailable, At::Size, "available kv cache memory:"),
+    (F::KvAvailable, At::Size, "reserved for kv cache is"),
+    (F::Total, At::Size, "total_gpu_memory ("),
+    (F::Utilization, At::Number, "x gpu_memory_utilization ("),
+    (F::Weights, At::Size, "model weights take"),
+    (F::Weights, At::Size, "model loading took"),
+];
+const SGLANG: &[Rule] = &[
+    (F::KvTokens, At::Number, "is larger than the profiled value"),
+    (F::Utilization, At::Number, "mem_fraction_static="),
+    (F::Free, At::Size, "avail mem="),
+    (F::Weights, At::Size, "mem usage="),
+];
+
 fn read_torch(low: &str, r: &mut Reading, gb: &mut bool) {
-    let n = &mut r.numbers;
-    let Some(at) = low.rfind("tried to allocate") else { return };
+    let Some(at) = last(low, "tried to allocate") else { return };
     // A message wrapped by the terminal or the issue tracker: "18.33\nGiB reserved".
     let joined = window(low, at, at + 4000).replace('\n', " ");
     let msg = joined.as_str();
-    n.tried_to_allocate = size_after(msg, "tried to allocate", gb);
+    let n = &mut r.numbers;
     if msg.contains("has a total capacity of") || msg.contains("has a total capacty of") {
         r.formats.push(if msg.contains("capacty") { Format::Torch21 } else { Format::Torch22 });
-        n.total = size_after(msg, "total capacity of", gb).or_else(|| size_after(msg, "total capacty of", gb));
-        n.free = size_after(msg, "of which", gb);
-        n.process = size_after(msg, "this process has", gb);
-        n.allocated = size_after(msg, "of the allocated memory", gb);
-        n.private_pools = size_after(msg, "with ", gb).filter(|_| msg.contains("private pools"));
-        n.reserved_unallocated = size_before(msg, "is reserved by pytorch but unallocated", gb)
-            .or_else(|| size_after(msg, "allocated by pytorch, and", gb));
-        n.allowed = size_before(msg, "allowed;", gb);
+        apply(msg, TORCH22, n, gb);
         let mut rest = msg;
         while let Some(i) = rest.find("process ") {
             rest = &rest[i + 8..];
-            if let Some((pid, used)) = number_at(rest) {
-                if let Some(has) = rest[used..].trim_start().strip_prefix("has") {
-                    if let Some(bytes) = size_at(has, gb) {
-                        if n.processes.len() < 64 {
-                            n.processes.push((pid.max(0.0) as u64, bytes));
-                        }
-                    }
-                }
+            let Some((pid, used)) = number_at(rest) else { continue };
+            let Some(bytes) = rest[used..].trim_start().strip_prefix("has").and_then(|h| size_at(h, gb)) else {
+                continue;
+            };
+            if n.processes.len() < 64 {
+                n.processes.push((pid.max(0.0) as u64, bytes));
             }
         }
         if let (Some(a), Some(u)) = (n.allocated, n.reserved_unallocated) {
             n.reserved = Some(a + u);
         }
     } else if msg.contains("total capacity;") {
-        n.total = size_before(msg, "total capacity;", gb);
-        n.allocated = size_before(msg, "already allocated", gb);
-        n.free = size_before(msg, "free;", gb).or_else(|| size_before(msg, "free)", gb));
-        n.allowed = size_before(msg, "allowed;", gb);
-        if let Some(reserved) = size_before(msg, "reserved in total by", gb) {
+        apply(msg, TORCH15, n, gb);
+        let allocated = n.allocated.unwrap_or(0.0);
+        if let Some(reserved) = n.reserved {
             r.formats.push(Format::Torch15);
-            n.reserved = Some(reserved);
-            n.reserved_unallocated = n.allocated.map(|a| (reserved - a).max(0.0));
-        } else if let Some(cached) = size_before(msg, "cached)", gb) {
+            n.reserved_unallocated = Some((reserved - allocated).max(0.0));
+        } else if let Some(cached) = n.reserved_unallocated {
             r.formats.push(Format::Torch14);
-            n.reserved_unallocated = Some(cached);
-            n.reserved = n.allocated.map(|a| a + cached);
+            n.reserved = Some(allocated + cached);
         }
     }
 }
 
 fn read_mps(low: &str, r: &mut Reading, gb: &mut bool) {
-    let Some(at) = low.rfind("mps backend out of memory") else { return };
-    let msg = window(low, at, at + 1000);
+    let Some(at) = last(low, "mps backend out of memory") else { return };
     r.formats.push(Format::Mps);
-    let n = &mut r.numbers;
-    n.mps_allocated = size_after(msg, "mps allocated:", gb);
-    n.mps_other = size_after(msg, "other allocations:", gb);
-    n.mps_max_allowed = size_after(msg, "max allowed:", gb);
-    n.tried_to_allocate = size_after(msg, "tried to allocate", gb);
+    apply(window(low, at, at + 1000), MPS, &mut r.numbers, gb);
 }
 
 fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
     let n = &mut r.numbers;
-    if let Some(rest) = after_last(low, "max seq len (") {
-        let len = number_at(rest).map(|v| v.0);
-        if let Some(kv) = after_last(low, "stored in kv cache (") {
-            r.formats.push(Format::VllmKv);
-            n.max_model_len = len;
-            n.kv_tokens = number_at(kv).map(|v| v.0);
-        } else if low.contains("kv cache is needed") {
-            r.formats.push(Format::VllmKvV1);
-            n.max_model_len = len;
-            n.kv_needed = after_last(low, "max seq len (")
-                .and_then(|s| s.find("), (").map(|i| &s[i + 4..]))
-                .and_then(|s| size_at(s, gb));
-            n.kv_available = size_after(low, "available kv cache memory (", gb);
-            n.estimated_max_len = after_last(low, "estimated maximum model length is").and_then(number_at).map(|v| v.0);
+    if let Some(at) = last(low, "max seq len (") {
+        let msg = window(low, at, at + 1000);
+        let format = if msg.contains("stored in kv cache (") {
+            Some(Format::VllmKv)
+        } else {
+            msg.contains("kv cache is needed").then_some(Format::VllmKvV1)
+        };
+        if let Some(f) = format {
+            r.formats.push(f);
+            apply(msg, VLLM_KV, n, gb);
         }
     }
     // The pool came out empty or negative: the error itself, "# GPU blocks: 0", a negative figure.
-    n.kv_available = size_after(low, "available kv cache memory:", gb)
-        .or_else(|| size_after(low, "reserved for kv cache is", gb))
-        .or(n.kv_available);
+    apply(low, &VLLM_POOL[..2], n, gb);
     let no_blocks = ["no available memory for the cache blocks", "# gpu blocks: 0,", "# cuda blocks: 0,"];
     if no_blocks.iter().any(|p| low.contains(p)) || n.kv_available.is_some_and(|kv| kv <= 0.0) {
         r.formats.push(Format::VllmNoBlocks);
-        if let Some(rest) = after_last(low, "total_gpu_memory (") {
-            n.total = size_at(rest, gb);
-            n.utilization = after_last(rest, "gpu_memory_utilization (").and_then(number_at).map(|v| v.0);
-        }
-        n.weights = size_after(low, "model weights take", gb).or_else(|| size_after(low, "model loading took", gb));
+        apply(low, VLLM_POOL, n, gb);
     }
     if let Some((free, total)) = pair_after(low, "free memory on device", gb) {
         r.formats.push(Format::VllmFreeMemory);
@@ -448,17 +611,13 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
             n.requested = rest.find(',').and_then(|i| size_at(&rest[i + 1..], gb));
         }
     }
-    let profiled = after_last(low, "is larger than the profiled value").and_then(number_at).map(|v| v.0);
-    if low.contains("mem-fraction-static") && (low.contains("not enough memory") || low.contains("leave no gpu memory"))
-        || profiled.is_some()
-    {
+    let sglang = low.contains("mem-fraction-static")
+        && (low.contains("not enough memory") || low.contains("leave no gpu memory"));
+    if sglang || low.contains("is larger than the profiled value") {
         r.formats.push(Format::Sglang);
-        n.kv_tokens = profiled;
-        n.utilization = after_last(low, "mem_fraction_static=").and_then(number_at).map(|v| v.0);
-        n.free = size_after(low, "avail mem=", gb);
-        n.weights = size_after(low, "mem usage=", gb);
+        apply(low, SGLANG, n, gb);
     }
-    if let Some(at) = low.rfind("cudamalloc failed: out of memory") {
+    if let Some(at) = last(low, "cudamalloc failed: out of memory") {
         r.formats.push(Format::Llamacpp);
         let line_start = low[..at].rfind('\n').map_or(0, |i| i + 1);
         n.llama_alloc = size_after(&low[line_start..at], "allocating", gb);
@@ -536,7 +695,7 @@ fn smi_process_row(line: &str) -> Option<(u32, u64, f64)> {
     }
     let pid = fields.iter().skip(1).find(|f| f.len() >= 2 && f.bytes().all(|b| b.is_ascii_digit()))?;
     let mem = fields.last()?.trim_end_matches("mib");
-    Some((fields[0].parse().ok()?, pid.parse().ok()?, mem.parse::<f64>().ok()? * KIB * KIB))
+    Some((fields[0].parse().ok()?, pid.parse().ok()?, crate::ledger::units::parse_decimal(mem)? * KIB * KIB))
 }
 
 /// `--query-gpu=memory.used,memory.total --format=csv`'s "12799 MiB, 16280 MiB".
@@ -680,7 +839,9 @@ fn steps_done(low: &str) -> Option<f64> {
         rest = tail;
         let digits = head.trim_end();
         let start = digits.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        let (Ok(done), Some((of, used))) = (digits[start..].parse::<f64>(), number_at(tail)) else { continue };
+        let (Ok(done), Some((of, used))) = (digits[start..].parse::<u64>().map(|d| d as f64), number_at(tail)) else {
+            continue;
+        };
         let after = tail[used..].trim_start();
         let progress = after.starts_with('[')
             || digits[..start].trim_end().ends_with(':') && after.starts_with(|c: char| c.is_ascii_alphabetic());
@@ -689,6 +850,117 @@ fn steps_done(low: &str) -> Option<f64> {
         }
     }
     most
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `oom=` key of a link: what was read, never the text. Items joined by ',': a lowercase
+// letter for a figure of [`F::ALL`] and its value (bytes rounded; tokens, steps; a utilization to
+// 3 decimals), `F` the layouts and `X` the signals as bit sets, `B` llama.cpp's buffer, `P` a
+// "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
+// series point.
+
+const SIGNALS: usize = 9;
+
+impl Signals {
+    fn bits(&mut self) -> [&mut bool; SIGNALS] {
+        [
+            &mut self.evaluation,
+            &mut self.generation,
+            &mut self.backward,
+            &mut self.accumulation,
+            &mut self.long_sample,
+            &mut self.engine,
+            &mut self.gb_as_gib,
+            &mut self.truncated,
+            &mut self.oom,
+        ]
+    }
+}
+
+/// A value for a link: an integer, or 3 decimals when it has a fraction.
+fn link_value(v: f64) -> String {
+    let v = crate::ledger::units::within(v, -1e18, 1e18);
+    let r = v.round();
+    if (v - r).abs() < 1e-9 || r.abs() >= 1e6 {
+        format!("{}", r as i64)
+    } else {
+        format!("{}{}", if v < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(v.abs(), 3))
+    }
+}
+
+impl Reading {
+    /// The `oom=` value that gives this reading back (lists and series cut to 64 entries).
+    pub fn to_link(&self) -> String {
+        let mut items: Vec<String> = Vec::new();
+        let mut n = self.numbers.clone();
+        for (i, f) in F::ALL.iter().enumerate() {
+            if let Some(v) = *n.slot(*f) {
+                items.push(format!("{}{}", (b'a' + i as u8) as char, link_value(v)));
+            }
+        }
+        let bits = |flags: &mut dyn Iterator<Item = bool>| {
+            flags.enumerate().fold(0u64, |acc, (i, on)| acc | (u64::from(on) << i))
+        };
+        items.push(format!("F{}", bits(&mut FORMATS.iter().map(|f| self.has(*f)))));
+        let mut sig = self.signals;
+        items.push(format!("X{}", bits(&mut sig.bits().into_iter().map(|b| *b))));
+        if let Some(b) = n.llama_buffer {
+            items.push(format!("B{}", b as u8));
+        }
+        items.extend(n.processes.iter().take(64).map(|p| format!("P{}", link_value(p.1))));
+        items.extend(n.smi_processes.iter().take(64).map(|p| format!("G{}:{}", p.0, link_value(p.2))));
+        items.extend(n.log_series.iter().take(64).map(|v| format!("L{}", link_value(*v))));
+        items.extend(n.smi_series.iter().take(64).map(|v| format!("S{}", link_value(*v))));
+        items.join(",")
+    }
+
+    /// The reading an `oom=` value describes; `None` when it is not one (at most 400 items, every
+    /// number finite).
+    pub fn from_link(text: &str) -> Option<Reading> {
+        let mut r = Reading::default();
+        let n = &mut r.numbers;
+        if text.split(',').nth(400).is_some() {
+            return None;
+        }
+        for item in text.split(',') {
+            let mut chars = item.chars();
+            let tag = chars.next()?;
+            let rest = chars.as_str();
+            let value = || crate::ledger::units::parse_decimal(rest).filter(|v| v.is_finite());
+            match tag {
+                'a'..='z' => *n.slot(*F::ALL.get(tag as usize - 'a' as usize)?) = Some(value()?),
+                'F' | 'X' => {
+                    let bits: u64 = rest.parse().ok()?;
+                    if tag == 'F' {
+                        r.formats =
+                            FORMATS.iter().enumerate().filter(|(i, _)| bits >> i & 1 == 1).map(|(_, f)| *f).collect();
+                    } else {
+                        for (i, b) in r.signals.bits().into_iter().enumerate() {
+                            *b = bits >> i & 1 == 1;
+                        }
+                    }
+                }
+                'B' => {
+                    n.llama_buffer = [LlamaBuffer::Kv, LlamaBuffer::Compute, LlamaBuffer::Weights]
+                        .get(rest.parse::<usize>().ok()?)
+                        .copied()
+                }
+                'P' => n.processes.push((0, value()?)),
+                'G' => {
+                    let (gpu, bytes) = rest.split_once(':')?;
+                    n.smi_processes.push((
+                        gpu.parse().ok()?,
+                        0,
+                        crate::ledger::units::parse_decimal(bytes).filter(|v| v.is_finite())?,
+                    ));
+                }
+                'L' => n.log_series.push(value()?),
+                'S' => n.smi_series.push(value()?),
+                _ => return None,
+            }
+        }
+        Some(r)
+    }
 }
 
 #[cfg(test)]

@@ -217,10 +217,10 @@ pub fn app(props: &AppProps) -> Html {
                 { ledger_table(lang, state.unit, &bill) }
                 <MeasuredCompare lang={lang} unit={state.unit} bill={bill.clone()}
                     onload={{ let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }} />
-                <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} diagnosis={state.diagnosis.clone()}
+                <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} pasted={state.pasted.clone()}
                     onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
                     onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
-                    ondiagnose={{ let s = state.clone(); Callback::from(move |d| s.dispatch(Action::SetDiagnosis(d))) }}
+                    onpaste={{ let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) }}
                     onset={onset} />
                 { export(lang, state.unit, scenario, &bill, gpus_drawn) }
                 <Share lang={lang} url={AttrValue::from(with_base(&query))} embed_code={AttrValue::from(embed::embed_code(&embed_src))} />

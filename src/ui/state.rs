@@ -11,8 +11,20 @@ use crate::i18n::Lang;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
 use crate::query::{self, Key, Problem};
-use crate::tree::{Diagnosis, Lever, NodeId};
+use crate::tree::reader::Reading;
+use crate::tree::{Lever, NodeId};
 use crate::view;
+
+/// A paste's reading, shared by the state and the tree and compared by identity (each paste is a
+/// new one), so that re-renders neither copy nor compare its numbers.
+#[derive(Clone, Debug)]
+pub struct Shared(pub Rc<Reading>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Shared) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalcState {
@@ -27,8 +39,9 @@ pub struct CalcState {
     pub tree: Option<NodeId>,
     /// The scenario before the last applied lever (a what-if); shown as a "before" bar.
     pub before: Option<Scenario>,
-    /// The path the tree took for the user's measurements.
-    pub diagnosis: Option<Diagnosis>,
+    /// What the user pasted (or typed), as read: the numbers and signals, never the text
+    /// (`oom=` in the link). The diagnosis follows the scenario.
+    pub pasted: Option<Shared>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +58,8 @@ pub enum Action {
     ApplyLever(Lever),
     /// Drop the what-if: back to the "before" scenario.
     UndoLever,
-    SetDiagnosis(Option<Diagnosis>),
+    /// A paste read (or typed numbers): the tree selects the node it finds.
+    SetReading(Option<Box<Reading>>),
     /// Replace the scenario by the one a query describes (a mem_report's configuration).
     LoadQuery(String),
 }
@@ -66,7 +80,7 @@ impl CalcState {
             warnings: parsed.warnings,
             tree: v.tree,
             before: None,
-            diagnosis: None,
+            pasted: v.oom.map(|r| Shared(Rc::new(r))),
         }
     }
 
@@ -84,6 +98,10 @@ impl CalcState {
         }
         if let Some(n) = self.tree {
             ui.push(("tree", n.id()));
+        }
+        let oom = self.pasted.as_ref().map(|p| p.0.to_link());
+        if let Some(o) = &oom {
+            ui.push(("oom", o));
         }
         query::to_query(&self.scenario, &ui)
     }
@@ -127,7 +145,12 @@ impl Reducible for CalcState {
                     next.scenario = b;
                 }
             }
-            Action::SetDiagnosis(d) => next.diagnosis = d,
+            Action::SetReading(r) => {
+                if let Some(r) = &r {
+                    next.tree = Some(crate::tree::paste::diagnose_reading((**r).clone(), Some(&self.scenario)).node);
+                }
+                next.pasted = r.map(|r| Shared(Rc::new(*r)));
+            }
             Action::LoadQuery(q) => {
                 let parsed = query::parse(&q);
                 next.scenario = parsed.scenario;

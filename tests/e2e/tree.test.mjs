@@ -1,5 +1,6 @@
 // The OOM decision tree in the browser: walked with the keyboard, the selected node in the URL, a
-// lever applied to the configuration (before/after bars and the saving), and a diagnosis.
+// lever applied to the configuration (before/after bars and the saving), and a diagnosis from typed
+// numbers (tests/e2e/paste.test.mjs pastes real errors).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, serve, openPage, ready, shot } from './harness.mjs';
@@ -62,10 +63,11 @@ test('a link can open the tree at a step', async () => {
   assert.deepEqual(page.problems, []);
 });
 
-test('diagnosis from measurements highlights the path', async () => {
+test('typed measurements walk the tree and highlight the path', async () => {
   const page = await openPage(browser);
   await page.goto(`${root.url}?model=llama-3.1-8b&batch=8&gc=0`);
   await ready(page);
+  await page.click('[data-testid="typed-numbers"] summary');
   const run = async (a, r, d, t) => {
     await page.fill('[data-testid="m-allocated"]', String(a));
     await page.fill('[data-testid="m-reserved"]', String(r));
@@ -73,15 +75,18 @@ test('diagnosis from measurements highlights the path', async () => {
     await page.fill('[data-testid="m-total"]', String(t));
     await page.click('[data-testid="diagnose-run"]');
   };
+  // nvidia-smi 23.5 GiB, this process 12 + 0.49: 11 GiB held by others.
   await run(11, 12, 23.5, 24);
   await page.waitForSelector('[data-testid="tree-card"][data-node="kill"]');
-  assert.match(await page.textContent('[data-testid="diagnosis"]'), /leftover/);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'zombie');
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /11\.\d\d GiB of the 24\.00 GiB card/);
   assert.ok(await page.$('path.edge.on-path[data-from="zombie"][data-to="kill"]'));
   await run(14, 22, 22.6, 24);
   await page.waitForSelector('[data-testid="tree-card"][data-node="fragmentation"]');
+  // 22 of 24 GiB live: a shortage; without checkpointing, checkpointing saves the most.
   await run(22, 23.2, 23.7, 24);
-  await page.waitForSelector('[data-testid="tree-card"][data-node="sharding"]');
-  assert.match(await page.textContent('[data-testid="diagnosis"]'), /Activations.*checkpointing/);
+  await page.waitForSelector('[data-testid="tree-card"][data-node="checkpointing"]');
+  assert.ok(await page.$('[data-testid="paste-lever-checkpointing"]'));
   await shot(page, 'tree-diagnosis');
   await run(10, 5, 12, 24);
   assert.match(await page.textContent('[data-testid="diagnose-error"]'), /Reserved cannot be below/);

@@ -143,7 +143,8 @@ pub fn slider(key: Key, lang: Lang, value: u64, scale: Scale, typed_max: u64, on
     let oninput = {
         let cb = onchange.clone();
         Callback::from(move |e: InputEvent| {
-            let pos: f64 = e.target_unchecked_into::<HtmlInputElement>().value().parse().unwrap_or(0.0);
+            let pos: f64 = crate::ledger::units::parse_decimal(&e.target_unchecked_into::<HtmlInputElement>().value())
+                .unwrap_or(0.0);
             cb.emit(scale.value_at(pos).to_string());
         })
     };

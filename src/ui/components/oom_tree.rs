@@ -6,13 +6,14 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::i18n::{self, text, Lang, Text};
+use crate::i18n::{self, pick, render, text, Lang, Text};
 use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::query::Key;
+use crate::tree::paste::{diagnose_reading, figures, Advice, Pasted};
+use crate::tree::reader::{read, Reading};
 use crate::tree::{
-    self, children, coordinate, node, parent, Bi, Diagnosis, Diagram, Finding, Lever, MeasureError, Measured, NodeId,
-    Shape,
+    self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
 };
 
 #[derive(Properties, PartialEq)]
@@ -20,10 +21,11 @@ pub struct OomTreeProps {
     pub lang: Lang,
     pub scenario: Scenario,
     pub selected: Option<NodeId>,
-    pub diagnosis: Option<Diagnosis>,
+    /// A pasted (or typed) OOM, as read.
+    pub pasted: Option<crate::ui::state::Shared>,
     pub onselect: Callback<NodeId>,
     pub onapply: Callback<Lever>,
-    pub ondiagnose: Callback<Option<Diagnosis>>,
+    pub onpaste: Callback<Option<Box<Reading>>>,
     /// (key, value) in the query vocabulary, for the drill's toggles.
     pub onset: Callback<(Key, String)>,
 }
@@ -56,7 +58,10 @@ fn focus_node(id: NodeId) {
 pub fn oom_tree(props: &OomTreeProps) -> Html {
     let lang = props.lang;
     let zh = lang == Lang::Zh;
-    let path: Vec<NodeId> = props.diagnosis.as_ref().map(|d| d.path.clone()).unwrap_or_default();
+    let found = use_memo((props.pasted.clone(), props.scenario.clone()), |(r, s)| {
+        r.as_ref().map(|r| diagnose_reading((*r.0).clone(), Some(s)))
+    });
+    let path: Vec<NodeId> = found.as_ref().as_ref().map(|p| p.path.clone()).unwrap_or_default();
     let diagram = use_memo(zh, |zh| tree::diagram(*zh));
 
     let onclick = {
@@ -161,8 +166,8 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 </div>
                 <div class="tree-side">
                     { card.unwrap_or_default() }
-                    <DiagnoseForm lang={lang} scenario={props.scenario.clone()} diagnosis={props.diagnosis.clone()}
-                        ondiagnose={props.ondiagnose.clone()} onselect={props.onselect.clone()} />
+                    <PasteForm lang={lang} scenario={props.scenario.clone()} onpaste={props.onpaste.clone()} />
+                    { found.as_ref().as_ref().map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -216,23 +221,45 @@ fn tree_diagram(d: &Diagram, selected: Option<NodeId>, path: &[NodeId]) -> Html 
 }
 
 #[derive(Properties, PartialEq)]
-struct DiagnoseProps {
+struct PasteProps {
     lang: Lang,
     scenario: Scenario,
-    diagnosis: Option<Diagnosis>,
-    ondiagnose: Callback<Option<Diagnosis>>,
-    onselect: Callback<NodeId>,
+    onpaste: Callback<Option<Box<Reading>>>,
 }
 
-/// The four numbers a student measured; the tree walks itself. The last problem with the entered
-/// numbers is this form's own state.
-#[function_component(DiagnoseForm)]
-fn diagnose_form(props: &DiagnoseProps) -> Html {
+/// The end of the paste box's text: at most a mebi-unit of UTF-16, sliced in JavaScript, so that a
+/// paste of any size crosses into wasm bounded (the reader keeps the last 1 MiB of that).
+fn pasted_text() -> (String, bool) {
+    use js_sys::JsString;
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("oom-paste"));
+    let value =
+        el.and_then(|el| js_sys::Reflect::get(&el, &"value".into()).ok()).and_then(|v| v.dyn_into::<JsString>().ok());
+    let Some(v) = value else { return (String::new(), false) };
+    let len = v.length();
+    let cut = 1 << 20;
+    (String::from(if len > cut { v.slice(len - cut, len) } else { v }), len > cut)
+}
+
+/// One paste box for whatever the user has (read, never rendered or run), and the four numbers a
+/// student measured for typed values. Both go to the tree as a reading.
+#[function_component(PasteForm)]
+fn paste_form(props: &PasteProps) -> Html {
     let lang = props.lang;
     let error = use_state(|| None::<MeasureError>);
     let onsubmit = {
-        let cb = props.ondiagnose.clone();
-        let select = props.onselect.clone();
+        let cb = props.onpaste.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let (text, cut) = pasted_text();
+            cb.emit((!text.trim().is_empty()).then(|| {
+                let mut r = read(&text);
+                r.signals.truncated |= cut;
+                Box::new(r)
+            }));
+        })
+    };
+    let ontyped = {
+        let cb = props.onpaste.clone();
         let scenario = props.scenario.clone();
         let error = error.clone();
         Callback::from(move |e: SubmitEvent| {
@@ -242,7 +269,7 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
                     .and_then(|w| w.document())
                     .and_then(|d| d.get_element_by_id(id))
                     .and_then(|el| el.dyn_into::<HtmlInputElement>().ok())
-                    .and_then(|i| i.value().trim().parse::<f64>().ok())
+                    .and_then(|i| crate::ledger::units::parse_decimal(i.value().trim()))
                     .unwrap_or(f64::NAN)
             };
             let m = Measured {
@@ -251,16 +278,13 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
                 device_used: read("m-device"),
                 total: read("m-total"),
             };
-            match tree::diagnose(&m, &scenario) {
-                Ok(d) => {
+            match tree::measured_reading(&m, &scenario) {
+                Ok(r) => {
                     error.set(None);
-                    if let Some(&last) = d.path.last() {
-                        select.emit(last);
-                    }
-                    cb.emit(Some(d));
+                    cb.emit(Some(Box::new(r)));
                 }
-                Err(msg) => {
-                    error.set(Some(msg));
+                Err(e) => {
+                    error.set(Some(e));
                     cb.emit(None);
                 }
             }
@@ -275,48 +299,75 @@ fn diagnose_form(props: &DiagnoseProps) -> Html {
         }
     };
     let total_default = fixed(props.scenario.gpu.bytes as f64 / (1u64 << 30) as f64, 2);
-    let result = props.diagnosis.as_ref().map(|d| {
-        let msg = match &d.finding {
-            Finding::LeftoverProcesses { unexplained_gib } => {
-                format!("{} ({} GiB)", text(lang, Text::FoundLeftover), fixed(*unexplained_gib, 2))
-            }
-            Finding::Fragmentation { cached_gib } => {
-                format!("{} ({} GiB)", text(lang, Text::FoundFragmentation), fixed(*cached_gib, 2))
-            }
-            Finding::Shortage { dominant, best } => {
-                let mut m = format!("{} {}", text(lang, Text::FoundShortage), i18n::component(lang, *dominant));
-                if let Some((l, saved)) = best {
-                    m.push_str(&format!(
-                        " · {} {} (−{} GiB)",
-                        text(lang, Text::BestLever),
-                        bi(lang, l.label()),
-                        fixed(tree::gib(*saved), 2)
-                    ));
-                }
-                m
-            }
-        };
-        html! { <p class="diagnosis" data-testid="diagnosis" role="status">{ msg }</p> }
-    });
     html! {
-        <form class="diagnose" data-testid="diagnose" {onsubmit}>
-            <h3>{ text(lang, Text::DiagnoseTitle) }</h3>
-            <div class="diagnose-grid">
-                { field("m-allocated", Text::MeasuredAllocated, String::new()) }
-                { field("m-reserved", Text::MeasuredReserved, String::new()) }
-                { field("m-device", Text::MeasuredDevice, String::new()) }
-                { field("m-total", Text::MeasuredTotal, total_default) }
-            </div>
-            <button type="submit" data-testid="diagnose-run">{ text(lang, Text::DiagnoseRun) }</button>
-            if let Some(e) = *error {
-                <p class="notice-error" role="alert" data-testid="diagnose-error">{ text(lang, match e {
-                    MeasureError::NotNumbers => Text::ErrNotNumbers,
-                    MeasureError::NoTotal => Text::ErrNoTotal,
-                    MeasureError::ReservedBelowAllocated => Text::ErrReserved,
-                }) }</p>
-            }
-            { result.unwrap_or_default() }
-        </form>
+        <div class="diagnose">
+            <form data-testid="paste-form" {onsubmit}>
+                <h3><label for="oom-paste">{ text(lang, Text::PasteTitle) }</label></h3>
+                <p class="tree-hint">{ text(lang, Text::PasteHint) }</p>
+                <textarea id="oom-paste" data-testid="oom-paste" rows="5" spellcheck="false" autocomplete="off"
+                    placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate …" />
+                <button type="submit" data-testid="paste-run">{ text(lang, Text::PasteRun) }</button>
+            </form>
+            <details data-testid="typed-numbers">
+                <summary>{ text(lang, Text::TypedNumbers) }</summary>
+                <form data-testid="diagnose" onsubmit={ontyped}>
+                    <p class="tree-hint">{ text(lang, Text::DiagnoseTitle) }</p>
+                    <div class="diagnose-grid">
+                        { field("m-allocated", Text::MeasuredAllocated, String::new()) }
+                        { field("m-reserved", Text::MeasuredReserved, String::new()) }
+                        { field("m-device", Text::MeasuredDevice, String::new()) }
+                        { field("m-total", Text::MeasuredTotal, total_default) }
+                    </div>
+                    <button type="submit" data-testid="diagnose-run">{ text(lang, Text::DiagnoseRun) }</button>
+                    if let Some(e) = *error {
+                        <p class="notice-error" role="alert" data-testid="diagnose-error">{ text(lang, match e {
+                            MeasureError::NotNumbers => Text::ErrNotNumbers,
+                            MeasureError::NoTotal => Text::ErrNoTotal,
+                            MeasureError::ReservedBelowAllocated => Text::ErrReserved,
+                        }) }</p>
+                    }
+                </form>
+            </details>
+        </div>
+    }
+}
+
+/// The diagnosis of a paste: the cause and its node, why (the numbers and the rule), the numbers
+/// read, and what to do — the levers ranked for the configuration, each one click away.
+fn paste_result(lang: Lang, p: &Pasted, s: &Scenario, onapply: Callback<Lever>) -> Html {
+    let signals = p.reading.signals;
+    let ranked = p.advice.iter().any(|a| !matches!(a, Advice::Do(_)));
+    html! {
+        <div class="paste-result" data-testid="paste-result" data-diagnosis={p.cause.id()} data-node={p.node.id()} role="status">
+            <p class="diagnosis" data-testid="diagnosis">
+                <strong>{ i18n::cause(lang, p.cause) }</strong>{ " → " }{ bi(lang, node(p.node).label).replace('\n', " ") }
+            </p>
+            <p data-testid="paste-why">{ render(lang, &p.why) }</p>
+            <dl class="totals paste-numbers" data-testid="paste-numbers">
+                { for figures(p).into_iter().map(|(label, v)| html! { <><dt>{ pick(lang, label) }</dt><dd>{ v }</dd></> }) }
+            </dl>
+            if signals.gb_as_gib { <p class="tree-hint">{ text(lang, Text::GbAsGib) }</p> }
+            if signals.truncated { <p class="tree-hint">{ text(lang, Text::PasteTruncated) }</p> }
+            <ul class="paste-advice" data-testid="paste-advice">
+                { for p.advice.iter().map(|a| match a {
+                    Advice::Do(m) => html! { <li>{ render(lang, m) }</li> },
+                    Advice::Saves { lever, bytes } => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
+                    Advice::Serves { lever, concurrency, max_context } => lever_button(lang, *lever,
+                        format!("{}×, {}: {max_context}", fixed(*concurrency, 2), text(lang, Text::ServingLongest)), onapply.clone()),
+                }) }
+            </ul>
+            if ranked { <p class="tree-hint">{ format!("{}: {}", text(lang, Text::ForYourConfig), i18n::scenario_line(lang, s)) }</p> }
+        </div>
+    }
+}
+
+fn lever_button(lang: Lang, l: Lever, gain: String, onapply: Callback<Lever>) -> Html {
+    html! {
+        <li>
+            <button type="button" class="lever" data-testid={format!("paste-lever-{}", l.id())} onclick={move |_| onapply.emit(l)}>
+                { format!("{} — {}: {gain}", text(lang, Text::ApplyLever), bi(lang, l.label())) }
+            </button>
+        </li>
     }
 }
 

@@ -35,13 +35,13 @@ fn card_table(lang: Lang, rows: &[CardRow]) -> Html {
     }
 }
 
-/// The chapter's speed card (§4), recomputed by the ledger the first time it is opened (it runs a
-/// few hundred estimates, so never on an input).
+/// The chapter's speed card (§4) as the ledger computed it (`make card`), built the first time it is
+/// opened.
 #[function_component(SpeedCard)]
 pub fn speed_card(props: &SpeedCardProps) -> Html {
     let lang = props.lang;
     let open = use_state(|| false);
-    let rows = use_memo(*open, |open| if *open { fit::speed_card() } else { Vec::new() });
+    let rows = use_memo(*open, |open| if *open { fit::speed_card_stored() } else { Vec::new() });
     let ontoggle = {
         let open = open.clone();
         Callback::from(move |e: Event| {

@@ -52,6 +52,11 @@ fn serving_figures(lang: Lang, unit: Unit, sv: &Serving) -> Html {
     }
 }
 
+#[inline(never)]
+fn total_dd(testid: &'static str, bytes: u64, unit: Unit) -> Html {
+    html! { <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, unit) }</dd> }
+}
+
 /// The model, the three totals, and fits / does not fit against the GPU.
 pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     let v = bill.verdict();
@@ -63,11 +68,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     let headroom = bill.headroom_bytes();
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
-    let total = |testid: &'static str, bytes: u64| {
-        html! {
-            <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, unit) }</dd>
-        }
-    };
+    let total = |testid: &'static str, bytes: u64| total_dd(testid, bytes, unit);
     let line = match &bill.serving {
         Some(sv) => serving_line(lang, sv, v),
         None => html! {

@@ -1,0 +1,105 @@
+// Pasting the error the student holds: real reports (tests/data/oom_reports.toml) land on their
+// node of the tree with the numbers and the levers for the configuration; the link carries the
+// numbers only; hostile pastes (markup, megabytes of junk) leave the page alive and say so.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root, reports;
+before(async () => {
+  browser = await launch();
+  root = await serve('/');
+  // The fixture's texts, by id (a minimal reader of its `id = "…"` / `text = '''…'''` pairs).
+  const toml = await readFile('tests/data/oom_reports.toml', 'utf8');
+  reports = {};
+  for (const m of toml.matchAll(/id = "([^"]+)"[\s\S]*?text = '''\n([\s\S]*?)\n'''/g)) reports[m[1]] = m[2];
+});
+after(async () => { await browser?.close(); await root?.close(); });
+
+async function paste(page, text) {
+  await page.$eval('[data-testid="oom-paste"]', (el, t) => { el.value = t; }, text);
+  await page.click('[data-testid="paste-run"]');
+  await page.waitForSelector('[data-testid="paste-result"]');
+}
+
+test('a pasted PyTorch error lands on its node, and the link carries only its numbers', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=lora&gpu=rtx4090`);
+  await ready(page);
+  // kaito-project/kaito#976: 736.86 MiB reserved-but-unallocated > the 546 MiB request; the one
+  // "Process" line is the container's own process.
+  await paste(page, reports['kaito-976-vllm-expandable']);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'fragmentation');
+  await page.waitForSelector('[data-testid="tree-card"][data-node="fragmentation"]');
+  assert.ok(await page.$('path.edge.on-path[data-to="fragmentation"]'));
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /736\.86 MiB.*546\.00 MiB/);
+  assert.match(await page.textContent('[data-testid="paste-numbers"]'), /15\.77 GiB/);
+  assert.match(await page.textContent('[data-testid="paste-advice"]'), /expandable_segments:True/);
+  await (await page.$('.oom-tree')).screenshot({ path: 'target/e2e/paste-tree.png' });
+  await page.waitForFunction(() => location.search.includes('oom='), null, { timeout: 3000 });
+  const search = decodeURIComponent(await page.evaluate(() => location.search));
+  assert.doesNotMatch(search, /Tried|allocate|PyTorch|engine\.py/i, 'the text never goes into the link');
+  // The link alone gives the same diagnosis back.
+  const again = await openPage(browser);
+  await again.goto(`${root.url}${search}`);
+  await ready(again);
+  assert.equal(await again.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'fragmentation');
+  assert.deepEqual([...page.problems, ...again.problems], []);
+});
+
+test('a shortage ranks the levers for the configuration, one click applies one', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=lora&batch=8&gc=0&gpu=rtx4090`);
+  await ready(page);
+  // pytorch/pytorch#16417: 22.90 of 23.65 GiB allocated, 194.87 MiB unallocated.
+  await paste(page, reports['pytorch-16417-batch-8-to-4']);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'shortage');
+  const levers = await page.$$eval('[data-testid^="paste-lever-"]', (els) => els.map((e) => e.dataset.testid));
+  assert.ok(levers.length >= 3, levers.join());
+  // Without checkpointing at batch 8, checkpointing saves the most and comes first.
+  assert.equal(levers[0], 'paste-lever-checkpointing');
+  await page.click('[data-testid="paste-lever-checkpointing"]');
+  await page.waitForSelector('[data-testid="what-if"]');
+  assert.equal(await page.isChecked('[data-testid="gc"]'), true);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a serving engine error gives the engine lever with numbers', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&mode=infer&engine=vllm&seq=32768&gpu=rtx4090`);
+  await ready(page);
+  // QwenLM/Qwen#295 (in Chinese): max seq len 32768 > the 7344 tokens the KV cache holds.
+  await paste(page, reports['qwen-295-kv-7344-zh']);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'kv_budget');
+  assert.match(await page.textContent('[data-testid="paste-advice"]'), /--max-model-len 7,344/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('in Chinese at 360 px, and hostile pastes change nothing but the answer', async () => {
+  const page = await openPage(browser, { viewport: { width: 360, height: 780 }, locale: 'zh-CN' });
+  await page.goto(`${root.url}?lang=zh`);
+  await ready(page);
+  await paste(page, reports['glm4-408-other-process-rank5-zh']);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'zombie');
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /被其他进程占用/);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `no horizontal scroll at 360 px (${width})`);
+  await (await page.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-zh-360.png' });
+  // Markup is text: nothing runs, nothing renders.
+  await paste(page, '<img src=x onerror="alert(1)"><script>alert(2)</script> CUDA out of memory');
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'unknown');
+  assert.equal(await page.$('.paste-result img, .paste-result script'), null);
+  // Two megabytes of junk lines with the error at the end: read from its end, and the page answers.
+  // (Chromium lays out a long single-line textarea in quadratic time; a log has lines.)
+  const junk = 'x\u0000\uFFFD 中文 <b> log line\n'.repeat(100_000) + '\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 7.10 GiB already allocated; 10.00 MiB free; 7.20 GiB reserved in total by PyTorch)';
+  await paste(page, junk);
+  await page.waitForFunction(() => document.querySelector('[data-testid="paste-result"]')?.dataset.diagnosis === 'shortage');
+  assert.match(await page.textContent('[data-testid="paste-result"]'), /只读了最后 1 MiB/);
+  // A hand-made link that is not a paste's numbers: a notice, the rest of the page as usual.
+  await page.goto(`${root.url}?lang=zh&oom=${encodeURIComponent('<b>x</b>')}`);
+  await ready(page);
+  assert.ok(await page.$('[data-testid="notices"] [data-key="oom"]'));
+  assert.equal(await page.$('[data-testid="paste-result"]'), null);
+  assert.deepEqual(page.problems, []);
+});
