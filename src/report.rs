@@ -281,6 +281,18 @@ pub fn paste_json(p: &crate::tree::paste::Pasted) -> Value {
     put("weights_bytes", n.weights.map(f64::round));
     put("llama_alloc_bytes", n.llama_alloc.map(f64::round));
     put("steps_done", n.steps_done);
+    // The contract's seven are always present (null when the paste does not say); the rest only when read.
+    for name in [
+        "tried_to_allocate_bytes",
+        "total_bytes",
+        "free_bytes",
+        "process_bytes",
+        "other_processes_bytes",
+        "allocated_bytes",
+        "reserved_unallocated_bytes",
+    ] {
+        numbers.entry(name).or_insert(Value::Null);
+    }
     if !n.processes.is_empty() {
         let list: Vec<Value> =
             n.processes.iter().map(|(pid, b)| json!({"pid": pid, "bytes": b.round() as i64})).collect();

@@ -281,6 +281,18 @@ fn diagnose_reads_a_pasted_error() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["diagnosis"], "unknown");
+    // The contract's seven numbers are there, null, when the paste has none of them.
+    for name in [
+        "tried_to_allocate_bytes",
+        "total_bytes",
+        "free_bytes",
+        "process_bytes",
+        "other_processes_bytes",
+        "allocated_bytes",
+        "reserved_unallocated_bytes",
+    ] {
+        assert!(v["numbers"].get(name).is_some_and(|x| x.is_null()), "{name}: {}", v["numbers"]);
+    }
     assert!(!String::from_utf8_lossy(&out.stdout).contains("script"), "the paste is never echoed");
     // Errors: a missing file, a bad query, a bad language.
     assert_eq!(run(&["--diagnose", "/nonexistent/oom.txt"]).0, 2);
