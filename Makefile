@@ -59,7 +59,7 @@ bench: setup-test dist
 
 card:
 	cargo run --quiet --bin vram-ledger -- --card
-	cargo run --quiet --bin vram-ledger -- --card-table > src/ledger/speed_card.rs
+	cargo run --quiet --bin vram-ledger -- --card-table > target/speed_card.rs.new && mv target/speed_card.rs.new src/ledger/speed_card.rs
 
 # The accuracy report (issue 6). Writes the report even when it misses the bar, then fails.
 accuracy:

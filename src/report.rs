@@ -13,6 +13,10 @@ use crate::ledger::units::{format_bytes, group, params_short, Unit};
 /// The components sum to device_bytes; `architecture` is every shape field the ledger used.
 /// Inference on a serving engine adds `serving` ([`serving_json`]); it is `null` otherwise.
 pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
+    let range = |kind| {
+        let (low, high) = bill.range(kind);
+        json!([low, high])
+    };
     json!({
         "schema": 1,
         "model": {
@@ -24,10 +28,15 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "allocated_bytes": bill.allocated_bytes(),
         "reserved_bytes": bill.reserved_bytes(),
         "device_bytes": bill.device_bytes(),
+        "allocated_range": range(TotalKind::Allocated),
+        "reserved_range": range(TotalKind::Reserved),
+        "device_range": range(TotalKind::Device),
         "gpu": { "id": s.gpu.id.unwrap_or("custom"), "name": s.gpu.name, "bytes": s.gpu.bytes },
         "fits": bill.fits(),
         "verdict": bill.verdict(),
         "verdict_uses": TotalKind::Device,
+        // The point against the 20 % margin, and the high end of the device range against the card.
+        "verdict_end": if bill.high_end_decides() { "high" } else { "point" },
         "components": bill.components.iter().map(|c| json!({
             "id": c.id.id(),
             "bytes": c.bytes,

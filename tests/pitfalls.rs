@@ -59,7 +59,7 @@ fn flash_activations_are_below_the_textbook_formula() {
 /// Gemma-2-2B (vocab 256,000) at 2,048 tokens: 2048 × 256000 × 14 B = 7,340,032,000 B — more than its
 /// activations with checkpointing and more than its bf16 weights (5.23 GB). Older transformers
 /// (`hf_shift`) add a shifted fp32 copy in the forward: 2 + 4 + 4 + 4 = 14 B (+ 2); chunked
-/// cross-entropy keeps 2 + 4 = 6 B (+ 2); a fused kernel none.
+/// cross-entropy keeps 2 + 4 = 6 B (+ 2); a fused kernel one chunk.
 #[test]
 fn fp32_logits_are_counted_and_dominate_large_vocabularies() {
     let s = scenario("model=gemma-2-2b&method=lora&seq=2048&batch=1&gc=1");
@@ -67,11 +67,16 @@ fn fp32_logits_are_counted_and_dominate_large_vocabularies() {
     assert_eq!(bill.component(C::Logits), 2048 * 256_000 * 14);
     assert!(bill.component(C::Logits) > bill.component(C::Activations));
     assert!(bill.component(C::Logits) > bill.component(C::Weights));
-    for (loss, bytes) in [("hf_shift", 16), ("chunked", 8), ("fused", 0)] {
+    for (loss, bytes) in [("hf_shift", 16), ("chunked", 8)] {
         let logits =
             estimate(&scenario(&format!("model=gemma-2-2b&method=lora&seq=2048&loss={loss}"))).component(C::Logits);
         assert_eq!(logits, 2048 * 256_000 * bytes, "{loss}");
     }
+    // Fused (Liger): never all the logits, but one chunk and the input gradient. Chunk: the next
+    // power of 2 of ⌈2048 / ⌈256,000 / 2,304⌉ = 112⌉ = 19 → 32 tokens × 256,000 × (2 + 4) B =
+    // 49,152,000 B; input gradient 2048 × 2,304 × 2 B + an fp32 loss per token: 9,445,376 B.
+    let fused = estimate(&scenario("model=gemma-2-2b&method=lora&seq=2048&loss=fused")).component(C::Logits);
+    assert_eq!(fused, 49_152_000 + 9_445_376);
     // Without soft-capping (Llama): 12 B; fp32 training has no upcast and 4-byte tanh: 12 + 4 = 16 B.
     let llama = estimate(&scenario("model=llama-3.1-8b&method=lora&seq=2048")).component(C::Logits);
     assert_eq!(llama, 2048 * 128_256 * 12);

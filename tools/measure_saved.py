@@ -21,7 +21,9 @@ gradients — everything but what exists before the step). Unlike hooks it sees 
 recomputation and the loss's transient copies. CPU kernels may differ from CUDA's in transients.
 
 method=qlora quantizes the decoder's linear layers with bitsandbytes NF4 on the CPU (bitsandbytes ≥ 0.45,
-so the ledger's `bnb=fixed`).
+so the ledger's `bnb=fixed`). `recipe=peft` (QLoRA's default, as in the ledger) runs PEFT's
+prepare_model_for_kbit_training, the Trainer's bf16 autocast and Accelerate's fp32 conversion of the
+outputs; `recipe=plain` the model as loaded. `lora_dropout=p` gives the adapters dropout.
 
 Needs torch, transformers and peft. Gradient checkpointing is refused: its recomputation is invisible
 to saved-tensor hooks, so the count would not mean what the ledger's line means. Saved tensors are
@@ -37,7 +39,12 @@ from urllib.parse import parse_qsl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import measure_gpu  # noqa: E402
 from measure_gpu import QueryError, TARGETS, parse_query, slug  # noqa: E402
+
+# Keys only this script reproduces: the training recipe (PEFT's prepare_model_for_kbit_training under
+# the Trainer's bf16 autocast, or the model as loaded) and LoRA dropout.
+measure_gpu.ACCEPTED.update({"recipe": ("peft", "plain"), "lora_dropout": None})
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,8 +67,8 @@ DEFAULT_CASES = [
     "model=gemma-2-2b&layers=2&vocab=32000&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=eager&seq=512&batch=2",
     "model=mixtral-8x7b&layers=1&mode=train&method=full&precision=bf16&gc=0&attn=sdpa&seq=512&batch=1",
     "model=mixtral-8x7b&layers=1&mode=train&method=lora&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=1",
-    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
-    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2",
+    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2&recipe=plain",
+    SHAPE.replace("vocab=128256", "vocab=32000") + "&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=512&batch=2&recipe=plain",
 ]
 # --peak: a forward + backward pass's peak, with and without checkpointing, small and large vocabularies.
 SHAPE8 = "model=custom&layers=8&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&tied=0"
@@ -69,8 +76,18 @@ PEAK_CASES = [
     SHAPE8 + f"&vocab={v}&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc={gc}&attn=sdpa&seq=2048&batch=1"
     for v in (32000, 128256) for gc in (0, 1)
 ] + [
-    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=all&gc=1&attn=sdpa&seq=2048&batch=1",
+    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=all&gc=1&attn=sdpa&seq=2048&batch=1&recipe=plain",
     SHAPE8 + "&vocab=32000&mode=train&method=full&precision=bf16&gc=1&attn=sdpa&seq=1024&batch=1",
+] + [
+    # PEFT's k-bit recipe (QLoRA's default), with and without checkpointing, both vocabularies.
+    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=all&gc=1&attn=sdpa&seq=2048&batch=1&recipe=peft",
+    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=0&precision=bf16&rank=16&targets=all&gc=0&attn=sdpa&seq=2048&batch=1&recipe=peft",
+    SHAPE8 + "&vocab=128256&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=all&gc=1&attn=sdpa&seq=2048&batch=1&recipe=peft",
+    SHAPE8 + "&vocab=32000&mode=train&method=qlora&dq=1&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=1024&batch=2&recipe=peft",
+    # LoRA dropout against none.
+    SHAPE8 + "&vocab=32000&mode=train&method=lora&precision=bf16&rank=16&targets=all&gc=0&attn=sdpa&seq=2048&batch=1&lora_dropout=0.1",
+    SHAPE8 + "&vocab=32000&mode=train&method=lora&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=2048&batch=1&lora_dropout=0.05",
+    SHAPE8 + "&vocab=32000&mode=train&method=lora&precision=mixed&rank=16&targets=qv&gc=0&attn=sdpa&seq=2048&batch=1",
 ]
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
 
@@ -149,6 +166,8 @@ def quantize_linears(model, run, torch):
                     setattr(parent, name, q.to("cpu"))
     for p in model.parameters():
         p.requires_grad_(False)
+    # What transformers marks a bitsandbytes 4-bit model with (PEFT's k-bit preparation reads it).
+    model.is_loaded_in_4bit = True
 
 
 class PeakTracker:
@@ -223,19 +242,32 @@ def build_model(run):
     model = Model(config).to(dtype)
     if run["method"] == "qlora":
         quantize_linears(model, run, torch)
+    if recipe(run) == "peft":
+        # PEFT's standard k-bit recipe (TRL's SFTTrainer < 0.26, most QLoRA tutorials): every
+        # non-quantized parameter to fp32, input gradients and checkpointing as the query says.
+        from peft import prepare_model_for_kbit_training
+
+        model = prepare_model_for_kbit_training(
+            model, use_gradient_checkpointing=run["gc"] == "1",
+            gradient_checkpointing_kwargs={"use_reentrant": False})
     if run["method"] in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
 
-        lora = LoraConfig(r=run["rank"], lora_alpha=2 * run["rank"], lora_dropout=0.0,
+        lora = LoraConfig(r=run["rank"], lora_alpha=2 * run["rank"], lora_dropout=float(run.get("lora_dropout", 0)),
                           target_modules=[PEFT_NAMES[t] for t in TARGETS[run["targets"]]])
         # mixed: fp32 adapters on the 16-bit base under autocast (PEFT's default); bf16: bf16 adapters.
         model = get_peft_model(model, lora, autocast_adapter_dtype=run["precision"] == "mixed")
     model.train()
-    if run["gc"] == "1":
+    if run["gc"] == "1" and recipe(run) != "peft":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         if run["method"] != "full":
             model.enable_input_require_grads()
     return model
+
+
+def recipe(run):
+    """The recipe a run follows: PEFT's k-bit preparation is QLoRA's default."""
+    return run.get("recipe", "peft" if run["method"] == "qlora" else "plain")
 
 
 def one_step(run, measure):
@@ -245,10 +277,19 @@ def one_step(run, measure):
 
     model = build_model(run)
     ids = torch.randint(0, run["vocab"], (run["batch"], run["seq"]))
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed")
+    peft_recipe = recipe(run) == "peft"
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=run["precision"] == "mixed" or peft_recipe)
+    forward = model.forward
+    if peft_recipe:
+        # The Trainer's bf16 under Accelerate: autocast, and the outputs converted to fp32.
+        from accelerate.utils import convert_outputs_to_fp32
+
+        forward = convert_outputs_to_fp32(model.forward)
     with measure(torch, model, ids):
         with autocast:
-            loss = model(input_ids=ids, labels=ids).loss
+            out = forward(input_ids=ids, labels=ids)
+            loss = out.loss
+            del out
         loss.backward()
         del loss
 

@@ -50,6 +50,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         TrainedWeights => ("{0} params × {1} B ({2}){3}", "{0} 个参数 × {1} B({2}){3}"),
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
         FrozenBase => ("frozen base: {0}{1}", "冻结底座:{0}{1}"),
+        FrozenBasePrepared => (
+            "frozen base: {0}; + {1} unquantized params (embedding, LM head, norms) in fp32 (`recipe=peft`) × 2 B{2}",
+            "冻结底座:{0};+ {1} 个未量化参数(embedding、LM head、norm)为 fp32(`recipe=peft`)× 2 B{2}",
+        ),
         ServedWeights => ("{0}{1}", "{0}{1}"),
         AdapterWeights => (
             "{0} layers × Σ r·(d_in + d_out) over {1} with r = {2} = {3} params ({4} % of the model) × {5} B{6}",
@@ -98,8 +102,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         KindChunked => ("chunked-attention", "分块注意力"),
         KindLinear => ("linear-attention", "线性注意力"),
         Logits => (
-            "{0} seq × {1} tokens × vocab {2} × {3} B (loss={4}: {5}{6})",
-            "{0} 条序列 × {1} token × 词表 {2} × {3} B(loss={4}:{5}{6})",
+            "{0} seq × {1} tokens × vocab {2} × {3} B (loss={4}: {5}{6}){7}",
+            "{0} 条序列 × {1} token × 词表 {2} × {3} B(loss={4}:{5}{6}){7}",
         ),
         LossHf => (
             "backward of the fp32 log-softmax: saved output + incoming gradient + input gradient, 3 × 4 B",
@@ -111,7 +115,15 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
+        LogitsFused => (
+            "loss=fused (Liger): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}",
+            "loss=fused(`Liger`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}",
+        ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
+        HeadCopy => (
+            " + autocast's bf16 copy of the fp32 LM head: {0} × 2 B = {1}",
+            " + 自动混合精度(`autocast`)的 fp32 LM head bf16 副本:{0} × 2 B = {1}",
+        ),
         VisionActivations => (
             "frozen vision tower, one block at a time over {0} patches ({1} per image = {2} tokens × {3}): {4}",
             "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
@@ -398,6 +410,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         NoteUnifiedMemory => (
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
+        ),
+        NoteFp32ModuleRecipe => (
+            "drill fp32_module: PEFT's recipe already holds the embedding and LM head in fp32 (in the weights)",
+            "演练 `fp32_module`:`PEFT` 的配方已经把 embedding 和 LM head 放在 fp32(已计入权重)",
         ),
         NoteQloraBase => (
             "QLoRA trains adapters on a 4-bit base; quant={0} is replaced by nf4",

@@ -39,7 +39,18 @@ pub enum Trainable {
     /// `frozen_keeps_inputs` when the frozen base's matmuls keep their input although no base weight
     /// trains: bitsandbytes before 0.43.2 (`MatMul4Bit` saved `ctx.tensors = (A, B)`; since then
     /// `(None, B)`), where a frozen 16-bit `F.linear` keeps only its weight.
-    Lora { targets: LoraTargets, rank: u64, input_copies: bool, frozen_keeps_inputs: bool },
+    /// `fp32_stream` when the residual stream and the MLP compute in fp32 (PEFT's k-bit
+    /// preparation casts the norms to fp32, and bitsandbytes' 4-bit layers return their input's
+    /// dtype); attention still runs in 16 bits under autocast. `dropout` when each adapter drops
+    /// its input: its own dropped copy and a 1-byte mask per element.
+    Lora {
+        targets: LoraTargets,
+        rank: u64,
+        input_copies: bool,
+        frozen_keeps_inputs: bool,
+        fp32_stream: bool,
+        dropout: bool,
+    },
 }
 
 impl Trainable {
@@ -51,6 +62,14 @@ impl Trainable {
     /// frozen ones (legacy bitsandbytes) keep it anyway.
     fn inputs_kept(self) -> bool {
         self.is_full() || matches!(self, Trainable::Lora { frozen_keeps_inputs: true, .. })
+    }
+
+    /// Bytes per element of the residual stream and the MLP's tensors.
+    pub fn stream_bytes(self, act: Dtype) -> f64 {
+        match self {
+            Trainable::Lora { fp32_stream: true, .. } => 4.0,
+            _ => act.bytes(),
+        }
     }
 }
 
@@ -94,7 +113,8 @@ pub fn training_layer(
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
-    saved.per_token += norm_saved(arch, act.bytes(), full, inputs_kept);
+    let stream = trainable.stream_bytes(act);
+    saved.per_token += norm_saved(arch, stream, full, inputs_kept);
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
         _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
@@ -102,9 +122,9 @@ pub fn training_layer(
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
     for _ in 2..arch.norms_per_layer.min(8) {
-        saved.per_token += norm_saved(arch, act.bytes(), full, false);
+        saved.per_token += norm_saved(arch, stream, full, false);
     }
-    mlp_saved(&mut saved, arch, class, trainable, act.bytes());
+    mlp_saved(&mut saved, arch, class, trainable, stream);
     adapters_saved(&mut saved.per_token, arch, class, trainable, kernel, act.bytes());
     saved
 }
@@ -215,7 +235,7 @@ fn adapters_saved(
     kernel: AttentionKernel,
     act: f64,
 ) {
-    let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs } = trainable else { return };
+    let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs, dropout, .. } = trainable else { return };
     let h = arch.hidden as f64;
     let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
     let mut shared_inputs = 0.0;
@@ -223,6 +243,11 @@ fn adapters_saved(
     for l in arch.linears().iter().filter(|l| class.has(l) && targets.includes(l.name)) {
         let copies = if l.per_layer > 1 { routed } else { 1.0 };
         *per_token += act * rank as f64 * copies;
+        if dropout {
+            // lora_A keeps the dropped input (its 16-bit cast under autocast); dropout its mask.
+            *per_token += (act + 1.0) * l.d_in as f64 * copies;
+            continue;
+        }
         if input_copies {
             *per_token += act * l.d_in as f64 * copies;
             continue;
@@ -308,6 +333,21 @@ fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) ->
     }
 }
 
+/// A fused linear-cross-entropy kernel (Liger's; Cut Cross-Entropy keeps less) never holds all
+/// the logits: one chunk of tokens × vocab at a time — the chunk is the next power of two of
+/// tokens ÷ ⌈vocab / hidden⌉, so that it matches the hidden states' size — in the activations' dtype
+/// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
+/// an fp32 loss per token. Returns (bytes, chunk tokens).
+fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
+    let tokens = p.batch.saturating_mul(p.tokens).max(1);
+    let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
+    let inc = vocab.div_ceil(hidden).max(1);
+    let chunk = tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens).min(tokens);
+    let act = p.acts.bytes();
+    let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
+    (bytes, chunk)
+}
+
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
@@ -316,6 +356,26 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
     let saved = count * (saved_bytes_per_logit(t.loss) + softcap);
+    // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
+    // weight, which its backward keeps until the loss's gradient has passed.
+    let head_params = if t.kbit_prepared { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
+    let head_copy = head_params as f64 * 2.0;
+    let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
+    if t.loss == LossKernel::Fused {
+        let (bytes, chunk) = fused_loss_bytes(p);
+        let formula = msg!(
+            LogitsFused,
+            Arg::Count(chunk),
+            Arg::Count(p.arch.vocab),
+            Arg::Factor(p.acts.bytes() + 4.0),
+            Arg::Count(p.batch * p.tokens),
+            Arg::Count(p.arch.hidden),
+            Arg::Factor(p.acts.bytes()),
+            Arg::Bytes(bytes),
+            head_note
+        );
+        return (line(ComponentId::Logits, bytes + head_copy, "§1", formula), 0.0);
+    }
     let formula = msg!(
         Logits,
         Arg::Int(p.batch),
@@ -324,9 +384,10 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
         Arg::Factor(per_logit),
         Arg::Code(t.loss.id()),
         what.arg(),
-        when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap)))
+        when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap))),
+        head_note
     );
-    (line(ComponentId::Logits, count * per_logit, "§1", formula), saved)
+    (line(ComponentId::Logits, count * per_logit + head_copy, "§1", formula), saved)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,12 +460,13 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero);
     let layer_bytes = layer.bytes(tokens, batch);
-    let final_norm = final_norm_bytes_per_token(arch, t.saved, p.acts.bytes()) * tokens as f64 * batch as f64;
+    let stream = t.saved.stream_bytes(p.acts);
+    let final_norm = final_norm_bytes_per_token(arch, t.saved, stream) * tokens as f64 * batch as f64;
     let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });
     if t.checkpointing {
-        let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * p.acts.bytes() * arch.hidden as f64;
+        let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
         let recompute_excess = (layer_bytes - logits_bytes).max(0.0);
         let formula = msg!(
             ActivationsCheckpointed,
@@ -412,7 +474,7 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
             Arg::Count(tokens),
             Arg::Int(batch),
             Arg::Count(arch.hidden),
-            Arg::Factor(p.acts.bytes()),
+            Arg::Factor(stream),
             Arg::Bytes(inputs),
             Arg::Bytes(final_norm),
             Arg::Count(layer.per_token as u64),

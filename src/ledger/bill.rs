@@ -86,6 +86,19 @@ impl ComponentId {
         }
     }
 
+    /// (low, high) as multiples of the billed bytes: what the scenario leaves open about this line.
+    pub fn range_factors(self) -> (f64, f64) {
+        match self {
+            ComponentId::Activations
+            | ComponentId::Logits
+            | ComponentId::VisionActivations
+            | ComponentId::EvalGraph
+            | ComponentId::KeptTensors => ACTIVATION_RANGE,
+            ComponentId::CudaContext => CONTEXT_RANGE,
+            _ => (1.0, 1.0),
+        }
+    }
+
     /// Which of the three totals first includes this component.
     pub fn layer(self) -> TotalKind {
         match self {
@@ -134,6 +147,15 @@ pub enum Verdict {
     FitsWithoutMargin,
     DoesNotFit,
 }
+
+/// Saved activations and the loss's buffers, against their count: CPU counts of transformers'
+/// own models land within ±4 % (docs/accuracy.md), CUDA kernels' workspaces and the data's real
+/// (padded) lengths only add.
+pub const ACTIVATION_RANGE: (f64, f64) = (0.95, 1.2);
+/// The allocator's slack share, against the share billed (formulas.md §1.7: 5–15 % reported).
+pub const SLACK_RANGE: (f64, f64) = (0.3, 2.2);
+/// The CUDA context and libraries: 300 MiB with lazy loading … 1 GiB and more before CUDA 11.7.
+pub const CONTEXT_RANGE: (f64, f64) = (0.6, 2.0);
 
 /// The chapter's rule of thumb: keep 20 % of the card free (§4).
 pub const MARGIN: f64 = 0.20;
@@ -195,10 +217,55 @@ impl Bill {
         self.sum_up_to(TotalKind::Device)
     }
 
+    /// What the total of `kind` could be, low and high, from what the scenario leaves open: the
+    /// saved activations and loss buffers (kernels, the data's real lengths, framework versions:
+    /// −5 % … +20 %), the allocator's slack (a third of the share it is billed at … 2.2 times it:
+    /// 2–15 % in training, 1–7 % in inference) and the CUDA context (0.6 … 2 times: lazy loading
+    /// and the CUDA release). Weights, gradients and optimizer states are exact. A serving engine
+    /// sizes its pool from a fixed budget: its range is its point.
+    pub fn range(&self, kind: TotalKind) -> (u64, u64) {
+        if self.serving.is_some() {
+            let point = self.sum_up_to(kind);
+            return (point, point);
+        }
+        let (mut low, mut high) = (0.0, 0.0);
+        for c in self.components.iter().filter(|c| c.id.layer() == TotalKind::Allocated) {
+            let (l, h) = c.id.range_factors();
+            low += c.bytes as f64 * l;
+            high += c.bytes as f64 * h;
+        }
+        if kind == TotalKind::Allocated {
+            return (to_bytes(low), to_bytes(high));
+        }
+        let allocated = self.allocated_bytes().max(1) as f64;
+        let share = self.component(ComponentId::AllocatorSlack) as f64 / allocated;
+        let reserved_only: f64 = self
+            .components
+            .iter()
+            .filter(|c| c.id.layer() == TotalKind::Reserved && c.id != ComponentId::AllocatorSlack)
+            .map(|c| c.bytes as f64)
+            .sum();
+        low += low * share * SLACK_RANGE.0 + reserved_only;
+        high += high * share * SLACK_RANGE.1 + reserved_only;
+        if kind == TotalKind::Reserved {
+            return (to_bytes(low), to_bytes(high));
+        }
+        for c in self.components.iter().filter(|c| c.id.layer() == TotalKind::Device) {
+            let (l, h) = c.id.range_factors();
+            low += c.bytes as f64 * l;
+            high += c.bytes as f64 * h;
+        }
+        (to_bytes(low), to_bytes(high))
+    }
+
     /// The chapter's verdict on the device total; for a serving engine, whether it starts and
-    /// serves the requests at once (`FitsWithoutMargin`: it starts, but requests queue).
+    /// serves the requests at once (`FitsWithoutMargin`: it starts, but requests queue). Never
+    /// `Fits` when the high end of the device range does not fit the card.
     pub fn verdict(&self) -> Verdict {
-        let on_device = verdict_for(self.device_bytes(), self.gpu_bytes);
+        let mut on_device = verdict_for(self.device_bytes(), self.gpu_bytes);
+        if on_device == Verdict::Fits && self.high_end_decides() {
+            on_device = Verdict::FitsWithoutMargin;
+        }
         match &self.serving {
             None => on_device,
             Some(_) if on_device == Verdict::DoesNotFit => Verdict::DoesNotFit,
@@ -208,6 +275,13 @@ impl Bill {
                 _ => Verdict::DoesNotFit,
             },
         }
+    }
+
+    /// The point fits with the margin but the high end of the device range exceeds the card.
+    pub fn high_end_decides(&self) -> bool {
+        self.serving.is_none()
+            && verdict_for(self.device_bytes(), self.gpu_bytes) == Verdict::Fits
+            && self.range(TotalKind::Device).1 > self.gpu_bytes
     }
 
     pub fn fits(&self) -> bool {

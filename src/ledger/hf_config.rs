@@ -7,6 +7,7 @@
 //! (pasted by a user or fetched from a hub): every problem becomes an error that names the field,
 //! never a panic.
 
+use crate::ledger::units::{find, has};
 use std::borrow::Cow;
 
 use crate::json::Json;
@@ -471,7 +472,7 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
     let method = q.opt_str("quant_method").unwrap_or("").to_ascii_lowercase();
     let bits = q.opt_uint("bits", 64)?;
     let skipped = |needle: &str| match q.raw("modules_to_not_convert").or(q.raw("ignore")) {
-        Some(Json::Array(list)) => list.iter().filter_map(Json::as_str).any(|m| m.contains(needle)),
+        Some(Json::Array(list)) => list.iter().filter_map(Json::as_str).any(|m| has(m, needle)),
         _ => false,
     };
     let layers = if skipped("self_attn") {
@@ -567,7 +568,7 @@ pub fn valid_model_id(id: &str) -> bool {
                 && p.len() <= 96
                 && p != "."
                 && p != ".."
-                && p.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
         })
     };
     ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
@@ -610,8 +611,8 @@ pub fn valid_endpoint(endpoint: &str) -> Option<String> {
         .strip_prefix("https://")
         .or_else(|| e.strip_prefix("http://").filter(|r| r.starts_with("localhost") || r.starts_with("127.0.0.1")))?;
     let host = rest.split('/').next().unwrap_or("");
-    let ok_host = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || ".-:".contains(c));
-    let ok_path = rest.chars().all(|c| c.is_ascii_alphanumeric() || "./-_:~".contains(c));
+    let ok_host = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
+    let ok_path = rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '-' | '_' | ':' | '~'));
     (ok_host && ok_path && e.len() <= 200).then(|| e.to_string())
 }
 
@@ -629,7 +630,8 @@ pub fn config_url(hub: Hub, endpoint: &str, id: &str) -> Option<String> {
 
 /// The host a URL names (for messages).
 pub fn host_of(url: &str) -> &str {
-    url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or(url)
+    let rest = find(url, "://").map_or(url, |i| &url[i + 3..]);
+    rest.split('/').next().unwrap_or(url)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer,
-    Precision, Scenario,
+    Precision, Recipe, Scenario,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -89,6 +89,9 @@ pub struct Training {
     pub checkpointing: bool,
     pub accum: u64,
     pub shard: Sharding,
+    /// PEFT's k-bit preparation: the base's non-quantized parameters in fp32, an fp32 residual
+    /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`).
+    pub kbit_prepared: bool,
 }
 
 /// An inference forward pass (prefill, then decoding).
@@ -209,6 +212,12 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
     };
     let base = training_base(s, notes);
+    // PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training.
+    let kbit_prepared = s.recipe() == Recipe::Peft
+        && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
+    if kbit_prepared && s.drill.fp32_module {
+        notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
+    }
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
@@ -230,11 +239,12 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         states: adapters,
         master_weights: s.method == Method::Full && s.precision == Precision::Mixed,
         optimizer: s.optimizer,
-        saved: saved_view(s, trains, base),
+        saved: saved_view(s, trains, base, kbit_prepared),
         loss: s.loss,
         checkpointing: s.gradient_checkpointing,
         accum: s.accum,
         shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
+        kbit_prepared,
     }
 }
 
@@ -269,14 +279,17 @@ fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
 }
 
 /// What the saved activations need to know about what trains.
-fn saved_view(s: &Scenario, trains: Trains, base: Base) -> Trainable {
+fn saved_view(s: &Scenario, trains: Trains, base: Base, kbit_prepared: bool) -> Trainable {
     match trains {
         Trains::Full => Trainable::All,
         Trains::Adapters { targets, rank } => Trainable::Lora {
             targets,
             rank,
-            // fp32 adapters under bf16 autocast cast their input: one copy per adapter.
-            input_copies: s.precision == Precision::Mixed,
+            // fp32 adapters under bf16 autocast cast their input: one copy per adapter; so does
+            // autocast for any adapter reading the prepared model's fp32 stream.
+            input_copies: s.precision == Precision::Mixed || kbit_prepared,
+            fp32_stream: kbit_prepared,
+            dropout: s.lora_dropout > 0.0,
             // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a
             // 4-bit base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16).
             frozen_keeps_inputs: s.bnb == Bitsandbytes::Legacy

@@ -73,6 +73,15 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// How a LoRA run over a bitsandbytes-quantized base is prepared: `peft` = PEFT's
+    /// `prepare_model_for_kbit_training` under the Trainer's bf16 autocast (TRL's SFTTrainer before
+    /// 0.26, most QLoRA tutorials): every non-quantized parameter (embedding, LM head, norms) cast to
+    /// fp32, so the residual stream and the MLP's saved tensors are fp32 and autocast keeps a bf16
+    /// copy of the LM head; `plain` = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26).
+    Recipe { Peft => "peft", Plain => "plain" }
+);
+
+keyword_enum!(
     /// What runs the inference: `hf` = Hugging Face `generate()` (one call, the cache it grows); the
     /// serving engines size a KV pool from a memory budget at start-up and fill it with requests.
     Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
@@ -300,6 +309,10 @@ pub struct Scenario {
     pub attention: AttentionKernel,
     pub loss: LossKernel,
     pub bnb: Bitsandbytes,
+    /// The training recipe; `None`: `peft` for LoRA over a bitsandbytes base (QLoRA), else `plain`.
+    pub recipe: Option<Recipe>,
+    /// LoRA dropout probability (0 = none: PEFT uses an identity).
+    pub lora_dropout: f64,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -338,6 +351,8 @@ impl Default for Scenario {
             attention: AttentionKernel::Sdpa,
             loss: LossKernel::Hf,
             bnb: Bitsandbytes::Fixed,
+            recipe: None,
+            lora_dropout: 0.0,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,
@@ -371,6 +386,27 @@ impl Scenario {
             (Mode::Train, Method::Qlora) => StorageFormat::Nf4,
             (Mode::Train, _) => StorageFormat::Bf16,
             (Mode::Infer, _) => arch.checkpoint.0,
+        }
+    }
+
+    /// The recipe in effect: as set, else PEFT's k-bit preparation for adapters trained over a
+    /// bitsandbytes base (NF4, int8 — QLoRA always has one), else the model as loaded.
+    pub fn recipe(&self) -> Recipe {
+        self.recipe.unwrap_or(self.default_recipe())
+    }
+
+    /// The recipe a link that omits `recipe` means.
+    pub fn default_recipe(&self) -> Recipe {
+        let bnb_base = self.method == Method::Qlora
+            || matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8) && self.method == Method::Lora;
+        if self.mode == Mode::Train
+            && bnb_base
+            && !self.quant.is_gguf()
+            && !matches!(self.quant, StorageFormat::Gptq4 | StorageFormat::Awq4)
+        {
+            Recipe::Peft
+        } else {
+            Recipe::Plain
         }
     }
 

@@ -214,3 +214,21 @@ pub fn factor(x: f64) -> String {
     let s = fixed(x, 4);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
+
+/// The first byte offset of `needle` in `hay`. core's `str::find(&str)` links its two-way
+/// searcher and slicing panics into the wasm (~2 KB gzip, `make bench`); the texts searched here
+/// (links, config.json fields, a pasted log's lines and phrases) are short or searched for short
+/// phrases, where a plain scan is as fast. Offsets are char boundaries: `needle` is valid UTF-8.
+pub fn find(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    if n.is_empty() {
+        return Some(0);
+    }
+    let first = n[0];
+    (0..(h.len() + 1).saturating_sub(n.len())).find(|&i| h[i] == first && h[i..].starts_with(n))
+}
+
+/// Whether `hay` contains `needle` (see [`find`]).
+pub fn has(hay: &str, needle: &str) -> bool {
+    find(hay, needle).is_some()
+}

@@ -50,6 +50,16 @@ fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
     (params, bytes + run_bytes * run_layers as f64)
 }
 
+/// Parameters a quantized format leaves 16-bit (embeddings, LM head, norms, biases, routers,
+/// the vision tower and any linear it does not cover); all of them for a dense format.
+pub fn unquantized_parameters(arch: &Architecture, w: WeightFormat) -> u64 {
+    let total = arch.parameters();
+    if w.format.is_dense() || w.format.is_gguf() {
+        return total;
+    }
+    total - covered_linears(arch, w).0.min(total)
+}
+
 pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
     let (format, total) = (w.format, arch.parameters());
     if format.is_dense() {

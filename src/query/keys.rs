@@ -14,7 +14,7 @@ use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Bitsandbytes, Drill, Engine, EngineVersion, Gpu, LoraTargets, LossKernel, Method,
-    Mode, Optimizer, Precision, Scenario, GIB,
+    Mode, Optimizer, Precision, Recipe, Scenario, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -101,6 +101,8 @@ key_enum!(
     Attn,
     Bnb,
     Loss,
+    Recipe,
+    LoraDropout,
     Gpus,
     Zero,
     Kv,
@@ -422,7 +424,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 84] = [
+pub static KEYS: [KeyDef; 86] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1237,7 +1239,30 @@ pub static KEYS: [KeyDef; 84] = [
         write: |s, c| differs(s.loss.id(), c.default.loss.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.48 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth)"),
+        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.48 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient"),
+    },
+    KeyDef {
+        key: Key::Recipe,
+        name: "recipe",
+        read: Read::Word(|| ids(Recipe::ALL, Recipe::id)),
+        set: |s, v| keyword(v.word(), Recipe::from_id, |r| s.recipe = Some(r)),
+        write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA), else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (TRL's SFTTrainer < 0.26, most QLoRA tutorials): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
+    },
+    KeyDef {
+        key: Key::LoraDropout,
+        name: "lora_dropout",
+        read: Read::Float { min: 0.0, max: 0.99 },
+        set: |s, v| {
+            s.lora_dropout = v.float();
+            Ok(())
+        },
+        write: |s, c| (s.lora_dropout != c.default.lora_dropout).then(|| trim_float(s.lora_dropout)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("0", "LoRA dropout probability: above 0 each adapter keeps its own dropped copy of its input and the mask (1 B per element); 0 = PEFT's identity, nothing kept"),
     },
     KeyDef {
         key: Key::Gpus,

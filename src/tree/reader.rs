@@ -4,6 +4,8 @@
 //! signals come out; the text itself is never kept, rendered or executed. Bounded: at most
 //! [`MAX_TEXT`] bytes are read, in one pass per phrase (no regular expressions).
 
+use crate::ledger::units::{find, has};
+
 /// The most text read (the end of a longer paste, where the error is).
 pub const MAX_TEXT: usize = 1 << 20;
 
@@ -232,7 +234,7 @@ fn size_at(s: &str, gb: &mut bool) -> Option<f64> {
 fn last(low: &str, phrase: &str) -> Option<usize> {
     let mut found = None;
     let mut from = 0;
-    while let Some(i) = low[from..].find(phrase) {
+    while let Some(i) = find(&low[from..], phrase) {
         found = Some(from + i);
         from += i + phrase.len().max(1);
         if from > low.len() {
@@ -293,12 +295,12 @@ fn normalise(text: &str) -> String {
             && lines.peek().is_some_and(|next| next.starts_with(|c: char| !c.is_whitespace()));
         let mut l = line.trim_start();
         if let Some(rest) = l.strip_prefix("[rank") {
-            if let Some(close) = rest.find("]:") {
+            if let Some(close) = find(rest, "]:") {
                 l = rest[close + 2..].trim_start();
             }
         }
         if l.starts_with('(') {
-            if let Some(close) = l.find(") ").filter(|&i| l[..i].contains("pid=")) {
+            if let Some(close) = find(l, ") ").filter(|&i| has(&l[..i], "pid=")) {
                 l = l[close + 2..].trim_start();
             }
         }
@@ -354,15 +356,11 @@ pub fn read(text: &str) -> Reading {
     // log may be beside it).
     let with_numbers =
         r.formats.iter().any(|f| !matches!(f, Format::NvidiaSmi | Format::MemorySummary | Format::TrainingLog));
-    if !with_numbers && low.contains("out of memory")
-        || r.formats.is_empty() && low.contains("cudaerrormemoryallocation")
-    {
+    if !with_numbers && has(&low, "out of memory") || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
         r.formats.push(Format::Bare);
     }
-    r.signals.oom = low.contains("out of memory")
-        || low.contains("outofmemoryerror")
-        || low.contains(" oom")
-        || !r.formats.is_empty();
+    r.signals.oom =
+        has(&low, "out of memory") || has(&low, "outofmemoryerror") || has(&low, " oom") || !r.formats.is_empty();
     r
 }
 
@@ -545,11 +543,11 @@ fn read_torch(low: &str, r: &mut Reading, gb: &mut bool) {
     let joined = window(low, at, at + 4000).replace('\n', " ");
     let msg = joined.as_str();
     let n = &mut r.numbers;
-    if msg.contains("has a total capacity of") || msg.contains("has a total capacty of") {
-        r.formats.push(if msg.contains("capacty") { Format::Torch21 } else { Format::Torch22 });
+    if has(msg, "has a total capacity of") || has(msg, "has a total capacty of") {
+        r.formats.push(if has(msg, "capacty") { Format::Torch21 } else { Format::Torch22 });
         apply(msg, TORCH22, n, gb);
         let mut rest = msg;
-        while let Some(i) = rest.find("process ") {
+        while let Some(i) = find(rest, "process ") {
             rest = &rest[i + 8..];
             let Some((pid, used)) = number_at(rest) else { continue };
             let Some(bytes) = rest[used..].trim_start().strip_prefix("has").and_then(|h| size_at(h, gb)) else {
@@ -562,7 +560,7 @@ fn read_torch(low: &str, r: &mut Reading, gb: &mut bool) {
         if let (Some(a), Some(u)) = (n.allocated, n.reserved_unallocated) {
             n.reserved = Some(a + u);
         }
-    } else if msg.contains("total capacity;") {
+    } else if has(msg, "total capacity;") {
         apply(msg, TORCH15, n, gb);
         let allocated = n.allocated.unwrap_or(0.0);
         if let Some(reserved) = n.reserved {
@@ -585,10 +583,10 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
     let n = &mut r.numbers;
     if let Some(at) = last(low, "max seq len (") {
         let msg = window(low, at, at + 1000);
-        let format = if msg.contains("stored in kv cache (") {
+        let format = if has(msg, "stored in kv cache (") {
             Some(Format::VllmKv)
         } else {
-            msg.contains("kv cache is needed").then_some(Format::VllmKvV1)
+            has(msg, "kv cache is needed").then_some(Format::VllmKvV1)
         };
         if let Some(f) = format {
             r.formats.push(f);
@@ -598,7 +596,7 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
     // The pool came out empty or negative: the error itself, "# GPU blocks: 0", a negative figure.
     apply(low, &VLLM_POOL[..2], n, gb);
     let no_blocks = ["no available memory for the cache blocks", "# gpu blocks: 0,", "# cuda blocks: 0,"];
-    if no_blocks.iter().any(|p| low.contains(p)) || n.kv_available.is_some_and(|kv| kv <= 0.0) {
+    if no_blocks.iter().any(|p| has(low, p)) || n.kv_available.is_some_and(|kv| kv <= 0.0) {
         r.formats.push(Format::VllmNoBlocks);
         apply(low, VLLM_POOL, n, gb);
     }
@@ -611,9 +609,8 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
             n.requested = rest.find(',').and_then(|i| size_at(&rest[i + 1..], gb));
         }
     }
-    let sglang = low.contains("mem-fraction-static")
-        && (low.contains("not enough memory") || low.contains("leave no gpu memory"));
-    if sglang || low.contains("is larger than the profiled value") {
+    let sglang = has(low, "mem-fraction-static") && (has(low, "not enough memory") || has(low, "leave no gpu memory"));
+    if sglang || has(low, "is larger than the profiled value") {
         r.formats.push(Format::Sglang);
         apply(low, SGLANG, n, gb);
     }
@@ -622,13 +619,13 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
         let line_start = low[..at].rfind('\n').map_or(0, |i| i + 1);
         n.llama_alloc = size_after(&low[line_start..at], "allocating", gb);
         let around = window(low, line_start.saturating_sub(2000), at + 600);
-        n.llama_buffer = if around.contains("kv cache")
-            && !window(around, around.len().saturating_sub(600), around.len()).contains("compute buffer")
+        n.llama_buffer = if has(around, "kv cache")
+            && !has(window(around, around.len().saturating_sub(600), around.len()), "compute buffer")
         {
             Some(LlamaBuffer::Kv)
-        } else if around.contains("compute buffer") || around.contains("graph_reserve") || around.contains("gallocr") {
+        } else if has(around, "compute buffer") || has(around, "graph_reserve") || has(around, "gallocr") {
             Some(LlamaBuffer::Compute)
-        } else if around.contains("load_tensors") || around.contains("model buffer") {
+        } else if has(around, "load_tensors") || has(around, "model buffer") {
             Some(LlamaBuffer::Weights)
         } else {
             None
@@ -641,7 +638,7 @@ fn read_smi(low: &str, r: &mut Reading, gb: &mut bool) {
     let n = &mut r.numbers;
     let mut seen = false;
     for line in low.lines().take(20_000) {
-        if let Some(slash) = line.find("mib / ").or_else(|| line.find(" / ").filter(|_| line.contains("mb |"))) {
+        if let Some(slash) = find(line, "mib / ").or_else(|| find(line, " / ").filter(|_| has(line, "mb |"))) {
             // "| 12799MiB / 16280MiB |" or gpustat's "| 10151 / 81920 MB |".
             let head = &line[..slash];
             let start = head.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len();
@@ -658,7 +655,7 @@ fn read_smi(low: &str, r: &mut Reading, gb: &mut bool) {
                         n.smi_used = Some(u);
                         n.smi_total = Some(t);
                     }
-                    if line.contains(" mb |") {
+                    if has(line, " mb |") {
                         *gb = true;
                     }
                 }
@@ -668,7 +665,7 @@ fn read_smi(low: &str, r: &mut Reading, gb: &mut bool) {
             if n.smi_processes.len() < 64 {
                 n.smi_processes.push(p);
             }
-        } else if line.contains("memory.used") && line.contains("memory.total") {
+        } else if has(line, "memory.used") && has(line, "memory.total") {
             seen = true;
         } else if let Some((u, t)) = csv_pair(line) {
             if seen && n.smi_used.is_none() {
@@ -694,7 +691,8 @@ fn smi_process_row(line: &str) -> Option<(u32, u64, f64)> {
         return None;
     }
     let pid = fields.iter().skip(1).find(|f| f.len() >= 2 && f.bytes().all(|b| b.is_ascii_digit()))?;
-    let mem = fields.last()?.trim_end_matches("mib");
+    let last = fields.last()?;
+    let mem = last.strip_suffix("mib").unwrap_or(last);
     Some((fields[0].parse().ok()?, pid.parse().ok()?, crate::ledger::units::parse_decimal(mem)? * KIB * KIB))
 }
 
@@ -708,7 +706,7 @@ fn csv_pair(line: &str) -> Option<(f64, f64)> {
 
 /// memory_summary's "| Allocated memory | 1062 MB | 4877 MB | …" rows.
 fn read_summary(low: &str, r: &mut Reading, gb: &mut bool) {
-    if !low.contains("memory summary") && !low.contains("| allocated memory") {
+    if !has(low, "memory summary") && !has(low, "| allocated memory") {
         return;
     }
     let mut found = false;
@@ -753,7 +751,7 @@ fn read_log_series(low: &str, r: &mut Reading) {
     for key in keys {
         let mut series = Vec::new();
         let mut rest = low;
-        while let Some(i) = rest.find(key) {
+        while let Some(i) = find(rest, key) {
             rest = &rest[i + key.len()..];
             let s = rest.trim_start_matches([' ', '=', ':', '"', '\'']);
             if let Some((v, _)) = number_at(s) {
@@ -764,7 +762,7 @@ fn read_log_series(low: &str, r: &mut Reading) {
         }
         if series.len() >= 2 {
             // Free memory falling is memory in use growing.
-            if key.contains("free") {
+            if has(key, "free") {
                 series.iter_mut().for_each(|v| *v = -*v);
             }
             r.numbers.log_series = series;
@@ -793,10 +791,10 @@ fn read_signals(low: &str, r: &mut Reading) {
         "valid (loss",
         "validating",
     ];
-    s.evaluation = eval.iter().any(|p| low.contains(p));
-    s.generation = low.contains("in generate") || low.contains(".generate(") || low.contains("in sample");
-    s.backward = low.contains("backward");
-    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| low.contains(p));
+    s.evaluation = eval.iter().any(|p| has(low, p));
+    s.generation = has(low, "in generate") || has(low, ".generate(") || has(low, "in sample");
+    s.backward = has(low, "backward");
+    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p));
     let keep = [
         ".append(loss",
         "losses.update(loss",
@@ -806,9 +804,9 @@ fn read_signals(low: &str, r: &mut Reading) {
         "torch.cat((outputs",
         "new cycle",
     ];
-    s.accumulation = keep.iter().any(|p| low.contains(p)) || low.contains("accumulate") && low.contains("torch.cat");
+    s.accumulation = keep.iter().any(|p| has(low, p)) || has(low, "accumulate") && has(low, "torch.cat");
     let long = ["longest", "max_duration", "single_longest_cut", "long sample", "longer sequence"];
-    s.long_sample = long.iter().any(|p| low.contains(p));
+    s.long_sample = long.iter().any(|p| has(low, p));
     r.numbers.steps_done = steps_done(low);
 }
 
@@ -820,7 +818,7 @@ fn steps_done(low: &str) -> Option<f64> {
     for key in ["global_step': ", "global_step=", "step ", "step: ", "iteration "] {
         let mut rest = low;
         for _ in 0..256 {
-            let Some(i) = rest.find(key) else { break };
+            let Some(i) = find(rest, key) else { break };
             rest = &rest[i + key.len()..];
             if let Some((v, used)) = number_at(rest) {
                 // "step 3/100" counts; "step 0.5 s" and "step 12 of a recipe" do too (harmless).

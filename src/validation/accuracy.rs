@@ -157,6 +157,17 @@ impl FigureKind {
     }
 
     /// Whether `unit` is the kind of unit this figure is given in.
+    /// The bill's total this kind reads, if it is one.
+    pub fn total(self) -> Option<crate::ledger::bill::TotalKind> {
+        use crate::ledger::bill::TotalKind;
+        match self {
+            FigureKind::Allocated => Some(TotalKind::Allocated),
+            FigureKind::Reserved => Some(TotalKind::Reserved),
+            FigureKind::Device => Some(TotalKind::Device),
+            _ => None,
+        }
+    }
+
     pub fn accepts_unit(self, unit: &str) -> bool {
         let wanted = match self {
             FigureKind::Serving(f) => f.unit_kind(),
@@ -260,12 +271,19 @@ pub struct Outcome {
     pub current_model: bool,
     pub measured_bytes: f64,
     pub estimated_bytes: f64,
+    /// The bill's (low, high) for a total (allocated, reserved, device); `None` for other kinds.
+    pub range: Option<(f64, f64)>,
 }
 
 impl Outcome {
     /// (estimate − measurement) / measurement.
     pub fn error(&self) -> f64 {
         (self.estimated_bytes - self.measured_bytes) / self.measured_bytes
+    }
+
+    /// The measurement lies inside the bill's range (`None`: not a total).
+    pub fn inside_range(&self) -> Option<bool> {
+        self.range.map(|(low, high)| self.measured_bytes >= low && self.measured_bytes <= high)
     }
 
     pub fn within_tolerance(&self) -> bool {
@@ -369,6 +387,10 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill),
+                range: kind.total().map(|t| {
+                    let (low, high) = bill.range(t);
+                    (low as f64, high as f64)
+                }),
             })
         })
         .collect()
@@ -492,6 +514,29 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
         for p in &problems {
             md.push_str(&format!("- {p}\n"));
         }
+    }
+    md.push_str(
+        "\n## The ranges\n\nEach total has a range, low–high, from what the scenario leaves open (src/ledger/bill.rs:\n\
+         activations and loss buffers −5 % … +20 %, the allocator's slack 0.3 … 2.2 times its share, the CUDA\n\
+         context 0.6 … 2 times); the verdict never says \"fits\" when the high end exceeds the card. How many\n\
+         measurements of a total fall inside, above or below it:\n\n\
+         | workload | totals | inside | above the high end | below the low end |\n|---|---|---|---|---|\n",
+    );
+    for w in Workload::ALL {
+        let of: Vec<&Outcome> = outcomes.iter().filter(|o| o.workload == w && o.range.is_some()).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let inside = of.iter().filter(|o| o.inside_range() == Some(true)).count();
+        let above = of.iter().filter(|o| o.range.is_some_and(|r| o.measured_bytes > r.1)).count();
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            w.label(),
+            of.len(),
+            inside,
+            above,
+            of.len() - inside - above
+        ));
     }
     md.push_str("\n## Cases\n\n| case | workload | kind | measured | estimate | error | tolerance (unknowns) | source |\n|---|---|---|---|---|---|---|---|\n");
     for o in outcomes {

@@ -183,3 +183,31 @@ test('the model picker is searchable', async () => {
   assert.ok(big.includes('qwen3-235b-a22b'));
   assert.deepEqual(page.problems, []);
 });
+
+test('QLoRA follows PEFT\'s recipe unless told otherwise; every total shows its range', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=qlora&seq=4096&gpu=rtx4090`);
+  await ready(page);
+  assert.equal(await page.inputValue('[data-testid="recipe"]'), 'peft');
+  const total = async () => BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  const peft = await total();
+  for (const id of ['total-allocated', 'total-reserved', 'total']) {
+    const [low, point, high] = await Promise.all(['data-low', 'data-bytes', 'data-high'].map(async (a) => BigInt(await page.getAttribute(`[data-testid="${id}"]`, a))));
+    assert.ok(low < point && point < high, `${id}: ${low} ${point} ${high}`);
+    assert.match(await page.textContent(`[data-testid="${id}"] .range`), /GiB–.*GiB/);
+  }
+  // The model as loaded: the fp32 embedding, LM head and norms (2.1 GB) and the head's bf16 copy go.
+  await page.selectOption('[data-testid="recipe"]', 'plain');
+  await page.waitForFunction(() => location.search.includes('recipe=plain'), null, { timeout: 3000 });
+  assert.ok(peft - (await total()) > 3_000_000_000n);
+  // Dropout keeps a copy per adapter (without checkpointing: with it, only the recomputed layer
+  // holds them, and it is freed before the logits' peak).
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=lora&gc=0&seq=2048`);
+  await ready(page);
+  const before = await total();
+  await page.fill('[data-testid="lora_dropout"]', '0.1');
+  await page.press('[data-testid="lora_dropout"]', 'Enter');
+  await page.waitForFunction(() => location.search.includes('lora_dropout=0.1'), null, { timeout: 3000 });
+  assert.ok((await total()) > before);
+  assert.deepEqual(page.problems, []);
+});

@@ -12,6 +12,7 @@ use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, EngineVersion, MAX_CONTEXT, MIB};
 use crate::ledger::storage::{QuantLayers, StorageFormat};
+use crate::ledger::units::has;
 use crate::ledger::weights::stored_weights;
 use crate::msg;
 
@@ -70,7 +71,7 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
     let version = i.engine.version.unwrap_or(CURRENT);
     let v = |a, b| version >= EngineVersion(0, a, b);
     let total_gib = p.gpu.torch_bytes as f64 / GIB;
-    let big = total_gib >= 70.0 && !p.gpu.name.to_ascii_lowercase().contains("a100");
+    let big = total_gib >= 70.0 && !has(&p.gpu.name.to_ascii_lowercase(), "a100");
     // `vllm serve`'s defaults (engine/arg_utils.py::get_batch_defaults).
     let (tokens, seqs) = if !v(8, 0) {
         // The V0 engine: the whole context in one step, chunked prefill (512) past 32k.

@@ -1,13 +1,15 @@
 //! Every control of the scenario vocabulary, each naming its query key. Controls that do not apply
 //! to the current mode or method are not rendered (not merely disabled).
 
+use crate::ledger::units::has;
 use yew::prelude::*;
 
 use super::inputs::{checkbox, number, optional_number, segmented, select, slider, Groups, Scale};
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    AttentionKernel, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Scenario, GIB,
+    trim_float, AttentionKernel, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario,
+    GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -53,7 +55,7 @@ fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)
     for m in presets::models() {
         let size = format!("{}B", fixed(m.architecture.parameters() as f64 / 1e9, 1));
         let hay = format!("{} {} {} {size} {}", m.id, m.architecture.name, m.family, m.year).to_ascii_lowercase();
-        if !needle.is_empty() && !hay.contains(&needle) && s.model_id.as_deref() != Some(m.id) {
+        if !needle.is_empty() && !has(&hay, &needle) && s.model_id.as_deref() != Some(m.id) {
             continue;
         }
         let entry = (m.id.to_string(), format!("{} ({size}, {})", m.architecture.name, m.year));
@@ -236,6 +238,8 @@ pub fn controls(props: &ControlsProps) -> Html {
                 { rank_slider }
                 if adapters {
                     { segmented(Key::Targets, lang, s.targets.id(), options(LoraTargets::ALL, LoraTargets::id), set(Key::Targets)) }
+                    { pick(Key::Recipe, s.recipe().id(), options(Recipe::ALL, Recipe::id)) }
+                    { number(Key::LoraDropout, lang, trim_float(s.lora_dropout), "0", "0.05", set(Key::LoraDropout)) }
                 }
                 { quant_choice }
                 if train {

@@ -1,7 +1,7 @@
 use yew::prelude::*;
 
 use crate::i18n::{self, render, text, Lang, Text};
-use crate::ledger::bill::{Bill, Verdict};
+use crate::ledger::bill::{Bill, TotalKind, Verdict};
 use crate::ledger::serving::{Serving, ServingStatus};
 use crate::ledger::units::{fixed, format_bytes, group, Unit};
 use crate::ledger::Scenario;
@@ -53,8 +53,13 @@ fn serving_figures(lang: Lang, unit: Unit, sv: &Serving) -> Html {
 }
 
 #[inline(never)]
-fn total_dd(testid: &'static str, bytes: u64, unit: Unit) -> Html {
-    html! { <dd data-testid={testid} data-bytes={bytes.to_string()}>{ format_bytes(bytes, unit) }</dd> }
+fn total_dd(testid: &'static str, bytes: u64, (low, high): (u64, u64), unit: Unit) -> Html {
+    let range = (low != high).then(|| format!(" {}–{}", format_bytes(low, unit), format_bytes(high, unit)));
+    html! {
+        <dd data-testid={testid} data-bytes={bytes.to_string()} data-low={low.to_string()} data-high={high.to_string()}>
+            { format_bytes(bytes, unit) }<small class="range">{ range }</small>
+        </dd>
+    }
 }
 
 /// The model, the three totals, and fits / does not fit against the GPU.
@@ -68,7 +73,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     let headroom = bill.headroom_bytes();
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
-    let total = |testid: &'static str, bytes: u64| total_dd(testid, bytes, unit);
+    let total = |testid: &'static str, kind: TotalKind, bytes: u64| total_dd(testid, bytes, bill.range(kind), unit);
     let line = match &bill.serving {
         Some(sv) => serving_line(lang, sv, v),
         None => html! {
@@ -89,14 +94,16 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
             }
             <dl class="totals">
                 <dt>{ text(lang, Text::Allocated) }</dt>
-                { total("total-allocated", bill.allocated_bytes()) }
+                { total("total-allocated", TotalKind::Allocated, bill.allocated_bytes()) }
                 <dt>{ text(lang, Text::Reserved) }</dt>
-                { total("total-reserved", bill.reserved_bytes()) }
+                { total("total-reserved", TotalKind::Reserved, bill.reserved_bytes()) }
                 <dt>{ text(lang, Text::Device) }</dt>
-                { total("total", bill.device_bytes()) }
+                { total("total", TotalKind::Device, bill.device_bytes()) }
             </dl>
             if bill.serving.is_none() {
-                <p class="verdict-uses">{ text(lang, Text::VerdictUses) }</p>
+                <p class="verdict-uses" data-end={if bill.high_end_decides() { "high" } else { "point" }}>
+                    { text(lang, if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses }) }
+                </p>
             }
             if !bill.notes.is_empty() {
                 <ul class="bill-notes" data-testid="bill-notes">
