@@ -59,9 +59,9 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ] \
    && [ -x node_modules/.bin/wasm-opt ]; then
-  say "npm packages (binaryen's wasm-opt, playwright-core): present"
+  say "npm packages (binaryen's wasm-opt, terser, playwright-core): present"
 else
-  say "npm ci (binaryen's wasm-opt, playwright-core)"
+  say "npm ci (binaryen's wasm-opt, terser, playwright-core)"
   npm ci --no-audit --no-fund
 fi
 
