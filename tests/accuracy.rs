@@ -80,6 +80,7 @@ fn synthetic(id: &str, query: &str, figure: f64, kind: &str, unknowns: &[&str]) 
         url: "https://example.invalid".into(),
         origin: String::new(),
         note: String::new(),
+        open: String::new(),
     }
 }
 
@@ -114,6 +115,15 @@ fn errors_median_and_failures_by_hand() {
     assert!(p[0].contains("median absolute error"), "{p:?}");
     assert!(p[1].contains("`low`") && p[1].contains("+25.0 %"), "{p:?}");
     assert!(p[2].contains("`high`") && p[2].contains("−16.7 %"), "{p:?}");
+    // A known miss marked open is listed, not failed; a marked case back inside its tolerance fails.
+    let mut marked = worse.clone();
+    marked[0].open = "what the ledger does not model".into();
+    let p = problems(&evaluate(&marked).unwrap());
+    assert!(!p.iter().any(|x| x.contains("`low`")), "{p:?}");
+    marked[1].open = "stale".into();
+    marked[1].figure = weights;
+    let p = problems(&evaluate(&marked).unwrap());
+    assert!(p.iter().any(|x| x.contains("`high` is marked open but is within")), "{p:?}");
 }
 
 #[test]

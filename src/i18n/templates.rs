@@ -120,6 +120,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "loss=fused(`Liger`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}",
         ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
+        LayerGradients => (
+            " + the layer's unsharded gradients and the reduce-scatter input: 2 × {0} × {1} B",
+            " + 该层未切分的梯度与 reduce-scatter 输入:2 × {0} × {1} B",
+        ),
         HeadCopy => (
             " + autocast's bf16 copy of the fp32 LM head: {0} × 2 B = {1}",
             " + 自动混合精度(`autocast`)的 fp32 LM head bf16 副本:{0} × 2 B = {1}",
@@ -129,8 +133,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
         ),
         GatheredLayer => (
-            "one layer gathered from the other GPUs: {0} params × {1} B × (1 − 1/{2})",
-            "从其他 GPU 聚合的一层:{0} 个参数 × {1} B × (1 − 1/{2})",
+            "FSDP / ZeRO-3: {3} layers gathered at once (the current and the prefetched next) × {0} params × {1} B × (1 − 1/{2}){4}",
+            "FSDP / ZeRO-3:同时聚合 {3} 层(当前层与预取的下一层)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
         ),
         OptimizerStep => (
             "max(0, step temporaries {0} − activations and logits freed by then {1}): {2}",

@@ -167,6 +167,7 @@ msg_ids!(
     LogitsFused,
     Softcap,
     HeadCopy,
+    LayerGradients,
     VisionActivations,
     GatheredLayer,
     OptimizerStep,

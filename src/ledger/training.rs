@@ -94,8 +94,15 @@ pub fn gradients(t: &Training) -> Component {
     line(ComponentId::Gradients, gradient_bytes(t), "§1", formula)
 }
 
-/// ZeRO-3 / FSDP gathers one layer's full weights to compute it; the local shard of that layer is
-/// already counted in the weights.
+/// Layers FSDP holds gathered at its peak: in backward (`BACKWARD_PRE`, FSDP1's default and FSDP2's
+/// only mode) the current layer and the prefetched next one; FSDP1's `limit_all_gathers` caps the
+/// forward at two in flight as well.
+pub const LAYERS_IN_FLIGHT: u64 = 2;
+
+/// ZeRO-3 / FSDP gathers whole layers to compute them: the current and the prefetched next (their
+/// local shards are already in the weights); a trained layer's backward also holds its unsharded
+/// gradients and the reduce-scatter's input buffer, one layer's worth each (in the gradients'
+/// dtype), before they are reduced to this GPU's shard.
 pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     if t.shard.zero != 3 {
         return None;
@@ -108,8 +115,20 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     };
     let n = t.shard.gpus.max(1) as f64;
     let remote = 1.0 - 1.0 / n;
-    let formula = msg!(GatheredLayer, Arg::Count(layer_params), Arg::Factor(bytes_each), Arg::Int(t.shard.gpus));
-    Some(line(ComponentId::GatheredLayer, layer_params as f64 * bytes_each * remote, "§3", formula))
+    let gathered = LAYERS_IN_FLIGHT as f64 * layer_params as f64 * bytes_each * remote;
+    let grads = match t.trains {
+        Trains::Full => 2.0 * layer_params as f64 * t.gradients.bytes(),
+        Trains::Adapters { .. } => 0.0,
+    };
+    let formula = msg!(
+        GatheredLayer,
+        Arg::Count(layer_params),
+        Arg::Factor(bytes_each),
+        Arg::Int(t.shard.gpus),
+        Arg::Int(LAYERS_IN_FLIGHT),
+        when(grads > 0.0, || msg!(LayerGradients, Arg::Count(layer_params), Arg::Factor(t.gradients.bytes())))
+    );
+    Some(line(ComponentId::GatheredLayer, gathered + grads, "§3", formula))
 }
 
 /// The bill sums its lines, as the chapter does. In time, backward frees activations and logits

@@ -53,6 +53,11 @@ pub struct Case {
     /// What had to be assumed or is known to differ.
     #[serde(default)]
     pub note: String,
+    /// A known miss: what the ledger does not model yet that this case needs. An open case outside
+    /// its tolerance is listed in the report instead of failing the test; one inside it must lose
+    /// the mark (the test fails), so no mark outlives its reason.
+    #[serde(default)]
+    pub open: String,
 }
 
 /// What a figure measures.
@@ -433,7 +438,10 @@ pub fn problems(outcomes: &[Outcome]) -> Vec<String> {
             ));
         }
     }
-    for o in outcomes.iter().filter(|o| !o.within_tolerance()) {
+    for o in outcomes.iter().filter(|o| !o.case.open.is_empty() && o.within_tolerance()) {
+        out.push(format!("case `{}` is marked open but is within its tolerance: remove `open`", o.case.id));
+    }
+    for o in outcomes.iter().filter(|o| !o.within_tolerance() && o.case.open.is_empty()) {
         out.push(format!(
             "case `{}`: error {} % is outside its tolerance ±{} %",
             o.case.id,
@@ -508,11 +516,23 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     let problems = problems(outcomes);
     md.push('\n');
     if problems.is_empty() {
-        md.push_str("Every case is within its tolerance and the median is within the 10 % bar.\n");
+        md.push_str("Every case not marked open is within its tolerance and the median is within the 10 % bar.\n");
     } else {
         md.push_str("**Outside the bar:**\n\n");
         for p in &problems {
             md.push_str(&format!("- {p}\n"));
+        }
+    }
+    let open: Vec<&Outcome> = outcomes.iter().filter(|o| !o.case.open.is_empty()).collect();
+    if !open.is_empty() {
+        md.push_str("\n**Open — known misses, outside their tolerance, with what the ledger does not model yet:**\n\n");
+        for o in &open {
+            md.push_str(&format!(
+                "- `{}` ({} %): {}\n",
+                o.case.id,
+                signed_percent(o.error()),
+                cell(o.case.open.trim())
+            ));
         }
     }
     md.push_str(
