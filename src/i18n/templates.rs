@@ -122,7 +122,7 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (
             " + the layer's unsharded gradients and the reduce-scatter input: 2 × {0} × {1} B",
-            " + 该层未切分的梯度与 reduce-scatter 输入:2 × {0} × {1} B",
+            " + 该层未切分的梯度与 `reduce-scatter` 输入:2 × {0} × {1} B",
         ),
         HeadCopy => (
             " + autocast's bf16 copy of the fp32 LM head: {0} × 2 B = {1}",
@@ -134,7 +134,7 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         GatheredLayer => (
             "FSDP / ZeRO-3: {3} layers gathered at once (the current and the prefetched next) × {0} params × {1} B × (1 − 1/{2}){4}",
-            "FSDP / ZeRO-3:同时聚合 {3} 层(当前层与预取的下一层)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
+            "`FSDP` / `ZeRO-3`:同时聚合 {3} 层(当前层与预取的下一层)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
         ),
         OptimizerStep => (
             "max(0, step temporaries {0} − activations and logits freed by then {1}): {2}",
