@@ -156,3 +156,26 @@ fn unsloth_s_hf_baseline_contexts_with_the_recipe_s_defaults() {
         assert!(error.abs() < 0.2, "{vram} GB: {lo} vs {published} ({error:+.2})");
     }
 }
+
+/// A hand-written loop (`loop=script`) keeps the model's output through backward: one copy of the
+/// logits in the dtype the model returns — Llama-3.1-8B LoRA, 1,024 tokens, bf16 logits: 1,024 ×
+/// 128,256 × 2 B = 262,668,288 B (fp32 from older transformers, `loss=hf_shift`: twice that). With
+/// bitsandbytes before 0.43.2 and no checkpointing the previous step's 4-bit layer inputs stay
+/// too (LitGPT, Lightning-AI/litgpt finetune/lora.py; research note litgpt_qlora.md): per token and
+/// layer (2 × 4,096 + 4,096 + 14,336) × 2 B = 53,248 B × 32 layers × 2 × 512 tokens.
+#[test]
+fn a_script_loop_keeps_the_output_and_legacy_inputs() {
+    let q = "model=llama-3.1-8b&method=lora&seq=1024";
+    let held = component(&format!("{q}&loop=script"), C::Logits) as i64 - component(q, C::Logits) as i64;
+    assert_eq!(held, 1024 * 128_256 * 2);
+    let shift = format!("{q}&loss=hf_shift");
+    let held32 = component(&format!("{shift}&loop=script"), C::Logits) as i64 - component(&shift, C::Logits) as i64;
+    assert_eq!(held32, 1024 * 128_256 * 4);
+    let legacy = "model=llama-3.1-8b&method=qlora&recipe=plain&bnb=legacy&gc=0&seq=512&batch=2&rank=32&targets=qv&precision=bf16";
+    let prev =
+        component(&format!("{legacy}&loop=script"), C::Activations) as i64 - component(legacy, C::Activations) as i64;
+    assert_eq!(prev, 53_248 * 32 * 1024);
+    // Checkpointed: the 4-bit inputs belong to the recomputed graph and go with it.
+    let gc = legacy.replace("gc=0", "gc=1");
+    assert_eq!(component(&format!("{gc}&loop=script"), C::Activations), component(&gc, C::Activations));
+}

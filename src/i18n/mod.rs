@@ -336,6 +336,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Loss => ("Loss implementation (logits)", "损失实现(logits)"),
             Recipe => ("Training recipe", "训练配方"),
             LoraDropout => ("LoRA dropout", "LoRA dropout"),
+            Loop => ("Training loop", "训练循环"),
             Gpus => ("GPUs", "GPU 数"),
             Zero => ("ZeRO stage", "ZeRO 阶段"),
             Kv => ("KV-cache dtype", "KV cache 精度"),

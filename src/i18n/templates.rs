@@ -87,12 +87,12 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8} = {9})中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
         ),
         ActivationsStored => (
-            "{0} layers × {1} tokens × {2} seq × {3} B/token/layer{4} = {5} + final norm {6}",
-            "{0} 层 × {1} token × {2} 条序列 × {3} B/token/层{4} = {5} + 最终 norm {6}",
+            "{0} layers × {1} tokens × {2} seq × {3} B/token/layer{4} = {5} + final norm {6}{7}",
+            "{0} 层 × {1} token × {2} 条序列 × {3} B/token/层{4} = {5} + 最终 norm {6}{7}",
         ),
         ActivationsByClass => (
-            "({0}) × {1} tokens × {2} seq{3} = {4} + final norm {5}",
-            "({0})× {1} token × {2} 条序列{3} = {4} + 最终 norm {5}",
+            "({0}) × {1} tokens × {2} seq{3} = {4} + final norm {5}{6}",
+            "({0})× {1} token × {2} 条序列{3} = {4} + 最终 norm {5}{6}",
         ),
         ClassPart => ("{0} {1} layers × {2} B/token", "{0} 个{1}层 × {2} B/token"),
         ClassName => ("{0}{1}", "{0}{1}"),
@@ -102,8 +102,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         KindChunked => ("chunked-attention", "分块注意力"),
         KindLinear => ("linear-attention", "线性注意力"),
         Logits => (
-            "{0} seq × {1} tokens × vocab {2} × {3} B (loss={4}: {5}{6}){7}",
-            "{0} 条序列 × {1} token × 词表 {2} × {3} B(loss={4}:{5}{6}){7}",
+            "{0} seq × {1} tokens × vocab {2} × {3} B (loss={4}: {5}{6}){7}{8}",
+            "{0} 条序列 × {1} token × 词表 {2} × {3} B(loss={4}:{5}{6}){7}{8}",
         ),
         LossHf => (
             "backward of the fp32 log-softmax: saved output + incoming gradient + input gradient, 3 × 4 B",
@@ -116,13 +116,18 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (
-            "loss=fused (Liger): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}",
-            "loss=fused(`Liger`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}",
+            "loss=fused (Liger): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",
+            "loss=fused(`Liger`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}{8}",
         ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (
             " + the layer's unsharded gradients and the reduce-scatter input: 2 × {0} × {1} B",
             " + 该层未切分的梯度与 `reduce-scatter` 输入:2 × {0} × {1} B",
+        ),
+        HeldOutput => (" + the output the loop keeps through backward: {0}", " + 循环在反向时仍持有的输出:{0}"),
+        PreviousInputs => (
+            " + the previous step's 4-bit layer inputs (`loop=script`, `bnb=legacy`): {0}",
+            " + 上一步的 4 位量化层输入(`loop=script`、`bnb=legacy`):{0}",
         ),
         HeadCopy => (
             " + autocast's bf16 copy of the fp32 LM head: {0} × 2 B = {1}",

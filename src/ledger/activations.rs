@@ -348,6 +348,17 @@ fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
     (bytes, chunk)
 }
 
+/// The logits a loop that keeps the model's output holds through backward: one copy in the dtype
+/// the model returns them (fp32 from transformers before 4.46, which upcast inside the model:
+/// `loss=hf_shift`; else the activations'); none from a fused loss, which returns no logits.
+pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
+    if !t.keeps_output || t.loss == LossKernel::Fused {
+        return 0.0;
+    }
+    let returned = if t.loss == LossKernel::HfShift { 4.0 } else { p.acts.bytes() };
+    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned
+}
+
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
@@ -360,7 +371,9 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     // weight, which its backward keeps until the loss's gradient has passed.
     let head_params = if t.kbit_prepared { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
     let head_copy = head_params as f64 * 2.0;
+    let held = held_output_bytes(p, t);
     let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
+    let held_note = || when(held > 0.0, || msg!(HeldOutput, Arg::Bytes(held)));
     if t.loss == LossKernel::Fused {
         let (bytes, chunk) = fused_loss_bytes(p);
         let formula = msg!(
@@ -372,9 +385,10 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
             Arg::Count(p.arch.hidden),
             Arg::Factor(p.acts.bytes()),
             Arg::Bytes(bytes),
-            head_note
+            head_note,
+            held_note()
         );
-        return (line(ComponentId::Logits, bytes + head_copy, "§1", formula), 0.0);
+        return (line(ComponentId::Logits, bytes + head_copy + held, "§1", formula), 0.0);
     }
     let formula = msg!(
         Logits,
@@ -385,9 +399,10 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
         Arg::Code(t.loss.id()),
         what.arg(),
         when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap))),
-        head_note
+        head_note,
+        held_note()
     );
-    (line(ComponentId::Logits, count * per_logit + head_copy, "§1", formula), saved)
+    (line(ComponentId::Logits, count * per_logit + head_copy + held, "§1", formula), saved)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,7 +482,8 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
     });
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
-        let recompute_excess = (layer_bytes - logits_bytes).max(0.0);
+        // Output a loop keeps is not freed before the last layer is recomputed.
+        let recompute_excess = (layer_bytes - (logits_bytes - held_output_bytes(p, t))).max(0.0);
         let formula = msg!(
             ActivationsCheckpointed,
             Arg::Int(arch.layers),
@@ -485,6 +501,8 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
         line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula)
     } else {
         let stored = saved.bytes(tokens, batch);
+        let previous = previous_step_inputs(p, t);
+        let previous_note = when(previous > 0.0, || msg!(PreviousInputs, Arg::Bytes(previous)));
         let formula = if uniform {
             msg!(
                 ActivationsStored,
@@ -494,7 +512,8 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
                 Arg::Count(layer.per_token as u64),
                 quadratic,
                 Arg::Bytes(stored),
-                Arg::Bytes(final_norm)
+                Arg::Bytes(final_norm),
+                previous_note
             )
         } else {
             msg!(
@@ -504,11 +523,29 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
                 Arg::Int(batch),
                 quadratic,
                 Arg::Bytes(stored),
-                Arg::Bytes(final_norm)
+                Arg::Bytes(final_norm),
+                previous_note
             )
         };
-        line(ComponentId::Activations, stored + final_norm, "§1", formula)
+        line(ComponentId::Activations, stored + final_norm + previous, "§1", formula)
     }
+}
+
+/// bitsandbytes before 0.43.2 kept each 4-bit layer's input as a plain `ctx` attribute, which
+/// backward does not free: a loop that holds the previous step's output keeps those inputs alive
+/// until the next forward returns, beside that forward's own — every frozen linear layer's input
+/// (attention and MLP inputs, o_proj's and down_proj's), in the activations' dtype.
+fn previous_step_inputs(p: &Plan, t: &Training) -> f64 {
+    let Trainable::Lora { frozen_keeps_inputs: true, .. } = t.saved else { return 0.0 };
+    // With checkpointing the forward keeps only layer inputs (the 4-bit inputs are the recomputed
+    // graph's, gone with it).
+    if !t.keeps_output || t.checkpointing {
+        return 0.0;
+    }
+    let (h, out) = (p.arch.hidden as f64, p.arch.attn_out_dim() as f64);
+    let per_token: f64 =
+        p.arch.layer_classes().iter().map(|c| c.count as f64 * (2.0 * h + out + ffn_active(p.arch, *c))).sum();
+    per_token * p.acts.bytes() * p.tokens as f64 * p.batch as f64
 }
 
 // ---------------------------------------------------------------------------------------------

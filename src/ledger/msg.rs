@@ -168,6 +168,8 @@ msg_ids!(
     Softcap,
     HeadCopy,
     LayerGradients,
+    HeldOutput,
+    PreviousInputs,
     VisionActivations,
     GatheredLayer,
     OptimizerStep,

@@ -14,7 +14,7 @@ use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer,
-    Precision, Recipe, Scenario,
+    Precision, Recipe, Scenario, TrainingLoop,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -92,6 +92,8 @@ pub struct Training {
     /// PEFT's k-bit preparation: the base's non-quantized parameters in fp32, an fp32 residual
     /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`).
     pub kbit_prepared: bool,
+    /// The loop keeps the model's output through backward and until the next forward (`loop=script`).
+    pub keeps_output: bool,
 }
 
 /// An inference forward pass (prefill, then decoding).
@@ -245,6 +247,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         accum: s.accum,
         shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
         kbit_prepared,
+        keeps_output: s.training_loop == TrainingLoop::Script,
     }
 }
 

@@ -82,6 +82,14 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// The training loop around the step: `trainer` = Hugging Face's Trainer, TRL, Accelerate-style
+    /// loops that drop the model's output before backward; `script` = a hand-written loop
+    /// (`out = model(**batch); out.loss.backward()`, LitGPT, Answer.AI's train.py) that keeps the
+    /// output — with its logits — through backward and until the next forward returns.
+    TrainingLoop { Trainer => "trainer", Script => "script" }
+);
+
+keyword_enum!(
     /// What runs the inference: `hf` = Hugging Face `generate()` (one call, the cache it grows); the
     /// serving engines size a KV pool from a memory budget at start-up and fill it with requests.
     Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
@@ -313,6 +321,7 @@ pub struct Scenario {
     pub recipe: Option<Recipe>,
     /// LoRA dropout probability (0 = none: PEFT uses an identity).
     pub lora_dropout: f64,
+    pub training_loop: TrainingLoop,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -353,6 +362,7 @@ impl Default for Scenario {
             bnb: Bitsandbytes::Fixed,
             recipe: None,
             lora_dropout: 0.0,
+            training_loop: TrainingLoop::Trainer,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,

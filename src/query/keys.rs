@@ -14,7 +14,7 @@ use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Bitsandbytes, Drill, Engine, EngineVersion, Gpu, LoraTargets, LossKernel, Method,
-    Mode, Optimizer, Precision, Recipe, Scenario, GIB,
+    Mode, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -103,6 +103,7 @@ key_enum!(
     Loss,
     Recipe,
     LoraDropout,
+    Loop,
     Gpus,
     Zero,
     Kv,
@@ -424,7 +425,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 86] = [
+pub static KEYS: [KeyDef; 87] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1263,6 +1264,16 @@ pub static KEYS: [KeyDef; 86] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "LoRA dropout probability: above 0 each adapter keeps its own dropped copy of its input and the mask (1 B per element); 0 = PEFT's identity, nothing kept"),
+    },
+    KeyDef {
+        key: Key::Loop,
+        name: "loop",
+        read: Read::Word(|| ids(TrainingLoop::ALL, TrainingLoop::id)),
+        set: |s, v| keyword(v.word(), TrainingLoop::from_id, |l| s.training_loop = l),
+        write: |s, c| differs(s.training_loop.id(), c.default.training_loop.id()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("trainer", "the training loop: trainer = Hugging Face's Trainer, TRL, Accelerate loops (the model's output is dropped before backward); script = a hand-written loop that keeps the output and its logits through backward until the next forward (LitGPT, Answer.AI's train.py, `out = model(**batch); out.loss.backward()`); with bitsandbytes before 0.43.2 it also keeps the previous step's 4-bit layer inputs"),
     },
     KeyDef {
         key: Key::Gpus,

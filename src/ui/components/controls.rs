@@ -9,7 +9,7 @@ use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario,
-    GIB,
+    TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -248,6 +248,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { checkbox(Key::Gc, lang, s.gradient_checkpointing, set(Key::Gc)) }
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
+                    { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
                     { pick(Key::Zero, &s.zero.to_string(), zero_options) }
                 } else {
                     { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
