@@ -33,6 +33,9 @@ fn the_peft_recipe_holds_the_unquantized_parameters_in_fp32() {
     assert_eq!(scenario("model=llama-3.1-8b&method=lora").recipe(), Recipe::Plain);
     assert_eq!(scenario("model=llama-3.1-8b&method=qlora&quant=gptq4").recipe(), Recipe::Plain);
     assert_eq!(scenario("model=llama-3.1-8b&method=lora&quant=nf4").recipe(), Recipe::Peft);
+    // Sharded QLoRA (FSDP / ZeRO-3 over several GPUs): TRL skips the preparation.
+    assert_eq!(scenario("model=llama-3.1-8b&method=qlora&gpus=2&zero=3").recipe(), Recipe::Plain);
+    assert_eq!(scenario("model=llama-3.1-8b&method=qlora&gpus=2&zero=2").recipe(), Recipe::Peft);
     // The drill's "embedding and LM head left in fp32" is already the recipe's state: nothing more.
     let drilled = estimate(&scenario(&format!("{q}&drill=fp32_module")));
     assert_eq!(drilled.component(C::Fp32Module), 0);

@@ -409,8 +409,12 @@ impl Scenario {
     pub fn default_recipe(&self) -> Recipe {
         let bnb_base = self.method == Method::Qlora
             || matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8) && self.method == Method::Lora;
+        // Sharded QLoRA (FSDP / ZeRO-3) skips the k-bit preparation in TRL: the base stays in its
+        // storage dtype so it can be sharded (trl's prepare_peft_model, `is_sharded_qlora`).
+        let sharded = self.gpus > 1 && self.zero == 3;
         if self.mode == Mode::Train
             && bnb_base
+            && !sharded
             && !self.quant.is_gguf()
             && !matches!(self.quant, StorageFormat::Gptq4 | StorageFormat::Awq4)
         {

@@ -1250,7 +1250,7 @@ pub static KEYS: [KeyDef; 87] = [
         write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA), else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (TRL's SFTTrainer < 0.26, most QLoRA tutorials): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
+        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (TRL's SFTTrainer < 0.26, most QLoRA tutorials): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
     },
     KeyDef {
         key: Key::LoraDropout,
