@@ -337,6 +337,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Recipe => ("Training recipe", "训练配方"),
             LoraDropout => ("LoRA dropout", "LoRA dropout"),
             Loop => ("Training loop", "训练循环"),
+            Compile => ("torch.compile", "torch.compile 编译"),
             Gpus => ("GPUs", "GPU 数"),
             Zero => ("ZeRO stage", "ZeRO 阶段"),
             Kv => ("KV-cache dtype", "KV cache 精度"),

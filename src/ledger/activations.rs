@@ -90,10 +90,13 @@ impl LayerActivations {
     }
 }
 
-fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool) -> f64 {
+/// What a norm keeps. Compiled (`compile=1`), Inductor's min-cut partitioner saves the fused
+/// kernel's input and recomputes the fp32 copy and the normalised value in backward.
+fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool, compiled: bool) -> f64 {
     let h = arch.hidden as f64;
     let out = if next_trains { act * h } else { 0.0 };
     match arch.norm {
+        NormKind::RmsNorm if compiled => act * h + out,
         // fp32 copy of the input (it *is* the input in fp32 training) + normalised + output.
         NormKind::RmsNorm => 4.0 * h + if weight_trains { act * h } else { 0.0 } + out,
         // The fused kernel keeps its input (and per-row statistics).
@@ -110,11 +113,12 @@ pub fn training_layer(
     kernel: AttentionKernel,
     act: Dtype,
     seq: u64,
+    compiled: bool,
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let stream = trainable.stream_bytes(act);
-    saved.per_token += norm_saved(arch, stream, full, inputs_kept);
+    saved.per_token += norm_saved(arch, stream, full, inputs_kept, compiled);
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
         _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
@@ -122,9 +126,9 @@ pub fn training_layer(
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
     for _ in 2..arch.norms_per_layer.min(8) {
-        saved.per_token += norm_saved(arch, stream, full, false);
+        saved.per_token += norm_saved(arch, stream, full, false, compiled);
     }
-    mlp_saved(&mut saved, arch, class, trainable, stream);
+    mlp_saved(&mut saved, arch, class, trainable, stream, compiled);
     adapters_saved(&mut saved.per_token, arch, class, trainable, kernel, act.bytes());
     saved
 }
@@ -201,12 +205,19 @@ fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
 }
 
 /// MLP block: its norm, the router, the gated or plain MLP's saved tensors.
-fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, class: LayerClass, trainable: Trainable, act: f64) {
+fn mlp_saved(
+    saved: &mut LayerActivations,
+    arch: &Architecture,
+    class: LayerClass,
+    trainable: Trainable,
+    act: f64,
+    compiled: bool,
+) {
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
     let routed = moe.map_or(1.0, |m| m.active as f64);
-    saved.per_token += norm_saved(arch, act, full, inputs_kept);
+    saved.per_token += norm_saved(arch, act, full, inputs_kept, compiled);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
@@ -217,7 +228,9 @@ fn mlp_saved(saved: &mut LayerActivations, arch: &Architecture, class: LayerClas
     saved.per_token += act
         * ffn_active(arch, class)
         * match arch.mlp {
-            // gate output (SiLU input), SiLU output, up output; + the product (down input)
+            // gate output (SiLU input), SiLU output, up output; + the product (down input).
+            // Compiled, the SiLU output is recomputed from the gate output.
+            MlpKind::Glu if compiled => 2.0 + kept,
             MlpKind::Glu => 3.0 + kept,
             // fc1 output (GELU input); + GELU output (fc2 input)
             MlpKind::Gelu => 1.0 + kept,
@@ -291,9 +304,9 @@ fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
 }
 
 /// The final norm before the LM head, kept for backward.
-fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64) -> f64 {
+fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64, compiled: bool) -> f64 {
     let full = trainable.is_full();
-    norm_saved(arch, act, full, full)
+    norm_saved(arch, act, full, full, compiled)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -420,11 +433,12 @@ impl SavedLayers {
         kernel: AttentionKernel,
         act: Dtype,
         tokens: u64,
+        compiled: bool,
     ) -> SavedLayers {
         let classes = arch
             .layer_classes()
             .into_iter()
-            .map(|c| (c, training_layer(arch, c, trainable, kernel, act, tokens)))
+            .map(|c| (c, training_layer(arch, c, trainable, kernel, act, tokens, compiled)))
             .collect();
         SavedLayers { classes }
     }
@@ -470,13 +484,13 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Component {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens);
+    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
     let uniform = saved.classes.len() == 1;
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero);
     let layer_bytes = layer.bytes(tokens, batch);
     let stream = t.saved.stream_bytes(p.acts);
-    let final_norm = final_norm_bytes_per_token(arch, t.saved, stream) * tokens as f64 * batch as f64;
+    let final_norm = final_norm_bytes_per_token(arch, t.saved, stream, t.compiled) * tokens as f64 * batch as f64;
     let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });

@@ -94,6 +94,8 @@ pub struct Training {
     pub kbit_prepared: bool,
     /// The loop keeps the model's output through backward and until the next forward (`loop=script`).
     pub keeps_output: bool,
+    /// torch.compile'd layers (`compile=1`): pointwise results recomputed in backward, not saved.
+    pub compiled: bool,
 }
 
 /// An inference forward pass (prefill, then decoding).
@@ -248,6 +250,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
         kbit_prepared,
         keeps_output: s.training_loop == TrainingLoop::Script,
+        compiled: s.compiled,
     }
 }
 

@@ -322,6 +322,8 @@ pub struct Scenario {
     /// LoRA dropout probability (0 = none: PEFT uses an identity).
     pub lora_dropout: f64,
     pub training_loop: TrainingLoop,
+    /// torch.compile on the model (training): Inductor recomputes pointwise results in backward.
+    pub compiled: bool,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -363,6 +365,7 @@ impl Default for Scenario {
             recipe: None,
             lora_dropout: 0.0,
             training_loop: TrainingLoop::Trainer,
+            compiled: false,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,

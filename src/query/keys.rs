@@ -104,6 +104,7 @@ key_enum!(
     Recipe,
     LoraDropout,
     Loop,
+    Compile,
     Gpus,
     Zero,
     Kv,
@@ -425,7 +426,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 87] = [
+pub static KEYS: [KeyDef; 88] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1274,6 +1275,19 @@ pub static KEYS: [KeyDef; 87] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("trainer", "the training loop: trainer = Hugging Face's Trainer, TRL, Accelerate loops (the model's output is dropped before backward); script = a hand-written loop that keeps the output and its logits through backward until the next forward (LitGPT, Answer.AI's train.py, `out = model(**batch); out.loss.backward()`); with bitsandbytes before 0.43.2 it also keeps the previous step's 4-bit layer inputs"),
+    },
+    KeyDef {
+        key: Key::Compile,
+        name: "compile",
+        read: Read::Flag,
+        set: |s, v| {
+            s.compiled = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.compiled != c.default.compiled).then(|| flag_text(s.compiled)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("0", "torch.compile on the model (training): Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output"),
     },
     KeyDef {
         key: Key::Gpus,
