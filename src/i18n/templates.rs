@@ -90,6 +90,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "{0} layers × {1} tokens × {2} seq × {3} B/token/layer{4} = {5} + final norm {6}{7}",
             "{0} 层 × {1} token × {2} 条序列 × {3} B/token/层{4} = {5} + 最终 norm {6}{7}",
         ),
+        ActivationsSelective => (
+            "`gc=sac`: {0} layers × {1} tokens × {2} seq × {3} B/token (input, every other matmul, attention) = {4} + final norm {5} + recompute {6}",
+            "`gc=sac`:{0} 层 × {1} token × {2} 条序列 × {3} B/token(输入、隔一个矩阵乘、注意力)= {4} + 最终 norm {5} + 重算 {6}",
+        ),
         ActivationsByClass => (
             "({0}) × {1} tokens × {2} seq{3} = {4} + final norm {5}{6}",
             "({0})× {1} token × {2} 条序列{3} = {4} + 最终 norm {5}{6}",
@@ -121,25 +125,25 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (
-            " + the layer's unsharded gradients and the reduce-scatter input: 2 × {0} × {1} B",
-            " + 该层未切分的梯度与 `reduce-scatter` 输入:2 × {0} × {1} B",
+            " + unsharded gradients and reduce-scatter input: 2 × {0} × {1} B",
+            " + 未切分梯度与 `reduce-scatter` 输入:2 × {0} × {1} B",
         ),
-        HeldOutput => (" + the output the loop keeps through backward: {0}", " + 循环在反向时仍持有的输出:{0}"),
+        HeldOutput => (" + the output the loop keeps: {0}", " + 循环持有的输出:{0}"),
         PreviousInputs => (
             " + the previous step's 4-bit layer inputs (`loop=script`, `bnb=legacy`): {0}",
             " + 上一步的 4 位量化层输入(`loop=script`、`bnb=legacy`):{0}",
         ),
         HeadCopy => (
-            " + autocast's bf16 copy of the fp32 LM head: {0} × 2 B = {1}",
-            " + 自动混合精度(`autocast`)的 fp32 LM head bf16 副本:{0} × 2 B = {1}",
+            " + autocast's bf16 LM head copy: {0} × 2 B = {1}",
+            " + `autocast` 的 LM head bf16 副本:{0} × 2 B = {1}",
         ),
         VisionActivations => (
             "frozen vision tower, one block at a time over {0} patches ({1} per image = {2} tokens × {3}): {4}",
             "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
         ),
         GatheredLayer => (
-            "FSDP / ZeRO-3: {3} layers gathered at once (the current and the prefetched next) × {0} params × {1} B × (1 − 1/{2}){4}",
-            "`FSDP` / `ZeRO-3`:同时聚合 {3} 层(当前层与预取的下一层)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
+            "{3} layers gathered (current + prefetched) × {0} params × {1} B × (1 − 1/{2}){4}",
+            "聚合 {3} 层(当前 + 预取)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
         ),
         OptimizerStep => (
             "max(0, step temporaries {0} − activations and logits freed by then {1}): {2}",
@@ -421,8 +425,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
         ),
         NoteFp32ModuleRecipe => (
-            "drill fp32_module: PEFT's recipe already holds the embedding and LM head in fp32 (in the weights)",
-            "演练 `fp32_module`:`PEFT` 的配方已经把 embedding 和 LM head 放在 fp32(已计入权重)",
+            "drill fp32_module: the recipe already holds them in fp32 (in the weights)",
+            "演练 `fp32_module`:配方已让它们是 fp32(已计入权重)",
         ),
         NoteQloraBase => (
             "QLoRA trains adapters on a 4-bit base; quant={0} is replaced by nf4",

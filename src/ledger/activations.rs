@@ -494,6 +494,9 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
     let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });
+    if t.selective {
+        return selective_activations(p, t, layer_bytes, logits_bytes, final_norm);
+    }
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
         // Output a loop keeps is not freed before the last layer is recomputed.
@@ -543,6 +546,36 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
         };
         line(ComponentId::Activations, stored + final_norm + previous, "§1", formula)
     }
+}
+
+/// Selective checkpointing as torchtitan's per-op policy (`_save_list`, every second matmul
+/// recomputed): each layer keeps its input, the outputs of the 1st, 3rd, 5th and 7th matmul (q, v,
+/// the MLP's gate and down projections) and the attention kernel's output with its fp32 log-sum-exp;
+/// the rest of one layer is recomputed at a time, beyond the logits' peak.
+fn selective_activations(p: &Plan, t: &Training, layer_bytes: f64, logits_bytes: f64, final_norm: f64) -> Component {
+    let arch = p.arch;
+    let (h, qd, kvd) = (arch.hidden as f64, arch.q_dim() as f64, arch.kv_dim() as f64);
+    let act = p.acts.bytes();
+    let stream = t.saved.stream_bytes(p.acts);
+    let tokens = p.tokens as f64 * p.batch as f64;
+    let classes = arch.layer_classes();
+    let per_token_of =
+        |c: &LayerClass| stream * h + act * (2.0 * qd + kvd + ffn_active(arch, *c) + h) + 4.0 * arch.heads as f64;
+    let kept: f64 = classes.iter().map(|c| c.count as f64 * per_token_of(c) * tokens).sum();
+    let per_layer = classes.iter().map(per_token_of).fold(0.0, f64::max);
+    let rest = (layer_bytes - per_layer * tokens).max(0.0);
+    let excess = (rest - (logits_bytes - held_output_bytes(p, t))).max(0.0);
+    let formula = msg!(
+        ActivationsSelective,
+        Arg::Int(arch.layers),
+        Arg::Count(p.tokens),
+        Arg::Int(p.batch),
+        Arg::Count(per_layer as u64),
+        Arg::Bytes(kept),
+        Arg::Bytes(final_norm),
+        Arg::Bytes(excess)
+    );
+    line(ComponentId::Activations, kept + final_norm + excess, "§1", formula)
 }
 
 /// bitsandbytes before 0.43.2 kept each 4-bit layer's input as a plain `ctx` attribute, which

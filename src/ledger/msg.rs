@@ -152,6 +152,7 @@ msg_ids!(
     ActivationsCheckpointed,
     ActivationsStored,
     ActivationsByClass,
+    ActivationsSelective,
     ClassPart,
     ClassName,
     ClassMoe,

@@ -96,6 +96,8 @@ pub struct Training {
     pub keeps_output: bool,
     /// torch.compile'd layers (`compile=1`): pointwise results recomputed in backward, not saved.
     pub compiled: bool,
+    /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
+    pub selective: bool,
 }
 
 /// An inference forward pass (prefill, then decoding).
@@ -251,6 +253,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         kbit_prepared,
         keeps_output: s.training_loop == TrainingLoop::Script,
         compiled: s.compiled,
+        selective: s.gradient_checkpointing && s.selective_checkpointing,
     }
 }
 

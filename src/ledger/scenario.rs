@@ -314,6 +314,8 @@ pub struct Scenario {
     pub rank: u64,
     pub targets: LoraTargets,
     pub gradient_checkpointing: bool,
+    /// Selective checkpointing (`gc=sac`), with `gradient_checkpointing`.
+    pub selective_checkpointing: bool,
     pub attention: AttentionKernel,
     pub loss: LossKernel,
     pub bnb: Bitsandbytes,
@@ -359,6 +361,7 @@ impl Default for Scenario {
             rank: 16,
             targets: LoraTargets::All,
             gradient_checkpointing: true,
+            selective_checkpointing: false,
             attention: AttentionKernel::Sdpa,
             loss: LossKernel::Hf,
             bnb: Bitsandbytes::Fixed,

@@ -1203,15 +1203,26 @@ pub static KEYS: [KeyDef; 88] = [
     KeyDef {
         key: Key::Gc,
         name: "gc",
-        read: Read::Flag,
+        read: Read::Word(|| vec!["0", "1", "sac"]),
         set: |s, v| {
-            s.gradient_checkpointing = v.flag();
+            (s.gradient_checkpointing, s.selective_checkpointing) = match v.word() {
+                "0" => (false, false),
+                "1" => (true, false),
+                "sac" => (true, true),
+                _ => return Err(()),
+            };
             Ok(())
         },
-        write: |s, c| (s.gradient_checkpointing != c.default.gradient_checkpointing).then(|| flag_text(s.gradient_checkpointing)),
+        write: |s, c| {
+            if s.gradient_checkpointing && s.selective_checkpointing {
+                Some("sac".to_string())
+            } else {
+                (s.gradient_checkpointing != c.default.gradient_checkpointing).then(|| flag_text(s.gradient_checkpointing))
+            }
+        },
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("1", "gradient checkpointing (per decoder layer)"),
+        doc: doc!("0, 1, sac", "1", "gradient checkpointing per decoder layer; sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
     },
     KeyDef {
         key: Key::Attn,

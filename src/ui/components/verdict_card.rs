@@ -101,7 +101,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
                 { total("total", TotalKind::Device, bill.device_bytes()) }
             </dl>
             if bill.serving.is_none() {
-                <p class="verdict-uses" data-end={if bill.high_end_decides() { "high" } else { "point" }}>
+                <p class="verdict-uses">
                     { text(lang, if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses }) }
                 </p>
             }
