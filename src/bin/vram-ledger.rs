@@ -28,6 +28,21 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
   --lang zh  the diagnosis in Chinese (default English; --json carries both)
 Exit codes: 0 ok, 2 bad input.";
 
+/// The scenario of a query, its warnings printed; its errors printed and exit code 2 instead.
+fn scenario_or_report(text: &str) -> Result<vram_ledger::ledger::Scenario, ExitCode> {
+    let parsed = query::parse(text);
+    for w in &parsed.warnings {
+        eprintln!("warning: {}", w.message);
+    }
+    if !parsed.errors.is_empty() {
+        for e in &parsed.errors {
+            eprintln!("error: {}", e.message);
+        }
+        return Err(ExitCode::from(2));
+    }
+    Ok(parsed.scenario)
+}
+
 fn main() -> ExitCode {
     let mut json = false;
     let mut card = false;
@@ -126,17 +141,10 @@ fn main() -> ExitCode {
         },
         None => given.to_string(),
     };
-    let parsed = query::parse(&text);
-    for w in &parsed.warnings {
-        eprintln!("warning: {}", w.message);
-    }
-    if !parsed.errors.is_empty() {
-        for e in &parsed.errors {
-            eprintln!("error: {}", e.message);
-        }
-        return ExitCode::from(2);
-    }
-    let s = parsed.scenario;
+    let s = match scenario_or_report(&text) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let bill = estimate(&s);
     if json {
         let mut v = report::to_json(&s, &bill);
@@ -182,17 +190,10 @@ fn diagnose_paste(path: &str, given: &str, json: bool, lang: vram_ledger::i18n::
     let scenario = if given.is_empty() {
         None
     } else {
-        let parsed = query::parse(given);
-        for w in &parsed.warnings {
-            eprintln!("warning: {}", w.message);
+        match scenario_or_report(given) {
+            Ok(s) => Some(s),
+            Err(code) => return code,
         }
-        if !parsed.errors.is_empty() {
-            for e in &parsed.errors {
-                eprintln!("error: {}", e.message);
-            }
-            return ExitCode::from(2);
-        }
-        Some(parsed.scenario)
     };
     let p = vram_ledger::tree::paste::diagnose_paste(&text, scenario.as_ref());
     if json {

@@ -228,12 +228,14 @@ impl Bill {
             let point = self.sum_up_to(kind);
             return (point, point);
         }
-        let (mut low, mut high) = (0.0, 0.0);
-        for c in self.components.iter().filter(|c| c.id.layer() == TotalKind::Allocated) {
-            let (l, h) = c.id.range_factors();
-            low += c.bytes as f64 * l;
-            high += c.bytes as f64 * h;
-        }
+        // (low, high) of the lines a total first includes, each at its factors.
+        let layer = |total: TotalKind| {
+            self.components.iter().filter(|c| c.id.layer() == total).fold((0.0, 0.0), |(lo, hi), c| {
+                let (l, h) = c.id.range_factors();
+                (lo + c.bytes as f64 * l, hi + c.bytes as f64 * h)
+            })
+        };
+        let (mut low, mut high) = layer(TotalKind::Allocated);
         if kind == TotalKind::Allocated {
             return (to_bytes(low), to_bytes(high));
         }
@@ -250,12 +252,8 @@ impl Bill {
         if kind == TotalKind::Reserved {
             return (to_bytes(low), to_bytes(high));
         }
-        for c in self.components.iter().filter(|c| c.id.layer() == TotalKind::Device) {
-            let (l, h) = c.id.range_factors();
-            low += c.bytes as f64 * l;
-            high += c.bytes as f64 * h;
-        }
-        (to_bytes(low), to_bytes(high))
+        let (device_low, device_high) = layer(TotalKind::Device);
+        (to_bytes(low + device_low), to_bytes(high + device_high))
     }
 
     /// The chapter's verdict on the device total; for a serving engine, whether it starts and

@@ -5,7 +5,7 @@
 use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
-use super::weights::{stored_weights, unquantized_parameters};
+use super::weights::stored_weights;
 use crate::msg;
 
 /// The language model's weights on this GPU: the trained weights in their dtype, or the frozen
@@ -27,9 +27,8 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
         }
         Base::Frozen(format) if t.kbit_prepared => {
             let w = stored_weights(arch, format);
-            let rest = unquantized_parameters(arch, format);
-            let formula = msg!(FrozenBasePrepared, w.formula.arg(), Arg::Count(rest), t.shard.suffix(3));
-            line(ComponentId::Weights, (w.bytes + rest as f64 * 2.0) / divisor, "§1", formula)
+            let formula = msg!(FrozenBasePrepared, w.formula.arg(), Arg::Count(w.unquantized), t.shard.suffix(3));
+            line(ComponentId::Weights, (w.bytes + w.unquantized as f64 * 2.0) / divisor, "§1", formula)
         }
         Base::Frozen(format) => {
             let w = stored_weights(arch, format);

@@ -17,6 +17,9 @@ use crate::msg;
 pub struct StoredWeights {
     pub bytes: f64,
     pub formula: Msg,
+    /// Parameters the format leaves 16-bit (embeddings, LM head, norms, biases, routers, the vision
+    /// tower and any linear it does not cover); all of them for a dense or GGUF format.
+    pub unquantized: u64,
 }
 
 /// A storage format and the linear layers it covers.
@@ -50,16 +53,6 @@ fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
     (params, bytes + run_bytes * run_layers as f64)
 }
 
-/// Parameters a quantized format leaves 16-bit (embeddings, LM head, norms, biases, routers,
-/// the vision tower and any linear it does not cover); all of them for a dense format.
-pub fn unquantized_parameters(arch: &Architecture, w: WeightFormat) -> u64 {
-    let total = arch.parameters();
-    if w.format.is_dense() || w.format.is_gguf() {
-        return total;
-    }
-    total - covered_linears(arch, w).0.min(total)
-}
-
 pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
     let (format, total) = (w.format, arch.parameters());
     if format.is_dense() {
@@ -67,6 +60,7 @@ pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
         return StoredWeights {
             bytes: total as f64 * b,
             formula: msg!(WeightsDense, Arg::Count(total), Arg::Factor(b), Arg::Code(format.id())),
+            unquantized: total,
         };
     }
     let vision = arch.vision_parameters();
@@ -80,7 +74,7 @@ pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
             format.explain(false).arg(),
             when(vision > 0, || msg!(VisionTowerPlus, Arg::Count(vision)))
         );
-        return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula };
+        return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula, unquantized: total };
     }
     let (linear, lin_bytes) = covered_linears(arch, w);
     let rest = total - linear.min(total);
@@ -101,5 +95,5 @@ pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
             Arg::Count(rest)
         ),
     };
-    StoredWeights { bytes: lin_bytes + rest as f64 * 2.0, formula }
+    StoredWeights { bytes: lin_bytes + rest as f64 * 2.0, formula, unquantized: rest }
 }
