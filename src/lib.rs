@@ -4,6 +4,7 @@
 //!   sharding, fit solvers, presets).
 //! - [`query`]: the scenario vocabulary as a query string (share links, the CLI's argument).
 //! - [`report`]: text and JSON renderings of a bill (the CLI's output).
+//! - [`selftest`]: the chapter's seven self-test questions, each demonstrated on the ledger.
 //! - `chart`, `i18n` and `ui`: the web app, built on the ledger.
 
 pub mod chart;
@@ -12,6 +13,7 @@ pub mod json;
 pub mod ledger;
 pub mod query;
 pub mod report;
+pub mod selftest;
 pub mod tree;
 pub mod validation;
 pub mod view;

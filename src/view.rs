@@ -1,4 +1,4 @@
-//! The web app's own keys — `lang`, `unit`, `embed`, `tree`, `oom` — read from a link. They are not part
+//! The web app's own keys — `lang`, `unit`, `embed`, `tree`, `oom`, `view`, `q` — read from a link. They are not part
 //! of the scenario (the ledger and the CLI ignore them), but they are read here, natively, so that
 //! a bad value gets the same kind of message as a bad scenario key and is tested like one.
 
@@ -20,6 +20,10 @@ pub struct View {
     pub tree: Option<NodeId>,
     /// A pasted OOM's numbers (`oom=`, [`Reading::to_link`]).
     pub oom: Option<Reading>,
+    /// `view=selftest`: the chapter's self-test instead of the calculator.
+    pub selftest: bool,
+    /// `q=1…7`: one question of the self-test alone (a chapter embeds it beside its paragraph).
+    pub question: Option<u8>,
     pub errors: Vec<Problem>,
 }
 
@@ -59,7 +63,22 @@ pub fn read(ui: &[(String, String)]) -> View {
             None
         })
     });
-    View { lang, unit, embed: get("embed") == Some("1"), tree, oom, errors }
+    let selftest = match get("view") {
+        None | Some("calculator") => false,
+        Some("selftest") => true,
+        Some(v) => {
+            errors.push(problem("view", v, &["calculator", "selftest"]));
+            false
+        }
+    };
+    let question = get("q").and_then(|v| match v.parse::<u8>() {
+        Ok(n) if (1..=crate::selftest::QUESTIONS).contains(&n) => Some(n),
+        _ => {
+            errors.push(problem("q", v, &["1", "2", "3", "4", "5", "6", "7"]));
+            None
+        }
+    });
+    View { lang, unit, embed: get("embed") == Some("1"), tree, oom, selftest, question, errors }
 }
 
 #[cfg(test)]

@@ -301,3 +301,25 @@ fn diagnose_reads_a_pasted_error() {
     assert_eq!(run(&["--diagnose"]).0, 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--selftest`: the chapter's questions with the ledger's demonstrations; `q=N` alone; a bad `q`
+/// is an input error (exit 2) that names the accepted values.
+#[test]
+fn selftest_prints_the_questions_with_the_ledgers_numbers() {
+    let (code, out, _) = run(&["--selftest", ""]);
+    assert_eq!(code, 0);
+    for n in 1..=7 {
+        assert!(out.contains(&format!("\n{n}. ")) || out.starts_with("1. "), "question {n}");
+    }
+    // The chapter's 16 B per parameter (§5 question 1), on Llama-3.1-8B's 8,030,261,248 parameters.
+    assert!(out.contains("= 16.0 B per parameter; × 8,030,261,248 parameters"), "{out}");
+    let (code, out, _) = run(&["--selftest", "--lang", "zh", "q=7&seq=4096"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("7. 推理服务先爆的是权重还是 KV?"), "{out}");
+    // 2 × 32 × 8 × 128 × 4,096 × 2 B = 512 MiB of KV per request.
+    assert!(out.contains("512.00 MiB"), "{out}");
+    assert!(!out.contains("\n1. "));
+    let (code, _, err) = run(&["--selftest", "q=9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("accepted values: 1, 2, 3, 4, 5, 6, 7"), "{err}");
+}

@@ -190,6 +190,10 @@ const ALLOWED: &[&str] = &[
     "cache",
     "graphs",
     "all-reduce",
+    // LoRA's two low-rank matrices, A and B.
+    "A",
+    // The chapter's own word for it (§3, §5).
+    "OOM",
 ];
 
 /// The English words of `text` (outside `{n}` placeholders and `code spans`, which quote

@@ -1538,7 +1538,7 @@ pub static KEYS: [KeyDef; 88] = [
 ];
 
 /// Keys the web app reads; the ledger ignores them without a warning.
-pub const UI_KEYS: [&str; 5] = ["lang", "embed", "tree", "unit", "oom"];
+pub const UI_KEYS: [&str; 7] = ["lang", "embed", "tree", "unit", "oom", "view", "q"];
 
 /// The accepted values of a key, as its documentation lists them.
 #[cfg(not(target_arch = "wasm32"))]

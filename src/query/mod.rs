@@ -37,7 +37,7 @@ pub struct Parsed {
     pub errors: Vec<Problem>,
     /// Unknown keys (ignored).
     pub warnings: Vec<Problem>,
-    /// Keys the web app reads (`lang`, `embed`, `tree`, `unit`), as given.
+    /// Keys the web app reads (`lang`, `embed`, `tree`, `unit`, `oom`, `view`, `q`), as given.
     pub ui: Vec<(String, String)>,
 }
 

@@ -11,17 +11,20 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    export, ledger_table, notices, planner, switches, verdict_card, ChartView, Controls, MeasuredCompare, ModelImport,
-    OomTree, PlannerData, Share, SpeedCard,
+    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, planner, render_bars,
+    render_chart, self_test, share, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps,
+    PlannerData,
 };
 use super::embed;
 use super::state::{Action, CalcState};
+use crate::chart::Bar;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::scenario::Mode;
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, fit};
 use crate::query::Key;
+use crate::selftest;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct AppProps {
@@ -101,7 +104,7 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
     }
 }
 
-fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64)) -> Html {
+fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> Html {
     let fits_text =
         |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
     html! {
@@ -113,7 +116,7 @@ fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64)) -> Html {
                 <dt>{ text(lang, Text::MaxSeq) }</dt>
                 <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, if lang == Lang::Zh { " token" } else { " tokens" }) }</dd>
             </dl>
-            <SpeedCard lang={lang} />
+            { speed_card }
         </section>
     }
 }
@@ -130,12 +133,32 @@ pub fn app(props: &AppProps) -> Html {
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
     // The embed mode shows no fit solvers.
-    let fits =
-        use_memo(
-            (scenario.clone(), state.embed),
-            |(s, embed)| if *embed { (0, 0) } else { (fit::max_batch(s), fit::max_seq(s)) },
-        );
+    let fits = use_memo((scenario.clone(), state.embed || state.selftest), |(s, skip)| {
+        if *skip {
+            (0, 0)
+        } else {
+            (fit::max_batch(s), fit::max_seq(s))
+        }
+    });
+    // The self-test's demonstrations (none on the calculator's page).
+    let demos = use_memo((scenario.clone(), lang, state.selftest, state.question), |(s, lang, on, only)| {
+        let shown = if !*on { 0..=0 } else { only.map_or(1..=selftest::QUESTIONS, |n| n..=n) };
+        shown
+            .filter_map(|n| {
+                let d = selftest::demo(n, s)?;
+                let bar = |side: &selftest::Side| Bar {
+                    label: side.label.clone().unwrap_or_else(|| text(*lang, Text::ThisConfig).to_string()),
+                    bill: side.bill.clone(),
+                };
+                let svg = render_bars(*lang, &[bar(&d.before), bar(&d.after)], d.after.bill.gpu_bytes);
+                Some((n, d, svg))
+            })
+            .collect::<Vec<_>>()
+    });
     let plan = use_memo(scenario.clone(), PlannerData::of);
+    let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
+    let tree_found = use_memo((state.pasted.clone(), scenario.clone()), |(p, s)| diagnosis(p, s));
+    let tree_diagram = use_memo(lang == Lang::Zh, |zh| crate::tree::diagram(*zh));
     let on_lever = {
         let s = state.clone();
         Callback::from(move |l| s.dispatch(Action::ApplyLever(l)))
@@ -156,7 +179,46 @@ pub fn app(props: &AppProps) -> Html {
         { notices(lang, &state.errors, &state.warnings, on_dismiss) }
     };
     let gpus_drawn = if scenario.mode == Mode::Train { scenario.gpus } else { 1 };
+    // The embed mode draws one bar, without a "before".
+    let drawn = if state.embed { (1, None) } else { (gpus_drawn, before.clone()) };
+    let chart_svg = use_memo((lang, bill.clone(), drawn), |(lang, bill, (gpus, before))| {
+        AttrValue::from(render_chart(*lang, bill, *gpus, before.as_deref()))
+    });
+    let header = |title: Text, tagline: Text| {
+        let s = state.clone();
+        let on_lang = Callback::from(move |l| s.dispatch(Action::SetLang(l)));
+        let s = state.clone();
+        let on_unit = Callback::from(move |u| s.dispatch(Action::SetUnit(u)));
+        html! {
+            <header class="app-header">
+                <div>
+                    <h1 data-testid="title">{ text(lang, title) }</h1>
+                    <p class="tagline">{ text(lang, tagline) }</p>
+                </div>
+                { switches(lang, state.unit, on_lang, on_unit) }
+            </header>
+        }
+    };
 
+    if state.selftest {
+        let page = self_test(lang, &demos, &page_base(), state.embed);
+        if state.embed {
+            return html! { <div class="app embed" data-testid="embed">{ notices }{ page }</div> };
+        }
+        let calculator =
+            CalcState { selftest: false, question: None, ..(*state).clone() }.share_query(props.browser_lang);
+        return html! {
+            <div class="app">
+                { header(Text::SelfTest, Text::SelfTestIntro) }
+                <main>
+                    { notices }
+                    <p><a href={format!("{}?{calculator}", page_base())} data-testid="to-calculator">{ text(lang, Text::ToCalculator) }</a></p>
+                    <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
+                    { page }
+                </main>
+            </div>
+        };
+    }
     let with_base = |q: &str| if q.is_empty() { page_base() } else { format!("{}?{q}", page_base()) };
     let full_query = CalcState { embed: false, ..(*state).clone() }.share_query(props.browser_lang);
     if state.embed {
@@ -164,7 +226,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class="app embed" data-testid="embed">
                 { notices }
                 { verdict_card(lang, state.unit, scenario, &bill) }
-                <ChartView lang={lang} bill={bill.clone()} />
+                { chart_view(lang, &chart_svg, &bill) }
                 { planner_view }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                 <p class="open-full"><a href={with_base(&full_query)} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
@@ -173,14 +235,6 @@ pub fn app(props: &AppProps) -> Html {
     }
     let embed_src =
         with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
-    let on_lang = {
-        let s = state.clone();
-        Callback::from(move |l| s.dispatch(Action::SetLang(l)))
-    };
-    let on_unit = {
-        let s = state.clone();
-        Callback::from(move |u| s.dispatch(Action::SetUnit(u)))
-    };
     let on_import = {
         let s = state.clone();
         Callback::from(move |a| s.dispatch(Action::SetCustomModel(Box::new(a))))
@@ -192,13 +246,7 @@ pub fn app(props: &AppProps) -> Html {
 
     html! {
         <div class="app">
-            <header class="app-header">
-                <div>
-                    <h1 data-testid="title">{ text(lang, Text::Title) }</h1>
-                    <p class="tagline">{ text(lang, Text::Tagline) }</p>
-                </div>
-                { switches(lang, state.unit, on_lang, on_unit) }
-            </header>
+            { header(Text::Title, Text::Tagline) }
             <main>
                 { notices }
                 <div class="layout">
@@ -208,24 +256,30 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <div class="results">
                         { verdict_card(lang, state.unit, scenario, &bill) }
-                        <ChartView lang={lang} bill={bill.clone()} before={before.clone()} gpus={gpus_drawn} />
+                        { chart_view(lang, &chart_svg, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
                         { planner_view }
-                        { what_fits(lang, *fits) }
+                        { what_fits(lang, *fits, (*speed_card_html).clone()) }
                     </div>
                 </div>
                 { ledger_table(lang, state.unit, &bill) }
-                <MeasuredCompare lang={lang} unit={state.unit} bill={bill.clone()}
-                    onload={{ let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }} />
-                <OomTree lang={lang} scenario={scenario.clone()} selected={state.tree} pasted={state.pasted.clone()}
-                    onselect={{ let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) }}
-                    onapply={{ let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) }}
-                    onpaste={{ let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) }}
-                    onset={onset} />
+                { measured_compare(lang, state.unit, &bill, &state.report,
+                    { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
+                    { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }) }
+                { oom_tree(&OomTreeProps {
+                    lang, scenario: scenario.clone(), selected: state.tree, pasted: state.pasted.clone(),
+                    onselect: { let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) },
+                    onapply: { let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) },
+                    onpaste: { let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) },
+                    typed_error: state.typed_error,
+                    onerror: { let s = state.clone(); Callback::from(move |e| s.dispatch(Action::TypedError(e))) },
+                    onset, found: tree_found, diagram: tree_diagram,
+                }) }
                 { export(lang, state.unit, scenario, &bill, gpus_drawn) }
-                <Share lang={lang} url={AttrValue::from(with_base(&query))} embed_code={AttrValue::from(embed::embed_code(&embed_src))} />
+                { share(lang, AttrValue::from(with_base(&query)), AttrValue::from(embed::embed_code(&embed_src))) }
             </main>
-            <footer class="app-footer">{ text(lang, Text::Footer) }</footer>
+            <footer class="app-footer">{ text(lang, Text::Footer) }{ " · " }
+                <a href={with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))} data-testid="to-selftest">{ text(lang, Text::SelfTest) }</a></footer>
         </div>
     }
 }

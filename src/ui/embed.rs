@@ -7,6 +7,12 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
+/// Posts the document's height to the parent window (an opened `<details>` changes it without a
+/// render of the app).
+pub fn post_height() {
+    post_height_if_changed(&Rc::new(Cell::new(-1)));
+}
+
 /// Posts the document's height to the parent window if it changed since the last post.
 pub fn post_height_if_changed(last: &Rc<Cell<i32>>) {
     let Some(window) = web_sys::window() else { return };

@@ -32,6 +32,9 @@ pub struct CalcState {
     pub lang: Lang,
     pub unit: Unit,
     pub embed: bool,
+    /// `view=selftest`: the chapter's self-test; `q=N`: its question N alone.
+    pub selftest: bool,
+    pub question: Option<u8>,
     /// Problems found in the link the page was opened with, or in a typed value.
     pub errors: Vec<Problem>,
     pub warnings: Vec<Problem>,
@@ -42,6 +45,10 @@ pub struct CalcState {
     /// What the user pasted (or typed), as read: the numbers and signals, never the text
     /// (`oom=` in the link). The diagnosis follows the scenario.
     pub pasted: Option<Shared>,
+    /// A mem_report.py JSON being compared with the bill, as typed (not in the link).
+    pub report: Rc<str>,
+    /// What was wrong with the numbers typed into the tree's form (cleared by the next reading).
+    pub typed_error: Option<crate::tree::MeasureError>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +69,10 @@ pub enum Action {
     SetReading(Option<Box<Reading>>),
     /// Replace the scenario by the one a query describes (a mem_report's configuration).
     LoadQuery(String),
+    /// The text of the measured-report box.
+    SetReport(String),
+    /// The typed numbers could not be read.
+    TypedError(crate::tree::MeasureError),
 }
 
 impl CalcState {
@@ -76,11 +87,15 @@ impl CalcState {
             lang: v.lang.unwrap_or(browser_lang),
             unit: v.unit,
             embed: v.embed,
+            selftest: v.selftest,
+            question: v.question,
             errors,
             warnings: parsed.warnings,
             tree: v.tree,
             before: None,
             pasted: v.oom.map(|r| Shared(Rc::new(r))),
+            report: Rc::from(""),
+            typed_error: None,
         }
     }
 
@@ -95,6 +110,13 @@ impl CalcState {
         }
         if self.embed {
             ui.push(("embed", "1"));
+        }
+        if self.selftest {
+            ui.push(("view", "selftest"));
+        }
+        let q = self.question.map(|n| n.to_string());
+        if let Some(q) = &q {
+            ui.push(("q", q));
         }
         if let Some(n) = self.tree {
             ui.push(("tree", n.id()));
@@ -146,6 +168,7 @@ impl Reducible for CalcState {
                 }
             }
             Action::SetReading(r) => {
+                next.typed_error = None;
                 if let Some(r) = &r {
                     next.tree = Some(crate::tree::paste::diagnose_reading((**r).clone(), Some(&self.scenario)).node);
                 }
@@ -158,6 +181,8 @@ impl Reducible for CalcState {
                 next.warnings = parsed.warnings;
                 next.before = None;
             }
+            Action::SetReport(text) => next.report = Rc::from(text),
+            Action::TypedError(e) => next.typed_error = Some(e),
             Action::DismissNotices => {
                 next.errors.clear();
                 next.warnings.clear();

@@ -1,23 +1,9 @@
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use crate::chart::{stacked_bars_svg, Bar, ChartText};
 use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::{Bill, ComponentId};
 use crate::ledger::msg::Msg;
-
-#[derive(Properties, PartialEq)]
-pub struct ChartViewProps {
-    pub lang: Lang,
-    pub bill: Rc<Bill>,
-    /// The bill before the last applied lever (a what-if), drawn beside this one.
-    #[prop_or_default]
-    pub before: Option<Rc<Bill>>,
-    /// Data-parallel GPUs: one bar each (up to 8).
-    #[prop_or(1)]
-    pub gpus: u64,
-}
 
 fn name_zh(id: ComponentId) -> String {
     i18n::component(Lang::Zh, id).to_string()
@@ -49,19 +35,24 @@ pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -
     } else {
         bars.push(Bar { label: text(lang, Text::ThisConfig).to_string(), bill: bill.clone() });
     }
+    render_bars(lang, &bars, bill.gpu_bytes)
+}
+
+/// Labelled bars against a GPU of `gpu_bytes`, with the reader's texts.
+pub fn render_bars(lang: Lang, bars: &[Bar], gpu_bytes: u64) -> String {
     let chart_text = ChartText {
         axis: text(lang, Text::ChartAxis).to_string(),
         capacity: format!(
             "{} {} GiB",
             text(lang, Text::Capacity),
-            crate::ledger::units::fixed(bill.gpu_bytes as f64 / (1u64 << 30) as f64, 1)
+            crate::ledger::units::fixed(gpu_bytes as f64 / (1u64 << 30) as f64, 1)
         ),
         margin_line: "80 %".to_string(),
         component: if lang == Lang::Zh { name_zh } else { name_en },
         formula: if lang == Lang::Zh { formula_zh } else { formula_en },
     };
     let width = if bars.len() > 2 { 640 } else { 420 };
-    stacked_bars_svg(&bars, bill.gpu_bytes, &chart_text, width, 320)
+    stacked_bars_svg(bars, gpu_bytes, &chart_text, width, 320)
 }
 
 /// The title (size and formula) of the segment an event happened on.
@@ -72,38 +63,35 @@ fn segment_title(target: Option<web_sys::EventTarget>) -> Option<String> {
     seg.first_element_child()?.text_content()
 }
 
-/// The stacked bars with the capacity and 80 % lines, and a legend in the table's colours. Hovering
-/// or focusing (Tab) a segment shows its size and formula below the chart; that detail is this
-/// component's own state, so a hover re-renders only the detail line, never the ledger.
-#[function_component(ChartView)]
-pub fn chart_view(props: &ChartViewProps) -> Html {
-    let lang = props.lang;
-    let detail = use_state(String::new);
-    let svg = use_memo((lang, props.bill.clone(), props.before.clone(), props.gpus), |(lang, bill, before, gpus)| {
-        AttrValue::from(render_chart(*lang, bill, *gpus, before.as_deref()))
-    });
-    let show = {
-        let detail = detail.clone();
-        move |target: Option<web_sys::EventTarget>| {
-            if let Some(t) = segment_title(target) {
-                if *detail != t {
-                    detail.set(t);
-                }
-            }
+/// Shows the title of the segment under the pointer or the focus (Tab) in the chart's detail line,
+/// written into the DOM directly (yew renders that line empty and never touches its text), so a
+/// hover re-renders nothing.
+fn show_detail(target: Option<web_sys::EventTarget>) {
+    use wasm_bindgen::JsCast;
+    let Some(title) = segment_title(target.clone()) else { return };
+    let line = target
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest(".chart-card").ok().flatten())
+        .and_then(|card| card.query_selector(".segment-detail").ok().flatten());
+    if let Some(line) = line {
+        if line.text_content().as_deref() != Some(title.as_str()) {
+            line.set_text_content(Some(&title));
         }
-    };
-    let onfocusin = {
-        let show = show.clone();
-        Callback::from(move |e: FocusEvent| show(e.target()))
-    };
-    let onmouseover = Callback::from(move |e: MouseEvent| show(e.target()));
+    }
+}
+
+/// The stacked bars (`svg`, from [`render_chart`]) with the capacity and 80 % lines, a detail line
+/// for the hovered or focused segment, and a legend in the table's colours.
+pub fn chart_view(lang: Lang, svg: &AttrValue, bill: &Bill) -> Html {
+    let onfocusin = Callback::from(|e: FocusEvent| show_detail(e.target()));
+    let onmouseover = Callback::from(|e: MouseEvent| show_detail(e.target()));
     html! {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
-            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked((*svg).clone()) }</div>
-            <p class="segment-detail" data-testid="segment-detail" aria-live="polite">{ (*detail).clone() }</p>
+            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked(svg.clone()) }</div>
+            <p class="segment-detail" data-testid="segment-detail" aria-live="polite"></p>
             <ul class="legend">
-                { for props.bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
+                { for bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {
                     <li><span class="swatch" style={format!("background:{}", crate::chart::css_color(c.id))}></span>{ i18n::component(lang, c.id) }</li>
                 }) }
             </ul>

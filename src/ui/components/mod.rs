@@ -1,7 +1,8 @@
-//! One small piece of UI per file. A piece that keeps state of its own (a hover, a "copied", an
-//! open box, text being typed) or memoises is a function component with its props, and its state
-//! lives in it, so a hover never re-renders the app; a piece without state is a view function of
-//! its values (no props struct: each component type costs ~0.7 KB gzip of the download, measured).
+//! One small piece of UI per file. Each yew component type costs 0.5–2 KB of the gzip download
+//! (docs/size.md, measured), so a piece is a component only when it needs a hook the app cannot
+//! hold (the model import's fetch, the controls' search box); every other piece is a view function
+//! of its values, its state in the app's reducer (text typed into a box) or in the DOM (a copied
+//! button's mark, the chart's hover line), and static tables are one escaped markup string.
 
 mod chart_view;
 mod controls;
@@ -14,20 +15,22 @@ mod model_import;
 mod notices;
 mod oom_tree;
 mod planner;
+mod self_test;
 mod share;
 mod speed_card;
 mod verdict_card;
 
-pub use chart_view::{render_chart, ChartView};
+pub use chart_view::{chart_view, render_bars, render_chart};
 pub use controls::Controls;
 pub use export::export;
 pub use lang_switch::switches;
 pub use ledger_table::ledger_table;
-pub use measured_compare::MeasuredCompare;
+pub use measured_compare::measured_compare;
 pub use model_import::ModelImport;
 pub use notices::notices;
-pub use oom_tree::OomTree;
+pub use oom_tree::{diagnosis, oom_tree, OomTreeProps};
 pub use planner::{planner, PlannerData};
-pub use share::Share;
-pub use speed_card::SpeedCard;
+pub use self_test::self_test;
+pub use share::share;
+pub use speed_card::speed_card;
 pub use verdict_card::verdict_card;

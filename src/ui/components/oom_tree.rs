@@ -16,7 +16,8 @@ use crate::tree::{
     self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
 };
 
-#[derive(Properties, PartialEq)]
+/// What the tree shows and the callbacks it calls. `found` (the paste's diagnosis for the
+/// scenario) and `diagram` (the laid-out tree in the language) are memoised by the app.
 pub struct OomTreeProps {
     pub lang: Lang,
     pub scenario: Scenario,
@@ -28,6 +29,11 @@ pub struct OomTreeProps {
     pub onpaste: Callback<Option<Box<Reading>>>,
     /// (key, value) in the query vocabulary, for the drill's toggles.
     pub onset: Callback<(Key, String)>,
+    /// What was wrong with the typed numbers, until the next reading.
+    pub typed_error: Option<MeasureError>,
+    pub onerror: Callback<MeasureError>,
+    pub found: std::rc::Rc<Option<Pasted>>,
+    pub diagram: std::rc::Rc<Diagram>,
 }
 
 fn bi(lang: Lang, b: Bi) -> &'static str {
@@ -54,15 +60,16 @@ fn focus_node(id: NodeId) {
     }
 }
 
-#[function_component(OomTree)]
+/// The paste's diagnosis for the scenario (memoised by the app).
+pub fn diagnosis(pasted: &Option<crate::ui::state::Shared>, s: &Scenario) -> Option<Pasted> {
+    pasted.as_ref().map(|r| diagnose_reading((*r.0).clone(), Some(s)))
+}
+
+/// The tree: a view of its props (no state of its own; the selection is the app's).
 pub fn oom_tree(props: &OomTreeProps) -> Html {
     let lang = props.lang;
-    let zh = lang == Lang::Zh;
-    let found = use_memo((props.pasted.clone(), props.scenario.clone()), |(r, s)| {
-        r.as_ref().map(|r| diagnose_reading((*r.0).clone(), Some(s)))
-    });
+    let (found, diagram) = (&props.found, &props.diagram);
     let path: Vec<NodeId> = found.as_ref().as_ref().map(|p| p.path.clone()).unwrap_or_default();
-    let diagram = use_memo(zh, |zh| tree::diagram(*zh));
 
     let onclick = {
         let cb = props.onselect.clone();
@@ -162,11 +169,11 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
             <p class="tree-hint">{ text(lang, Text::TreeHint) }</p>
             <div class="tree-layout">
                 <div class="tree-diagram" data-testid="oom-tree" {onclick} {onkeydown}>
-                    { tree_diagram(&diagram, props.selected, &path) }
+                    { tree_diagram(diagram, props.selected, &path) }
                 </div>
                 <div class="tree-side">
                     { card.unwrap_or_default() }
-                    <PasteForm lang={lang} scenario={props.scenario.clone()} onpaste={props.onpaste.clone()} />
+                    { paste_form(props) }
                     { found.as_ref().as_ref().map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
@@ -220,13 +227,6 @@ fn tree_diagram(d: &Diagram, selected: Option<NodeId>, path: &[NodeId]) -> Html 
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct PasteProps {
-    lang: Lang,
-    scenario: Scenario,
-    onpaste: Callback<Option<Box<Reading>>>,
-}
-
 /// The end of the paste box's text: at most a mebi-unit of UTF-16, sliced in JavaScript, so that a
 /// paste of any size crosses into wasm bounded (the reader keeps the last 1 MiB of that).
 fn pasted_text() -> (String, bool) {
@@ -242,10 +242,9 @@ fn pasted_text() -> (String, bool) {
 
 /// One paste box for whatever the user has (read, never rendered or run), and the four numbers a
 /// student measured for typed values. Both go to the tree as a reading.
-#[function_component(PasteForm)]
-fn paste_form(props: &PasteProps) -> Html {
+fn paste_form(props: &OomTreeProps) -> Html {
     let lang = props.lang;
-    let error = use_state(|| None::<MeasureError>);
+    let error = props.typed_error;
     let onsubmit = {
         let cb = props.onpaste.clone();
         Callback::from(move |e: SubmitEvent| {
@@ -261,7 +260,7 @@ fn paste_form(props: &PasteProps) -> Html {
     let ontyped = {
         let cb = props.onpaste.clone();
         let scenario = props.scenario.clone();
-        let error = error.clone();
+        let onerror = props.onerror.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let read = |id: &str| -> f64 {
@@ -279,13 +278,10 @@ fn paste_form(props: &PasteProps) -> Html {
                 total: read("m-total"),
             };
             match tree::measured_reading(&m, &scenario) {
-                Ok(r) => {
-                    error.set(None);
-                    cb.emit(Some(Box::new(r)));
-                }
+                Ok(r) => cb.emit(Some(Box::new(r))),
                 Err(e) => {
-                    error.set(Some(e));
                     cb.emit(None);
+                    onerror.emit(e);
                 }
             }
         })
@@ -319,7 +315,7 @@ fn paste_form(props: &PasteProps) -> Html {
                         { field("m-total", Text::MeasuredTotal, total_default) }
                     </div>
                     <button type="submit" data-testid="diagnose-run">{ text(lang, Text::DiagnoseRun) }</button>
-                    if let Some(e) = *error {
+                    if let Some(e) = error {
                         <p class="notice-error" role="alert" data-testid="diagnose-error">{ text(lang, match e {
                             MeasureError::NotNumbers => Text::ErrNotNumbers,
                             MeasureError::NoTotal => Text::ErrNoTotal,

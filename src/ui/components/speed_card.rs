@@ -1,61 +1,39 @@
+use std::fmt::Write;
+
 use yew::prelude::*;
 
+use crate::chart::escape_xml;
 use crate::i18n::{text, Lang, Text};
-use crate::ledger::fit::{self, CardColumn, CardRow};
+use crate::ledger::fit::{self, CardColumn};
 use crate::ledger::units::params_short;
 
-#[derive(Properties, PartialEq)]
-pub struct SpeedCardProps {
-    pub lang: Lang,
-}
-
-fn card_table(lang: Lang, rows: &[CardRow]) -> Html {
-    html! {
-        <div class="ledger-wrap">
-            <table class="ledger speed-card" data-testid="speed-card">
-                <thead><tr>
-                    <th scope="col">{ text(lang, Text::Gpu) }</th>
-                    { for CardColumn::ALL.iter().map(|&c| html! { <th scope="col">{ crate::i18n::card_column(lang, c) }</th> }) }
-                </tr></thead>
-                <tbody>
-                    { for rows.iter().map(|r| html! {
-                        <tr>
-                            <th scope="row">{ &r.gpu.name }</th>
-                            { for r.cells.iter().map(|c| html! {
-                                <td>{ match &c.model {
-                                    Some((id, p)) => format!("{id} ({})", params_short(*p)),
-                                    None => "—".to_string(),
-                                } }</td>
-                            }) }
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
+/// The chapter's speed card (§4) as the ledger computed it (`make card`; the stored table), in a
+/// closed `<details>`. Static markup, written as one string (a component with its own open state
+/// and yew's element builders cost ~1 KB of the gzip download more); every text is escaped.
+pub fn speed_card(lang: Lang) -> Html {
+    let mut out = format!(
+        r#"<details class="speed-card-box" data-testid="speed-card-box"><summary>{}</summary><p class="tree-hint">{} <span>{}</span></p><div class="ledger-wrap"><table class="ledger speed-card" data-testid="speed-card"><thead><tr><th scope="col">{}</th>"#,
+        escape_xml(text(lang, Text::SpeedCard)),
+        escape_xml(text(lang, Text::SpeedCardNote)),
+        escape_xml(text(lang, Text::CardAssumptions)),
+        escape_xml(text(lang, Text::Gpu)),
+    );
+    for &c in CardColumn::ALL.iter() {
+        let _ = write!(out, r#"<th scope="col">{}</th>"#, escape_xml(crate::i18n::card_column(lang, c)));
     }
-}
-
-/// The chapter's speed card (§4) as the ledger computed it (`make card`), built the first time it is
-/// opened.
-#[function_component(SpeedCard)]
-pub fn speed_card(props: &SpeedCardProps) -> Html {
-    let lang = props.lang;
-    let open = use_state(|| false);
-    let rows = use_memo(*open, |open| if *open { fit::speed_card_stored() } else { Vec::new() });
-    let ontoggle = {
-        let open = open.clone();
-        Callback::from(move |e: Event| {
-            let now = e.target_unchecked_into::<web_sys::HtmlDetailsElement>().open();
-            if *open != now {
-                open.set(now);
+    out.push_str("</tr></thead><tbody>");
+    for r in fit::speed_card_stored() {
+        let _ = write!(out, r#"<tr><th scope="row">{}</th>"#, escape_xml(&r.gpu.name));
+        for c in &r.cells {
+            match &c.model {
+                Some((id, p)) => {
+                    let _ = write!(out, "<td>{} ({})</td>", escape_xml(id), params_short(*p));
+                }
+                None => out.push_str("<td>—</td>"),
             }
-        })
-    };
-    html! {
-        <details class="speed-card-box" data-testid="speed-card-box" open={*open} {ontoggle}>
-            <summary>{ text(lang, Text::SpeedCard) }</summary>
-            <p class="tree-hint">{ text(lang, Text::SpeedCardNote) }{ " " }<span>{ text(lang, Text::CardAssumptions) }</span></p>
-            if *open { { card_table(lang, &rows) } }
-        </details>
+        }
+        out.push_str("</tr>");
     }
+    out.push_str("</tbody></table></div></details>");
+    Html::from_html_unchecked(AttrValue::from(out))
 }
