@@ -118,6 +118,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "LM head 输出 + fp32 上转 + 错位的 fp32 副本 + fp32 log-softmax",
         ),
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
+        LossCompiled => (
+            "compiled: the fp32 upcast and log-softmax fused, the backward keeps the logits ({0} B) and writes their gradient",
+            "已编译:fp32 上转与 log-softmax 融合,反向保留 logits({0} B)并写出它的梯度",
+        ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (
             "loss=fused (Liger): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",

@@ -312,10 +312,27 @@ fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f6
 // ---------------------------------------------------------------------------------------------
 // The loss's logits.
 
-/// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are.
-fn bytes_per_logit(loss: LossKernel, act: Dtype) -> (f64, Msg) {
+/// The dtype's bytes the model returns its logits in: fp32 from transformers before 4.46, which
+/// upcast inside the model (`loss=hf_shift`); else the activations'.
+fn returned_logit_bytes(loss: LossKernel, act: Dtype) -> f64 {
+    if loss == LossKernel::HfShift {
+        4.0
+    } else {
+        act.bytes()
+    }
+}
+
+/// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are. Compiled with
+/// the model (`compile=1`: transformers computes the loss inside its forward; torchtitan and
+/// torchtune compile their loss function), Inductor fuses the fp32 upcast, the log-softmax and its
+/// backward: the graph keeps the logits it was given and writes one gradient of them.
+fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> (f64, Msg) {
     let act_b = act.bytes();
     let upcast = if act.is_half() { 4.0 } else { 0.0 };
+    if compiled && matches!(loss, LossKernel::Hf | LossKernel::HfShift) {
+        let returned = returned_logit_bytes(loss, act);
+        return (2.0 * returned, msg!(LossCompiled, Arg::Factor(returned)));
+    }
     match loss {
         // Backward of log-softmax: its saved fp32 output, the incoming gradient and the gradient
         // it returns (12 B); the 16-bit logits are freed by then.
@@ -328,10 +345,12 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype) -> (f64, Msg) {
     }
 }
 
-/// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused).
-fn saved_bytes_per_logit(loss: LossKernel) -> f64 {
+/// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused; the
+/// logits themselves when compiled).
+fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> f64 {
     match loss {
         LossKernel::Fused => 0.0,
+        LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
         _ => 4.0,
     }
 }
@@ -368,18 +387,17 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
     if !t.keeps_output || t.loss == LossKernel::Fused {
         return 0.0;
     }
-    let returned = if t.loss == LossKernel::HfShift { 4.0 } else { p.acts.bytes() };
-    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned
+    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
 }
 
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts);
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.compiled);
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
-    let saved = count * (saved_bytes_per_logit(t.loss) + softcap);
+    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.compiled) + softcap);
     // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
     // weight, which its backward keeps until the loss's gradient has passed.
     let head_params = if t.kbit_prepared { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };

@@ -165,6 +165,7 @@ msg_ids!(
     LossHfShift,
     LossChunked,
     LossFused,
+    LossCompiled,
     LogitsFused,
     Softcap,
     HeadCopy,

@@ -229,7 +229,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         (_, Precision::Fp32) => Dtype::Fp32,
         (Method::Full, _) => Dtype::Bf16,
         // fp32 adapters have fp32 gradients.
-        (_, Precision::Mixed) => Dtype::Fp32,
+        (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
         (_, Precision::Bf16) => Dtype::Bf16,
     };
     Training {
@@ -243,7 +243,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         gradients,
         // States follow the master copy: fp32 for mixed and fp32 training, bf16 for pure bf16.
         states: adapters,
-        master_weights: s.method == Method::Full && s.precision == Precision::Mixed,
+        master_weights: s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8),
         optimizer: s.optimizer,
         saved: saved_view(s, trains, base, kbit_prepared),
         loss: s.loss,
@@ -296,7 +296,7 @@ fn saved_view(s: &Scenario, trains: Trains, base: Base, kbit_prepared: bool) -> 
             rank,
             // fp32 adapters under bf16 autocast cast their input: one copy per adapter; so does
             // autocast for any adapter reading the prepared model's fp32 stream.
-            input_copies: s.precision == Precision::Mixed || kbit_prepared,
+            input_copies: matches!(s.precision, Precision::Mixed | Precision::Fp8) || kbit_prepared,
             fp32_stream: kbit_prepared,
             dropout: s.lora_dropout > 0.0,
             // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a
@@ -320,7 +320,7 @@ pub fn lora_parameters(arch: &Architecture, targets: LoraTargets, rank: u64) -> 
 /// fp32 master weights.
 pub fn trained_weights_label(t: &Training) -> Arg {
     match t.precision {
-        Precision::Mixed => Msg::plain(super::msg::MsgId::WorkingCopy).arg(),
+        Precision::Mixed | Precision::Fp8 => Msg::plain(super::msg::MsgId::WorkingCopy).arg(),
         Precision::Bf16 => Arg::Code("bf16"),
         Precision::Fp32 => Arg::Code("fp32"),
     }

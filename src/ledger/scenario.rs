@@ -40,8 +40,9 @@ keyword_enum!(
 keyword_enum!(
     /// Numerics of full fine-tuning: `mixed` = bf16 weights + fp32 master weights and optimizer
     /// states (the chapter's 2 + 2 + 8 + 4 = 16 B per parameter with AdamW); `bf16` = everything in
-    /// bf16; `fp32` = everything in fp32.
-    Precision { Mixed => "mixed", Bf16 => "bf16", Fp32 => "fp32" }
+    /// bf16; `fp32` = everything in fp32; `fp8` = mixed with torchao's float8 linears, whose FSDP
+    /// all-gather moves fp8 weights.
+    Precision { Mixed => "mixed", Bf16 => "bf16", Fp32 => "fp32", Fp8 => "fp8" }
 );
 keyword_enum!(
     Optimizer { AdamW => "adamw", AdamW8bit => "adamw8bit", Sgd => "sgd", SgdMomentum => "sgdm", Adafactor => "adafactor" }

@@ -5,6 +5,7 @@
 use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
+use super::scenario::Precision;
 use super::weights::stored_weights;
 use crate::msg;
 
@@ -109,6 +110,9 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     let arch = p.arch;
     let layer_params = arch.largest_layer_parameters();
     let bytes_each = match t.base {
+        // torchao's float8 training with FSDP2's float8 all-gather (`enable_fsdp_float8_all_gather`)
+        // gathers each linear weight as fp8 and keeps it so for backward: 1 B per parameter.
+        Base::Trained(_) if t.precision == Precision::Fp8 => 1.0,
         Base::Trained(dtype) => dtype.bytes(),
         Base::Frozen(f) => stored_weights(arch, f).bytes / arch.parameters().max(1) as f64,
     };

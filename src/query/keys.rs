@@ -1088,7 +1088,7 @@ pub static KEYS: [KeyDef; 88] = [
         write: |s, c| differs(s.precision.id(), c.default.precision.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("mixed", "mixed = bf16 weights + fp32 master weights and optimizer states (2+2+8+4 B/param with AdamW); bf16 = all bf16; fp32 = all fp32"),
+        doc: doc!("mixed", "mixed = bf16 weights + fp32 master weights and optimizer states (2+2+8+4 B/param with AdamW); bf16 = all bf16; fp32 = all fp32; fp8 = mixed with torchao's float8 linears (they save their bf16 inputs for backward, so activations are as mixed) and FSDP2's float8 all-gather: with zero=3 the gathered layers are fp8, 1 B/param"),
     },
     KeyDef {
         key: Key::Quant,
@@ -1298,7 +1298,7 @@ pub static KEYS: [KeyDef; 88] = [
         write: |s, c| (s.compiled != c.default.compiled).then(|| flag_text(s.compiled)),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("0", "torch.compile on the model (training): Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output"),
+        doc: doc!("0", "torch.compile on the model and its loss (training; transformers computes the loss inside the model, torchtitan and torchtune compile theirs): Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output — and with loss=hf or hf_shift fuses the fp32 upcast and log-softmax, keeping only the logits and their gradient"),
     },
     KeyDef {
         key: Key::Gpus,
