@@ -126,7 +126,7 @@ fn bytes_per_parameter(user: &Scenario) -> (Side, Side, Msg) {
     let params = full.architecture.parameters();
     let per = |id| b.component(id) as f64 / params.max(1) as f64;
     let lines = [ComponentId::Weights, ComponentId::Gradients, ComponentId::Optimizer, ComponentId::MasterWeights];
-    let total: u64 = lines.iter().map(|id| b.component(*id)).sum();
+    let total = lines.iter().fold(0u64, |sum, id| sum.saturating_add(b.component(*id)));
     let finding = msg!(
         Q1Finding,
         Arg::Text(full.architecture.name.to_string()),
@@ -250,7 +250,7 @@ fn serving_kv(user: &Scenario) -> (Side, Side, Msg) {
     let one = estimate(&base);
     let weights = one.component(ComponentId::Weights);
     let kv_one = one.component(ComponentId::KvCache).max(1);
-    let crossing = (weights / kv_one + 1).min(fit::MAX_BATCH);
+    let crossing = (weights / kv_one).saturating_add(1).min(fit::MAX_BATCH);
     let (before, after) = pair(&base, Some(set(Key::Batch, 1)), set(Key::Batch, crossing));
     let finding = msg!(
         Q7Finding,

@@ -241,3 +241,25 @@ fn the_view_keys_are_read_and_checked() {
     assert!(parsed.warnings.is_empty() && parsed.errors.is_empty());
     assert_eq!(parsed.scenario.seq, 4096);
 }
+
+/// Absurd configurations (the largest values the keys accept, the smallest card) still give every
+/// question a finding with finite numbers: no panic, no NaN, no hang in the fit solvers.
+#[test]
+fn absurd_configurations_still_answer() {
+    for q in [
+        "seq=100000000&batch=65536",
+        "vram=0.001",
+        "gpus=100000&zero=3&method=full",
+        "model=custom&layers=10000&hidden=16777216&heads=16777216&kv_heads=1&head_dim=1&ffn=16777216&vocab=134217728",
+        "mode=infer&gen=100000000&kv=int4&engine=vllm",
+        "method=qlora&rank=65536&lora_dropout=0.99&loop=script&bnb=legacy&compile=1&precision=fp8",
+    ] {
+        let s = scenario(q);
+        for n in 1..=QUESTIONS {
+            let d = demo(n, &s).unwrap();
+            for x in numbers(&d.finding) {
+                assert!(x.is_finite() && x >= 0.0, "{q} q{n}: {x}");
+            }
+        }
+    }
+}
