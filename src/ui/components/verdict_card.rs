@@ -1,13 +1,19 @@
+//! The verdict: static markup, written as one string (yew's element builders for it cost ~1 KB of the
+//! gzip download more); every text is escaped.
+
+use std::fmt::Write;
+
 use yew::prelude::*;
 
+use crate::chart::escape_xml;
 use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::{Bill, TotalKind, Verdict};
 use crate::ledger::serving::{Serving, ServingStatus};
 use crate::ledger::units::{fixed, format_bytes, group, Unit};
 use crate::ledger::Scenario;
 
-/// "Serves 16 requests of 32,768 tokens at once (vLLM 0.33)" and its variants.
-fn serving_line(lang: Lang, sv: &Serving, v: Verdict) -> Html {
+/// "Serves 16 requests of 32,768 tokens at once (vLLM 0.33)" and its variants, as markup.
+fn serving_line(lang: Lang, sv: &Serving, v: Verdict) -> String {
     let engine = match sv.engine {
         crate::ledger::scenario::Engine::Llamacpp => "llama.cpp".to_string(),
         e => format!("{} {}", if e == crate::ledger::scenario::Engine::Vllm { "vLLM" } else { "SGLang" }, sv.version),
@@ -31,35 +37,33 @@ fn serving_line(lang: Lang, sv: &Serving, v: Verdict) -> Html {
         ),
         _ => (Text::ServingFails, format!(" ({engine})")),
     };
-    html! { <><strong>{ text(lang, head) }</strong>{ detail }</> }
+    format!("<strong>{}</strong>{}", escape_xml(text(lang, head)), escape_xml(&detail))
 }
 
 /// KV tokens, requests at once, the longest context, host RAM: what the engine prints at start-up.
-fn serving_figures(lang: Lang, unit: Unit, sv: &Serving) -> Html {
-    html! {
-        <dl class="totals serving" data-testid="serving">
-            <dt>{ text(lang, Text::ServingTokens) }</dt>
-            <dd data-testid="serving-kv-tokens" data-value={sv.kv_tokens.to_string()}>{ group(sv.kv_tokens) }</dd>
-            <dt>{ text(lang, Text::ServingConcurrency) }</dt>
-            <dd data-testid="serving-concurrency" data-value={fixed(sv.max_concurrency, 2)}>{ format!("{}×", fixed(sv.max_concurrency, 2)) }</dd>
-            <dt>{ text(lang, Text::ServingLongest) }</dt>
-            <dd data-testid="serving-max-context" data-value={sv.max_context.to_string()}>{ format!("{} {}", group(sv.max_context), if lang == Lang::Zh { "token" } else { "tokens" }) }</dd>
-            if sv.host_bytes > 0 {
-                <dt>{ text(lang, Text::ServingHost) }</dt>
-                <dd data-testid="serving-host">{ format_bytes(sv.host_bytes, unit) }</dd>
-            }
-        </dl>
+fn serving_figures(out: &mut String, lang: Lang, unit: Unit, sv: &Serving) {
+    let concurrency = fixed(sv.max_concurrency, 2);
+    let _ = write!(
+        out,
+        r#"<dl class="totals serving" data-testid="serving"><dt>{}</dt><dd data-testid="serving-kv-tokens" data-value="{}">{}</dd><dt>{}</dt><dd data-testid="serving-concurrency" data-value="{concurrency}">{concurrency}×</dd><dt>{}</dt><dd data-testid="serving-max-context" data-value="{}">{} {}</dd>"#,
+        escape_xml(text(lang, Text::ServingTokens)),
+        sv.kv_tokens,
+        group(sv.kv_tokens),
+        escape_xml(text(lang, Text::ServingConcurrency)),
+        escape_xml(text(lang, Text::ServingLongest)),
+        sv.max_context,
+        group(sv.max_context),
+        if lang == Lang::Zh { "token" } else { "tokens" },
+    );
+    if sv.host_bytes > 0 {
+        let _ = write!(
+            out,
+            r#"<dt>{}</dt><dd data-testid="serving-host">{}</dd>"#,
+            escape_xml(text(lang, Text::ServingHost)),
+            escape_xml(&format_bytes(sv.host_bytes, unit))
+        );
     }
-}
-
-#[inline(never)]
-fn total_dd(testid: &'static str, bytes: u64, (low, high): (u64, u64), unit: Unit) -> Html {
-    let range = (low != high).then(|| format!(" {}–{}", format_bytes(low, unit), format_bytes(high, unit)));
-    html! {
-        <dd data-testid={testid} data-bytes={bytes.to_string()} data-low={low.to_string()} data-high={high.to_string()}>
-            { format_bytes(bytes, unit) }<small class="range">{ range }</small>
-        </dd>
-    }
+    out.push_str("</dl>");
 }
 
 /// The model, the three totals, and fits / does not fit against the GPU.
@@ -73,43 +77,59 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     let headroom = bill.headroom_bytes();
     let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
-    let total = |testid: &'static str, kind: TotalKind, bytes: u64| total_dd(testid, bytes, bill.range(kind), unit);
     let line = match &bill.serving {
         Some(sv) => serving_line(lang, sv, v),
-        None => html! {
-            <>
-                <strong>{ i18n::verdict(lang, v) }</strong>
-                { format!(" — {} / {} {} ({amount} {side})", format_bytes(bill.device_bytes(), unit), format_bytes(bill.gpu_bytes, unit), s.gpu.name) }
-            </>
-        },
+        None => format!(
+            "<strong>{}</strong>{}",
+            escape_xml(i18n::verdict(lang, v)),
+            escape_xml(&format!(
+                " — {} / {} {} ({amount} {side})",
+                format_bytes(bill.device_bytes(), unit),
+                format_bytes(bill.gpu_bytes, unit),
+                s.gpu.name
+            ))
+        ),
     };
-    html! {
-        <section class={classes!("verdict", class)}>
-            <p class="scenario-line" data-testid="scenario">{ i18n::scenario_line(lang, s) }</p>
-            <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>
-                { line }
-            </p>
-            if let Some(sv) = &bill.serving {
-                { serving_figures(lang, unit, sv) }
-            }
-            <dl class="totals">
-                <dt>{ text(lang, Text::Allocated) }</dt>
-                { total("total-allocated", TotalKind::Allocated, bill.allocated_bytes()) }
-                <dt>{ text(lang, Text::Reserved) }</dt>
-                { total("total-reserved", TotalKind::Reserved, bill.reserved_bytes()) }
-                <dt>{ text(lang, Text::Device) }</dt>
-                { total("total", TotalKind::Device, bill.device_bytes()) }
-            </dl>
-            if bill.serving.is_none() {
-                <p class="verdict-uses">
-                    { text(lang, if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses }) }
-                </p>
-            }
-            if !bill.notes.is_empty() {
-                <ul class="bill-notes" data-testid="bill-notes">
-                    { for bill.notes.iter().map(|n| html! { <li data-key={n.key}>{ render(lang, &n.text) }</li> }) }
-                </ul>
-            }
-        </section>
+    let mut out = format!(
+        r#"<section class="verdict {class}"><p class="scenario-line" data-testid="scenario">{}</p><p class="verdict-line" data-testid="verdict" data-fits="{}" data-verdict="{class}">{line}</p>"#,
+        escape_xml(&i18n::scenario_line(lang, s)),
+        bill.fits(),
+    );
+    if let Some(sv) = &bill.serving {
+        serving_figures(&mut out, lang, unit, sv);
     }
+    out.push_str(r#"<dl class="totals">"#);
+    for (label, testid, kind, bytes) in [
+        (Text::Allocated, "total-allocated", TotalKind::Allocated, bill.allocated_bytes()),
+        (Text::Reserved, "total-reserved", TotalKind::Reserved, bill.reserved_bytes()),
+        (Text::Device, "total", TotalKind::Device, bill.device_bytes()),
+    ] {
+        let (low, high) = bill.range(kind);
+        let range = if low != high {
+            format!(" {}–{}", format_bytes(low, unit), format_bytes(high, unit))
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            r#"<dt>{}</dt><dd data-testid="{testid}" data-bytes="{bytes}" data-low="{low}" data-high="{high}">{}<small class="range">{}</small></dd>"#,
+            escape_xml(text(lang, label)),
+            escape_xml(&format_bytes(bytes, unit)),
+            escape_xml(&range),
+        );
+    }
+    out.push_str("</dl>");
+    if bill.serving.is_none() {
+        let uses = if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses };
+        let _ = write!(out, r#"<p class="verdict-uses">{}</p>"#, escape_xml(text(lang, uses)));
+    }
+    if !bill.notes.is_empty() {
+        out.push_str(r#"<ul class="bill-notes" data-testid="bill-notes">"#);
+        for n in &bill.notes {
+            let _ = write!(out, r#"<li data-key="{}">{}</li>"#, escape_xml(n.key), escape_xml(&render(lang, &n.text)));
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</section>");
+    Html::from_html_unchecked(AttrValue::from(out))
 }
