@@ -31,6 +31,12 @@ fn benches(c: &mut Criterion) {
     c.bench_function("max_batch", |b| b.iter(|| fit::max_batch(black_box(&s))));
     c.bench_function("max_seq", |b| b.iter(|| fit::max_seq(black_box(&Scenario::default()))));
     c.bench_function("speed_card", |b| b.iter(fit::speed_card));
+    // The self-test page computes all seven demonstrations on each change of the configuration.
+    c.bench_function("selftest all seven", |b| {
+        b.iter(|| {
+            (1..=vram_ledger::selftest::QUESTIONS).filter_map(|n| vram_ledger::selftest::demo(n, black_box(&s))).count()
+        })
+    });
 }
 
 criterion_group!(ledger, benches);
