@@ -177,7 +177,7 @@ pub fn describe_mode(s: &Scenario) -> String {
                 s.optimizer.id(),
                 group(s.sequence_tokens()),
                 s.batch,
-                if s.gradient_checkpointing { ", checkpointing" } else { "" }
+                if s.checkpointing.is_on() { ", checkpointing" } else { "" }
             )
         }
     }

@@ -5,7 +5,7 @@ mod common;
 use common::scenario;
 use vram_ledger::ledger::architecture::{Architecture, MlpKind, NormKind};
 use vram_ledger::ledger::bill::ComponentId as C;
-use vram_ledger::ledger::scenario::{AttentionKernel, Method, Mode, Optimizer, Precision};
+use vram_ledger::ledger::scenario::{AttentionKernel, Checkpointing, Method, Mode, Optimizer, Precision};
 use vram_ledger::ledger::{estimate, Scenario};
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -77,7 +77,7 @@ fn d1_training() -> Scenario {
         optimizer: Optimizer::SgdMomentum,
         seq: 512,
         batch: 4,
-        gradient_checkpointing: false,
+        checkpointing: Checkpointing::Off,
         attention: AttentionKernel::Sdpa,
         ..Scenario::default()
     }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use vram_ledger::ledger::bill::ComponentId as C;
 use vram_ledger::ledger::hf_config::parse_config;
 use vram_ledger::ledger::presets;
-use vram_ledger::ledger::scenario::{AttentionKernel, LoraTargets, Method, Mode, Optimizer, Precision};
+use vram_ledger::ledger::scenario::{AttentionKernel, Checkpointing, LoraTargets, Method, Mode, Optimizer, Precision};
 use vram_ledger::ledger::storage::{KvDtype, StorageFormat};
 use vram_ledger::ledger::{estimate, fit, Scenario};
 use vram_ledger::query;
@@ -51,7 +51,7 @@ fn any_scenario() -> impl Strategy<Value = Scenario> {
                     seq,
                     batch,
                     rank,
-                    gradient_checkpointing: gc,
+                    checkpointing: if gc { Checkpointing::Full } else { Checkpointing::Off },
                     gpus,
                     zero,
                     kv,

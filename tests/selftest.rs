@@ -93,7 +93,7 @@ fn question_3_shows_activations_linear_in_batch_and_sequence() {
         assert_eq!(v[4], 2.0, "{q}");
         assert_eq!(v[5], 2.0, "{q}: sequence × 2");
         assert!(v[6] < 0.2 * v[2] && v[7] > 80.0, "{q}: checkpointing {} → {} (−{} %)", v[2], v[6], v[7]);
-        assert!(!d.before.scenario.gradient_checkpointing);
+        assert!(!d.before.scenario.checkpointing.is_on());
     }
     let (_, eager) = shown(3, "attn=eager");
     assert!(eager[5] > 2.0, "eager scores grow with s²: × {}", eager[5]);

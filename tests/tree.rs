@@ -134,7 +134,7 @@ fn levers_change_one_thing_and_save_what_the_ledger_says() {
     assert_eq!(after.component(ComponentId::Weights), before.component(ComponentId::Weights));
 
     let t = Lever::Checkpointing.apply(&s).expect("applies");
-    assert!(t.gradient_checkpointing && t.batch == s.batch && t.seq == s.seq);
+    assert!(t.checkpointing.is_on() && t.batch == s.batch && t.seq == s.seq);
     assert!(estimate(&t).component(ComponentId::Activations) * 5 < before.component(ComponentId::Activations));
 
     let t = Lever::OneDtype.apply(&s).expect("applies");

@@ -483,7 +483,7 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
             Arg::Code(s.optimizer.id()),
             tokens,
             Arg::Int(s.batch),
-            crate::ledger::msg::when(s.gradient_checkpointing, || msg!(ScenarioCheckpointing))
+            crate::ledger::msg::when(s.checkpointing.is_on(), || msg!(ScenarioCheckpointing))
         ),
         (Mode::Train, _) => msg!(
             ScenarioAdapters,
@@ -494,7 +494,7 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
             Arg::Code(s.optimizer.id()),
             tokens,
             Arg::Int(s.batch),
-            crate::ledger::msg::when(s.gradient_checkpointing, || msg!(ScenarioCheckpointing))
+            crate::ledger::msg::when(s.checkpointing.is_on(), || msg!(ScenarioCheckpointing))
         ),
     };
     format!("{} · {} · {}", a.name, params_short(a.parameters()), render(lang, &body))

@@ -13,8 +13,8 @@ use super::bill::Note;
 use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    AttentionKernel, Bitsandbytes, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode, Optimizer,
-    Precision, Recipe, Scenario, TrainingLoop,
+    AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode,
+    Optimizer, Precision, Recipe, Scenario, TrainingLoop,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -247,13 +247,13 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         optimizer: s.optimizer,
         saved: saved_view(s, trains, base, kbit_prepared),
         loss: s.loss,
-        checkpointing: s.gradient_checkpointing,
+        checkpointing: s.checkpointing.is_on(),
         accum: s.accum,
         shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
         kbit_prepared,
         keeps_output: s.training_loop == TrainingLoop::Script,
         compiled: s.compiled,
-        selective: s.gradient_checkpointing && s.selective_checkpointing,
+        selective: s.checkpointing == Checkpointing::Selective,
     }
 }
 

@@ -83,6 +83,19 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// Activation checkpointing per decoder layer (`gc`): off, every layer's input kept and the
+    /// rest recomputed (`1`), or torchtitan's selective per-op policy (`sac`).
+    Checkpointing { Off => "0", Full => "1", Selective => "sac" }
+);
+
+impl Checkpointing {
+    /// Whether anything is recomputed in backward.
+    pub fn is_on(self) -> bool {
+        self != Checkpointing::Off
+    }
+}
+
+keyword_enum!(
     /// The training loop around the step: `trainer` = Hugging Face's Trainer, TRL, Accelerate-style
     /// loops that drop the model's output before backward; `script` = a hand-written loop
     /// (`out = model(**batch); out.loss.backward()`, LitGPT, Answer.AI's train.py) that keeps the
@@ -314,9 +327,7 @@ pub struct Scenario {
     pub accum: u64,
     pub rank: u64,
     pub targets: LoraTargets,
-    pub gradient_checkpointing: bool,
-    /// Selective checkpointing (`gc=sac`), with `gradient_checkpointing`.
-    pub selective_checkpointing: bool,
+    pub checkpointing: Checkpointing,
     pub attention: AttentionKernel,
     pub loss: LossKernel,
     pub bnb: Bitsandbytes,
@@ -361,8 +372,7 @@ impl Default for Scenario {
             accum: 1,
             rank: 16,
             targets: LoraTargets::All,
-            gradient_checkpointing: true,
-            selective_checkpointing: false,
+            checkpointing: Checkpointing::Full,
             attention: AttentionKernel::Sdpa,
             loss: LossKernel::Hf,
             bnb: Bitsandbytes::Fixed,

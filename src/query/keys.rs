@@ -13,8 +13,8 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Bitsandbytes, Drill, Engine, EngineVersion, Gpu, LoraTargets, LossKernel, Method,
-    Mode, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
+    trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Drill, Engine, EngineVersion, Gpu, LoraTargets,
+    LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -1203,23 +1203,9 @@ pub static KEYS: [KeyDef; 88] = [
     KeyDef {
         key: Key::Gc,
         name: "gc",
-        read: Read::Word(|| vec!["0", "1", "sac"]),
-        set: |s, v| {
-            (s.gradient_checkpointing, s.selective_checkpointing) = match v.word() {
-                "0" => (false, false),
-                "1" => (true, false),
-                "sac" => (true, true),
-                _ => return Err(()),
-            };
-            Ok(())
-        },
-        write: |s, c| {
-            if s.gradient_checkpointing && s.selective_checkpointing {
-                Some("sac".to_string())
-            } else {
-                (s.gradient_checkpointing != c.default.gradient_checkpointing).then(|| flag_text(s.gradient_checkpointing))
-            }
-        },
+        read: Read::Word(|| ids(Checkpointing::ALL, Checkpointing::id)),
+        set: |s, v| keyword(v.word(), Checkpointing::from_id, |c| s.checkpointing = c),
+        write: |s, c| (s.checkpointing != c.default.checkpointing).then(|| s.checkpointing.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0, 1, sac", "1", "gradient checkpointing per decoder layer; sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),

@@ -9,7 +9,7 @@ pub mod reader;
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
 use crate::ledger::bill::ComponentId;
-use crate::ledger::scenario::{Engine, Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::scenario::{Checkpointing, Engine, Method, Mode, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, Bill};
@@ -325,10 +325,10 @@ impl Lever {
                 }
             }
             Lever::Checkpointing => {
-                if !train || s.gradient_checkpointing {
+                if !train || s.checkpointing.is_on() {
                     return None;
                 }
-                t.gradient_checkpointing = true;
+                t.checkpointing = Checkpointing::Full;
             }
             Lever::OneDtype => match s.mode {
                 Mode::Train if s.precision == Precision::Fp32 => t.precision = Precision::Mixed,

@@ -245,7 +245,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 if train {
                     { pick(Key::Precision, s.precision.id(), options(Precision::ALL, Precision::id)) }
                     { pick(Key::Optim, s.optimizer.id(), options(Optimizer::ALL, Optimizer::id)) }
-                    { checkbox(Key::Gc, lang, s.gradient_checkpointing, set(Key::Gc)) }
+                    { checkbox(Key::Gc, lang, s.checkpointing.is_on(), set(Key::Gc)) }
                     { checkbox(Key::Compile, lang, s.compiled, set(Key::Compile)) }
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
