@@ -498,8 +498,9 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 /// Activations of a training step. With checkpointing each layer keeps only its input, and one
 /// layer is recomputed at a time; the loss's backward ends (and frees the logits) before the last
 /// layer is recomputed, so the recomputed layer and the logits' peak never coexist: only the part
-/// of the recomputed layer beyond `logits_bytes` counts.
-pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Component {
+/// of the recomputed layer beyond `freed_logits_bytes` (the logits line less any output the loop
+/// keeps, which is not freed by then) counts.
+pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> Component {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
@@ -513,12 +514,11 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });
     if t.selective {
-        return selective_activations(p, t, layer_bytes, logits_bytes, final_norm);
+        return selective_activations(p, t, layer_bytes, freed_logits_bytes, final_norm);
     }
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
-        // Output a loop keeps is not freed before the last layer is recomputed.
-        let recompute_excess = (layer_bytes - (logits_bytes - held_output_bytes(p, t))).max(0.0);
+        let recompute_excess = (layer_bytes - freed_logits_bytes).max(0.0);
         let formula = msg!(
             ActivationsCheckpointed,
             Arg::Int(arch.layers),
@@ -570,7 +570,13 @@ pub fn training_activations(p: &Plan, t: &Training, logits_bytes: f64) -> Compon
 /// recomputed): each layer keeps its input, the outputs of the 1st, 3rd, 5th and 7th matmul (q, v,
 /// the MLP's gate and down projections) and the attention kernel's output with its fp32 log-sum-exp;
 /// the rest of one layer is recomputed at a time, beyond the logits' peak.
-fn selective_activations(p: &Plan, t: &Training, layer_bytes: f64, logits_bytes: f64, final_norm: f64) -> Component {
+fn selective_activations(
+    p: &Plan,
+    t: &Training,
+    layer_bytes: f64,
+    freed_logits_bytes: f64,
+    final_norm: f64,
+) -> Component {
     let arch = p.arch;
     let (h, qd, kvd) = (arch.hidden as f64, arch.q_dim() as f64, arch.kv_dim() as f64);
     let act = p.acts.bytes();
@@ -582,7 +588,7 @@ fn selective_activations(p: &Plan, t: &Training, layer_bytes: f64, logits_bytes:
     let kept: f64 = classes.iter().map(|c| c.count as f64 * per_token_of(c) * tokens).sum();
     let per_layer = classes.iter().map(per_token_of).fold(0.0, f64::max);
     let rest = (layer_bytes - per_layer * tokens).max(0.0);
-    let excess = (rest - (logits_bytes - held_output_bytes(p, t))).max(0.0);
+    let excess = (rest - freed_logits_bytes).max(0.0);
     let formula = msg!(
         ActivationsSelective,
         Arg::Int(arch.layers),

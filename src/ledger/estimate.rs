@@ -2,7 +2,7 @@
 //! plan (training, optimizer, activations, inference, drill), then the allocator's slack on what
 //! is allocated and the CUDA context. Every line carries its formula with the scenario's numbers.
 
-use super::activations::{training_activations, training_logits, vision_activations};
+use super::activations::{held_output_bytes, training_activations, training_logits, vision_activations};
 use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
 use super::msg::{Arg, Msg};
 use super::plan::{resolve, Inference, Plan, Training, Trains, Work};
@@ -75,7 +75,8 @@ fn in_bill_order(mut lines: Vec<Component>) -> Vec<Component> {
 
 fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mut Vec<Note>) -> Extras {
     let (logits, saved_logits) = training_logits(p, t);
-    let activations = training_activations(p, t, logits.bytes as f64);
+    // Output a loop keeps is not freed before the last layer is recomputed.
+    let activations = training_activations(p, t, logits.bytes as f64 - held_output_bytes(p, t));
     let vision = vision_activations(p);
     // Activations, logits and the vision tower's working set are freed before the optimizer step.
     let freed = [Some(&activations), Some(&logits), vision.as_ref().map(|(c, _)| c)]
