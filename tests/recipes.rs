@@ -260,3 +260,24 @@ fn fp8_training_gathers_fp8_weights_and_bills_the_rest_as_mixed() {
         estimate(&scenario(&format!("{single}&precision=fp8"))).device_bytes()
     );
 }
+
+/// `quant_head=1` (Lightning's BitsandbytesPrecision, LitGPT's `--quantize`): the untied LM head is
+/// quantized with the linears — Llama-3.1-8B's 128,256 × 4,096 = 525,336,576 head parameters at NF4
+/// without double quantization (4 + 32/64 bits = 0.5625 B) instead of 2 B: 755,171,328 B less — and
+/// its dequantization holds an fp16 and a bf16 copy: 4 B × 525,336,576 = 2,101,346,304 B, more than
+/// the largest block matrix's 14,336 × 4,096 × 2 B. A tied head (Llama-3.2-1B) is the embedding,
+/// not a linear layer: nothing changes.
+#[test]
+fn a_quantized_lm_head_is_smaller_and_dequantizes_through_fp16() {
+    let q = "model=llama-3.1-8b&method=qlora&dq=0&recipe=plain";
+    let plain = estimate(&scenario(q));
+    let head = estimate(&scenario(&format!("{q}&quant_head=1")));
+    assert_eq!(plain.component(C::Weights) - head.component(C::Weights), 755_171_328);
+    assert_eq!(head.component(C::DequantBuffer), 2_101_346_304);
+    assert_eq!(plain.component(C::DequantBuffer), 14_336 * 4_096 * 2);
+    // Inference with NF4: the prefill dequantizes the head the same way.
+    let infer = "model=llama-3.1-8b&mode=infer&quant=nf4&dq=0";
+    assert_eq!(estimate(&scenario(&format!("{infer}&quant_head=1"))).component(C::DequantBuffer), 2_101_346_304);
+    let tied = "model=llama-3.2-1b&method=qlora";
+    assert_eq!(estimate(&scenario(tied)), estimate(&scenario(&format!("{tied}&quant_head=1"))));
+}

@@ -334,6 +334,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Precision => ("Precision", "精度"),
             Quant => ("Weight format", "权重存储格式"),
             Dq => ("Double quantization", "双重量化"),
+            QuantHead => ("LM head quantized too", "LM head 也量化"),
             Optim => ("Optimizer", "优化器"),
             Seq => ("Sequence length (tokens)", "序列长度 (tokens)"),
             Batch => ("Micro-batch (per GPU)", "micro-batch(每卡)"),

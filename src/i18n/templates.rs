@@ -63,6 +63,14 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "largest weight matrix {0} × 2 B: dequantized to bf16 for each matmul",
             "最大权重矩阵 {0} × 2 B:每次矩阵乘前反量化为 bf16",
         ),
+        DequantHead => (
+            "the quantized LM head {0} × (2 + 2) B: dequantized to fp16 (its quantization state), then cast to bf16",
+            "量化的 LM head {0} × (2 + 2) B:先反量化为 fp16(其量化状态的类型),再转为 bf16",
+        ),
+        WeightsQuantizedHead => (
+            "linear layers and the LM head {0} params × {1} bits / 8 ({2}) + embeddings, norms{3} {4} params × 2 B (16-bit)",
+            "线性层与 LM head {0} 个参数 × {1} bit / 8({2})+ embedding、norm{3} {4} 个参数 × 2 B(16 位)",
+        ),
         DequantPrefill => (
             "largest weight matrix {0} × 2 B: bitsandbytes dequantizes to bf16 for prefill",
             "最大权重矩阵 {0} × 2 B:bitsandbytes 在 prefill 时反量化为 bf16",

@@ -177,6 +177,8 @@ pub fn dequant_buffer(p: &Plan, i: &Inference) -> Option<Component> {
     if i.weights.format != StorageFormat::Nf4 {
         return None;
     }
-    let largest = p.arch.largest_linear();
-    Some(line(ComponentId::DequantBuffer, largest as f64 * 2.0, "§2", msg!(DequantPrefill, Arg::Count(largest))))
+    let (matrix, bytes) = super::weights::dequantized_matrix(p.arch, i.weights);
+    let formula =
+        if bytes > 2.0 { msg!(DequantHead, Arg::Count(matrix)) } else { msg!(DequantPrefill, Arg::Count(matrix)) };
+    Some(line(ComponentId::DequantBuffer, matrix as f64 * bytes, "§2", formula))
 }

@@ -166,6 +166,8 @@ msg_ids!(
     LossChunked,
     LossFused,
     LossCompiled,
+    WeightsQuantizedHead,
+    DequantHead,
     LogitsFused,
     Softcap,
     HeadCopy,

@@ -284,7 +284,7 @@ fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
 /// `format` over the layers the scenario says it covers (all, unless `quant` is the checkpoint's).
 fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
     let layers = if format == s.quant { s.quant_layers() } else { QuantLayers::All };
-    WeightFormat { format, double_quant: s.double_quant, layers }
+    WeightFormat { format, double_quant: s.double_quant, layers, head: s.quant_head }
 }
 
 /// What the saved activations need to know about what trains.

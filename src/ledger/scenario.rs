@@ -318,6 +318,8 @@ pub struct Scenario {
     pub quant_layers: Option<QuantLayers>,
     /// NF4 double quantization (QLoRA's default).
     pub double_quant: bool,
+    /// The LM head quantized with the linear layers (Lightning's BitsandbytesPrecision).
+    pub quant_head: bool,
     pub optimizer: Optimizer,
     /// Tokens per sequence (the prompt, for inference).
     pub seq: u64,
@@ -366,6 +368,7 @@ impl Default for Scenario {
             quant: StorageFormat::Bf16,
             quant_layers: None,
             double_quant: true,
+            quant_head: false,
             optimizer: Optimizer::AdamW,
             seq: 2048,
             batch: 1,

@@ -6,7 +6,7 @@ use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
 use super::scenario::Precision;
-use super::weights::stored_weights;
+use super::weights::{dequantized_matrix, stored_weights};
 use crate::msg;
 
 /// The language model's weights on this GPU: the trained weights in their dtype, or the frozen
@@ -62,8 +62,10 @@ pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     if format.format.is_dense() {
         return None;
     }
-    let largest = p.arch.largest_linear();
-    Some(line(ComponentId::DequantBuffer, largest as f64 * 2.0, "§1", msg!(DequantTraining, Arg::Count(largest))))
+    let (matrix, bytes) = dequantized_matrix(p.arch, format);
+    let formula =
+        if bytes > 2.0 { msg!(DequantHead, Arg::Count(matrix)) } else { msg!(DequantTraining, Arg::Count(matrix)) };
+    Some(line(ComponentId::DequantBuffer, matrix as f64 * bytes, "§1", formula))
 }
 
 /// fp32 master weights of mixed-precision full fine-tuning (sharded from ZeRO-1 on).

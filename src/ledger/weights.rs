@@ -28,12 +28,14 @@ pub struct WeightFormat {
     pub format: StorageFormat,
     pub double_quant: bool,
     pub layers: QuantLayers,
+    /// The (untied) LM head quantized too, from fp16 (Lightning's BitsandbytesPrecision).
+    pub head: bool,
 }
 
 impl WeightFormat {
     /// Every linear layer in `format` (NF4 with double quantization).
     pub fn all(format: StorageFormat) -> WeightFormat {
-        WeightFormat { format, double_quant: true, layers: QuantLayers::All }
+        WeightFormat { format, double_quant: true, layers: QuantLayers::All, head: false }
     }
 }
 
@@ -50,7 +52,26 @@ fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
         }
         run_bytes += l.parameters() as f64 * w.format.bits_per_weight(w.double_quant, l.d_in) / 8.0;
     }
-    (params, bytes + run_bytes * run_layers as f64)
+    bytes += run_bytes * run_layers as f64;
+    if w.head {
+        let head = arch.lm_head_parameters();
+        params = params.saturating_add(head);
+        bytes += head as f64 * w.format.bits_per_weight(w.double_quant, arch.hidden) / 8.0;
+    }
+    (params, bytes)
+}
+
+/// The weight matrix dequantized at the peak and its bytes per parameter: the largest linear layer
+/// in bf16 (2 B), or a quantized LM head, which Lightning dequantizes to fp16 and then casts to
+/// bf16 (2 + 2 B), whichever is larger.
+pub fn dequantized_matrix(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
+    let largest = arch.largest_linear();
+    let head = if w.head { arch.lm_head_parameters() } else { 0 };
+    if head as f64 * 4.0 > largest as f64 * 2.0 {
+        (head, 4.0)
+    } else {
+        (largest, 2.0)
+    }
 }
 
 pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
@@ -82,6 +103,16 @@ pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
     let vision_listed = when(vision > 0, || msg!(VisionTowerListed));
     let explain = format.explain(w.double_quant).arg();
     let formula = match w.layers {
+        QuantLayers::All if w.head && arch.lm_head_parameters() > 0 => {
+            msg!(
+                WeightsQuantizedHead,
+                Arg::Count(linear),
+                Arg::Factor(avg_bits),
+                explain,
+                vision_listed,
+                Arg::Count(rest)
+            )
+        }
         QuantLayers::All => {
             msg!(WeightsQuantized, Arg::Count(linear), Arg::Factor(avg_bits), explain, vision_listed, Arg::Count(rest))
         }

@@ -91,6 +91,7 @@ key_enum!(
     Quant,
     QuantLayers,
     Dq,
+    QuantHead,
     Optim,
     Seq,
     Batch,
@@ -426,7 +427,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 88] = [
+pub static KEYS: [KeyDef; 89] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1127,6 +1128,19 @@ pub static KEYS: [KeyDef; 88] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "NF4 double quantization (QLoRA's default)"),
+    },
+    KeyDef {
+        key: Key::QuantHead,
+        name: "quant_head",
+        read: Read::Flag,
+        set: |s, v| {
+            s.quant_head = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.quant_head != c.default.quant_head).then(|| flag_text(s.quant_head)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("0", "the LM head quantized with the linear layers (an untied head; a quantized `quant` only): Lightning's BitsandbytesPrecision, LitGPT's `--quantize`, swaps every nn.Linear and quantizes from fp16, so each dequantization of the head holds an fp16 and a bf16 copy of it; 0 = transformers with bitsandbytes, which skip the head"),
     },
     KeyDef {
         key: Key::Optim,
