@@ -30,6 +30,12 @@ fn numbers(m: &Msg) -> Vec<f64> {
         .collect()
 }
 
+/// The chapter's 20 % margin, written out: nvidia-smi's total at most 80 % of the card.
+fn fits_with_margin(s: &vram_ledger::ledger::Scenario) -> bool {
+    let b = estimate(s);
+    b.device_bytes() as f64 <= 0.8 * b.gpu_bytes as f64
+}
+
 fn shown(n: u8, q: &str) -> (Demo, Vec<f64>) {
     let d = demo(n, &scenario(q)).expect("questions 1–7 have a demonstration");
     let v = numbers(&d.finding);
@@ -137,14 +143,10 @@ fn question_6_shows_the_cutoff_that_fits() {
         assert!(v[3] > v[1], "{q}");
         let cutoff = v[4] as u64;
         let mut s = d.before.scenario.clone();
-        let with_margin = |s: &vram_ledger::ledger::Scenario| {
-            let b = estimate(s);
-            b.device_bytes() as f64 <= 0.8 * b.gpu_bytes as f64
-        };
         s.seq = cutoff;
-        assert!(cutoff == 0 || with_margin(&s), "{q}: {cutoff} tokens should fit");
+        assert!(cutoff == 0 || fits_with_margin(&s), "{q}: {cutoff} tokens should fit");
         s.seq = cutoff + 1;
-        assert!(cutoff == fit::MAX_SEQ || !with_margin(&s), "{q}: {} tokens should not fit", cutoff + 1);
+        assert!(cutoff == fit::MAX_SEQ || !fits_with_margin(&s), "{q}: {} tokens should not fit", cutoff + 1);
     }
 }
 
@@ -176,8 +178,7 @@ fn question_7_shows_kv_outgrowing_the_weights() {
         let fits = |batch: f64| {
             let mut s = d.before.scenario.clone();
             s.batch = batch as u64;
-            let b = estimate(&s);
-            b.device_bytes() as f64 <= 0.8 * b.gpu_bytes as f64
+            fits_with_margin(&s)
         };
         assert!(fits(v[3]) && !fits(v[3] + 1.0), "{q}: {} requests", v[3]);
     }

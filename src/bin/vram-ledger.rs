@@ -33,7 +33,11 @@ Exit codes: 0 ok, 2 bad input.";
 
 /// The scenario of a query, its warnings printed; its errors printed and exit code 2 instead.
 fn scenario_or_report(text: &str) -> Result<vram_ledger::ledger::Scenario, ExitCode> {
-    let parsed = query::parse(text);
+    parsed_or_report(query::parse(text))
+}
+
+/// As [`scenario_or_report`], for a query already parsed.
+fn parsed_or_report(parsed: query::Parsed) -> Result<vram_ledger::ledger::Scenario, ExitCode> {
     for w in &parsed.warnings {
         eprintln!("warning: {}", w.message);
     }
@@ -185,12 +189,13 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
     use vram_ledger::i18n::render;
     use vram_ledger::ledger::msg::Msg;
     use vram_ledger::selftest;
-    let view = vram_ledger::view::read(&query::parse(given).ui);
+    let parsed = query::parse(given);
+    let view = vram_ledger::view::read(&parsed.ui);
     if let Some(e) = view.errors.first() {
         eprintln!("error: {}", e.message);
         return ExitCode::from(2);
     }
-    let s = match scenario_or_report(given) {
+    let s = match parsed_or_report(parsed) {
         Ok(s) => s,
         Err(code) => return code,
     };

@@ -142,8 +142,10 @@ pub fn app(props: &AppProps) -> Html {
     });
     // The self-test's demonstrations (none on the calculator's page).
     let demos = use_memo((scenario.clone(), lang, state.selftest, state.question), |(s, lang, on, only)| {
-        let shown = if !*on { 0..=0 } else { only.map_or(1..=selftest::QUESTIONS, |n| n..=n) };
-        shown
+        if !*on {
+            return Vec::new();
+        }
+        only.map_or(1..=selftest::QUESTIONS, |n| n..=n)
             .filter_map(|n| {
                 let d = selftest::demo(n, s)?;
                 let bar = |side: &selftest::Side| Bar {
@@ -200,8 +202,10 @@ pub fn app(props: &AppProps) -> Html {
         }
     };
 
+    let base = page_base();
+    let with_base = |q: &str| if q.is_empty() { base.clone() } else { format!("{base}?{q}") };
     if state.selftest {
-        let page = self_test(lang, &demos, &page_base(), state.embed);
+        let page = self_test(lang, &demos, &base, state.embed);
         if state.embed {
             return html! { <div class="app embed" data-testid="embed">{ notices }{ page }</div> };
         }
@@ -212,14 +216,13 @@ pub fn app(props: &AppProps) -> Html {
                 { header(Text::SelfTest, Text::SelfTestIntro) }
                 <main>
                     { notices }
-                    <p><a href={format!("{}?{calculator}", page_base())} data-testid="to-calculator">{ text(lang, Text::ToCalculator) }</a></p>
+                    <p><a href={with_base(&calculator)} data-testid="to-calculator">{ text(lang, Text::ToCalculator) }</a></p>
                     <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                     { page }
                 </main>
             </div>
         };
     }
-    let with_base = |q: &str| if q.is_empty() { page_base() } else { format!("{}?{q}", page_base()) };
     let full_query = CalcState { embed: false, ..(*state).clone() }.share_query(props.browser_lang);
     if state.embed {
         return html! {

@@ -7,22 +7,31 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
+/// The content's own height (no 100vh anywhere in embed mode, so the two cannot grow each other).
+fn document_height() -> Option<i32> {
+    let root = web_sys::window()?.document()?.document_element()?;
+    Some(root.scroll_height().max(root.get_bounding_client_rect().height().ceil() as i32))
+}
+
 /// Posts the document's height to the parent window (an opened `<details>` changes it without a
 /// render of the app).
 pub fn post_height() {
-    post_height_if_changed(&Rc::new(Cell::new(-1)));
+    if let Some(height) = document_height() {
+        post(height);
+    }
 }
 
 /// Posts the document's height to the parent window if it changed since the last post.
 pub fn post_height_if_changed(last: &Rc<Cell<i32>>) {
-    let Some(window) = web_sys::window() else { return };
-    let Some(root) = window.document().and_then(|d| d.document_element()) else { return };
-    // The content's own height (no 100vh anywhere in embed mode, so the two cannot grow each other).
-    let height = root.scroll_height().max(root.get_bounding_client_rect().height().ceil() as i32);
-    if height == last.get() {
-        return;
+    let Some(height) = document_height() else { return };
+    if height != last.get() {
+        last.set(height);
+        post(height);
     }
-    last.set(height);
+}
+
+fn post(height: i32) {
+    let Some(window) = web_sys::window() else { return };
     let Ok(Some(parent)) = window.parent() else { return };
     let message = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&message, &JsValue::from_str("type"), &JsValue::from_str("vram-ledger:height"));
