@@ -124,9 +124,9 @@ fn bytes_per_parameter(user: &Scenario) -> (Side, Side, Msg) {
     let (before, after) = pair(&full, Some(set(Key::Mode, "infer")), set(Key::Mode, "train"));
     let b = &after.bill;
     let params = full.architecture.parameters();
-    let per = |id| b.component(id) as f64 / params.max(1) as f64;
+    let per = |id| b.tensor_bytes(id) as f64 / params.max(1) as f64;
     let lines = [ComponentId::Weights, ComponentId::Gradients, ComponentId::Optimizer, ComponentId::MasterWeights];
-    let total = lines.iter().fold(0u64, |sum, id| sum.saturating_add(b.component(*id)));
+    let total = lines.iter().fold(0u64, |sum, id| sum.saturating_add(b.tensor_bytes(*id)));
     let finding = msg!(
         Q1Finding,
         Arg::Text(full.architecture.name.to_string()),
@@ -147,7 +147,7 @@ fn lora_share(user: &Scenario) -> (Side, Side, Msg) {
     let s = &after.scenario;
     let trainable = crate::ledger::plan::lora_parameters(&s.architecture, s.targets, s.rank);
     let params = s.architecture.parameters();
-    let (g0, g1) = (before.bill.component(ComponentId::Gradients), after.bill.component(ComponentId::Gradients));
+    let (g0, g1) = (before.bill.tensor_bytes(ComponentId::Gradients), after.bill.tensor_bytes(ComponentId::Gradients));
     let (o0, o1) = (before.bill.component(ComponentId::Optimizer), after.bill.component(ComponentId::Optimizer));
     let finding = msg!(
         Q2Finding,

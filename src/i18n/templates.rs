@@ -76,7 +76,19 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "最大权重矩阵 {0} × 2 B:bitsandbytes 在 prefill 时反量化为 bf16",
         ),
         MasterWeights => ("{0} trainable × 4 B (fp32 master copy){1}", "{0} 个可训练参数 × 4 B(fp32 主权重副本){1}"),
-        Gradients => ("{0} trainable ({1}) × {2} B{3}{4}", "{0} 个可训练参数({1})× {2} B{3}{4}"),
+        Gradients => ("{0} trainable ({1}) × {2} B{3}{4}{5}", "{0} 个可训练参数({1})× {2} B{3}{4}{5}"),
+        GradientsAtStart => (
+            "; at the peak, backward's start, {0} of the {1}: after `zero_grad()` only the LM head's gradient and DDP's buckets exist, the rest appear as activations are freed",
+            ";峰值在反向传播开始时,{1} 中只有 {0}:`zero_grad()` 之后只有 LM head 的梯度与 DDP 的桶,其余随激活释放而产生",
+        ),
+        FsdpWorkingCopy => (
+            "{0} params × {1} B only in the gathered layers: FSDP's mixed precision shards the fp32 parameters (master weights) and casts them in the all-gather",
+            "{0} 个参数 × {1} B 只存在于聚合中的层:`FSDP` 的混合精度切分的是 fp32 参数(主权重),在 `all-gather` 时才转换",
+        ),
+        GradientsInFreedRoom => (
+            "; {0} of the {1} on this line: at the peak, the optimizer step, the activations and logits above are freed and the other gradients sit in their room",
+            ";本行计 {1} 中的 {0}:峰值在优化器步,上面的激活与 logits 已释放,其余梯度就占在它们腾出的空间里",
+        ),
         DdpCopy => (" × 2 (DDP keeps a bucket copy)", " × 2(DDP 保留一份桶副本)"),
         OptimizerLine => ("{0}{1}", "{0}{1}"),
         StatesAdamW => ("{0} trainable × 2 states (m, v) × {1} B", "{0} 个可训练参数 × 2 个状态 (m, v) × {1} B"),
@@ -137,8 +149,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (
-            " + unsharded gradients and reduce-scatter input: 2 × {0} × {1} B",
-            " + 未切分梯度与 `reduce-scatter` 输入:2 × {0} × {1} B",
+            " + unsharded gradients ({1} B) and reduce-scatter input ({2} B): {0} × ({1} + {2}) B",
+            " + 未切分梯度({1} B)与 `reduce-scatter` 输入({2} B):{0} × ({1} + {2}) B",
         ),
         HeldOutput => (" + the output the loop keeps: {0}", " + 循环持有的输出:{0}"),
         PreviousInputs => (
@@ -158,8 +170,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "聚合 {3} 层(当前 + 预取)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
         ),
         OptimizerStep => (
-            "max(0, step temporaries {0} − activations and logits freed by then {1}): {2}",
-            "max(0, 优化器步临时张量 {0} − 届时已释放的激活与 logits {1}):{2}",
+            "max(0, step temporaries {0} − the room backward leaves {1}, the activations, logits and gathered layers it freed less the gradients not billed above): {2}",
+            "max(0, 优化器步临时张量 {0} − 反向传播留出的空间 {1},即其释放的激活、logits 与聚合层减去上面未计入的梯度):{2}",
         ),
         StepAdamW => ("foreach AdamW: √v for all {0} trainable × {1} B", "foreach AdamW:为全部 {0} 个可训练参数计算 √v × {1} B"),
         StepAdafactor => (
@@ -447,10 +459,6 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         NoteVisionTokens => (
             "{0} image(s) of {1} px → {2} × ({3}/28)² = {4} vision tokens per sequence (sequence {5} → {6} tokens)",
             "{0} 张图,每张 {1} px → {2} × ({3}/28)² = 每条序列 {4} 个视觉 token(序列 {5} → {6} token)",
-        ),
-        NoteBackwardOverlap => (
-            "backward frees activations and logits while the gradients appear, so they never all coexist: the step's real peak can be {0} below this sum",
-            "反向传播一边释放激活与 logits、一边产生梯度,三者不会同时全部存在:这一步的真实峰值可比此总和低 {0}",
         ),
         NoteEffectiveBatch => (
             "effective batch = micro-batch {0} × accumulation {1} × {2} GPU(s) = {3} sequences per optimizer step; accumulation adds no memory",

@@ -393,11 +393,11 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.compiled);
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled);
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
-    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.compiled) + softcap);
+    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled) + softcap);
     // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
     // weight, which its backward keeps until the loss's gradient has passed.
     let head_params = if t.kbit_prepared { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };

@@ -176,10 +176,11 @@ pub struct Bill {
     /// The part of the logits line that autograd keeps for backward (the fp32 log-probabilities),
     /// as a saved-tensor hook (tools/mem_report.py) sees it; the line itself is the loss's peak.
     pub saved_logits_bytes: u64,
-    /// How much of the summed activations, logits and gradients never coexist: backward frees the
-    /// first two while the gradients appear (0 with gradient accumulation, and for inference). The
-    /// forward + backward pass peaks at their sum minus this.
+    /// How much of the activations, logits and gradients lines never coexist within forward +
+    /// backward (their sum minus that pass's peak; 0 for inference).
     pub backward_overlap_bytes: u64,
+    /// Every gradient of the step, whatever part of them the gradients line holds at the peak.
+    pub gradient_bytes: u64,
     /// What a serving engine makes of the card (inference with `engine` other than `hf`).
     pub serving: Option<super::serving::Serving>,
 }
@@ -200,6 +201,15 @@ impl Bill {
             .filter(|c| rank(c.id.layer()) <= rank(kind))
             .map(|c| c.bytes)
             .fold(0, u64::saturating_add)
+    }
+
+    /// The bytes of one class of tensors whenever they exist: the line's, except for the gradients,
+    /// whose line holds only those that coexist with the peak (`gradient_bytes` is all of them).
+    pub fn tensor_bytes(&self, id: ComponentId) -> u64 {
+        match id {
+            ComponentId::Gradients => self.gradient_bytes,
+            _ => self.component(id),
+        }
     }
 
     /// What `torch.cuda.max_memory_allocated()` would report.

@@ -5,7 +5,7 @@
 use super::activations::{held_output_bytes, training_activations, training_logits, vision_activations};
 use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
 use super::msg::{Arg, Msg};
-use super::plan::{resolve, Inference, Plan, Training, Trains, Work};
+use super::plan::{resolve, Inference, Plan, Training, Work};
 use super::scenario::MIB;
 use super::{drill, inference, optimizer, serving, training};
 use crate::msg;
@@ -21,6 +21,7 @@ pub const SLACK_INFERENCE: f64 = 0.03;
 struct Extras {
     saved_logits: f64,
     backward_overlap: f64,
+    gradients: f64,
 }
 
 /// The memory bill of one GPU for `s`.
@@ -57,6 +58,7 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         notes,
         saved_logits_bytes: super::bill::to_bytes(extras.saved_logits),
         backward_overlap_bytes: super::bill::to_bytes(extras.backward_overlap),
+        gradient_bytes: super::bill::to_bytes(extras.gradients),
         serving,
     }
 }
@@ -78,13 +80,25 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     // Output a loop keeps is not freed before the last layer is recomputed.
     let activations = training_activations(p, t, logits.bytes as f64 - held_output_bytes(p, t));
     let vision = vision_activations(p);
-    // Activations, logits and the vision tower's working set are freed before the optimizer step.
-    let freed = [Some(&activations), Some(&logits), vision.as_ref().map(|(c, _)| c)]
+    let gathered = training::gathered_layer(p, t);
+    // Activations, logits, the vision tower's working set and the layers ZeRO-3 gathered are freed
+    // before the optimizer step.
+    let freed = [Some(&activations), Some(&logits), vision.as_ref().map(|(c, _)| c), gathered.as_ref()]
         .into_iter()
         .flatten()
         .map(|c| c.bytes as f64)
         .sum::<f64>();
-    let backward_overlap = training::backward_overlap(p, t, freed);
+    // A step peaks at one end of backward: its start (weights, states, activations, logits and the
+    // gradients already there) or the optimizer step (all gradients + the step's temporaries, the
+    // activations and logits freed). The gradients line holds what exists at the peak; the step
+    // line what the step needs beyond it.
+    let all_gradients = training::gradient_bytes(t);
+    let at_start = training::gradients_at_backward_start(p, t);
+    let (temporaries, _) = optimizer::step_temporaries(p, t);
+    let beyond_backward = all_gradients + temporaries - freed;
+    let gradients_at_peak = all_gradients.min(at_start.max(beyond_backward));
+    // What of activations + logits + the gradients line never coexists within forward + backward.
+    let backward_overlap = (freed + gradients_at_peak - (freed + at_start).max(all_gradients)).max(0.0);
     lines.push(training::weights(p, t));
     lines.extend(training::adapter_weights(p, t));
     lines.extend(training::dequant_buffer(p, t));
@@ -96,14 +110,11 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
         lines.push(c);
         notes.push(Note { key: "vision_tokens", text: note });
     }
-    lines.extend(training::gathered_layer(p, t));
-    lines.push(training::gradients(t));
-    lines.push(optimizer::step(p, t, freed));
-    if backward_overlap > 0.03 * (freed + training::gradient_bytes(t)).max(1.0) && t.trains == Trains::Full {
-        notes.push(Note { key: "backward_overlap", text: msg!(NoteBackwardOverlap, Arg::Bytes(backward_overlap)) });
-    }
+    lines.extend(gathered);
+    lines.push(training::gradients(t, gradients_at_peak, beyond_backward <= at_start));
+    lines.push(optimizer::step(p, t, freed - (all_gradients - gradients_at_peak)));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
-    Extras { saved_logits, backward_overlap }
+    Extras { saved_logits, backward_overlap, gradients: all_gradients }
 }
 
 fn effective_batch(p: &Plan, t: &Training) -> Msg {

@@ -142,6 +142,9 @@ msg_ids!(
     DequantPrefill,
     MasterWeights,
     Gradients,
+    GradientsAtStart,
+    FsdpWorkingCopy,
+    GradientsInFreedRoom,
     DdpCopy,
     OptimizerLine,
     StatesAdamW,
@@ -301,7 +304,6 @@ msg_ids!(
     NoteQloraBase,
     NoteFp32ModuleRecipe,
     NoteVisionTokens,
-    NoteBackwardOverlap,
     NoteEffectiveBatch,
     // The query parser.
     BadUint,

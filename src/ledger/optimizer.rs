@@ -77,7 +77,8 @@ pub fn states(p: &Plan, t: &Training) -> Component {
 
 /// The optimizer step's temporaries. Activations and logits (`freed`) are gone by then, so only
 /// what exceeds them raises the peak.
-pub fn step(p: &Plan, t: &Training, freed: f64) -> Component {
+/// The optimizer step's temporaries beyond the states (per GPU), with what they are.
+pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     let (bytes, what) = match t.optimizer {
         Optimizer::AdamW => {
             let sb = t.states.bytes();
@@ -89,9 +90,15 @@ pub fn step(p: &Plan, t: &Training, freed: f64) -> Component {
         }
         _ => (0.0, msg!(StepNone)),
     };
-    let bytes = bytes / t.shard.divisor(1);
-    let formula = msg!(OptimizerStep, Arg::Bytes(bytes), Arg::Bytes(freed), what.arg());
-    line(ComponentId::OptimizerStep, (bytes - freed).max(0.0), "§1", formula)
+    (bytes / t.shard.divisor(1), what)
+}
+
+/// The step's temporaries beyond the room backward leaves: `room` is the activations and logits
+/// it freed, less the gradients that appeared in their place and are not billed on their line.
+pub fn step(p: &Plan, t: &Training, room: f64) -> Component {
+    let (bytes, what) = step_temporaries(p, t);
+    let formula = msg!(OptimizerStep, Arg::Bytes(bytes), Arg::Bytes(room), what.arg());
+    line(ComponentId::OptimizerStep, (bytes - room).max(0.0), "§1", formula)
 }
 
 #[cfg(test)]

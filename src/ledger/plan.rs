@@ -94,8 +94,11 @@ pub struct Training {
     pub kbit_prepared: bool,
     /// The loop keeps the model's output through backward and until the next forward (`loop=script`).
     pub keeps_output: bool,
-    /// torch.compile'd layers (`compile=1`): pointwise results recomputed in backward, not saved.
+    /// torch.compile'd layers (`compile=model` or `1`): pointwise results recomputed in backward,
+    /// not saved.
     pub compiled: bool,
+    /// The loss compiled with them (`compile=1`): the fp32 upcast and log-softmax fused.
+    pub loss_compiled: bool,
     /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
     pub selective: bool,
 }
@@ -225,8 +228,13 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
     }
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
+    let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
+    let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
+        // FSDP's mixed precision keeps the sharded parameters in fp32 and reduces the gradients
+        // into them (torchtitan's reduce dtype, FSDP1's upcast after backward).
+        (Method::Full, _) if master_weights && shard.zero == 3 => Dtype::Fp32,
         (Method::Full, _) => Dtype::Bf16,
         // fp32 adapters have fp32 gradients.
         (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
@@ -243,16 +251,17 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         gradients,
         // States follow the master copy: fp32 for mixed and fp32 training, bf16 for pure bf16.
         states: adapters,
-        master_weights: s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8),
+        master_weights,
         optimizer: s.optimizer,
         saved: saved_view(s, trains, base, kbit_prepared),
         loss: s.loss,
         checkpointing: s.checkpointing.is_on(),
         accum: s.accum,
-        shard: Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } },
+        shard,
         kbit_prepared,
         keeps_output: s.training_loop == TrainingLoop::Script,
-        compiled: s.compiled,
+        compiled: s.compile.layers(),
+        loss_compiled: s.compile.loss(),
         selective: s.checkpointing == Checkpointing::Selective,
     }
 }

@@ -96,6 +96,26 @@ impl Checkpointing {
 }
 
 keyword_enum!(
+    /// torch.compile in training (`compile`): off, the model only (`model`: its loss runs eager —
+    /// torchtitan's December 2024 benchmark, torchtune's recipes of late 2024, which dropped
+    /// `compile_loss`'s result), or the model with its loss (`1`: transformers computes the loss
+    /// inside the model; torchtune's chunked loss, torchtitan's `components/loss.py`).
+    Compile { Off => "0", Model => "model", Full => "1" }
+);
+
+impl Compile {
+    /// Whether the model's layers are compiled.
+    pub fn layers(self) -> bool {
+        self != Compile::Off
+    }
+
+    /// Whether the loss is compiled with them.
+    pub fn loss(self) -> bool {
+        self == Compile::Full
+    }
+}
+
+keyword_enum!(
     /// The training loop around the step: `trainer` = Hugging Face's Trainer, TRL, Accelerate-style
     /// loops that drop the model's output before backward; `script` = a hand-written loop
     /// (`out = model(**batch); out.loss.backward()`, LitGPT, Answer.AI's train.py) that keeps the
@@ -338,8 +358,8 @@ pub struct Scenario {
     /// LoRA dropout probability (0 = none: PEFT uses an identity).
     pub lora_dropout: f64,
     pub training_loop: TrainingLoop,
-    /// torch.compile on the model (training): Inductor recomputes pointwise results in backward.
-    pub compiled: bool,
+    /// torch.compile in training: Inductor recomputes pointwise results in backward.
+    pub compile: Compile,
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
@@ -382,7 +402,7 @@ impl Default for Scenario {
             recipe: None,
             lora_dropout: 0.0,
             training_loop: TrainingLoop::Trainer,
-            compiled: false,
+            compile: Compile::Off,
             gpus: 1,
             zero: 0,
             kv: KvDtype::Bf16,

@@ -15,6 +15,14 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
     let arch = p.arch;
     let divisor = t.shard.divisor(3);
     match t.base {
+        // FSDP's mixed precision shards the fp32 parameters (the master weights line) and casts
+        // them in the all-gather: the 16-bit copy exists only in the gathered layers.
+        Base::Trained(dtype) if t.master_weights && t.shard.zero == 3 => line(
+            ComponentId::Weights,
+            0.0,
+            "§1",
+            msg!(FsdpWorkingCopy, Arg::Count(arch.parameters()), Arg::Factor(dtype.bytes())),
+        ),
         Base::Trained(dtype) => {
             let total = arch.parameters();
             let formula = msg!(
@@ -84,16 +92,25 @@ pub fn gradient_bytes(t: &Training) -> f64 {
     t.trainable as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2)
 }
 
-pub fn gradients(t: &Training) -> Component {
+/// The gradients line: all of them (`gradient_bytes`), or `on_line` of them when the peak is
+/// backward's start (`at_start`: only those exist yet) or the optimizer step, where the rest sit
+/// in the room the freed activations and logits left.
+pub fn gradients(t: &Training, on_line: f64, at_start: bool) -> Component {
+    let all = gradient_bytes(t);
     let formula = msg!(
         Gradients,
         Arg::Count(t.trainable),
         Arg::Code(t.method.id()),
         Arg::Factor(t.gradients.bytes()),
         when(t.shard.ddp_bucket_copy(), || msg!(DdpCopy)),
-        t.shard.suffix(2)
+        t.shard.suffix(2),
+        when(on_line < all, || if at_start {
+            msg!(GradientsAtStart, Arg::Bytes(on_line), Arg::Bytes(all))
+        } else {
+            msg!(GradientsInFreedRoom, Arg::Bytes(on_line), Arg::Bytes(all))
+        })
     );
-    line(ComponentId::Gradients, gradient_bytes(t), "§1", formula)
+    line(ComponentId::Gradients, on_line.min(all), "§1", formula)
 }
 
 /// Layers FSDP holds gathered at its peak: in backward (`BACKWARD_PRE`, FSDP1's default and FSDP2's
@@ -121,8 +138,11 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     let n = t.shard.gpus.max(1) as f64;
     let remote = 1.0 - 1.0 / n;
     let gathered = LAYERS_IN_FLIGHT as f64 * layer_params as f64 * bytes_each * remote;
+    // Autograd writes the unsharded gradients in the gathered parameters' dtype; the reduce-scatter
+    // input is in the gradients' (reduce) dtype.
+    let unsharded = bytes_each.max(p.acts.bytes());
     let grads = match t.trains {
-        Trains::Full => 2.0 * layer_params as f64 * t.gradients.bytes(),
+        Trains::Full => layer_params as f64 * (unsharded + t.gradients.bytes()),
         Trains::Adapters { .. } => 0.0,
     };
     let formula = msg!(
@@ -131,28 +151,27 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         Arg::Factor(bytes_each),
         Arg::Int(t.shard.gpus),
         Arg::Int(LAYERS_IN_FLIGHT),
-        when(grads > 0.0, || msg!(LayerGradients, Arg::Count(layer_params), Arg::Factor(t.gradients.bytes())))
+        when(grads > 0.0, || {
+            msg!(LayerGradients, Arg::Count(layer_params), Arg::Factor(unsharded), Arg::Factor(t.gradients.bytes()))
+        })
     );
     Some(line(ComponentId::GatheredLayer, gathered + grads, "§3", formula))
 }
 
-/// The bill sums its lines, as the chapter does. In time, backward frees activations and logits
-/// layer by layer while the gradients appear, so the forward + backward pass peaks at one end:
-/// max(activations + logits + the LM head's gradient, all gradients). With accumulation the
-/// gradients outlive the micro-batch and everything coexists. Returns the bytes of the sum that
-/// never coexist; `freed` is activations + logits + vision activations.
-pub fn backward_overlap(p: &Plan, t: &Training, freed: f64) -> f64 {
+/// The gradients that exist when backward starts, at the logits' peak: `zero_grad()` (set to
+/// None, PyTorch's default since 2.0, called after each step by the Trainer, LitGPT, torchtune and
+/// torchtitan) leaves none but the LM head's, the first one computed (full fine-tuning), and plain
+/// DDP's buckets; with accumulation the earlier micro-batches' gradients are all there.
+pub fn gradients_at_backward_start(p: &Plan, t: &Training) -> f64 {
     let gradients = gradient_bytes(t);
-    // The gradient that exists when backward starts: the LM head's (full fine-tuning only).
-    let head_gradient = match t.trains {
-        Trains::Full => {
-            let ddp_copy = if t.shard.ddp_bucket_copy() { 2.0 } else { 1.0 };
-            let head = p.arch.vocab as f64 * p.arch.hidden as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2);
-            head.min(gradients)
-        }
+    if t.accum > 1 {
+        return gradients;
+    }
+    // DDP's buckets are allocated when the model is wrapped and stay: one copy of the gradients.
+    let buckets = if t.shard.ddp_bucket_copy() { gradients / 2.0 } else { 0.0 };
+    let head = match t.trains {
+        Trains::Full => p.arch.vocab as f64 * p.arch.hidden as f64 * t.gradients.bytes() / t.shard.divisor(2),
         Trains::Adapters { .. } => 0.0,
     };
-    let summed = freed + gradients;
-    let backward_peak = if t.accum > 1 { summed } else { (freed + head_gradient).max(gradients) };
-    summed - backward_peak
+    (buckets + head).min(gradients)
 }

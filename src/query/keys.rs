@@ -13,7 +13,7 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Drill, Engine, EngineVersion, Gpu, LoraTargets,
+    trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
     LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
@@ -1290,15 +1290,12 @@ pub static KEYS: [KeyDef; 89] = [
     KeyDef {
         key: Key::Compile,
         name: "compile",
-        read: Read::Flag,
-        set: |s, v| {
-            s.compiled = v.flag();
-            Ok(())
-        },
-        write: |s, c| (s.compiled != c.default.compiled).then(|| flag_text(s.compiled)),
+        read: Read::Word(|| ids(Compile::ALL, Compile::id)),
+        set: |s, v| keyword(v.word(), Compile::from_id, |c| s.compile = c),
+        write: |s, c| (s.compile != c.default.compile).then(|| s.compile.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("0", "torch.compile on the model and its loss (training; transformers computes the loss inside the model, torchtitan and torchtune compile theirs): Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output — and with loss=hf or hf_shift fuses the fp32 upcast and log-softmax, keeping only the logits and their gradient"),
+        doc: doc!("0, model, 1", "0", "torch.compile in training: model = the model's layers only, the loss eager (torchtitan's December 2024 benchmark, torchtune's recipes of late 2024); 1 = the model and its loss (transformers computes the loss inside the model; torchtune's chunked loss and torchtitan's components/loss.py compile theirs). Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output — and a compiled loss=hf or hf_shift fuses the fp32 upcast and log-softmax, keeping only the logits and their gradient"),
     },
     KeyDef {
         key: Key::Gpus,

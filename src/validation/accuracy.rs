@@ -202,7 +202,7 @@ impl FigureKind {
                     .fold(0, u64::saturating_add);
                 bill.allocated_bytes().saturating_sub(before).saturating_sub(bill.backward_overlap_bytes)
             }
-            FigureKind::Component(id) => bill.component(id),
+            FigureKind::Component(id) => bill.tensor_bytes(id),
         }
     }
 }

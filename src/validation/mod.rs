@@ -85,7 +85,7 @@ pub fn compare(report: &MemReport, bill: &Bill) -> Vec<Row> {
     const GRADIENTS: &[ComponentId] = &[Gradients];
     const OPTIMIZER: &[ComponentId] = &[Optimizer, MasterWeights];
     const ACTIVATIONS: &[ComponentId] = &[Activations, Logits];
-    let sum = |ids: &[ComponentId]| ids.iter().map(|&id| bill.component(id)).fold(0, u64::saturating_add);
+    let sum = |ids: &[ComponentId]| ids.iter().map(|&id| bill.tensor_bytes(id)).fold(0, u64::saturating_add);
     let mut rows = vec![
         Row { what: "weights", components: WEIGHTS, measured: report.weights, estimated: sum(WEIGHTS) },
         Row { what: "gradients", components: GRADIENTS, measured: report.gradients, estimated: sum(GRADIENTS) },

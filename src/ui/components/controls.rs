@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario,
-    TrainingLoop, GIB,
+    trim_float, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Recipe,
+    Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -246,7 +246,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { pick(Key::Precision, s.precision.id(), options(Precision::ALL, Precision::id)) }
                     { pick(Key::Optim, s.optimizer.id(), options(Optimizer::ALL, Optimizer::id)) }
                     { checkbox(Key::Gc, lang, s.checkpointing.is_on(), set(Key::Gc)) }
-                    { checkbox(Key::Compile, lang, s.compiled, set(Key::Compile)) }
+                    { pick(Key::Compile, s.compile.id(), options(Compile::ALL, Compile::id)) }
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
                     { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
