@@ -104,10 +104,15 @@ proptest! {
     #[test]
     fn sharding_never_grows_the_per_gpu_bill(s in any_scenario(), more in 1u64..64) {
         let s = Scenario { mode: Mode::Train, gpus: s.gpus.max(2), ..s };
-        // A higher ZeRO stage on the same GPUs never costs more…
+        // A higher ZeRO stage on the same GPUs never costs more (DeepSpeed's gradient buckets
+        // aside: a fixed price of its stages 1 and 2, however little trains)…
+        let sharded = |s: Scenario| {
+            let b = estimate(&s);
+            b.allocated_bytes() - b.component(C::ZeroBuckets)
+        };
         for stage in 1..=3u8 {
-            let lower = device(&Scenario { zero: stage - 1, ..s.clone() });
-            let higher = device(&Scenario { zero: stage, ..s.clone() });
+            let lower = sharded(Scenario { zero: stage - 1, ..s.clone() });
+            let higher = sharded(Scenario { zero: stage, ..s.clone() });
             prop_assert!(higher <= lower, "zero {} → {}: {} > {}", stage - 1, stage, higher, lower);
         }
         // …and with ZeRO on, more GPUs never cost more per GPU.

@@ -59,7 +59,7 @@ fn recipe_and_dropout_round_trip_in_links() {
         }
         assert_eq!(estimate(&scenario(&link)).device_bytes(), estimate(&scenario(q)).device_bytes(), "{q}");
     }
-    let bad = vram_ledger::query::parse("lora_dropout=1.5&recipe=trl");
+    let bad = vram_ledger::query::parse("lora_dropout=1.5&recipe=tlr");
     assert_eq!(bad.errors.len(), 2, "{:?}", bad.errors.iter().map(|e| &e.key).collect::<Vec<_>>());
 }
 
@@ -339,4 +339,49 @@ fn compiling_the_model_alone_leaves_the_loss_eager() {
     assert!((gib(&eager) - 60.0).abs() / 60.0 < 0.03, "{}", gib(&eager));
     assert!((gib(&model) - 51.0).abs() / 51.0 < 0.03, "{}", gib(&model));
     assert!(vram_ledger::query::to_query(&scenario(&format!("{q}&compile=model")), &[]).contains("compile=model"));
+}
+
+/// TRL's SFTTrainer (0.9–0.25, bf16) prepares a 4-bit model with PEFT and then casts the embedding
+/// and LM head back to bf16 (trl/trainer/utils.py, peft_module_casting_to_bf16; the norms stay fp32).
+/// fms-acceleration's A100 reference runs TRL 0.13 (baseline-peft-bnb) and, beside it, the same QLoRA
+/// prepared without PEFT's casts (accelerated-peft-bnb): Mistral-7B at batch 4 × 4,096 tokens
+/// 20,669,338,112 vs 16,373,838,336 B allocated, at batch 8 37,002,646,016 vs 28,412,178,944 B — a difference of
+/// 4.0 and 8.0 GiB: 32 layer inputs × 4,096 × 2 B more per token (the fp32 residual stream: 262,144 B
+/// × 16,384 tokens = 4.0 GiB at batch 4), nothing fixed: the embedding and head are not fp32.
+#[test]
+fn trl_casts_the_embedding_and_head_back_to_bf16() {
+    let q = |recipe: &str, batch: u64| {
+        format!("model=mistral-7b&method=qlora&recipe={recipe}&rank=16&targets=qkvo&lora_dropout=0.1&seq=4096&batch={batch}&gc=1&attn=flash&loss=hf_shift&gpu=a100-80g")
+    };
+    let (trl, plain, peft) =
+        (estimate(&scenario(&q("trl", 4))), estimate(&scenario(&q("plain", 4))), estimate(&scenario(&q("peft", 4))));
+    // Weights: the norms' 2 B more (Mistral: 65 norm vectors × 4,096 = 266,240 params).
+    assert_eq!(trl.component(C::Weights) - plain.component(C::Weights), 266_240 * 2);
+    // PEFT alone leaves the embedding and head (2 × 32,000 × 4,096) in fp32 too.
+    assert_eq!(peft.component(C::Weights) - trl.component(C::Weights), 2 * 32_000 * 4_096 * 2);
+    // The fp32 stream: 32 × 4,096 × 2 B more per token for the checkpointed layer inputs.
+    let stream = trl.component(C::Activations) - plain.component(C::Activations);
+    assert!(stream >= 32 * 4_096 * 2 * 16_384, "{stream}");
+    let measured = 20_669_338_112.0 - 16_373_838_336.0;
+    let predicted = trl.allocated_bytes() as f64 - plain.allocated_bytes() as f64;
+    assert!((predicted / measured - 1.0).abs() < 0.1, "{predicted} vs {measured}");
+    assert_eq!(vram_ledger::query::to_query(&scenario(&q("trl", 4)), &[]).matches("recipe=trl").count(), 1);
+}
+
+/// DeepSpeed ZeRO-1/2 allocates its gradient buckets whole, `reduce_bucket_size` 16-bit elements
+/// each (two with `overlap_comm`), however few parameters train (deepspeed/runtime/zero/
+/// stage_1_and_2.py, research note deepspeed_zero.md): LLaMA-Factory's ds_z2 config (5e8, overlap off
+/// since March 2025) costs a LoRA run 1 GB, Qwen's (2e8, overlap on) 0.8 GB; over several GPUs a
+/// bucket's reduction copies up to one bucket of gradients (here all 40,370,176 adapter parameters).
+#[test]
+fn deepspeed_buckets_cost_a_lora_run_a_fixed_gigabyte() {
+    let q = "model=qwen2.5-7b&method=lora&seq=2048&zero=2";
+    assert_eq!(component(q, C::ZeroBuckets), 1_000_000_000);
+    assert_eq!(component(&format!("{q}&reduce_bucket_size=200000000&overlap_comm=1"), C::ZeroBuckets), 800_000_000);
+    assert_eq!(component(&format!("{q}&gpus=2"), C::ZeroBuckets), 1_000_000_000 + 40_370_176 * 2);
+    assert_eq!(component("model=qwen2.5-7b&method=lora&seq=2048&gpus=2&zero=3", C::ZeroBuckets), 0, "FSDP");
+    assert_eq!(component("model=qwen2.5-7b&method=lora&seq=2048&gpus=2", C::ZeroBuckets), 0, "DDP");
+    let link =
+        vram_ledger::query::to_query(&scenario(&format!("{q}&reduce_bucket_size=200000000&overlap_comm=1")), &[]);
+    assert!(link.contains("reduce_bucket_size=200000000") && link.contains("overlap_comm=1"), "{link}");
 }

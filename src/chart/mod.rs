@@ -48,6 +48,7 @@ pub fn css_color(id: ComponentId) -> &'static str {
         ComponentId::KvCache => "#10b981",
         ComponentId::DequantBuffer => "#84cc16",
         ComponentId::GatheredLayer => "#14b8a6",
+        ComponentId::ZeroBuckets => "#0d9488",
         ComponentId::OptimizerStep => "#d946ef",
         ComponentId::EvalGraph => "#9f1239",
         ComponentId::KeptTensors => "#7c2d12",

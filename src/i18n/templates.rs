@@ -50,6 +50,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         TrainedWeights => ("{0} params × {1} B ({2}){3}", "{0} 个参数 × {1} B({2}){3}"),
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
         FrozenBase => ("frozen base: {0}{1}", "冻结底座:{0}{1}"),
+        FrozenBaseTrl => (
+            "frozen base: {0}; + {1} norm and bias params in fp32 (`recipe=trl`: TRL casts the embedding and LM head back to bf16) × 2 B{2}",
+            "冻结底座:{0};+ {1} 个 norm 与偏置参数为 fp32(`recipe=trl`:`TRL` 把 embedding 与 LM head 转回 bf16)× 2 B{2}",
+        ),
         FrozenBasePrepared => (
             "frozen base: {0}; + {1} unquantized params (embedding, LM head, norms) in fp32 (`recipe=peft`) × 2 B{2}",
             "冻结底座:{0};+ {1} 个未量化参数(embedding、LM head、norm)为 fp32(`recipe=peft`)× 2 B{2}",
@@ -165,6 +169,11 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "frozen vision tower, one block at a time over {0} patches ({1} per image = {2} tokens × {3}): {4}",
             "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
         ),
+        ZeroBuckets => (
+            "DeepSpeed ZeRO-1/2: {0} gradient bucket(s) × `reduce_bucket_size` {1} × 2 B, whatever trains (two with `overlap_comm`){2}",
+            "`DeepSpeed` ZeRO-1/2:{0} 个梯度桶 × `reduce_bucket_size` {1} × 2 B,与可训练参数多少无关(`overlap_comm` 时为两个){2}",
+        ),
+        ZeroBucketCopy => (" + a bucket's reduction copy: {0} × 2 B", " + 归约时一个桶的拷贝:{0} × 2 B"),
         GatheredLayer => (
             "{3} layers gathered (current + prefetched) × {0} params × {1} B × (1 − 1/{2}){4}",
             "聚合 {3} 层(当前 + 预取)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",

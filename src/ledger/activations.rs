@@ -400,7 +400,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled) + softcap);
     // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
     // weight, which its backward keeps until the loss's gradient has passed.
-    let head_params = if t.kbit_prepared { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
+    let head_params = if t.fp32_head { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
     let head_copy = head_params as f64 * 2.0;
     let held = held_output_bytes(p, t);
     let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));

@@ -19,6 +19,8 @@ pub enum ComponentId {
     KvCache,
     DequantBuffer,
     GatheredLayer,
+    /// DeepSpeed ZeRO-1/2's gradient buckets (and the copy a bucket's reduction makes).
+    ZeroBuckets,
     OptimizerStep,
     /// Drill: an evaluation loop without no_grad keeps a second, un-checkpointed graph.
     EvalGraph,
@@ -38,7 +40,7 @@ pub enum ComponentId {
 
 impl ComponentId {
     /// In bill order (stable: the chart stacks them in this order, bottom to top).
-    pub const ALL: [ComponentId; 20] = [
+    pub const ALL: [ComponentId; 21] = [
         ComponentId::Weights,
         ComponentId::AdapterWeights,
         ComponentId::MasterWeights,
@@ -50,6 +52,7 @@ impl ComponentId {
         ComponentId::KvCache,
         ComponentId::DequantBuffer,
         ComponentId::GatheredLayer,
+        ComponentId::ZeroBuckets,
         ComponentId::OptimizerStep,
         ComponentId::EvalGraph,
         ComponentId::KeptTensors,
@@ -74,6 +77,7 @@ impl ComponentId {
             ComponentId::KvCache => "kv_cache",
             ComponentId::DequantBuffer => "dequant_buffer",
             ComponentId::GatheredLayer => "gathered_layer",
+            ComponentId::ZeroBuckets => "zero_buckets",
             ComponentId::OptimizerStep => "optimizer_step",
             ComponentId::EvalGraph => "eval_graph",
             ComponentId::KeptTensors => "kept_tensors",

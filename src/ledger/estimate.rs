@@ -81,13 +81,15 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     let activations = training_activations(p, t, logits.bytes as f64 - held_output_bytes(p, t));
     let vision = vision_activations(p);
     let gathered = training::gathered_layer(p, t);
-    // Activations, logits, the vision tower's working set and the layers ZeRO-3 gathered are freed
-    // before the optimizer step.
-    let freed = [Some(&activations), Some(&logits), vision.as_ref().map(|(c, _)| c), gathered.as_ref()]
-        .into_iter()
-        .flatten()
-        .map(|c| c.bytes as f64)
-        .sum::<f64>();
+    let buckets = training::zero_buckets(t);
+    // Activations, logits, the vision tower's working set, the layers ZeRO-3 gathered and
+    // DeepSpeed's gradient buckets are freed before the optimizer step.
+    let freed =
+        [Some(&activations), Some(&logits), vision.as_ref().map(|(c, _)| c), gathered.as_ref(), buckets.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|c| c.bytes as f64)
+            .sum::<f64>();
     // A step peaks at one end of backward: its start (weights, states, activations, logits and the
     // gradients already there) or the optimizer step (all gradients + the step's temporaries, the
     // activations and logits freed). The gradients line holds what exists at the peak; the step
@@ -111,6 +113,7 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
         notes.push(Note { key: "vision_tokens", text: note });
     }
     lines.extend(gathered);
+    lines.extend(buckets);
     lines.push(training::gradients(t, gradients_at_peak, beyond_backward <= at_start));
     lines.push(optimizer::step(p, t, freed - (all_gradients - gradients_at_peak)));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });

@@ -90,8 +90,14 @@ pub struct Training {
     pub accum: u64,
     pub shard: Sharding,
     /// PEFT's k-bit preparation: the base's non-quantized parameters in fp32, an fp32 residual
-    /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`).
+    /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`; `trl` too, less the head).
     pub kbit_prepared: bool,
+    /// DeepSpeed ZeRO-1/2 (`zero=1|2`, on one GPU too): its gradient buckets, `reduce_bucket_size`
+    /// elements each, two with `overlap_comm`.
+    pub deepspeed_buckets: Option<(u64, bool)>,
+    /// The embedding and LM head left in fp32 by the preparation (`recipe=peft`; TRL casts them
+    /// back to bf16).
+    pub fp32_head: bool,
     /// The loop keeps the model's output through backward and until the next forward (`loop=script`).
     pub keeps_output: bool,
     /// torch.compile'd layers (`compile=model` or `1`): pointwise results recomputed in backward,
@@ -222,8 +228,9 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
     };
     let base = training_base(s, notes);
     // PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training.
-    let kbit_prepared = s.recipe() == Recipe::Peft
+    let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
         && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
+    let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
     if kbit_prepared && s.drill.fp32_module {
         notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
     }
@@ -259,6 +266,8 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         accum: s.accum,
         shard,
         kbit_prepared,
+        deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),
+        fp32_head,
         keeps_output: s.training_loop == TrainingLoop::Script,
         compiled: s.compile.layers(),
         loss_compiled: s.compile.loss(),

@@ -58,8 +58,8 @@ keyword_enum!(
 
 keyword_enum!(
     /// How the training loss is computed from the LM head, which decides the logits' memory:
-    /// `hf` = Hugging Face transformers ≥ 4.48 (bf16 logits, an fp32 upcast, fp32 log-probabilities;
-    /// the backward peak holds three fp32 copies); `hf_shift` = transformers < 4.48, which also made
+    /// `hf` = Hugging Face transformers ≥ 4.49 (bf16 logits, an fp32 upcast, fp32 log-probabilities;
+    /// the backward peak holds three fp32 copies); `hf_shift` = transformers ≤ 4.48, which also made
     /// a shifted fp32 copy; `chunked` = chunked cross-entropy (LitGPT, torchtune): bf16 logits and
     /// fp32 log-probabilities one chunk at a time; `fused` = a fused linear-cross-entropy kernel
     /// (Liger, Apple's Cut Cross-Entropy, Unsloth) that never materialises the logits.
@@ -78,8 +78,11 @@ keyword_enum!(
     /// `prepare_model_for_kbit_training` under the Trainer's bf16 autocast (TRL's SFTTrainer before
     /// 0.26, most QLoRA tutorials): every non-quantized parameter (embedding, LM head, norms) cast to
     /// fp32, so the residual stream and the MLP's saved tensors are fp32 and autocast keeps a bf16
-    /// copy of the LM head; `plain` = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26).
-    Recipe { Peft => "peft", Plain => "plain" }
+    /// copy of the LM head; `trl` = TRL's SFTTrainer 0.9–0.25 with `bf16`, which then casts the
+    /// embedding and LM head back to bf16 and leaves the norms in fp32 (`peft_module_casting_to_bf16`):
+    /// the fp32 stream stays, the fp32 head and its copy go; `plain` = the model as loaded (LitGPT,
+    /// torchtune, TRL ≥ 0.26).
+    Recipe { Peft => "peft", Trl => "trl", Plain => "plain" }
 );
 
 keyword_enum!(
@@ -363,6 +366,10 @@ pub struct Scenario {
     pub gpus: u64,
     /// ZeRO stage 0–3 (3 = FSDP full shard).
     pub zero: u8,
+    /// DeepSpeed ZeRO-1/2's `reduce_bucket_size` (elements of one gradient bucket).
+    pub reduce_bucket_size: u64,
+    /// DeepSpeed ZeRO-1/2's `overlap_comm` (two buckets instead of one).
+    pub overlap_comm: bool,
     pub kv: KvDtype,
     /// Generated tokens (inference); the KV cache holds prompt + generated.
     pub generated: u64,
@@ -405,6 +412,8 @@ impl Default for Scenario {
             compile: Compile::Off,
             gpus: 1,
             zero: 0,
+            reduce_bucket_size: 500_000_000,
+            overlap_comm: false,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

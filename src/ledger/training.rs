@@ -36,8 +36,15 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
         }
         Base::Frozen(format) if t.kbit_prepared => {
             let w = stored_weights(arch, format);
-            let formula = msg!(FrozenBasePrepared, w.formula.arg(), Arg::Count(w.unquantized), t.shard.suffix(3));
-            line(ComponentId::Weights, (w.bytes + w.unquantized as f64 * 2.0) / divisor, "§1", formula)
+            // TRL casts the embedding and LM head back to bf16; the norms (and biases) stay fp32.
+            let recast = arch.embedding_parameters() + if format.head { 0 } else { arch.lm_head_parameters() };
+            let fp32 = if t.fp32_head { w.unquantized } else { w.unquantized.saturating_sub(recast) };
+            let formula = if t.fp32_head {
+                msg!(FrozenBasePrepared, w.formula.arg(), Arg::Count(fp32), t.shard.suffix(3))
+            } else {
+                msg!(FrozenBaseTrl, w.formula.arg(), Arg::Count(fp32), t.shard.suffix(3))
+            };
+            line(ComponentId::Weights, (w.bytes + fp32 as f64 * 2.0) / divisor, "§1", formula)
         }
         Base::Frozen(format) => {
             let w = stored_weights(arch, format);
@@ -156,6 +163,24 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         })
     );
     Some(line(ComponentId::GatheredLayer, gathered + grads, "§3", formula))
+}
+
+/// DeepSpeed ZeRO-1/2's gradient buckets (stage_1_and_2.py): `reduce_bucket_size` 16-bit
+/// elements each, two with `overlap_comm`, allocated at backward's first gradient hook whatever
+/// the number of trainable parameters, freed when backward ends; over several GPUs a bucket's
+/// reduction also copies up to one bucket of gradients (at most all of them).
+pub fn zero_buckets(t: &Training) -> Option<Component> {
+    let (elements, overlap) = t.deepspeed_buckets?;
+    let count = if overlap { 2 } else { 1 };
+    let buckets = count as f64 * elements as f64 * 2.0;
+    let copy = if t.shard.gpus > 1 { elements.min(t.trainable) as f64 * 2.0 } else { 0.0 };
+    let formula = msg!(
+        ZeroBuckets,
+        Arg::Int(count),
+        Arg::Count(elements),
+        when(copy > 0.0, || msg!(ZeroBucketCopy, Arg::Count(elements.min(t.trainable))))
+    );
+    Some(line(ComponentId::ZeroBuckets, buckets + copy, "§3", formula))
 }
 
 /// The gradients that exist when backward starts, at the logits' peak: `zero_grad()` (set to

@@ -108,6 +108,8 @@ key_enum!(
     Compile,
     Gpus,
     Zero,
+    ReduceBucketSize,
+    OverlapComm,
     Kv,
     Gen,
     Images,
@@ -427,7 +429,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 89] = [
+pub static KEYS: [KeyDef; 91] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1252,7 +1254,7 @@ pub static KEYS: [KeyDef; 89] = [
         write: |s, c| differs(s.loss.id(), c.default.loss.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.48 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient"),
+        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient"),
     },
     KeyDef {
         key: Key::Recipe,
@@ -1262,7 +1264,7 @@ pub static KEYS: [KeyDef; 89] = [
         write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (TRL's SFTTrainer < 0.26, most QLoRA tutorials): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
+        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (QLoRA tutorials that call it before a Trainer): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; trl = TRL's SFTTrainer 0.9–0.25 with bf16, which casts the embedding and LM head back to bf16 and keeps the norms in fp32 (the fp32 stream stays); plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
     },
     KeyDef {
         key: Key::LoraDropout,
@@ -1321,7 +1323,33 @@ pub static KEYS: [KeyDef; 89] = [
         write: |s, c| differs(s.zero, c.default.zero),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("0, 1, 2, 3", "0", "ZeRO stage over `gpus` (3 = FSDP full shard)"),
+        doc: doc!("0, 1, 2, 3", "0", "ZeRO stage over `gpus`: 1 and 2 = DeepSpeed's (optimizer states, then gradients sharded; its gradient buckets billed, on one GPU too), 3 = FSDP full shard"),
+    },
+    KeyDef {
+        key: Key::ReduceBucketSize,
+        name: "reduce_bucket_size",
+        read: Read::Uint { min: 1, max: 100_000_000_000 },
+        set: |s, v| {
+            s.reduce_bucket_size = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.reduce_bucket_size, c.default.reduce_bucket_size),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("1–100000000000", "500000000", "DeepSpeed ZeRO-1/2's `reduce_bucket_size` in elements: each gradient bucket is this many 16-bit values, however few parameters train (DeepSpeed's and LLaMA-Factory's 5e8; ms-swift and Qwen 2e8; Hugging Face's \"auto\" hidden²)"),
+    },
+    KeyDef {
+        key: Key::OverlapComm,
+        name: "overlap_comm",
+        read: Read::Flag,
+        set: |s, v| {
+            s.overlap_comm = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.overlap_comm != c.default.overlap_comm).then(|| flag_text(s.overlap_comm)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("0", "DeepSpeed ZeRO-1/2's `overlap_comm`: 1 doubles the gradient buckets (LLaMA-Factory's and ms-swift's configs set it until March 2025, Qwen's still do)"),
     },
     KeyDef {
         key: Key::Kv,
