@@ -51,8 +51,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
         FrozenBase => ("frozen base: {0}{1}", "冻结底座:{0}{1}"),
         FrozenBaseTrl => (
-            "frozen base: {0}; + {1} norm and bias params in fp32 (`recipe=trl`: TRL casts the embedding and LM head back to bf16) × 2 B{2}",
-            "冻结底座:{0};+ {1} 个 norm 与偏置参数为 fp32(`recipe=trl`:`TRL` 把 embedding 与 LM head 转回 bf16)× 2 B{2}",
+            "frozen base: {0}; + {1} norm and bias params in fp32 (`recipe=trl`) × 2 B{2}",
+            "冻结底座:{0};+ {1} 个 norm 与偏置参数为 fp32(`recipe=trl`)× 2 B{2}",
         ),
         FrozenBasePrepared => (
             "frozen base: {0}; + {1} unquantized params (embedding, LM head, norms) in fp32 (`recipe=peft`) × 2 B{2}",
@@ -82,16 +82,16 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         MasterWeights => ("{0} trainable × 4 B (fp32 master copy){1}", "{0} 个可训练参数 × 4 B(fp32 主权重副本){1}"),
         Gradients => ("{0} trainable ({1}) × {2} B{3}{4}{5}", "{0} 个可训练参数({1})× {2} B{3}{4}{5}"),
         GradientsAtStart => (
-            "; at the peak, backward's start, {0} of the {1}: after `zero_grad()` only the LM head's gradient and DDP's buckets exist, the rest appear as activations are freed",
-            ";峰值在反向传播开始时,{1} 中只有 {0}:`zero_grad()` 之后只有 LM head 的梯度与 DDP 的桶,其余随激活释放而产生",
+            "; {0} of {1} at the peak, backward's start (after `zero_grad()` only the LM head's and DDP's buckets)",
+            ";峰值在反向开始(`zero_grad()` 之后仅 LM head 的梯度与 DDP 桶):{1} 中的 {0}",
         ),
         FsdpWorkingCopy => (
-            "{0} params × {1} B only in the gathered layers: FSDP's mixed precision shards the fp32 parameters (master weights) and casts them in the all-gather",
-            "{0} 个参数 × {1} B 只存在于聚合中的层:`FSDP` 的混合精度切分的是 fp32 参数(主权重),在 `all-gather` 时才转换",
+            "{0} params × {1} B only in gathered layers (FSDP shards the fp32 master weights, casts in the all-gather)",
+            "{0} 个参数 × {1} B,仅在聚合层中(`FSDP` 切分 fp32 主权重,`all-gather` 时转换)",
         ),
         GradientsInFreedRoom => (
-            "; {0} of the {1} on this line: at the peak, the optimizer step, the activations and logits above are freed and the other gradients sit in their room",
-            ";本行计 {1} 中的 {0}:峰值在优化器步,上面的激活与 logits 已释放,其余梯度就占在它们腾出的空间里",
+            "; {0} of {1} here: at the peak, the optimizer step, the rest fill the freed activations' room",
+            ";此处计 {1} 中的 {0}:峰值在优化器步,其余占用已释放激活的空间",
         ),
         DdpCopy => (" × 2 (DDP keeps a bucket copy)", " × 2(DDP 保留一份桶副本)"),
         OptimizerLine => ("{0}{1}", "{0}{1}"),
@@ -170,17 +170,17 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
         ),
         ZeroBuckets => (
-            "DeepSpeed ZeRO-1/2: {0} gradient bucket(s) × `reduce_bucket_size` {1} × 2 B, whatever trains (two with `overlap_comm`){2}",
-            "`DeepSpeed` ZeRO-1/2:{0} 个梯度桶 × `reduce_bucket_size` {1} × 2 B,与可训练参数多少无关(`overlap_comm` 时为两个){2}",
+            "DeepSpeed ZeRO-1/2: {0} × `reduce_bucket_size` {1} × 2 B, whatever trains{2}",
+            "`DeepSpeed` ZeRO-1/2:{0} × `reduce_bucket_size` {1} × 2 B,与可训练参数多少无关{2}",
         ),
-        ZeroBucketCopy => (" + a bucket's reduction copy: {0} × 2 B", " + 归约时一个桶的拷贝:{0} × 2 B"),
+        ZeroBucketCopy => (" + reduction copy {0} × 2 B", " + 归约拷贝 {0} × 2 B"),
         GatheredLayer => (
             "{3} layers gathered (current + prefetched) × {0} params × {1} B × (1 − 1/{2}){4}",
             "聚合 {3} 层(当前 + 预取)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
         ),
         OptimizerStep => (
-            "max(0, step temporaries {0} − the room backward leaves {1}, the activations, logits and gathered layers it freed less the gradients not billed above): {2}",
-            "max(0, 优化器步临时张量 {0} − 反向传播留出的空间 {1},即其释放的激活、logits 与聚合层减去上面未计入的梯度):{2}",
+            "max(0, step temporaries {0} − room backward frees {1}: activations, logits, gathered layers less unbilled gradients): {2}",
+            "max(0, 优化器步临时张量 {0} − 反向释放的空间 {1}:激活、logits、聚合层减去未计入的梯度):{2}",
         ),
         StepAdamW => ("foreach AdamW: √v for all {0} trainable × {1} B", "foreach AdamW:为全部 {0} 个可训练参数计算 √v × {1} B"),
         StepAdafactor => (

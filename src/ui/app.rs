@@ -10,6 +10,8 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
+use crate::chart::escape_xml;
+
 use super::components::{
     chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, planner, render_bars,
     render_chart, self_test, share, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps,
@@ -85,37 +87,52 @@ fn use_page_effects(lang: Lang, query: String, embed_on: bool) {
 }
 
 fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>) -> Html {
-    if let (Some(b), Some(a)) = (&before.serving, &after.serving) {
-        return html! {
-            <p class="what-if" data-testid="what-if" data-concurrency={fixed(a.max_concurrency, 2)}>
-                { format!("{}: {}× → {}× ", text(lang, Text::ServingConcurrency), fixed(b.max_concurrency, 2), fixed(a.max_concurrency, 2)) }
-                <button type="button" data-testid="undo-lever" onclick={onundo}>{ text(lang, Text::Undo) }</button>
-            </p>
-        };
-    }
-    let saved = before.device_bytes() as i128 - after.device_bytes() as i128;
-    let pct = 100.0 * saved as f64 / before.device_bytes().max(1) as f64;
+    let (line, concurrency, saved) = if let (Some(b), Some(a)) = (&before.serving, &after.serving) {
+        let line = format!(
+            "{}: {}× → {}× ",
+            text(lang, Text::ServingConcurrency),
+            fixed(b.max_concurrency, 2),
+            fixed(a.max_concurrency, 2)
+        );
+        (line, Some(fixed(a.max_concurrency, 2)), None)
+    } else {
+        let saved = before.device_bytes() as i128 - after.device_bytes() as i128;
+        let pct = 100.0 * saved as f64 / before.device_bytes().max(1) as f64;
+        let line = format!(
+            "{}: {}{} GiB ({}{} %) ",
+            text(lang, Text::Saving),
+            if saved >= 0 { "−" } else { "+" },
+            fixed(saved.unsigned_abs() as f64 / (1u64 << 30) as f64, 2),
+            if pct < 0.0 { "-" } else { "" },
+            fixed(pct.abs(), 1)
+        );
+        (line, None, Some(saved.to_string()))
+    };
     html! {
-        <p class="what-if" data-testid="what-if" data-saved={saved.to_string()}>
-            { format!("{}: {}{} GiB ({}{} %) ", text(lang, Text::Saving), if saved >= 0 { "−" } else { "+" },
-                fixed(saved.unsigned_abs() as f64 / (1u64 << 30) as f64, 2), if pct < 0.0 { "-" } else { "" }, fixed(pct.abs(), 1)) }
+        <p class="what-if" data-testid="what-if" data-concurrency={concurrency} data-saved={saved}>
+            { line }
             <button type="button" data-testid="undo-lever" onclick={onundo}>{ text(lang, Text::Undo) }</button>
         </p>
     }
 }
 
+/// The largest batch and the longest sequence that fit, as one escaped markup string (static
+/// markup: yew's element builders for it cost more of the download), then the speed card.
 fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> Html {
     let fits_text =
         |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
+    let tokens = if lang == Lang::Zh { " token" } else { " tokens" };
+    let totals = format!(
+        r#"<h2>{}</h2><dl class="totals"><dt>{}</dt><dd data-testid="max-batch" data-value="{max_batch}">{}</dd><dt>{}</dt><dd data-testid="max-seq" data-value="{max_seq}">{}</dd></dl>"#,
+        escape_xml(text(lang, Text::WhatFits)),
+        escape_xml(text(lang, Text::MaxBatch)),
+        escape_xml(&fits_text(max_batch, "")),
+        escape_xml(text(lang, Text::MaxSeq)),
+        escape_xml(&fits_text(max_seq, tokens)),
+    );
     html! {
         <section class="fits" data-testid="what-fits">
-            <h2>{ text(lang, Text::WhatFits) }</h2>
-            <dl class="totals">
-                <dt>{ text(lang, Text::MaxBatch) }</dt>
-                <dd data-testid="max-batch" data-value={max_batch.to_string()}>{ fits_text(max_batch, "") }</dd>
-                <dt>{ text(lang, Text::MaxSeq) }</dt>
-                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, if lang == Lang::Zh { " token" } else { " tokens" }) }</dd>
-            </dl>
+            { Html::from_html_unchecked(AttrValue::from(totals)) }
             { speed_card }
         </section>
     }

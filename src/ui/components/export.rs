@@ -9,20 +9,14 @@ use crate::ledger::bill::Bill;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
 
-/// Saves `svg` as a file through a Blob URL and a temporary link.
+/// Saves `svg` as a file through a `data:` URL on a temporary link.
 fn download_svg(svg: &str) -> Option<()> {
-    let window = web_sys::window()?;
-    let document = window.document()?;
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(svg));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("image/svg+xml");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+    let document = web_sys::window()?.document()?;
     let a: web_sys::HtmlAnchorElement = document.create_element("a").ok()?.dyn_into().ok()?;
-    a.set_href(&url);
+    let encoded = String::from(js_sys::encode_uri_component(svg));
+    a.set_href(&format!("data:image/svg+xml;charset=utf-8,{encoded}"));
     a.set_download("vram-ledger.svg");
     a.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
     Some(())
 }
 
