@@ -108,7 +108,7 @@ proptest! {
         // aside: a fixed price of its stages 1 and 2, however little trains)…
         let sharded = |s: Scenario| {
             let b = estimate(&s);
-            b.allocated_bytes() - b.component(C::ZeroBuckets)
+            b.allocated_bytes() - b.component(C::ZeroBuckets) - b.component(C::GatheredLayer)
         };
         for stage in 1..=3u8 {
             let lower = sharded(Scenario { zero: stage - 1, ..s.clone() });

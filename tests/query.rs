@@ -81,7 +81,7 @@ fn unknown_keys_warn_and_invalid_values_list_what_is_accepted() {
     assert!(msg("quant").contains("nf4") && msg("quant").contains("q4_k_m"), "{}", msg("quant"));
     assert!(msg("seq").contains("1 to 100000000"), "{}", msg("seq"));
     assert!(msg("batch").contains("lots"));
-    assert!(msg("gc").contains("0, 1, sac"), "{}", msg("gc"));
+    assert!(msg("gc").contains("0, 1, reentrant, sac"), "{}", msg("gc"));
     assert!(msg("gpu").contains("rtx4090"));
     assert!(msg("model").contains("llama-3.1-8b"));
     // Each bad value kept its default.

@@ -9,8 +9,24 @@
 use super::Lang;
 use crate::ledger::msg::MsgId;
 
-/// (English, Chinese) of a template.
+/// (English, Chinese) of a template: a lookup in a table the compiler builds from `text_of` (the
+/// wasm then carries the texts as data, not a 300-arm match as code).
 pub fn template(id: MsgId) -> (&'static str, &'static str) {
+    TABLE.get(id as usize).copied().unwrap_or(("", ""))
+}
+
+static TABLE: [(&str, &str); MsgId::ALL.len()] = {
+    let mut table = [("", ""); MsgId::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = text_of(MsgId::ALL[i]);
+        i += 1;
+    }
+    table
+};
+
+/// (English, Chinese) of a template, evaluated at compile time.
+const fn text_of(id: MsgId) -> (&'static str, &'static str) {
     use MsgId::*;
     match id {
         Empty => ("", ""),
@@ -49,7 +65,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
 
         TrainedWeights => ("{0} params × {1} B ({2}){3}", "{0} 个参数 × {1} B({2}){3}"),
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
-        FrozenBase => ("frozen base: {0}{1}", "冻结底座:{0}{1}"),
+        FrozenBase => ("frozen base: {0}{1}{2}", "冻结底座:{0}{1}{2}"),
+        QuantStateWhole => (" + quant state {0} unsharded", " + 未切分的量化状态 {0}"),
         FrozenBaseTrl => (
             "frozen base: {0}; + {1} norm and bias params in fp32 (`recipe=trl`) × 2 B{2}",
             "冻结底座:{0};+ {1} 个 norm 与偏置参数为 fp32(`recipe=trl`)× 2 B{2}",
@@ -107,8 +124,12 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
             "分解的二阶矩:Σ(行 + 列) {0} + 未分解的向量 {1} = {2} 个值 × {3} B(无一阶矩)",
         ),
         ActivationsCheckpointed => (
-            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8} = {9}) beyond the logits' peak, which is freed before it: {10}",
-            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8} = {9})中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8} = {9}){11} beyond the logits' peak, which is freed before it: {10}",
+            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8} = {9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+        ),
+        RetainedInputGrads => (
+            " + {0} input gradients FSDP1 keeps (`gc=reentrant`) {1}",
+            " + `FSDP1` 保留的 {0} 层输入梯度(`gc=reentrant`){1}",
         ),
         ActivationsStored => (
             "{0} layers × {1} tokens × {2} seq × {3} B/token/layer{4} = {5} + final norm {6}{7}",
@@ -175,8 +196,8 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         ),
         ZeroBucketCopy => (" + reduction copy {0} × 2 B", " + 归约拷贝 {0} × 2 B"),
         GatheredLayer => (
-            "{3} layers gathered (current + prefetched) × {0} params × {1} B × (1 − 1/{2}){4}",
-            "聚合 {3} 层(当前 + 预取)× {0} 个参数 × {1} B × (1 − 1/{2}){4}",
+            "{2} layer(s) gathered × {0} params × {1} B + the root unit (embedding, LM head) {3} params × {4} B{5}",
+            "聚合 {2} 层 × {0} 个参数 × {1} B + 根单元(embedding、LM head){3} 个参数 × {4} B{5}",
         ),
         OptimizerStep => (
             "max(0, step temporaries {0} − room backward frees {1}: activations, logits, gathered layers less unbilled gradients): {2}",
@@ -456,6 +477,10 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
         NoteUnifiedMemory => (
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
+        ),
+        NoteReentrant => (
+            "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
+            "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",
         ),
         NoteFp32ModuleRecipe => (
             "drill fp32_module: the recipe already holds them in fp32 (in the weights)",

@@ -500,7 +500,10 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 /// layer is recomputed, so the recomputed layer and the logits' peak never coexist: only the part
 /// of the recomputed layer beyond `freed_logits_bytes` (the logits line less any output the loop
 /// keeps, which is not freed by then) counts.
-pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> Component {
+/// `retains`: FSDP1's hook keeps every recomputed layer's input gradient until backward ends
+/// (`Training::retains_input_grads`; the estimate also asks for it when the checkpoint's
+/// implementation is not said, for the range's high end).
+pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64, retains: bool) -> Component {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
@@ -518,7 +521,10 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     }
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
-        let recompute_excess = (layer_bytes - freed_logits_bytes).max(0.0);
+        // With the hook, layer 0's recompute comes with every other layer's input gradient.
+        let retained =
+            if retains { inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64 } else { 0.0 };
+        let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
         let formula = msg!(
             ActivationsCheckpointed,
             Arg::Int(arch.layers),
@@ -531,7 +537,12 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
             Arg::Count(layer.per_token as u64),
             quadratic,
             Arg::Bytes(layer_bytes),
-            Arg::Bytes(recompute_excess)
+            Arg::Bytes(recompute_excess),
+            when(retained > 0.0, || msg!(
+                RetainedInputGrads,
+                Arg::Int(arch.layers.saturating_sub(1)),
+                Arg::Bytes(retained)
+            ))
         );
         line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula)
     } else {

@@ -185,6 +185,9 @@ pub struct Bill {
     pub backward_overlap_bytes: u64,
     /// Every gradient of the step, whatever part of them the gradients line holds at the peak.
     pub gradient_bytes: u64,
+    /// Allocated bytes a framework detail the scenario leaves open would add (FSDP1's reentrant
+    /// checkpoint retention under `gc=1`): in every total's high end, not in its point.
+    pub open_high_bytes: u64,
     /// What a serving engine makes of the card (inference with `engine` other than `hf`).
     pub serving: Option<super::serving::Serving>,
 }
@@ -250,6 +253,7 @@ impl Bill {
             })
         };
         let (mut low, mut high) = layer(TotalKind::Allocated);
+        high += self.open_high_bytes as f64;
         if kind == TotalKind::Allocated {
             return (to_bytes(low), to_bytes(high));
         }

@@ -22,6 +22,7 @@ struct Extras {
     saved_logits: f64,
     backward_overlap: f64,
     gradients: f64,
+    open_high: f64,
 }
 
 /// The memory bill of one GPU for `s`.
@@ -59,6 +60,7 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         saved_logits_bytes: super::bill::to_bytes(extras.saved_logits),
         backward_overlap_bytes: super::bill::to_bytes(extras.backward_overlap),
         gradient_bytes: super::bill::to_bytes(extras.gradients),
+        open_high_bytes: super::bill::to_bytes(extras.open_high),
         serving,
     }
 }
@@ -78,7 +80,19 @@ fn in_bill_order(mut lines: Vec<Component>) -> Vec<Component> {
 fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mut Vec<Note>) -> Extras {
     let (logits, saved_logits) = training_logits(p, t);
     // Output a loop keeps is not freed before the last layer is recomputed.
-    let activations = training_activations(p, t, logits.bytes as f64 - held_output_bytes(p, t));
+    let freed_logits = logits.bytes as f64 - held_output_bytes(p, t);
+    let activations = training_activations(p, t, freed_logits, t.retains_input_grads);
+    // FSDP over frozen units with the checkpoint's implementation unsaid: the reentrant one's
+    // retention is the range's high end.
+    let open_high = if t.unknown_reentrant {
+        let reentrant = training_activations(p, t, freed_logits, true);
+        reentrant.bytes.saturating_sub(activations.bytes) as f64
+    } else {
+        0.0
+    };
+    if open_high > 0.0 {
+        notes.push(Note { key: "reentrant", text: msg!(NoteReentrant, Arg::Bytes(open_high)) });
+    }
     let vision = vision_activations(p);
     let gathered = training::gathered_layer(p, t);
     let buckets = training::zero_buckets(t);
@@ -117,7 +131,7 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     lines.push(training::gradients(t, gradients_at_peak, beyond_backward <= at_start));
     lines.push(optimizer::step(p, t, freed - (all_gradients - gradients_at_peak)));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
-    Extras { saved_logits, backward_overlap, gradients: all_gradients }
+    Extras { saved_logits, backward_overlap, gradients: all_gradients, open_high }
 }
 
 fn effective_batch(p: &Plan, t: &Training) -> Msg {

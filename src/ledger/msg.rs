@@ -138,6 +138,7 @@ msg_ids!(
     FrozenBase,
     FrozenBasePrepared,
     FrozenBaseTrl,
+    QuantStateWhole,
     AdapterWeights,
     DequantTraining,
     DequantPrefill,
@@ -154,6 +155,7 @@ msg_ids!(
     StatesMomentum,
     StatesAdafactor,
     ActivationsCheckpointed,
+    RetainedInputGrads,
     ActivationsStored,
     ActivationsByClass,
     ActivationsSelective,
@@ -306,6 +308,7 @@ msg_ids!(
     NoteEngineIgnored,
     NoteQloraBase,
     NoteFp32ModuleRecipe,
+    NoteReentrant,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // The query parser.

@@ -103,6 +103,12 @@ pub struct Training {
     /// torch.compile'd layers (`compile=model` or `1`): pointwise results recomputed in backward,
     /// not saved.
     pub compiled: bool,
+    /// FSDP1 keeps each recomputed layer's input and input gradient until backward ends (frozen
+    /// units under `gc=reentrant`).
+    pub retains_input_grads: bool,
+    /// As `retains_input_grads`, but the checkpoint's implementation is not said (`gc=1`): the range's
+    /// high end holds it.
+    pub unknown_reentrant: bool,
     /// The loss compiled with them (`compile=1`): the fp32 upcast and log-softmax fused.
     pub loss_compiled: bool,
     /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
@@ -236,6 +242,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
     }
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
+    let frozen_fsdp = shard.zero == 3 && s.method != Method::Full;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
@@ -272,6 +279,11 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         compiled: s.compile.layers(),
         loss_compiled: s.compile.loss(),
         selective: s.checkpointing == Checkpointing::Selective,
+        // FSDP1 with frozen units (PEFT's wrap policy puts the adapters in their own) and a
+        // reentrant checkpoint around each layer: its post-backward hook on the recomputed input
+        // keeps every layer's input and input gradient until backward ends.
+        retains_input_grads: frozen_fsdp && s.checkpointing == Checkpointing::Reentrant,
+        unknown_reentrant: frozen_fsdp && s.checkpointing == Checkpointing::Full,
     }
 }
 

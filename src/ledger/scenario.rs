@@ -87,8 +87,10 @@ keyword_enum!(
 
 keyword_enum!(
     /// Activation checkpointing per decoder layer (`gc`): off, every layer's input kept and the
-    /// rest recomputed (`1`), or torchtitan's selective per-op policy (`sac`).
-    Checkpointing { Off => "0", Full => "1", Selective => "sac" }
+    /// rest recomputed (`1`, non-reentrant: transformers 5's default, TRL ≥ 0.28), the same with
+    /// torch's reentrant implementation (`reentrant`: transformers 4's `gradient_checkpointing_enable()`
+    /// without kwargs), or torchtitan's selective per-op policy (`sac`).
+    Checkpointing { Off => "0", Full => "1", Reentrant => "reentrant", Selective => "sac" }
 );
 
 impl Checkpointing {

@@ -48,7 +48,17 @@ pub fn weights(p: &Plan, t: &Training) -> Component {
         }
         Base::Frozen(format) => {
             let w = stored_weights(arch, format);
-            line(ComponentId::Weights, w.bytes / divisor, "§1", msg!(FrozenBase, w.formula.arg(), t.shard.suffix(3)))
+            // FSDP shards a 4-bit layer's packed data, not bitsandbytes' quant state beside it
+            // (absmax and its constants are attributes, not parameters): whole on every GPU.
+            let state = if t.shard.zero == 3 { quant_state_bytes(arch, format, &w) } else { 0.0 };
+            let bytes = (w.bytes - state) / divisor + state;
+            let formula = msg!(
+                FrozenBase,
+                w.formula.arg(),
+                t.shard.suffix(3),
+                when(state > 0.0, || msg!(QuantStateWhole, Arg::Bytes(state)))
+            );
+            line(ComponentId::Weights, bytes, "§1", formula)
         }
     }
 }
@@ -125,10 +135,12 @@ pub fn gradients(t: &Training, on_line: f64, at_start: bool) -> Component {
 /// forward at two in flight as well.
 pub const LAYERS_IN_FLIGHT: u64 = 2;
 
-/// ZeRO-3 / FSDP gathers whole layers to compute them: the current and the prefetched next (their
-/// local shards are already in the weights); a trained layer's backward also holds its unsharded
-/// gradients and the reduce-scatter's input buffer, one layer's worth each (in the gradients'
-/// dtype), before they are reduced to this GPU's shard.
+/// ZeRO-3 / FSDP gathers whole layers to compute them into a buffer beside their local shard: the
+/// current and the prefetched next — one for adapters, whose prefetch lands on the LoRA units PEFT's
+/// wrap policy makes — and the root unit (embedding, LM head, final norm), which stays gathered
+/// from its forward until backward ends (FSDP1 does not reshard the root after forward; FSDP2
+/// gathers it again for the LM head's backward, the logits' peak). A trained layer's backward
+/// also holds its unsharded gradients and the reduce-scatter's input buffer.
 pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     if t.shard.zero != 3 {
         return None;
@@ -142,9 +154,17 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         Base::Trained(dtype) => dtype.bytes(),
         Base::Frozen(f) => stored_weights(arch, f).bytes / arch.parameters().max(1) as f64,
     };
-    let n = t.shard.gpus.max(1) as f64;
-    let remote = 1.0 - 1.0 / n;
-    let gathered = LAYERS_IN_FLIGHT as f64 * layer_params as f64 * bytes_each * remote;
+    let in_flight = match t.trains {
+        Trains::Full => LAYERS_IN_FLIGHT,
+        Trains::Adapters { .. } => 1,
+    };
+    let gathered = in_flight as f64 * layer_params as f64 * bytes_each;
+    let root_params = arch.embedding_parameters().saturating_add(arch.lm_head_parameters());
+    let root_bytes = match t.base {
+        Base::Trained(dtype) if t.precision != Precision::Fp8 => dtype.bytes(),
+        _ => p.acts.bytes(),
+    };
+    let root = root_params as f64 * root_bytes;
     // Autograd writes the unsharded gradients in the gathered parameters' dtype; the reduce-scatter
     // input is in the gradients' (reduce) dtype.
     let unsharded = bytes_each.max(p.acts.bytes());
@@ -156,13 +176,28 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         GatheredLayer,
         Arg::Count(layer_params),
         Arg::Factor(bytes_each),
-        Arg::Int(t.shard.gpus),
-        Arg::Int(LAYERS_IN_FLIGHT),
+        Arg::Int(in_flight),
+        Arg::Count(root_params),
+        Arg::Factor(root_bytes),
         when(grads > 0.0, || {
             msg!(LayerGradients, Arg::Count(layer_params), Arg::Factor(unsharded), Arg::Factor(t.gradients.bytes()))
         })
     );
-    Some(line(ComponentId::GatheredLayer, gathered + grads, "§3", formula))
+    Some(line(ComponentId::GatheredLayer, gathered + root + grads, "§3", formula))
+}
+
+/// bitsandbytes' NF4 quant state of the layers it covers: the bits beyond the 4-bit codes (absmax
+/// per block of 64, with double quantization 8 bits + an fp32 per 256 blocks).
+fn quant_state_bytes(
+    arch: &super::architecture::Architecture,
+    format: super::weights::WeightFormat,
+    w: &super::weights::StoredWeights,
+) -> f64 {
+    if format.format != super::storage::StorageFormat::Nf4 {
+        return 0.0;
+    }
+    let quantized = arch.parameters().saturating_sub(w.unquantized) as f64;
+    quantized * (format.format.bits_per_weight(format.double_quant, 1) - 4.0) / 8.0
 }
 
 /// DeepSpeed ZeRO-1/2's gradient buckets (stage_1_and_2.py): `reduce_bucket_size` 16-bit

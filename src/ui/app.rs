@@ -116,6 +116,20 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
     }
 }
 
+/// Static markup written as one string (every text in it escaped by the caller).
+fn raw(markup: String) -> Html {
+    Html::from_html_unchecked(AttrValue::from(markup))
+}
+
+/// A paragraph holding one link, as markup: `p_attrs` and `a_attrs` are literal attributes.
+fn link_p(p_attrs: &str, href: &str, testid: &str, a_attrs: &str, label: &str) -> Html {
+    raw(format!(
+        r#"<p{p_attrs}><a href="{}" data-testid="{testid}"{a_attrs}>{}</a></p>"#,
+        escape_xml(href),
+        escape_xml(label)
+    ))
+}
+
 /// The largest batch and the longest sequence that fit, as one escaped markup string (static
 /// markup: yew's element builders for it cost more of the download), then the speed card.
 fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> Html {
@@ -132,7 +146,7 @@ fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> 
     );
     html! {
         <section class="fits" data-testid="what-fits">
-            { Html::from_html_unchecked(AttrValue::from(totals)) }
+            { raw(totals) }
             { speed_card }
         </section>
     }
@@ -208,12 +222,14 @@ pub fn app(props: &AppProps) -> Html {
         let on_lang = Callback::from(move |l| s.dispatch(Action::SetLang(l)));
         let s = state.clone();
         let on_unit = Callback::from(move |u| s.dispatch(Action::SetUnit(u)));
+        let titles = format!(
+            r#"<div><h1 data-testid="title">{}</h1><p class="tagline">{}</p></div>"#,
+            escape_xml(text(lang, title)),
+            escape_xml(text(lang, tagline))
+        );
         html! {
             <header class="app-header">
-                <div>
-                    <h1 data-testid="title">{ text(lang, title) }</h1>
-                    <p class="tagline">{ text(lang, tagline) }</p>
-                </div>
+                { raw(titles) }
                 { switches(lang, state.unit, on_lang, on_unit) }
             </header>
         }
@@ -233,7 +249,7 @@ pub fn app(props: &AppProps) -> Html {
                 { header(Text::SelfTest, Text::SelfTestIntro) }
                 <main>
                     { notices }
-                    <p><a href={with_base(&calculator)} data-testid="to-calculator">{ text(lang, Text::ToCalculator) }</a></p>
+                    { link_p("", &with_base(&calculator), "to-calculator", "", text(lang, Text::ToCalculator)) }
                     <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                     { page }
                 </main>
@@ -249,7 +265,7 @@ pub fn app(props: &AppProps) -> Html {
                 { chart_view(lang, &chart_svg, &bill) }
                 { planner_view }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
-                <p class="open-full"><a href={with_base(&full_query)} target="_blank" rel="noopener" data-testid="open-full">{ text(lang, Text::OpenFull) }</a></p>
+                { link_p(r#" class="open-full""#, &with_base(&full_query), "open-full", r#" target="_blank" rel="noopener""#, text(lang, Text::OpenFull)) }
             </div>
         };
     }
@@ -298,8 +314,12 @@ pub fn app(props: &AppProps) -> Html {
                 { export(lang, state.unit, scenario, &bill, gpus_drawn) }
                 { share(lang, AttrValue::from(with_base(&query)), AttrValue::from(embed::embed_code(&embed_src))) }
             </main>
-            <footer class="app-footer">{ text(lang, Text::Footer) }{ " · " }
-                <a href={with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))} data-testid="to-selftest">{ text(lang, Text::SelfTest) }</a></footer>
+            { raw(format!(
+                r#"<footer class="app-footer">{} · <a href="{}" data-testid="to-selftest">{}</a></footer>"#,
+                escape_xml(text(lang, Text::Footer)),
+                escape_xml(&with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))),
+                escape_xml(text(lang, Text::SelfTest))
+            )) }
         </div>
     }
 }

@@ -53,24 +53,18 @@ pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html
     let lever = |(l, after): &(Lever, Serving)| {
         let l = *l;
         let cb = onapply.clone();
-        let what = match lang {
-            Lang::Zh => format!(
-                "{}× → {}×;{} 个请求的最长上下文 {} → {}",
-                fixed(sv.max_concurrency, 2),
-                fixed(after.max_concurrency, 2),
-                sv.requests,
-                tokens(lang, sv.max_context),
-                tokens(lang, after.max_context)
-            ),
-            Lang::En => format!(
-                "{}× → {}× at once; longest context for {}: {} → {}",
-                fixed(sv.max_concurrency, 2),
-                fixed(after.max_concurrency, 2),
-                sv.requests,
-                tokens(lang, sv.max_context),
-                tokens(lang, after.max_context)
-            ),
+        let (joint, middle) = match lang {
+            Lang::Zh => (";", " 个请求的最长上下文 "),
+            Lang::En => (" at once; longest context for ", ": "),
         };
+        let what = format!(
+            "{}× → {}×{joint}{}{middle}{} → {}",
+            fixed(sv.max_concurrency, 2),
+            fixed(after.max_concurrency, 2),
+            sv.requests,
+            tokens(lang, sv.max_context),
+            tokens(lang, after.max_context)
+        );
         html! {
             <li>
                 <button type="button" class="lever" data-testid={format!("plan-{}", l.id())}
