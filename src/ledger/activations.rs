@@ -500,10 +500,10 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 /// layer is recomputed, so the recomputed layer and the logits' peak never coexist: only the part
 /// of the recomputed layer beyond `freed_logits_bytes` (the logits line less any output the loop
 /// keeps, which is not freed by then) counts.
-/// `retains`: FSDP1's hook keeps every recomputed layer's input gradient until backward ends
-/// (`Training::retains_input_grads`; the estimate also asks for it when the checkpoint's
-/// implementation is not said, for the range's high end).
-pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64, retains: bool) -> Component {
+/// Also returns what FSDP1's retention of every recomputed layer's input gradient would add when the
+/// checkpoint's implementation is not said (`Training::unknown_reentrant`: the range's high end); with
+/// `gc=reentrant` (`retains_input_grads`) the line holds it.
+pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
@@ -517,14 +517,19 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64, ret
         msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
     });
     if t.selective {
-        return selective_activations(p, t, layer_bytes, freed_logits_bytes, final_norm);
+        return (selective_activations(p, t, layer_bytes, freed_logits_bytes, final_norm), 0.0);
     }
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
         // With the hook, layer 0's recompute comes with every other layer's input gradient.
-        let retained =
-            if retains { inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64 } else { 0.0 };
+        let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
+        let retained = if t.retains_input_grads { retention } else { 0.0 };
         let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
+        let open_high = if t.unknown_reentrant {
+            (layer_bytes + retention - freed_logits_bytes).max(0.0) - recompute_excess
+        } else {
+            0.0
+        };
         let formula = msg!(
             ActivationsCheckpointed,
             Arg::Int(arch.layers),
@@ -544,7 +549,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64, ret
                 Arg::Bytes(retained)
             ))
         );
-        line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula)
+        (line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula), open_high)
     } else {
         let stored = saved.bytes(tokens, batch);
         let previous = previous_step_inputs(p, t);
@@ -573,7 +578,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64, ret
                 previous_note
             )
         };
-        line(ComponentId::Activations, stored + final_norm + previous, "§1", formula)
+        (line(ComponentId::Activations, stored + final_norm + previous, "§1", formula), 0.0)
     }
 }
 

@@ -81,15 +81,9 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     let (logits, saved_logits) = training_logits(p, t);
     // Output a loop keeps is not freed before the last layer is recomputed.
     let freed_logits = logits.bytes as f64 - held_output_bytes(p, t);
-    let activations = training_activations(p, t, freed_logits, t.retains_input_grads);
     // FSDP over frozen units with the checkpoint's implementation unsaid: the reentrant one's
     // retention is the range's high end.
-    let open_high = if t.unknown_reentrant {
-        let reentrant = training_activations(p, t, freed_logits, true);
-        reentrant.bytes.saturating_sub(activations.bytes) as f64
-    } else {
-        0.0
-    };
+    let (activations, open_high) = training_activations(p, t, freed_logits);
     if open_high > 0.0 {
         notes.push(Note { key: "reentrant", text: msg!(NoteReentrant, Arg::Bytes(open_high)) });
     }

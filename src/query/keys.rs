@@ -1091,7 +1091,7 @@ pub static KEYS: [KeyDef; 91] = [
         write: |s, c| differs(s.precision.id(), c.default.precision.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("mixed", "mixed = bf16 weights + fp32 master weights and optimizer states (2+2+8+4 B/param with AdamW); bf16 = all bf16; fp32 = all fp32; fp8 = mixed with torchao's float8 linears (they save their bf16 inputs for backward, so activations are as mixed) and FSDP2's float8 all-gather: with zero=3 the gathered layers are fp8, 1 B/param"),
+        doc: doc!("mixed", "mixed = bf16 weights + fp32 master weights and optimizer states (2+2+8+4 B/param with AdamW; under zero=3 FSDP shards the fp32 weights and gradients, the bf16 copy only in the gathered layers); bf16 = all bf16; fp32 = all fp32; fp8 = mixed with torchao's float8 linears (they save their bf16 inputs for backward, so activations are as mixed) and FSDP2's float8 all-gather: with zero=3 the gathered layers are fp8, 1 B/param"),
     },
     KeyDef {
         key: Key::Quant,
