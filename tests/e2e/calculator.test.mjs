@@ -211,3 +211,19 @@ test('QLoRA follows PEFT\'s recipe unless told otherwise; every total shows its 
   assert.ok((await total()) > before);
   assert.deepEqual(page.problems, []);
 });
+
+test('DeepSpeed ZeRO-2 shows its gradient buckets and their two settings; FSDP shows neither', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=lora&gpus=2&zero=2`);
+  await ready(page);
+  // 1 bucket × 5e8 × 2 B + a bucket's reduction copy of the 40,370,176 adapter gradients × 2 B.
+  assert.equal(await page.getAttribute('[data-testid="component-zero_buckets"]', 'data-bytes'), String(1e9 + 40370176 * 2));
+  assert.equal(await page.inputValue('[data-testid="reduce_bucket_size"]'), '500000000');
+  await page.check('[data-testid="overlap_comm"]');
+  await page.waitForFunction(() => location.search.includes('overlap_comm=1'));
+  assert.equal(await page.getAttribute('[data-testid="component-zero_buckets"]', 'data-bytes'), String(2e9 + 40370176 * 2));
+  await page.selectOption('[data-testid="zero"]', '3');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="reduce_bucket_size"]'));
+  assert.equal(await page.$('[data-testid="component-zero_buckets"]'), null);
+  assert.deepEqual(page.problems, []);
+});

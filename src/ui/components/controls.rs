@@ -251,6 +251,10 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
                     { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
                     { pick(Key::Zero, &s.zero.to_string(), zero_options) }
+                    if matches!(s.zero, 1 | 2) {
+                        { count(Key::ReduceBucketSize, s.reduce_bucket_size, "1") }
+                        { checkbox(Key::OverlapComm, lang, s.overlap_comm, set(Key::OverlapComm)) }
+                    }
                 } else {
                     { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
                     { count(Key::Gen, s.generated, "0") }
