@@ -124,8 +124,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "分解的二阶矩:Σ(行 + 列) {0} + 未分解的向量 {1} = {2} 个值 × {3} B(无一阶矩)",
         ),
         ActivationsCheckpointed => (
-            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8} = {9}){11} beyond the logits' peak, which is freed before it: {10}",
-            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8} = {9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}, with its backward's gradients {12}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
+            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8},连同其反向梯度 {12}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
         ),
         RetainedInputGrads => (
             " + {0} input gradients FSDP1 keeps (`gc=reentrant`) {1}",

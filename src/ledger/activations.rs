@@ -522,6 +522,11 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
         // With the hook, layer 0's recompute comes with every other layer's input gradient.
+        // A recomputed layer's backward also holds the gradients of its widest intermediates: the
+        // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
+        let width = arch.moe.as_ref().map_or(arch.ffn, |m| m.active * m.expert_ffn + m.shared * m.shared_ffn);
+        let transients = (2 * width + arch.hidden) as f64 * p.acts.bytes() * tokens as f64 * batch as f64;
+        let layer_bytes = layer_bytes + transients;
         let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
         let retained = if t.retains_input_grads { retention } else { 0.0 };
         let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
@@ -547,7 +552,8 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
                 RetainedInputGrads,
                 Arg::Int(arch.layers.saturating_sub(1)),
                 Arg::Bytes(retained)
-            ))
+            )),
+            Arg::Bytes(transients)
         );
         (line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula), open_high)
     } else {
