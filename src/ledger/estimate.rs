@@ -98,17 +98,7 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
             .flatten()
             .map(|c| c.bytes as f64)
             .sum::<f64>();
-    // A step peaks at one end of backward: its start (weights, states, activations, logits and the
-    // gradients already there) or the optimizer step (all gradients + the step's temporaries, the
-    // activations and logits freed). The gradients line holds what exists at the peak; the step
-    // line what the step needs beyond it.
-    let all_gradients = training::gradient_bytes(t);
-    let at_start = training::gradients_at_backward_start(p, t);
-    let (temporaries, _) = optimizer::step_temporaries(p, t);
-    let beyond_backward = all_gradients + temporaries - freed;
-    let gradients_at_peak = all_gradients.min(at_start.max(beyond_backward));
-    // What of activations + logits + the gradients line never coexists within forward + backward.
-    let backward_overlap = (freed + gradients_at_peak - (freed + at_start).max(all_gradients)).max(0.0);
+    let peak = step_peak(p, t, freed);
     lines.push(training::weights(p, t));
     lines.extend(training::adapter_weights(p, t));
     lines.extend(training::dequant_buffer(p, t));
@@ -122,10 +112,40 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     }
     lines.extend(gathered);
     lines.extend(buckets);
-    lines.push(training::gradients(t, gradients_at_peak, beyond_backward <= at_start));
-    lines.push(optimizer::step(p, t, freed - (all_gradients - gradients_at_peak)));
+    lines.push(training::gradients(t, peak.gradients, peak.at_backward_start));
+    lines.push(optimizer::step(p, t, peak.step_room));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
-    Extras { saved_logits, backward_overlap, gradients: all_gradients, open_high }
+    let gradients = training::gradient_bytes(t);
+    Extras { saved_logits, backward_overlap: peak.backward_overlap, gradients, open_high }
+}
+
+/// Where a training step peaks, and what of its gradients coexists with that peak.
+struct StepPeak {
+    /// The gradients line: those that exist at the peak.
+    gradients: f64,
+    /// The peak is backward's start, not the optimizer step.
+    at_backward_start: bool,
+    /// The room backward leaves the optimizer step: what it freed, less the gradients not billed.
+    step_room: f64,
+    /// What of activations + logits + the gradients line never coexists within forward + backward.
+    backward_overlap: f64,
+}
+
+/// A step peaks at one end of backward: its start (weights, states, activations, logits and the
+/// gradients already there) or the optimizer step (all gradients + the step's temporaries, with
+/// `freed` — activations, logits, gathered layers, buckets — gone).
+fn step_peak(p: &Plan, t: &Training, freed: f64) -> StepPeak {
+    let all = training::gradient_bytes(t);
+    let at_start = training::gradients_at_backward_start(p, t);
+    let (temporaries, _) = optimizer::step_temporaries(p, t);
+    let beyond_backward = all + temporaries - freed;
+    let gradients = all.min(at_start.max(beyond_backward));
+    StepPeak {
+        gradients,
+        at_backward_start: beyond_backward <= at_start,
+        step_room: freed - (all - gradients),
+        backward_overlap: (freed + gradients - (freed + at_start).max(all)).max(0.0),
+    }
 }
 
 fn effective_batch(p: &Plan, t: &Training) -> Msg {
