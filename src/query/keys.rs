@@ -1224,7 +1224,7 @@ pub static KEYS: [KeyDef; 91] = [
         write: |s, c| (s.checkpointing != c.default.checkpointing).then(|| s.checkpointing.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end); sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
+        doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs and LLaMA-Factory's `use_reentrant_gc` default (off under FSDP2) — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end); sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
     },
     KeyDef {
         key: Key::Attn,
