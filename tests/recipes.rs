@@ -467,3 +467,20 @@ fn published_out_of_memory_runs_are_never_told_they_fit() {
         assert_ne!(bill.verdict(), Verdict::Fits, "{q}: OOM on the A100, the ledger says fits");
     }
 }
+
+/// `loss=half`: a remote-code model's own cross-entropy on its 16-bit logits (Qwen v1's
+/// modeling_qwen.py: `shift_logits = lm_logits[..., :-1, :].contiguous()`, CrossEntropyLoss, no upcast):
+/// logits, shifted copy and log-probabilities, 3 × 2 B per logit; under the Trainer's autocast
+/// Accelerate also converts the returned logits to fp32 while the 16-bit ones still exist: 2 × 2 + 4 B.
+/// Qwen-7B at 8,192 tokens: 8,192 × 151,936 logits. The Qwen (v1) README's Q-LoRA column reads 23.5 G.
+#[test]
+fn a_sixteen_bit_loss_keeps_three_sixteen_bit_copies() {
+    let q = "model=custom&layers=32&hidden=4096&heads=32&kv_heads=32&head_dim=128&ffn=11008&vocab=151936&tied=0&qkv_bias=1&seq=8192&loss=half";
+    let logits = 8_192u64 * 151_936;
+    assert_eq!(component(&format!("{q}&method=lora&precision=bf16"), C::Logits), logits * 6);
+    assert_eq!(component(&format!("{q}&method=lora&precision=mixed"), C::Logits), logits * 8);
+    let qlora = format!("{q}&method=qlora&quant=gptq4&recipe=plain&rank=64&lora_dropout=0.05&accum=8&zero=2&reduce_bucket_size=200000000&overlap_comm=1&attn=flash&gpu=a100-80g");
+    let device = estimate(&scenario(&qlora)).device_bytes() as f64 / 1e9;
+    assert!((device / 23.5 - 1.0).abs() < 0.05, "{device} GB");
+    assert!(vram_ledger::query::to_query(&scenario(q), &[]).contains("loss=half"));
+}

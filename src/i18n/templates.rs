@@ -163,6 +163,11 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "LM head 输出 + fp32 上转 + 错位的 fp32 副本 + fp32 log-softmax",
         ),
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
+        LossHalf => ("loss=half: 16-bit logits, their shifted copy and 16-bit log-softmax, no upcast", "`loss=half`:16 位 logits、其移位副本与 16 位 log-softmax,无上转"),
+        LossHalfConverted => (
+            "loss=half under autocast: 16-bit logits and log-softmax + Accelerate's fp32 copy of the returned logits",
+            "`autocast` 下 `loss=half`:16 位 logits 与 log-softmax + `Accelerate` 为返回的 logits 做的 fp32 副本",
+        ),
         LossCompiled => (
             "compiled: the fp32 upcast and log-softmax fused, the backward keeps the logits ({0} B) and writes their gradient",
             "已编译:fp32 上转与 log-softmax 融合,反向保留 logits({0} B)并写出它的梯度",

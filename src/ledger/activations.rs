@@ -26,7 +26,7 @@ use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
 use super::plan::{Plan, Training};
-use super::scenario::{AttentionKernel, LoraTargets, LossKernel};
+use super::scenario::{AttentionKernel, LoraTargets, LossKernel, Precision};
 use crate::msg;
 
 /// Which weights train, as far as activations care.
@@ -326,7 +326,7 @@ fn returned_logit_bytes(loss: LossKernel, act: Dtype) -> f64 {
 /// the model (`compile=1`: transformers computes the loss inside its forward; torchtitan and
 /// torchtune compile their loss function), Inductor fuses the fp32 upcast, the log-softmax and its
 /// backward: the graph keeps the logits it was given and writes one gradient of them.
-fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> (f64, Msg) {
+fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> (f64, Msg) {
     let act_b = act.bytes();
     let upcast = if act.is_half() { 4.0 } else { 0.0 };
     if compiled && matches!(loss, LossKernel::Hf | LossKernel::HfShift) {
@@ -342,6 +342,12 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> (f64, Msg) {
         // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
         LossKernel::Chunked => (act_b + 4.0, msg!(LossChunked)),
         LossKernel::Fused => (0.0, msg!(LossFused)),
+        // Forward: 16-bit logits + their shifted copy + 16-bit log-probabilities; backward: the saved
+        // log-probabilities, the incoming gradient and the one it returns, as many. Under the
+        // Trainer's autocast, Accelerate converts the returned logits to fp32 (`convert_outputs_to_fp32`)
+        // while the 16-bit ones and the log-probabilities still exist: 2 × 2 + 4 B.
+        LossKernel::Half if autocast => (2.0 * act_b + 4.0, msg!(LossHalfConverted)),
+        LossKernel::Half => (3.0 * act_b, msg!(LossHalf)),
     }
 }
 
@@ -351,6 +357,7 @@ fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> f64 {
     match loss {
         LossKernel::Fused => 0.0,
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
+        LossKernel::Half => act.bytes(),
         _ => 4.0,
     }
 }
@@ -393,7 +400,8 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled);
+    let autocast = matches!(t.precision, Precision::Mixed | Precision::Fp8);
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, autocast);
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;

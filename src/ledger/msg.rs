@@ -170,6 +170,8 @@ msg_ids!(
     LossHf,
     LossHfShift,
     LossChunked,
+    LossHalf,
+    LossHalfConverted,
     LossFused,
     LossCompiled,
     WeightsQuantizedHead,

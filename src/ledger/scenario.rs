@@ -62,8 +62,10 @@ keyword_enum!(
     /// the backward peak holds three fp32 copies); `hf_shift` = transformers ≤ 4.48, which also made
     /// a shifted fp32 copy; `chunked` = chunked cross-entropy (LitGPT, torchtune): bf16 logits and
     /// fp32 log-probabilities one chunk at a time; `fused` = a fused linear-cross-entropy kernel
-    /// (Liger, Apple's Cut Cross-Entropy, Unsloth) that never materialises the logits.
-    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused" }
+    /// (Liger, Apple's Cut Cross-Entropy, Unsloth) that never materialises the logits; `half` = a
+    /// model's own cross-entropy on its 16-bit logits, without upcast (remote-code models such as
+    /// Qwen v1, Baichuan 2, InternLM: a shifted 16-bit copy and 16-bit log-probabilities).
+    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused", Half => "half" }
 );
 
 keyword_enum!(

@@ -1254,7 +1254,7 @@ pub static KEYS: [KeyDef; 91] = [
         write: |s, c| differs(s.loss.id(), c.default.loss.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient"),
+        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast 2 × 2 + 4 B, Accelerate's fp32 copy of the returned logits)"),
     },
     KeyDef {
         key: Key::Recipe,
