@@ -455,7 +455,7 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
             Logits => ("Logits", "logits"),
             KvCache => ("KV cache", "KV cache"),
             DequantBuffer => ("Dequantization buffer", "反量化缓冲"),
-            GatheredLayer => ("ZeRO-3 gathered layer", "ZeRO-3 聚合层"),
+            GatheredLayer => ("ZeRO-3 / FSDP gathered units", "ZeRO-3 / FSDP 聚合单元"),
             ZeroBuckets => ("DeepSpeed gradient buckets", "DeepSpeed 梯度桶"),
             OptimizerStep => ("Optimizer-step temporaries", "优化器步临时张量"),
             AllocatorSlack => ("Allocator slack (fragmentation)", "分配器余量(碎片)"),
