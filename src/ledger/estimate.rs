@@ -115,12 +115,13 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     lines.push(training::gradients(t, peak.gradients, peak.at_backward_start));
     lines.push(optimizer::step(p, t, peak.step_room));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
-    let gradients = training::gradient_bytes(t);
-    Extras { saved_logits, backward_overlap: peak.backward_overlap, gradients, open_high }
+    Extras { saved_logits, backward_overlap: peak.backward_overlap, gradients: peak.all_gradients, open_high }
 }
 
 /// Where a training step peaks, and what of its gradients coexists with that peak.
 struct StepPeak {
+    /// Every gradient of the step.
+    all_gradients: f64,
     /// The gradients line: those that exist at the peak.
     gradients: f64,
     /// The peak is backward's start, not the optimizer step.
@@ -141,6 +142,7 @@ fn step_peak(p: &Plan, t: &Training, freed: f64) -> StepPeak {
     let beyond_backward = all + temporaries - freed;
     let gradients = all.min(at_start.max(beyond_backward));
     StepPeak {
+        all_gradients: all,
         gradients,
         at_backward_start: beyond_backward <= at_start,
         step_room: freed - (all - gradients),

@@ -75,8 +75,6 @@ pub fn states(p: &Plan, t: &Training) -> Component {
     )
 }
 
-/// The optimizer step's temporaries. Activations and logits (`freed`) are gone by then, so only
-/// what exceeds them raises the peak.
 /// The optimizer step's temporaries beyond the states (per GPU), with what they are.
 pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     let (bytes, what) = match t.optimizer {

@@ -2,11 +2,13 @@
 //! its LoRA adapters and dequantization buffer), fp32 master weights, gradients, the layer ZeRO-3
 //! gathers; and how much of activations, logits and gradients never coexist.
 
+use super::architecture::Architecture;
 use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
 use super::scenario::Precision;
-use super::weights::{dequantized_matrix, stored_weights};
+use super::storage::StorageFormat;
+use super::weights::{dequantized_matrix, stored_weights, StoredWeights, WeightFormat};
 use crate::msg;
 
 /// The language model's weights on this GPU: the trained weights in their dtype, or the frozen
@@ -188,12 +190,8 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
 
 /// bitsandbytes' NF4 quant state of the layers it covers: the bits beyond the 4-bit codes (absmax
 /// per block of 64, with double quantization 8 bits + an fp32 per 256 blocks).
-fn quant_state_bytes(
-    arch: &super::architecture::Architecture,
-    format: super::weights::WeightFormat,
-    w: &super::weights::StoredWeights,
-) -> f64 {
-    if format.format != super::storage::StorageFormat::Nf4 {
+fn quant_state_bytes(arch: &Architecture, format: WeightFormat, w: &StoredWeights) -> f64 {
+    if format.format != StorageFormat::Nf4 {
         return 0.0;
     }
     let quantized = arch.parameters().saturating_sub(w.unquantized) as f64;
