@@ -13,7 +13,7 @@ use yew::prelude::*;
 use crate::chart::escape_xml;
 
 use super::components::{
-    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, planner, render_bars,
+    chart_view, diagnosis, export, ledger_table, markup, measured_compare, notices, oom_tree, planner, render_bars,
     render_chart, self_test, share, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps,
     PlannerData,
 };
@@ -116,14 +116,9 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
     }
 }
 
-/// Static markup written as one string (every text in it escaped by the caller).
-fn raw(markup: String) -> Html {
-    Html::from_html_unchecked(AttrValue::from(markup))
-}
-
 /// A paragraph holding one link, as markup: `p_attrs` and `a_attrs` are literal attributes.
 fn link_p(p_attrs: &str, href: &str, testid: &str, a_attrs: &str, label: &str) -> Html {
-    raw(format!(
+    markup(format!(
         r#"<p{p_attrs}><a href="{}" data-testid="{testid}"{a_attrs}>{}</a></p>"#,
         escape_xml(href),
         escape_xml(label)
@@ -146,7 +141,7 @@ fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> 
     );
     html! {
         <section class="fits" data-testid="what-fits">
-            { raw(totals) }
+            { markup(totals) }
             { speed_card }
         </section>
     }
@@ -229,7 +224,7 @@ pub fn app(props: &AppProps) -> Html {
         );
         html! {
             <header class="app-header">
-                { raw(titles) }
+                { markup(titles) }
                 { switches(lang, state.unit, on_lang, on_unit) }
             </header>
         }
@@ -314,7 +309,7 @@ pub fn app(props: &AppProps) -> Html {
                 { export(lang, state.unit, scenario, &bill, gpus_drawn) }
                 { share(lang, AttrValue::from(with_base(&query)), AttrValue::from(embed::embed_code(&embed_src))) }
             </main>
-            { raw(format!(
+            { markup(format!(
                 r#"<footer class="app-footer">{} · <a href="{}" data-testid="to-selftest">{}</a></footer>"#,
                 escape_xml(text(lang, Text::Footer)),
                 escape_xml(&with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))),

@@ -88,7 +88,7 @@ pub fn chart_view(lang: Lang, svg: &AttrValue, bill: &Bill) -> Html {
     html! {
         <section class="chart-card">
             <h2>{ text(lang, Text::Chart) }</h2>
-            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ Html::from_html_unchecked(svg.clone()) }</div>
+            <div class="chart" data-testid="chart" {onfocusin} {onmouseover}>{ super::markup(svg.clone()) }</div>
             <p class="segment-detail" data-testid="segment-detail" aria-live="polite"></p>
             <ul class="legend">
                 { for bill.components.iter().filter(|c| c.bytes > 0).map(|c| html! {

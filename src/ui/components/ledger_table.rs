@@ -40,5 +40,5 @@ pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill) -> Html {
         );
     }
     out.push_str("</tbody></table></div>");
-    Html::from_html_unchecked(AttrValue::from(out))
+    super::markup(out)
 }

@@ -66,7 +66,7 @@ pub fn measured_compare(
                 html! {
                     <>
                         <p class="tree-hint">{ format!("{}: {}", text(lang, Text::MeasuredOn), report.device) } { load.unwrap_or_default() }</p>
-                        { Html::from_html_unchecked(AttrValue::from(table)) }
+                        { super::markup(table) }
                     </>
                 }
             }

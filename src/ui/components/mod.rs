@@ -34,3 +34,8 @@ pub use self_test::self_test;
 pub use share::share;
 pub use speed_card::speed_card;
 pub use verdict_card::verdict_card;
+
+/// Static markup written as one string (every text in it escaped by the caller).
+pub fn markup(html: impl Into<yew::AttrValue>) -> yew::Html {
+    yew::Html::from_html_unchecked(html.into())
+}

@@ -145,7 +145,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
         });
         html! {
             <div class="tree-card" data-testid="tree-card" data-node={id.id()} onclick={on_copy}>
-                { Html::from_html_unchecked(AttrValue::from(text_html)) }
+                { super::markup(text_html) }
                 if !levers.is_empty() {
                     <div class="levers">
                         { for levers.iter().map(|&l| {
@@ -359,7 +359,7 @@ fn paste_result(lang: Lang, p: &Pasted, s: &Scenario, onapply: Callback<Lever>) 
     }
     html! {
         <div class="paste-result" data-testid="paste-result" data-diagnosis={p.cause.id()} data-node={p.node.id()} role="status">
-            { Html::from_html_unchecked(AttrValue::from(head)) }
+            { super::markup(head) }
             <ul class="paste-advice" data-testid="paste-advice">
                 { for p.advice.iter().map(|a| match a {
                     Advice::Do(m) => html! { <li>{ render(lang, m) }</li> },

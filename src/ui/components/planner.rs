@@ -78,7 +78,7 @@ pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html
             <h2>{ text(lang, Text::PlannerTitle) }</h2>
             <p class="hint">{ text(lang, Text::PlannerHint) }</p>
             <div class="planner-chart" data-testid="planner-chart" data-points={data.curve.len().to_string()}>
-                { Html::from_html_unchecked(AttrValue::from(svg)) }
+                { super::markup(svg) }
             </div>
             if !data.levers.is_empty() {
                 <h3>{ text(lang, Text::PlannerLevers) }</h3>

@@ -53,7 +53,7 @@ pub fn self_test(lang: Lang, demos: &[(u8, Demo, String)], base: &str, new_tab: 
                             <details data-testid="answer" ontoggle={ontoggle.clone()}>
                                 <summary>{ text(lang, Text::Answer) }</summary>
                                 <p>{ t(answer) }</p>
-                                { Html::from_html_unchecked(AttrValue::from(shown)) }
+                                { super::markup(shown) }
                             </details>
                         </details>
                     </article>

@@ -35,5 +35,5 @@ pub fn speed_card(lang: Lang) -> Html {
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table></div></details>");
-    Html::from_html_unchecked(AttrValue::from(out))
+    super::markup(out)
 }

@@ -131,5 +131,5 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
         out.push_str("</ul>");
     }
     out.push_str("</section>");
-    Html::from_html_unchecked(AttrValue::from(out))
+    super::markup(out)
 }
