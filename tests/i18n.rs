@@ -44,6 +44,11 @@ const ALLOWED: &[&str] = &[
     "CUDA",
     "cuBLAS",
     "NCCL",
+    // NVIDIA product names without a Chinese one: the NVSwitch fabric, its NVLS (NVLink SHARP), the
+    // Hopper architecture.
+    "NVSwitch",
+    "NVLS",
+    "Hopper",
     "kernel",
     "overhead_mib",
     "AdamW",

@@ -484,3 +484,22 @@ fn a_sixteen_bit_loss_keeps_three_sixteen_bit_copies() {
     assert!((device / 23.5 - 1.0).abs() < 0.05, "{device} GB");
     assert!(vram_ledger::query::to_query(&scenario(q), &[]).contains("loss=half"));
 }
+
+/// NCCL's buffers sit outside PyTorch's allocator on every GPU of a multi-GPU job: the constants
+/// fitted to vLLM's start-up logs (docs/serving.md: 0.30 GiB of non-torch memory at TP 2 on L40S,
+/// 2.04 GiB at TP 4 on H200, less the 0.08 GiB of workspaces): 0.25 GiB = 268,435,456 B over
+/// PCIe / NVLink, 1.9 GiB = 2,040,109,465.6 B with NVLS on an NVSwitch Hopper. In the device total,
+/// not in reserved; none on one GPU.
+#[test]
+fn several_gpus_add_nccl_buffers_to_the_device_total() {
+    let one = estimate(&scenario("model=llama-3.1-8b&method=lora&gpu=a100-80g"));
+    assert_eq!(one.component(C::NonTorch), 0);
+    let two = estimate(&scenario("model=llama-3.1-8b&method=lora&gpu=a100-80g&gpus=2&zero=3"));
+    assert_eq!(two.component(C::NonTorch), 268_435_456);
+    assert_eq!(two.device_bytes() - two.reserved_bytes(), 268_435_456 + 500 * 1_048_576);
+    let eight = estimate(&scenario("model=llama-2-70b&method=lora&gpu=h100-80g&gpus=8&zero=3"));
+    assert_eq!(eight.component(C::NonTorch), 2_040_109_466);
+    // HF inference split over several GPUs talks over NCCL too.
+    let tp = estimate(&scenario("model=llama-3.1-70b&mode=infer&gpus=2&gpu=a100-80g"));
+    assert_eq!(tp.component(C::NonTorch), 268_435_456);
+}

@@ -296,6 +296,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + NCCL and all-reduce buffers {0} (tensor parallel over {1} GPUs)",
             " + NCCL 与 all-reduce 缓冲 {0}(张量并行 {1} 卡)",
         ),
+        NcclPerGpu => (
+            "{0}: NCCL's buffers on each of {1} GPUs, outside PyTorch's allocator (1.9 GiB with NVLS on NVSwitch Hopper and later, else 0.25 GiB)",
+            "{0}:{1} 卡时每卡 NCCL 缓冲,在 PyTorch 分配器之外(Hopper 及之后的 NVSwitch 机器上有 NVLS:1.9 GiB,否则 0.25 GiB)",
+        ),
         VllmContextInBudget => (
             " + the CUDA context {0} (vLLM 0.8–0.9 count it in the budget)",
             " + CUDA 上下文 {0}(vLLM 0.8–0.9 把它算进预算)",

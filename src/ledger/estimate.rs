@@ -170,8 +170,9 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
     lines.extend(inference::dequant_buffer(p, i));
 }
 
-/// The allocator's slack on what is allocated, and the CUDA context.
-fn overheads(p: &Plan, allocated: f64) -> [Component; 2] {
+/// The allocator's slack on what is allocated, the CUDA context and, over several GPUs, NCCL's
+/// buffers.
+fn overheads(p: &Plan, allocated: f64) -> impl Iterator<Item = Component> {
     let share = match p.work {
         Work::Train(_) => SLACK_TRAINING,
         Work::Infer(_) => SLACK_INFERENCE,
@@ -186,4 +187,9 @@ fn overheads(p: &Plan, allocated: f64) -> [Component; 2] {
         ),
         line(ComponentId::CudaContext, p.overhead_mib * MIB, "§3", msg!(CudaContext, Arg::Factor(p.overhead_mib))),
     ]
+    .into_iter()
+    .chain((p.gpus > 1).then(|| {
+        let nccl = p.nccl_bytes(p.gpus);
+        line(ComponentId::NonTorch, nccl, "§3", msg!(NcclPerGpu, Arg::Bytes(nccl), Arg::Int(p.gpus)))
+    }))
 }

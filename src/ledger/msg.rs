@@ -278,6 +278,7 @@ msg_ids!(
     VllmProfile,
     EngineNonTorch,
     NcclBuffers,
+    NcclPerGpu,
     VllmContextInBudget,
     GraphsOff,
     VllmGraphsInBudget,

@@ -164,7 +164,30 @@ pub struct Plan<'a> {
     pub notes: Vec<Note>,
 }
 
+/// NCCL's communicator buffers per GPU when `gpus` > 1 (its channels' send/receive buffers, the
+/// custom all-reduce's), outside PyTorch's allocator: 0.25 GiB over PCIe / NVLink, 1.9 GiB on the
+/// NVSwitch systems of Hopper and later, where NCCL also sets up NVLS buffers. Fitted to vLLM's
+/// start-up logs (docs/serving.md: Qwen2.5-32B TP 2 on L40S 0.30 GiB, Qwen3-235B TP 4 on H200
+/// 2.04 GiB of non-torch memory); a training job's data-parallel communicator is one such.
+pub const NCCL_GIB: f64 = 0.25;
+pub const NCCL_NVLS_GIB: f64 = 1.9;
+
 impl Plan<'_> {
+    /// The card is on an NVSwitch system of Hopper or later (NCCL's NVLS).
+    pub fn nvls(&self) -> bool {
+        matches!(self.gpu.id, Some("h100-80g" | "h800" | "h200" | "h20" | "h20-141g" | "b200"))
+    }
+
+    /// NCCL's buffers on each of `gpus` GPUs (0 on one).
+    pub fn nccl_bytes(&self, gpus: u64) -> f64 {
+        let gib = match gpus {
+            0 | 1 => 0.0,
+            _ if self.nvls() => NCCL_NVLS_GIB,
+            _ => NCCL_GIB,
+        };
+        gib * super::scenario::GIB
+    }
+
     pub fn training(&self) -> Option<&Training> {
         match &self.work {
             Work::Train(t) => Some(t),

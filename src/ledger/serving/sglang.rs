@@ -114,11 +114,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         .engine
         .mem_fraction
         .unwrap_or_else(|| default_fraction(version, gpu_mib, tp, chunked, graph_bs, p.arch.mla.is_some()));
-    let nccl = match tp {
-        1 => 0.0,
-        _ if super::vllm::nvls(p) => super::vllm::NCCL_NVLS_GIB * 1024.0 * MIB,
-        _ => super::vllm::NCCL_GIB * 1024.0 * MIB,
-    };
+    let nccl = p.nccl_bytes(tp);
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
     let w = stored_weights(p.arch, i.weights);

@@ -31,10 +31,6 @@ pub const SAMPLER_BYTES_FLASHINFER: f64 = 14.0;
 
 /// Non-torch memory one GPU gains while vLLM profiles (cuBLAS and attention workspaces), fitted.
 pub const NON_TORCH_GIB: f64 = 0.08;
-/// NCCL and custom all-reduce buffers per GPU under tensor parallelism: over PCIe / NVLink, and on
-/// NVSwitch systems of Hopper and later, where NCCL's NVLS buffers are large; fitted.
-pub const NCCL_GIB: f64 = 0.25;
-pub const NCCL_NVLS_GIB: f64 = 1.9;
 /// CUDA-graph memory, fitted to the "Graph capturing finished …, took X GiB" and "Estimated CUDA
 /// graph memory" lines: the V0 engine's whole-model graphs cost per captured batch size about
 /// 0.12 × √hidden MiB (3.8 MiB at hidden 1024 to 7.9 MiB at 5120, four models); V1's piecewise
@@ -327,18 +323,9 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules) -> Component {
     line(ComponentId::Activations, peak, "§2", formula)
 }
 
-/// NVSwitch systems of Hopper and later, where NCCL allocates NVLS buffers.
-pub fn nvls(p: &Plan) -> bool {
-    matches!(p.gpu.id, Some("h100-80g" | "h800" | "h200" | "h20" | "h20-141g" | "b200"))
-}
-
 fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
     let base = NON_TORCH_GIB * GIB;
-    let nccl = match i.tp {
-        0 | 1 => 0.0,
-        _ if nvls(p) => NCCL_NVLS_GIB * GIB,
-        _ => NCCL_GIB * GIB,
-    };
+    let nccl = p.nccl_bytes(i.tp);
     let context = if r.context_in_budget { p.overhead_mib * MIB } else { 0.0 };
     let formula = msg!(
         EngineNonTorch,
