@@ -59,6 +59,7 @@ const ALLOWED: &[&str] = &[
     "ZeRO-",
     "ZeRO",
     "GPU",
+    "CPU",
     "APU",
     "MIG",
     "torch",

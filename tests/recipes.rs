@@ -503,3 +503,56 @@ fn several_gpus_add_nccl_buffers_to_the_device_total() {
     let tp = estimate(&scenario("model=llama-3.1-70b&mode=infer&gpus=2&gpu=a100-80g"));
     assert_eq!(tp.component(C::NonTorch), 268_435_456);
 }
+
+/// CPU offload (`offload`), hand arithmetic on Llama-3.1-8B (8,030,261,248 parameters; its
+/// largest tensor, the embedding or LM head, 128,256 × 4,096 = 525,336,576).
+/// DeepSpeed ZeRO-2 with `offload_optimizer` on one GPU (ZeRO-Offload): the bf16 weights stay
+/// (2 B each), the master weights, AdamW states and the step go to host RAM, and the GPU holds
+/// `temp_grad_buffer_for_gpu_offload` plus autograd's gradient of the largest tensor: 2 × 525,336,576
+/// × 2 B. Host RAM: (8 states + 4 master + 4 fp32 gradients) × 8,030,261,248 = 128,484,179,968 B.
+#[test]
+fn offloading_the_optimizer_moves_states_master_and_gradients_to_host_ram() {
+    let q = "model=llama-3.1-8b&method=full&precision=mixed&zero=2&gpu=a100-80g";
+    let on_gpu = estimate(&scenario(q));
+    let off = estimate(&scenario(&format!("{q}&offload=optimizer")));
+    assert_eq!(off.component(C::Weights), 8_030_261_248 * 2);
+    for c in [C::MasterWeights, C::Optimizer, C::OptimizerStep] {
+        assert_eq!(off.component(c), 0, "{c:?}");
+    }
+    assert_eq!(off.component(C::Gradients), 2 * 525_336_576 * 2);
+    assert!(on_gpu.component(C::Optimizer) > 0 && on_gpu.component(C::MasterWeights) > 0);
+    let host = off.notes.iter().find(|n| n.key == "offload_host").expect("the host RAM note");
+    let text = vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &host.text);
+    assert!(text.contains("119.66 GiB"), "{text}"); // 128,484,179,968 B
+                                                    // Without ZeRO nothing is offloaded (a note says so); ZeRO-2 cannot offload parameters.
+    let plain = "model=llama-3.1-8b&method=full&precision=mixed&gpu=a100-80g";
+    let ignored = estimate(&scenario(&format!("{plain}&offload=all")));
+    assert_eq!(ignored.device_bytes(), estimate(&scenario(plain)).device_bytes());
+    assert!(ignored.notes.iter().any(|n| n.key == "offload_needs_zero"));
+    let params = estimate(&scenario(&format!("{q}&offload=all")));
+    assert_eq!(params.device_bytes(), off.device_bytes());
+    assert!(params.notes.iter().any(|n| n.key == "offload_params_zero3"));
+}
+
+/// `offload=all` under ZeRO-3 / FSDP (CPUOffload(offload_params=True)): the parameter shards, the
+/// adapters and the optimizer live in host RAM; bitsandbytes' quant state is not a parameter and
+/// stays: Llama-2-70B's 68,451,041,280 quantized weights × (4.126953125 − 4) bits / 8 =
+/// 1,086,259,200 B. The GPU holds one gradient of the largest adapter tensor at a time (down_proj's
+/// lora_A, 64 × 28,672 = 1,835,008 × 2 B). Gathered units stay; on one GPU too.
+#[test]
+fn offloading_the_parameters_keeps_only_the_gathered_units_and_the_quant_state() {
+    let q = "model=llama-2-70b&method=qlora&recipe=plain&rank=64&targets=all&zero=3&gpus=2&gpu=rtx3090";
+    let off = estimate(&scenario(&format!("{q}&offload=all")));
+    assert_eq!(off.component(C::Weights), 1_086_259_200);
+    assert_eq!(off.component(C::AdapterWeights), 0);
+    assert_eq!(off.component(C::Optimizer), 0);
+    assert_eq!(off.component(C::Gradients), 1_835_008 * 2);
+    assert_eq!(off.component(C::GatheredLayer), estimate(&scenario(q)).component(C::GatheredLayer));
+    let one = estimate(&scenario("model=llama-3.1-8b&method=full&zero=3&offload=all&gpu=rtx4090"));
+    assert!(one.component(C::GatheredLayer) > 0);
+    assert_eq!(one.component(C::Weights), 0);
+    // The key round-trips and a bad value is named.
+    let link = vram_ledger::query::to_query(&scenario(&format!("{q}&offload=all")), &[]);
+    assert!(link.contains("offload=all"), "{link}");
+    assert_eq!(vram_ledger::query::parse("offload=gpu").errors.len(), 1);
+}

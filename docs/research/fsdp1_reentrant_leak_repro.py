@@ -1,5 +1,6 @@
 # Repro (CPU, gloo) of the FSDP1 + reentrant-checkpoint + frozen-FlatParameter retention described in fsdp1_lora_gap.md.
-# Run: MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=0 python fsdp1_reentrant_leak_repro.py {plain 1|fsdp 2|fsdp_full 2|fsdp_nonreentrant 2|fsdp_nohook 2}
+# Run: MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=0 python fsdp1_reentrant_leak_repro.py {plain 1|fsdp 2|fsdp_full 2|fsdp_nonreentrant 2|fsdp_nohook 2|fsdp_inner 2}
+# fsdp_inner: the checkpoint inside each FSDP unit (apply_activation_checkpointing after wrapping, as Answer.AI's train.py does).
 # Numbers are RSS deltas in MiB (one hidden tensor T*H fp32 = 64 MiB, L = 8 layers).
 import os, sys, gc, functools, torch, torch.nn as nn, torch.distributed as dist
 import torch.multiprocessing as mp
@@ -8,6 +9,7 @@ T, H, L = 8192, 2048, 8          # one hidden tensor = 64 MiB fp32
 MiB = 2**20
 PROBE = []
 REENTRANT = 'nonreentrant' not in sys.argv[1]
+INNER = 'inner' in sys.argv[1]
 def rss():
     with open("/proc/self/statm") as f: return int(f.read().split()[1]) * 4096 / MiB
 
@@ -25,7 +27,7 @@ class Model(nn.Module):
     def forward(s, x):
         h = s.emb(x); h.requires_grad_(True)
         if PROBE: h.register_hook(PROBE[0])
-        for l in s.layers: h = checkpoint(l.__call__, h, use_reentrant=REENTRANT)
+        for l in s.layers: h = l(h) if INNER else checkpoint(l.__call__, h, use_reentrant=REENTRANT)
         return h.float().pow(2).mean()
 
 def run(rank, world, mode):
@@ -45,6 +47,11 @@ def run(rank, world, mode):
         m = FSDP(m, auto_wrap_policy=functools.partial(_or_policy, policies=[lam, tr]), use_orig_params=True,
                  sharding_strategy=ShardingStrategy.FULL_SHARD, backward_prefetch=BackwardPrefetch.BACKWARD_PRE,
                  limit_all_gathers=True, device_id=torch.device("cpu"))
+        if INNER:
+            # Answer.AI's train.py: apply_activation_checkpointing after FSDP wrapping, so each
+            # decoder layer's checkpoint sits inside its FSDP unit.
+            from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import apply_activation_checkpointing, checkpoint_wrapper, CheckpointImpl
+            apply_activation_checkpointing(m, checkpoint_wrapper_fn=functools.partial(checkpoint_wrapper, checkpoint_impl=CheckpointImpl.REENTRANT if REENTRANT else CheckpointImpl.NO_REENTRANT), check_fn=lambda s: isinstance(s, Layer))
     x = torch.randn(T, H)
     samples = []
     inner = m.module if mode != "plain" else m

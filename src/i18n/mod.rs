@@ -353,6 +353,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Zero => ("ZeRO stage", "ZeRO 阶段"),
             ReduceBucketSize => ("DeepSpeed reduce_bucket_size", "DeepSpeed reduce_bucket_size"),
             OverlapComm => ("DeepSpeed overlap_comm", "DeepSpeed overlap_comm"),
+            Offload => ("CPU offload", "CPU 卸载(offload)"),
             Kv => ("KV-cache dtype", "KV cache 精度"),
             Gen => ("Generated tokens", "生成 token 数"),
             Images => ("Images per sequence", "每条样本图片数"),

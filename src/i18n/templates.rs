@@ -297,9 +297,20 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + NCCL 与 all-reduce 缓冲 {0}(张量并行 {1} 卡)",
         ),
         NcclPerGpu => (
-            "{0}: NCCL's buffers on each of {1} GPUs, outside PyTorch's allocator (1.9 GiB with NVLS on NVSwitch Hopper and later, else 0.25 GiB)",
-            "{0}:{1} 卡时每卡 NCCL 缓冲,在 PyTorch 分配器之外(Hopper 及之后的 NVSwitch 机器上有 NVLS:1.9 GiB,否则 0.25 GiB)",
+            "NCCL's buffers on each of {1} GPUs, outside PyTorch: {0} (NVSwitch Hopper on: NVLS, 1.9 GiB)", "{1} 卡时每卡 NCCL 缓冲,在 PyTorch 之外:{0}(Hopper 起的 NVSwitch 机器有 NVLS:1.9 GiB)"),
+        NoteOffloadNeedsZero => (
+            "`offload={0}` ignored: offload needs `zero` 1–3",
+            "已忽略 `offload={0}`:卸载需要 `zero` 为 1–3",
         ),
+        NoteOffloadParamsZero3 => (
+            "ZeRO-{0} offloads only the optimizer (parameters need ZeRO-3)",
+            "ZeRO-{0} 只卸载优化器(卸载参数需要 ZeRO-3)",
+        ),
+        NoteOffloadHost => (
+            "CPU offload: {0} per process in host RAM (pinned); the optimizer step runs on the CPU", "CPU 卸载:每个进程占主机内存 {0}(锁页);优化器更新在 CPU 上进行"),
+        OnHost => ("{0} — in host RAM; on the GPU {1}", "{0}——在主机内存;GPU 上 {1}"),
+        GradientsOffloaded => (
+            "to host RAM once reduced; on the GPU {0} × the largest trainable tensor's ({1} × {2} B)", "归约后移到主机内存;GPU 上只有 {0} × 最大可训练张量的梯度({1} × {2} B)"),
         VllmContextInBudget => (
             " + the CUDA context {0} (vLLM 0.8–0.9 count it in the budget)",
             " + CUDA 上下文 {0}(vLLM 0.8–0.9 把它算进预算)",

@@ -373,56 +373,51 @@ impl VisionSpec {
 
     /// Exact parameter count of the tower and its projector into `lm_hidden`.
     pub fn parameters(&self, lm_hidden: u64) -> u64 {
-        // In u128: a pasted config may hold absurd sizes; the count saturates instead of overflowing.
-        let (d, mlp, lm) = (self.dim as u128, self.mlp as u128, lm_hidden as u128);
-        let (p, blocks, merged) = (self.patch as u128, self.blocks as u128, d * (self.merge * self.merge) as u128);
-        let attention = d * 3 * d + 3 * d + d * d + d; // qkv and output, with biases
+        // In f64: exact for every real tower (each product stays far below 2^53), and a pasted
+        // config's absurd sizes saturate in the final conversion instead of overflowing.
+        let (d, mlp, lm) = (self.dim as f64, self.mlp as f64, lm_hidden as f64);
+        let (p, blocks) = (self.patch as f64, self.blocks as f64);
+        let merged = d * (self.merge as f64) * (self.merge as f64);
+        let temporal = self.temporal_patch as f64;
+        let out = self.out_dim as f64;
+        let attention = d * 3.0 * d + 3.0 * d + d * d + d; // qkv and output, with biases
         let total = match self.kind {
             VisionKind::Qwen2Vl => {
-                let block = 2 * (2 * d) + attention + d * mlp + mlp + mlp * d + d;
-                let merger = 2 * d + merged.saturating_mul(merged) + merged + merged * lm + lm;
-                3 * self.temporal_patch as u128 * p * p * d + blocks.saturating_mul(block) + merger
+                let block = 2.0 * (2.0 * d) + attention + d * mlp + mlp + mlp * d + d;
+                let merger = 2.0 * d + merged * merged + merged + merged * lm + lm;
+                3.0 * temporal * p * p * d + blocks * block + merger
             }
             VisionKind::Qwen25Vl => {
-                let block = 2 * d + attention + 2 * (d * mlp + mlp) + mlp * d + d;
-                let merger = d + merged.saturating_mul(merged) + merged + merged * lm + lm;
-                3 * self.temporal_patch as u128 * p * p * d + blocks.saturating_mul(block) + merger
+                let block = 2.0 * d + attention + 2.0 * (d * mlp + mlp) + mlp * d + d;
+                let merger = d + merged * merged + merged + merged * lm + lm;
+                3.0 * temporal * p * p * d + blocks * block + merger
             }
             VisionKind::Qwen3Vl => {
-                let block = 4 * d + attention + d * mlp + mlp + mlp * d + d;
-                let one_merger = merged.saturating_mul(merged) + merged + merged * lm + lm;
-                let merger = 2 * d + one_merger;
-                let deepstack = 3 * (2 * merged + one_merger);
-                3 * self.temporal_patch as u128 * p * p * d
-                    + d
-                    + 2304 * d
-                    + blocks.saturating_mul(block)
-                    + merger
-                    + deepstack
+                let block = 4.0 * d + attention + d * mlp + mlp + mlp * d + d;
+                let one_merger = merged * merged + merged + merged * lm + lm;
+                let merger = 2.0 * d + one_merger;
+                let deepstack = 3.0 * (2.0 * merged + one_merger);
+                3.0 * temporal * p * p * d + d + 2304.0 * d + blocks * block + merger + deepstack
             }
             VisionKind::Siglip => {
-                let block = 4 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4 * d;
-                let positions = (896 / self.patch.max(1) as u128).pow(2);
-                3 * p * p * d + d + positions * d + blocks.saturating_mul(block) + 2 * d + d + d * lm
+                let block = 4.0 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4.0 * d;
+                let side = (896 / self.patch.max(1)) as f64;
+                let positions = side * side;
+                3.0 * p * p * d + d + positions * d + blocks * block + 2.0 * d + d + d * lm
             }
             VisionKind::Llama4 => {
-                let block = 4 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4 * d;
-                let positions = (336 / self.patch.max(1) as u128).pow(2) + 1;
-                let adapter = d * 4 * self.out_dim as u128 + (self.out_dim as u128).pow(2);
-                3 * p * p * d
-                    + d
-                    + positions * d
-                    + 4 * d
-                    + blocks.saturating_mul(block)
-                    + adapter
-                    + self.out_dim as u128 * lm
+                let block = 4.0 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4.0 * d;
+                let side = (336 / self.patch.max(1)) as f64;
+                let positions = side * side + 1.0;
+                let adapter = d * 4.0 * out + out * out;
+                3.0 * p * p * d + d + positions * d + 4.0 * d + blocks * block + adapter + out * lm
             }
             VisionKind::Pixtral => {
-                let block = 2 * d + 4 * d * d + 3 * d * mlp;
-                3 * p * p * d + d + blocks.saturating_mul(block) + d + merged * d + d * lm + lm * lm
+                let block = 2.0 * d + 4.0 * d * d + 3.0 * d * mlp;
+                3.0 * p * p * d + d + blocks * block + d + merged * d + d * lm + lm * lm
             }
         };
-        u64::try_from(total).unwrap_or(u64::MAX)
+        total as u64
     }
 }
 
@@ -791,45 +786,46 @@ impl Architecture {
     /// norms, the linear-attention layers' convolution and gates. They stay in 16-bit when a
     /// checkpoint is quantized. All layers together.
     pub fn small_parameters(&self) -> u64 {
-        // In u128, saturating at the end (sizes come from untrusted links and configs).
-        let (l, h) = (self.layers as u128, self.hidden as u128);
-        let attn = self.attention_layers() as u128;
-        let mut p = l * self.norms_per_layer as u128 * self.norm_size() as u128;
+        // In f64, saturating at the end (sizes come from untrusted links and configs); exact for every
+        // real model (far below 2^53).
+        let (l, h) = (self.layers as f64, self.hidden as f64);
+        let attn = self.attention_layers() as f64;
+        let mut p = l * self.norms_per_layer as f64 * self.norm_size() as f64;
         if self.qkv_bias {
-            p += attn * (self.q_dim() as u128 + 2 * self.kv_dim() as u128);
+            p += attn * (self.q_dim() as f64 + 2.0 * self.kv_dim() as f64);
         }
         if self.out_and_mlp_bias {
             p += attn * h + self.mlp_biases();
         }
         if self.qk_norm {
-            p += attn * 2 * self.head_dim as u128;
+            p += attn * 2.0 * self.head_dim as f64;
         }
         if self.sinks {
-            p += attn * self.heads as u128;
+            p += attn * self.heads as f64;
         }
         if let Some(m) = &self.mla {
-            p += attn * (if m.q_lora_rank > 0 { m.q_lora_rank as u128 } else { 0 } + m.kv_lora_rank as u128);
+            p += attn * (if m.q_lora_rank > 0 { m.q_lora_rank as f64 } else { 0.0 } + m.kv_lora_rank as f64);
         }
         if let Some(lin) = &self.linear {
-            let n = self.layers_of(LayerKind::Linear) as u128;
-            let nv = lin.v_heads as u128;
-            p += n * (lin.conv_dim() as u128 * lin.conv as u128 + 2 * nv + lin.head_dim as u128);
+            let n = self.layers_of(LayerKind::Linear) as f64;
+            let nv = lin.v_heads as f64;
+            p += n * (lin.conv_dim() as f64 * lin.conv as f64 + 2.0 * nv + lin.head_dim as f64);
         }
         if let Some(m) = &self.moe {
-            let moe = self.moe_layers() as u128;
-            p += moe * h * m.experts as u128; // router
-            p += moe * if m.router_bias { m.experts as u128 } else { 0 };
-            p += moe * if m.shared_gate { h } else { 0 };
+            let moe = self.moe_layers() as f64;
+            p += moe * h * m.experts as f64; // router
+            p += moe * if m.router_bias { m.experts as f64 } else { 0.0 };
+            p += moe * if m.shared_gate { h } else { 0.0 };
         }
-        u64::try_from(p).unwrap_or(u64::MAX)
+        p as u64
     }
 
     /// Biases of the MLP linears (GPT-2's fc1/fc2, gpt-oss's experts), all layers.
-    fn mlp_biases(&self) -> u128 {
+    fn mlp_biases(&self) -> f64 {
         self.linears()
             .iter()
             .filter(|l| matches!(l.group, LinearGroup::Mlp | LinearGroup::Expert | LinearGroup::SharedExpert))
-            .map(|l| l.d_out as u128 * l.count() as u128)
+            .map(|l| l.d_out as f64 * l.count() as f64)
             .sum()
     }
 

@@ -99,11 +99,13 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
             .map(|c| c.bytes as f64)
             .sum::<f64>();
     let peak = step_peak(p, t, freed);
-    lines.push(training::weights(p, t));
+    let (weights, host_weights) = training::weights(p, t);
+    lines.push(weights);
     lines.extend(training::adapter_weights(p, t));
     lines.extend(training::dequant_buffer(p, t));
     lines.extend(training::master_weights(t));
-    lines.push(optimizer::states(p, t));
+    let (states, host_states) = optimizer::states(p, t);
+    lines.push(states);
     lines.push(activations);
     lines.push(logits);
     if let Some((c, note)) = vision {
@@ -112,9 +114,13 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     }
     lines.extend(gathered);
     lines.extend(buckets);
-    lines.push(training::gradients(t, peak.gradients, peak.at_backward_start));
+    lines.push(training::gradients(p, t, peak.gradients, peak.at_backward_start));
     lines.push(optimizer::step(p, t, peak.step_room));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
+    let host = host_weights + training::host_master_bytes(t) + host_states;
+    if host > 0.0 {
+        notes.push(Note { key: "offload_host", text: msg!(NoteOffloadHost, Arg::Bytes(host)) });
+    }
     Extras { saved_logits, backward_overlap: peak.backward_overlap, gradients: peak.all_gradients, open_high }
 }
 
@@ -136,7 +142,7 @@ struct StepPeak {
 /// gradients already there) or the optimizer step (all gradients + the step's temporaries, with
 /// `freed` — activations, logits, gathered layers, buckets — gone).
 fn step_peak(p: &Plan, t: &Training, freed: f64) -> StepPeak {
-    let all = training::gradient_bytes(t);
+    let all = training::gradient_bytes(p, t);
     let at_start = training::gradients_at_backward_start(p, t);
     let (temporaries, _) = optimizer::step_temporaries(p, t);
     let beyond_backward = all + temporaries - freed;

@@ -65,19 +65,29 @@ fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
     }
 }
 
-pub fn states(p: &Plan, t: &Training) -> Component {
+/// The optimizer states line, and what an offloaded optimizer keeps in host RAM instead: its
+/// states and the fp32 gradient partitions it steps from.
+pub fn states(p: &Plan, t: &Training) -> (Component, f64) {
     let (bytes, formula) = state_bytes(p, t);
-    line(
-        ComponentId::Optimizer,
-        bytes / t.shard.divisor(1),
-        "§1",
-        msg!(OptimizerLine, formula.arg(), t.shard.suffix(1)),
-    )
+    let divisor = t.shard.divisor(1);
+    let formula = msg!(OptimizerLine, formula.arg(), t.shard.suffix(1));
+    if t.optimizer_offloaded() {
+        let host = (bytes + t.trainable as f64 * 4.0) / divisor;
+        return (line(ComponentId::Optimizer, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))), host);
+    }
+    (line(ComponentId::Optimizer, bytes / divisor, "§1", formula), 0.0)
+}
+
+/// Parameters of the largest trainable tensor (a weight matrix, the embedding or LM head, an
+/// adapter's A or B).
+pub fn largest_trainable_tensor(p: &Plan, t: &Training) -> u64 {
+    trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0)
 }
 
 /// The optimizer step's temporaries beyond the states (per GPU), with what they are.
 pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     let (bytes, what) = match t.optimizer {
+        _ if t.optimizer_offloaded() => (0.0, msg!(StepNone)),
         Optimizer::AdamW => {
             let sb = t.states.bytes();
             (t.trainable as f64 * sb, msg!(StepAdamW, Arg::Count(t.trainable), Arg::Factor(sb)))

@@ -14,7 +14,7 @@ use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode,
-    Optimizer, Precision, Recipe, Scenario, TrainingLoop,
+    Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -113,6 +113,28 @@ pub struct Training {
     pub loss_compiled: bool,
     /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
     pub selective: bool,
+    /// CPU offload in effect (`offload`, under ZeRO 1–3; the parameters only under ZeRO-3).
+    pub offload: Offload,
+    /// The ZeRO stage asked for (`zero`), on one GPU too: DeepSpeed's offload and buckets run there.
+    pub zero_stage: u8,
+}
+
+impl Training {
+    /// The optimizer (master weights, states, the step) lives in host RAM.
+    pub fn optimizer_offloaded(&self) -> bool {
+        self.offload != Offload::None
+    }
+
+    /// The parameter shards live in host RAM too (ZeRO-3's offload_param, FSDP's CPUOffload).
+    pub fn params_offloaded(&self) -> bool {
+        self.offload == Offload::All
+    }
+
+    /// Gradients leave the GPU as they are reduced (offload from ZeRO-2 on; ZeRO-1 reduces only at
+    /// the accumulation boundary, so its 16-bit gradients stay until then).
+    pub fn gradients_offloaded(&self) -> bool {
+        self.optimizer_offloaded() && self.zero_stage >= 2
+    }
 }
 
 /// An inference forward pass (prefill, then decoding).
@@ -264,6 +286,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
     }
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
+    let offload = effective_offload(s, notes);
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
     let frozen_fsdp = shard.zero == 3 && s.method != Method::Full;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
@@ -307,6 +330,28 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         // keeps every layer's input and input gradient until backward ends.
         retains_input_grads: frozen_fsdp && s.checkpointing == Checkpointing::Reentrant,
         unknown_reentrant: frozen_fsdp && s.checkpointing == Checkpointing::Full,
+        offload,
+        zero_stage: s.zero.min(3),
+    }
+}
+
+/// The offload a scenario gets: none without ZeRO (DeepSpeed and FSDP offload only what they
+/// partition), the optimizer only under ZeRO-1/2 (they do not partition the parameters).
+fn effective_offload(s: &Scenario, notes: &mut Vec<Note>) -> Offload {
+    match (s.offload, s.zero) {
+        (Offload::None, _) => Offload::None,
+        (_, 0) => {
+            notes.push(Note { key: "offload_needs_zero", text: msg!(NoteOffloadNeedsZero, Arg::Code(s.offload.id())) });
+            Offload::None
+        }
+        (Offload::All, 1 | 2) => {
+            notes.push(Note {
+                key: "offload_params_zero3",
+                text: msg!(NoteOffloadParamsZero3, Arg::Int(s.zero as u64)),
+            });
+            Offload::Optimizer
+        }
+        (o, _) => o,
     }
 }
 

@@ -131,6 +131,14 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// CPU offload under ZeRO / FSDP (`offload`): `optimizer` = DeepSpeed's `offload_optimizer`
+    /// (ZeRO-Offload: the fp32 master, optimizer states and gradients in host RAM, the step on the
+    /// CPU); `all` = the parameters' shards too (ZeRO-3's `offload_param`, FSDP's
+    /// `CPUOffload(offload_params=True)`), gathered to the GPU a unit at a time.
+    Offload { None => "none", Optimizer => "optimizer", All => "all" }
+);
+
+keyword_enum!(
     /// What runs the inference: `hf` = Hugging Face `generate()` (one call, the cache it grows); the
     /// serving engines size a KV pool from a memory budget at start-up and fill it with requests.
     Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
@@ -374,6 +382,8 @@ pub struct Scenario {
     pub reduce_bucket_size: u64,
     /// DeepSpeed ZeRO-1/2's `overlap_comm` (two buckets instead of one).
     pub overlap_comm: bool,
+    /// CPU offload of the optimizer (and the parameters) under ZeRO / FSDP.
+    pub offload: Offload,
     pub kv: KvDtype,
     /// Generated tokens (inference); the KV cache holds prompt + generated.
     pub generated: u64,
@@ -418,6 +428,7 @@ impl Default for Scenario {
             zero: 0,
             reduce_bucket_size: 500_000_000,
             overlap_comm: false,
+            offload: Offload::None,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

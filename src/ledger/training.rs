@@ -13,13 +13,34 @@ use crate::msg;
 
 /// The language model's weights on this GPU: the trained weights in their dtype, or the frozen
 /// base in its storage format; sharded from ZeRO-3 on.
-pub fn weights(p: &Plan, t: &Training) -> Component {
+/// With `offload=all` the line keeps what stays on the GPU (bitsandbytes' quant state, which is
+/// not a parameter) and returns the bytes host RAM holds instead.
+pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
+    let resident = weights_resident(p, t);
+    if !t.params_offloaded() {
+        return (resident, 0.0);
+    }
+    let kept = match t.base {
+        Base::Frozen(format) if t.shard.zero == 3 => quant_state_bytes(p.arch, format, &stored_weights(p.arch, format)),
+        _ => 0.0,
+    };
+    let host = (resident.bytes as f64 - kept).max(0.0);
+    let adapters = t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3);
+    let host_adapters = if matches!(t.trains, Trains::Adapters { .. }) { adapters } else { 0.0 };
+    (
+        line(ComponentId::Weights, kept, "§1", msg!(OnHost, resident.formula.arg(), Arg::Bytes(kept))),
+        host + host_adapters,
+    )
+}
+
+fn weights_resident(p: &Plan, t: &Training) -> Component {
     let arch = p.arch;
     let divisor = t.shard.divisor(3);
     match t.base {
         // FSDP's mixed precision shards the fp32 parameters (the master weights line) and casts
-        // them in the all-gather: the 16-bit copy exists only in the gathered layers.
-        Base::Trained(dtype) if t.master_weights && t.shard.zero == 3 => line(
+        // them in the all-gather: the 16-bit copy exists only in the gathered layers. (With the
+        // optimizer offloaded, DeepSpeed keeps 16-bit partitions on the GPU and the master on the CPU.)
+        Base::Trained(dtype) if t.master_weights && t.shard.zero == 3 && !t.optimizer_offloaded() => line(
             ComponentId::Weights,
             0.0,
             "§1",
@@ -80,7 +101,11 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
         Arg::Factor(t.adapters.bytes()),
         t.shard.suffix(3)
     );
-    Some(line(ComponentId::AdapterWeights, t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3), "§1", formula))
+    let bytes = t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3);
+    if t.params_offloaded() {
+        return Some(line(ComponentId::AdapterWeights, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))));
+    }
+    Some(line(ComponentId::AdapterWeights, bytes, "§1", formula))
 }
 
 /// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul.
@@ -101,12 +126,40 @@ pub fn master_weights(t: &Training) -> Option<Component> {
         return None;
     }
     let formula = msg!(MasterWeights, Arg::Count(t.trainable), t.shard.suffix(1));
+    if t.optimizer_offloaded() {
+        return Some(line(ComponentId::MasterWeights, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))));
+    }
     Some(line(ComponentId::MasterWeights, t.trainable as f64 * 4.0 / t.shard.divisor(1), "§1", formula))
+}
+
+/// Bytes of the master weights an offloaded optimizer keeps in host RAM per process.
+pub fn host_master_bytes(t: &Training) -> f64 {
+    if t.master_weights && t.optimizer_offloaded() {
+        t.trainable as f64 * 4.0 / t.shard.divisor(1)
+    } else {
+        0.0
+    }
+}
+
+/// Gradients of one tensor that an offloading ZeRO keeps on the GPU at a time: ZeRO-2's
+/// `temp_grad_buffer_for_gpu_offload` (16-bit, the largest trainable tensor, kept) beside autograd's
+/// gradient of that tensor before it is copied out; ZeRO-3 / FSDP only the latter (a unit's
+/// unsharded gradients are the gathered line's).
+fn offloaded_gradient_copies(t: &Training) -> u64 {
+    if t.zero_stage == 2 {
+        2
+    } else {
+        1
+    }
 }
 
 /// Bytes of the gradients, before rounding: one per trainable parameter in the gradients' dtype;
 /// plain DDP keeps a second copy in its buckets; sharded from ZeRO-2 on.
-pub fn gradient_bytes(t: &Training) -> f64 {
+pub fn gradient_bytes(p: &Plan, t: &Training) -> f64 {
+    if t.gradients_offloaded() {
+        let largest = super::optimizer::largest_trainable_tensor(p, t);
+        return offloaded_gradient_copies(t) as f64 * largest as f64 * 2.0;
+    }
     let ddp_copy = if t.shard.ddp_bucket_copy() { 2.0 } else { 1.0 };
     t.trainable as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2)
 }
@@ -114,8 +167,14 @@ pub fn gradient_bytes(t: &Training) -> f64 {
 /// The gradients line: all of them (`gradient_bytes`), or `on_line` of them when the peak is
 /// backward's start (`at_start`: only those exist yet) or the optimizer step, where the rest sit
 /// in the room the freed activations and logits left.
-pub fn gradients(t: &Training, on_line: f64, at_start: bool) -> Component {
-    let all = gradient_bytes(t);
+pub fn gradients(p: &Plan, t: &Training, on_line: f64, at_start: bool) -> Component {
+    let all = gradient_bytes(p, t);
+    if t.gradients_offloaded() {
+        let largest = super::optimizer::largest_trainable_tensor(p, t);
+        let formula =
+            msg!(GradientsOffloaded, Arg::Int(offloaded_gradient_copies(t)), Arg::Count(largest), Arg::Factor(2.0));
+        return line(ComponentId::Gradients, all, "§1", formula);
+    }
     let formula = msg!(
         Gradients,
         Arg::Count(t.trainable),
@@ -144,7 +203,8 @@ pub const LAYERS_IN_FLIGHT: u64 = 2;
 /// gathers it again for the LM head's backward, the logits' peak). A trained layer's backward
 /// also holds its unsharded gradients and the reduce-scatter's input buffer.
 pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
-    if t.shard.zero != 3 {
+    // Offloaded parameters are gathered to the GPU a unit at a time on one GPU too.
+    if t.shard.zero != 3 && !t.params_offloaded() {
         return None;
     }
     let arch = p.arch;
@@ -221,8 +281,8 @@ pub fn zero_buckets(t: &Training) -> Option<Component> {
 /// torchtitan) leaves none but the LM head's, the first one computed (full fine-tuning), and plain
 /// DDP's buckets; with accumulation the earlier micro-batches' gradients are all there.
 pub fn gradients_at_backward_start(p: &Plan, t: &Training) -> f64 {
-    let gradients = gradient_bytes(t);
-    if t.accum > 1 {
+    let gradients = gradient_bytes(p, t);
+    if t.accum > 1 || t.gradients_offloaded() {
         return gradients;
     }
     // DDP's buckets are allocated when the model is wrapped and stay: one copy of the gradients.

@@ -5,8 +5,8 @@ use crate::ledger::units::has;
 /// The `key=value` pairs of a query string or of a whole URL (everything after the first `?`,
 /// up to a `#`), decoded. Empty keys are dropped; a key without `=` has an empty value.
 pub fn split_query(input: &str) -> Vec<(String, String)> {
-    let after = match input.find('?') {
-        Some(i) => &input[i + 1..],
+    let after = match input.split_once('?') {
+        Some((_, query)) => query,
         // A bare URL without a query carries no settings.
         None if has(input, "://") => "",
         None => input,

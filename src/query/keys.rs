@@ -14,7 +14,7 @@ use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
-    LossKernel, Method, Mode, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
+    LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -110,6 +110,7 @@ key_enum!(
     Zero,
     ReduceBucketSize,
     OverlapComm,
+    Offload,
     Kv,
     Gen,
     Images,
@@ -429,7 +430,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 91] = [
+pub static KEYS: [KeyDef; 92] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1224,7 +1225,7 @@ pub static KEYS: [KeyDef; 91] = [
         write: |s, c| (s.checkpointing != c.default.checkpointing).then(|| s.checkpointing.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs and LLaMA-Factory's `use_reentrant_gc` default (off under FSDP2) — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end); sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
+        doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs and LLaMA-Factory's `use_reentrant_gc` default (off under FSDP2) — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end) when the checkpoint wraps each FSDP unit from outside, as transformers' does — one applied inside each unit (torch's apply_activation_checkpointing after wrapping: Answer.AI's train.py) retains nothing and is gc=1; sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
     },
     KeyDef {
         key: Key::Attn,
@@ -1350,6 +1351,16 @@ pub static KEYS: [KeyDef; 91] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "DeepSpeed ZeRO-1/2's `overlap_comm`: 1 doubles the gradient buckets (LLaMA-Factory's and ms-swift's configs set it until March 2025, Qwen's still do)"),
+    },
+    KeyDef {
+        key: Key::Offload,
+        name: "offload",
+        read: Read::Word(|| ids(Offload::ALL, Offload::id)),
+        set: |s, v| keyword(v.word(), Offload::from_id, |o| s.offload = o),
+        write: |s, c| differs(s.offload.id(), c.default.offload.id()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("none", "CPU offload under `zero` 1–3 (training; ignored with a note without ZeRO): optimizer = DeepSpeed's offload_optimizer (ZeRO-Offload: fp32 master weights, optimizer states and gradients in host RAM, the step on the CPU; on the GPU one parameter's gradient at a time on its way out); all = the parameter shards too (ZeRO-3's offload_param, FSDP's CPUOffload(offload_params=True), LLaMA-Factory's ds_z3_offload_config, Answer.AI's --use_cpu_offload): only the gathered units stay; a note gives the host RAM per process"),
     },
     KeyDef {
         key: Key::Kv,

@@ -227,3 +227,28 @@ test('DeepSpeed ZeRO-2 shows its gradient buckets and their two settings; FSDP s
   assert.equal(await page.$('[data-testid="component-zero_buckets"]'), null);
   assert.deepEqual(page.problems, []);
 });
+
+test('CPU offload: the optimizer leaves the GPU under ZeRO-2, the weights too under ZeRO-3, with the host RAM in a note', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=full&zero=2&gpu=a100-80g`);
+  await ready(page);
+  assert.ok(await page.$('[data-testid="component-optimizer"]'));
+  await page.selectOption('[data-testid="offload"]', 'optimizer');
+  await page.waitForFunction(() => location.search.includes('offload=optimizer'));
+  // Zero lines are left out of the ledger: the AdamW states and master weights are in host RAM.
+  assert.equal(await page.$('[data-testid="component-optimizer"]'), null);
+  assert.equal(await page.$('[data-testid="component-master_weights"]'), null);
+  // ZeRO-2's kept buffer + autograd's gradient of the 525,336,576-parameter embedding, 2 B each.
+  assert.equal(await page.getAttribute('[data-testid="component-gradients"]', 'data-bytes'), String(2 * 525336576 * 2));
+  assert.match(await page.textContent('[data-testid="bill-notes"]'), /119\.66 GiB/);
+  // ZeRO-3 with the parameters offloaded (one GPU too): no weights line, the gathered units instead.
+  await page.selectOption('[data-testid="zero"]', '3');
+  await page.selectOption('[data-testid="offload"]', 'all');
+  await page.waitForFunction(() => location.search.includes('offload=all'));
+  assert.equal(await page.$('[data-testid="component-weights"]'), null);
+  assert.ok(await page.$('[data-testid="component-gathered_layer"]'));
+  await page.selectOption('[data-testid="zero"]', '0');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="offload"]'));
+  assert.ok(await page.$('[data-testid="component-optimizer"]'));
+  assert.deepEqual(page.problems, []);
+});

@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Optimizer, Precision, Recipe,
-    Scenario, TrainingLoop, GIB,
+    trim_float, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision,
+    Recipe, Scenario, TrainingLoop, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -254,6 +254,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     if matches!(s.zero, 1 | 2) {
                         { count(Key::ReduceBucketSize, s.reduce_bucket_size, "1") }
                         { checkbox(Key::OverlapComm, lang, s.overlap_comm, set(Key::OverlapComm)) }
+                    }
+                    if s.zero > 0 {
+                        { pick(Key::Offload, s.offload.id(), options(Offload::ALL, Offload::id)) }
                     }
                 } else {
                     { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
