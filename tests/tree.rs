@@ -167,7 +167,17 @@ fn levers_change_one_thing_and_save_what_the_ledger_says() {
     assert_eq!(Lever::Checkpointing.apply(&on), None);
     assert_eq!(Lever::HalveBatch.apply(&on), None);
     assert_eq!(Lever::Adam8bit.apply(&scenario("mode=infer")), None);
-    assert_eq!(levers(NodeId::Sharding), &[Lever::Shard, Lever::Adam8bit, Lever::Qlora]);
+    assert_eq!(levers(NodeId::Sharding), &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload]);
+    // ZeRO-Offload: ZeRO-2 with the optimizer in host RAM, on one GPU too; for full fine-tuning
+    // only (LoRA's states are small beside ZeRO-2's buckets); not twice. Llama-3.1-8B full, mixed:
+    // the master weights and AdamW states, 12 B × 8,030,261,248, and the step's fp32 temporaries leave.
+    assert_eq!(Lever::Offload.apply(&s), None, "LoRA");
+    let full = scenario("model=llama-3.1-8b&method=full&gpu=a100-80g");
+    let t = Lever::Offload.apply(&full).expect("applies");
+    assert_eq!((t.zero, t.offload), (2, vram_ledger::ledger::scenario::Offload::Optimizer));
+    assert!(tree::saving(&full, Lever::Offload).expect("saves") > 12 * 8_030_261_248);
+    assert_eq!(Lever::Offload.apply(&t), None);
+    assert_eq!(Lever::Offload.apply(&scenario("mode=infer")), None);
 }
 
 /// Visual tokens: with images dominating the sequence, the lever halves the visual tokens.

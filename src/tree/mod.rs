@@ -9,7 +9,7 @@ pub mod reader;
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
 use crate::ledger::bill::ComponentId;
-use crate::ledger::scenario::{Checkpointing, Engine, Method, Mode, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::scenario::{Checkpointing, Engine, Method, Mode, Offload, Optimizer, Precision, Scenario, GIB};
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, Bill};
@@ -240,6 +240,9 @@ pub enum Lever {
     Adam8bit,
     /// QLoRA: adapters on an NF4 base.
     Qlora,
+    /// The optimizer offloaded to host RAM (DeepSpeed ZeRO-Offload: ZeRO-2 with `offload_optimizer`,
+    /// on one GPU too).
+    Offload,
     /// Serving: a larger share of the card for the engine (vLLM `gpu_memory_utilization` 0.95,
     /// SGLang `mem_fraction_static` + 0.05).
     EngineShare,
@@ -250,7 +253,7 @@ pub enum Lever {
 }
 
 impl Lever {
-    pub const ALL: [Lever; 10] = [
+    pub const ALL: [Lever; 11] = [
         Lever::HalveBatch,
         Lever::Checkpointing,
         Lever::OneDtype,
@@ -258,6 +261,7 @@ impl Lever {
         Lever::Shard,
         Lever::Adam8bit,
         Lever::Qlora,
+        Lever::Offload,
         Lever::EngineShare,
         Lever::KvEightBit,
         Lever::QuantizedWeights,
@@ -273,6 +277,7 @@ impl Lever {
             Lever::Shard => "shard",
             Lever::Adam8bit => "adam8bit",
             Lever::Qlora => "qlora",
+            Lever::Offload => "offload",
             Lever::EngineShare => "engineshare",
             Lever::KvEightBit => "kveightbit",
             Lever::QuantizedWeights => "quantizedweights",
@@ -295,6 +300,10 @@ impl Lever {
             },
             Lever::Adam8bit => Bi { zh: "8-bit AdamW", en: "8-bit AdamW" },
             Lever::Qlora => Bi { zh: "改用 QLoRA(NF4 底座)", en: "Switch to QLoRA (NF4 base)" },
+            Lever::Offload => Bi {
+                zh: "优化器卸载到 CPU(DeepSpeed ZeRO-Offload)",
+                en: "Offload the optimizer to the CPU (DeepSpeed ZeRO-Offload)",
+            },
             Lever::EngineShare => Bi {
                 zh: "给引擎更多显存(gpu_memory_utilization 0.95 / mem_fraction_static +0.05)",
                 en: "Give the engine more of the card (gpu_memory_utilization 0.95 / mem_fraction_static +0.05)",
@@ -367,6 +376,17 @@ impl Lever {
                 t.method = Method::Qlora;
                 t.quant = StorageFormat::Nf4;
             }
+            Lever::Offload => {
+                // Only full fine-tuning has an optimizer worth moving (adapters' states are small
+                // beside ZeRO-2's gradient buckets).
+                if !train || s.offload != Offload::None || s.method != Method::Full {
+                    return None;
+                }
+                t.offload = Offload::Optimizer;
+                if s.zero == 0 {
+                    t.zero = 2;
+                }
+            }
             Lever::EngineShare => {
                 if train {
                     return None;
@@ -406,7 +426,7 @@ pub fn levers(id: NodeId) -> &'static [Lever] {
         NodeId::Checkpointing => &[Lever::Checkpointing],
         NodeId::DtypeNoGrad => &[Lever::OneDtype, Lever::QuantizedWeights],
         NodeId::SeqLen => &[Lever::ShorterSequence],
-        NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora],
+        NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload],
         _ => &[],
     }
 }
