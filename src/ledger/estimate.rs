@@ -99,6 +99,19 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
             .map(|c| c.bytes as f64)
             .sum::<f64>();
     let peak = step_peak(p, t, freed);
+    // DeepSpeed 0.14.1–0.16.x (PR #5301 to #7309) copy each fp32 partition to the GPU at an
+    // offloaded ZeRO-1/2 step: the release is not said, so what it adds beyond the room backward
+    // freed is the range's high end.
+    let mut open_high = open_high;
+    if t.optimizer_offloaded() && t.zero_stage < 3 {
+        let copy = t.trainable as f64 * 4.0 / t.shard.divisor(1);
+        let excess = (copy - freed).max(0.0);
+        if excess > 0.0 {
+            open_high += excess;
+            notes
+                .push(Note { key: "deepspeed_offload_copy", text: msg!(NoteDeepspeedOffloadCopy, Arg::Bytes(excess)) });
+        }
+    }
     let (weights, host_weights) = training::weights(p, t);
     lines.push(weights);
     lines.extend(training::adapter_weights(p, t));

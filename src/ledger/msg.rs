@@ -282,6 +282,7 @@ msg_ids!(
     NoteOffloadNeedsZero,
     NoteOffloadParamsZero3,
     NoteOffloadHost,
+    NoteDeepspeedOffloadCopy,
     OnHost,
     GradientsOffloaded,
     VllmContextInBudget,

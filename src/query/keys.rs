@@ -1360,7 +1360,7 @@ pub static KEYS: [KeyDef; 92] = [
         write: |s, c| differs(s.offload.id(), c.default.offload.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("none", "CPU offload under `zero` 1–3 (training; ignored with a note without ZeRO): optimizer = DeepSpeed's offload_optimizer (ZeRO-Offload: fp32 master weights, optimizer states and gradients in host RAM, the step on the CPU; on the GPU one parameter's gradient at a time on its way out); all = the parameter shards too (ZeRO-3's offload_param, FSDP's CPUOffload(offload_params=True), LLaMA-Factory's ds_z3_offload_config, Answer.AI's --use_cpu_offload): only the gathered units stay; a note gives the host RAM per process"),
+        doc: doc!("none", "CPU offload under `zero` 1–3 (training; ignored with a note without ZeRO): optimizer = DeepSpeed's offload_optimizer (ZeRO-Offload: fp32 master weights, optimizer states and gradients in host RAM, the step on the CPU; on the GPU one parameter's gradient at a time on its way out); all = the parameter shards too (ZeRO-3's offload_param, FSDP's CPUOffload(offload_params=True), LLaMA-Factory's ds_z3_offload_config, Answer.AI's --use_cpu_offload): only the gathered units stay; a note gives the host RAM per process; DeepSpeed 0.14.1–0.16.x's copy of the fp32 partition to the GPU at each ZeRO-1/2 step is the range's high end"),
     },
     KeyDef {
         key: Key::Kv,
