@@ -310,7 +310,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "CPU offload: {0} per process in host RAM (pinned); the optimizer step runs on the CPU", "CPU 卸载:每个进程占主机内存 {0}(锁页);优化器更新在 CPU 上进行"),
         NoteDeepspeedOffloadCopy => (
             "DeepSpeed 0.14.1–0.16.x copy the fp32 partition to the GPU at each offloaded step: +{0}, in the range's high end (0.17 fixed it)",
-            "DeepSpeed 0.14.1–0.16.x 每次卸载的优化器更新都把 fp32 分区拷回 GPU:+{0},计入区间上限(0.17 已修复)",
+            "`DeepSpeed` 0.14.1–0.16.x 每次卸载的优化器更新都把 fp32 分区拷回 GPU:+{0},计入区间上限(0.17 已修复)",
         ),
         OnHost => ("{0} — in host RAM; on the GPU {1}", "{0}——在主机内存;GPU 上 {1}"),
         GradientsOffloaded => (
