@@ -103,7 +103,7 @@ fn verdict_text(bill: &Bill, unit: Unit) -> String {
         };
     }
     let headroom = bill.headroom_bytes();
-    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
+    let amount = format_bytes(headroom.unsigned_abs(), unit);
     match bill.verdict() {
         Verdict::Fits => format!("FITS with the {:.0} % margin ({amount} free)", MARGIN * 100.0),
         Verdict::FitsWithoutMargin => {

@@ -380,7 +380,7 @@ fn with_a_configuration_a_shortage_ranks_the_ledger_s_levers() {
     let s = parsed.scenario;
     let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 23.65 GiB of which 90.00 MiB is free. Including non-PyTorch memory, this process has 23.55 GiB memory in use. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 190.00 MiB is reserved by PyTorch but unallocated.", Some(&s));
     assert_eq!(p.cause, Cause::Shortage);
-    let saves: Vec<i128> = p
+    let saves: Vec<i64> = p
         .advice
         .iter()
         .filter_map(|a| match a {

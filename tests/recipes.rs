@@ -562,3 +562,37 @@ fn offloading_the_parameters_keeps_only_the_gathered_units_and_the_quant_state()
     assert!(link.contains("offload=all"), "{link}");
     assert_eq!(vram_ledger::query::parse("offload=gpu").errors.len(), 1);
 }
+
+/// DeepSpeed's ZeRO-3 (`zero3=deepspeed`), hand arithmetic on Llama-3.1-8B full fine-tuning in
+/// mixed precision over 8 GPUs (8,030,261,248 ÷ 8 = 1,003,782,656 parameters per GPU): 16-bit
+/// partitions (2 B) beside the fp32 master (4 B) and 16-bit gradient partitions (2 B, there from the
+/// start), where FSDP keeps fp32 shards and fp32 gradients; at the step an fp32 copy of the
+/// gradient partition (4 B) beside foreach AdamW's √v (4 B). LLaMA-Factory's issue #5977 ran this
+/// (ds_z3_config, 8 × RTX 3090, cutoff 1024) and ran out of memory; with ds_z3_offload_config it
+/// trained (https://github.com/hiyouga/LLaMA-Factory/issues/5977): the ledger says the same, where
+/// FSDP's layout would fit.
+#[test]
+fn deepspeed_zero3_keeps_16_bit_partitions_and_copies_the_gradients_to_fp32_for_the_step() {
+    let q = "model=llama-3.1-8b&method=full&precision=mixed&zero=3&gpus=8&gpu=rtx3090&seq=1024&batch=1&gc=1";
+    let ds = estimate(&scenario(&format!("{q}&zero3=deepspeed")));
+    let per_gpu = 1_003_782_656u64;
+    assert_eq!(ds.component(C::Weights), per_gpu * 2);
+    assert_eq!(ds.component(C::MasterWeights), per_gpu * 4);
+    assert_eq!(ds.component(C::Optimizer), per_gpu * 8);
+    assert_eq!(ds.gradient_bytes, per_gpu * 2);
+    let deepspeed = scenario(&format!("{q}&zero3=deepspeed"));
+    let plan = vram_ledger::ledger::plan::resolve(&deepspeed);
+    let t = plan.training().expect("training").clone();
+    let (temporaries, _) = vram_ledger::ledger::optimizer::step_temporaries(&plan, &t);
+    assert_eq!(temporaries, (per_gpu * 8) as f64);
+    assert_eq!(ds.verdict(), Verdict::DoesNotFit);
+    let fsdp = estimate(&scenario(q));
+    assert_eq!(fsdp.component(C::Weights), 0);
+    assert_ne!(fsdp.verdict(), Verdict::DoesNotFit);
+    // With the optimizer offloaded (ds_z3_offload_config) it fits.
+    assert_eq!(estimate(&scenario(&format!("{q}&zero3=deepspeed&offload=optimizer"))).verdict(), Verdict::Fits);
+    // No FSDP hooks: no reentrant retention in the range for LoRA.
+    let lora = "model=llama-2-7b&method=lora&zero=3&gpus=2&gc=1&batch=8&seq=4096";
+    assert!(estimate(&scenario(lora)).open_high_bytes > 0);
+    assert_eq!(estimate(&scenario(&format!("{lora}&zero3=deepspeed"))).open_high_bytes, 0);
+}

@@ -158,7 +158,7 @@ fn levers_change_one_thing_and_save_what_the_ledger_says() {
     for l in Lever::ALL {
         if let Some(saved) = tree::saving(&s, l) {
             let t = l.apply(&s).expect("applies");
-            assert_eq!(saved, before.device_bytes() as i128 - estimate(&t).device_bytes() as i128);
+            assert_eq!(saved as i128, before.device_bytes() as i128 - estimate(&t).device_bytes() as i128);
             assert!(saved > 0, "{l:?} saves memory here");
         }
     }

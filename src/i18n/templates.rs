@@ -312,6 +312,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "DeepSpeed 0.14.1–0.16.x copy the fp32 partition to the GPU at each offloaded step: +{0}, in the range's high end (0.17 fixed it)",
             "`DeepSpeed` 0.14.1–0.16.x 每次卸载的优化器更新都把 fp32 分区拷回 GPU:+{0},计入区间上限(0.17 已修复)",
         ),
+        StepDeepspeedZero3 => (
+            "`DeepSpeed` ZeRO-3 steps from an fp32 copy of its 16-bit gradient partition ({0} × 4 B ÷ GPUs = {1}) + {2}",
+            "`DeepSpeed` ZeRO-3 用 16 位梯度分区的 fp32 副本更新({0} × 4 B ÷ 卡数 = {1})+ {2}",
+        ),
         OnHost => ("{0} — in host RAM; on the GPU {1}", "{0}——在主机内存;GPU 上 {1}"),
         GradientsOffloaded => (
             "to host RAM once reduced; on the GPU {0} × the largest trainable tensor's ({1} × {2} B)", "归约后移到主机内存;GPU 上只有 {0} × 最大可训练张量的梯度({1} × {2} B)"),

@@ -305,8 +305,8 @@ impl Bill {
     }
 
     /// GPU memory minus the device total (negative when it does not fit).
-    pub fn headroom_bytes(&self) -> i128 {
-        self.gpu_bytes as i128 - self.device_bytes() as i128
+    pub fn headroom_bytes(&self) -> i64 {
+        signed_difference(self.gpu_bytes, self.device_bytes())
     }
 }
 
@@ -329,5 +329,15 @@ pub fn to_bytes(x: f64) -> u64 {
     } else {
         // `as` saturates for values above u64::MAX (and for +inf).
         x.round() as u64
+    }
+}
+
+/// `a − b` as a signed byte count, saturating (a bill's totals saturate at `u64::MAX` for absurd
+/// sizes).
+pub fn signed_difference(a: u64, b: u64) -> i64 {
+    if a >= b {
+        (a - b).min(i64::MAX as u64) as i64
+    } else {
+        -((b - a).min(i64::MAX as u64) as i64)
     }
 }

@@ -282,6 +282,7 @@ msg_ids!(
     NoteOffloadNeedsZero,
     NoteOffloadParamsZero3,
     NoteOffloadHost,
+    StepDeepspeedZero3,
     NoteDeepspeedOffloadCopy,
     OnHost,
     GradientsOffloaded,

@@ -98,7 +98,15 @@ pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
         }
         _ => (0.0, msg!(StepNone)),
     };
-    (bytes / t.shard.divisor(1), what)
+    let bytes = bytes / t.shard.divisor(1);
+    if t.deepspeed_zero3 && !t.optimizer_offloaded() {
+        // stage3.py `_prepare_fp32_grad_for_sub_group`: a 16-bit flat copy of the gradient
+        // partition and its fp32 conversion (6 B), then the fp32 one alone through the step.
+        let fp32 = t.trainable as f64 * 4.0 / t.shard.divisor(1);
+        let with = (fp32 * 1.5).max(fp32 + bytes);
+        return (with, msg!(StepDeepspeedZero3, Arg::Count(t.trainable), Arg::Bytes(fp32), what.arg()));
+    }
+    (bytes, what)
 }
 
 /// The step's temporaries beyond the room backward leaves: `room` is the activations and logits

@@ -14,7 +14,7 @@ use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode,
-    Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop,
+    Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -117,6 +117,9 @@ pub struct Training {
     pub offload: Offload,
     /// The ZeRO stage asked for (`zero`), on one GPU too: DeepSpeed's offload and buckets run there.
     pub zero_stage: u8,
+    /// DeepSpeed's ZeRO-3 (`zero=3&zero3=deepspeed`), on one GPU too: 16-bit partitions and
+    /// gradient partitions, and an fp32 copy of the gradients at the step.
+    pub deepspeed_zero3: bool,
 }
 
 impl Training {
@@ -288,13 +291,15 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let offload = effective_offload(s, notes);
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
-    let frozen_fsdp = shard.zero == 3 && s.method != Method::Full;
+    let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
+    // FSDP1's hooks (its reentrant retention) exist only under FSDP.
+    let frozen_fsdp = shard.zero == 3 && s.method != Method::Full && !deepspeed_zero3;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
         // FSDP's mixed precision keeps the sharded parameters in fp32 and reduces the gradients
         // into them (torchtitan's reduce dtype, FSDP1's upcast after backward).
-        (Method::Full, _) if master_weights && shard.zero == 3 => Dtype::Fp32,
+        (Method::Full, _) if master_weights && shard.zero == 3 && !deepspeed_zero3 => Dtype::Fp32,
         (Method::Full, _) => Dtype::Bf16,
         // fp32 adapters have fp32 gradients.
         (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
@@ -332,6 +337,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         unknown_reentrant: frozen_fsdp && s.checkpointing == Checkpointing::Full,
         offload,
         zero_stage: s.zero.min(3),
+        deepspeed_zero3,
     }
 }
 

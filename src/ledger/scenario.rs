@@ -131,6 +131,14 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// Whose ZeRO-3 (`zero3`, with `zero=3`): PyTorch's FSDP full shard (fp32 shards under mixed
+    /// precision, the 16-bit copy only where gathered) or DeepSpeed's stage 3 (16-bit partitions
+    /// beside the fp32 master, 16-bit gradient partitions from the start, and an fp32 copy of them
+    /// for the step; no FSDP hooks).
+    Zero3Impl { Fsdp => "fsdp", DeepSpeed => "deepspeed" }
+);
+
+keyword_enum!(
     /// CPU offload under ZeRO / FSDP (`offload`): `optimizer` = DeepSpeed's `offload_optimizer`
     /// (ZeRO-Offload: the fp32 master, optimizer states and gradients in host RAM, the step on the
     /// CPU); `all` = the parameters' shards too (ZeRO-3's `offload_param`, FSDP's
@@ -384,6 +392,8 @@ pub struct Scenario {
     pub overlap_comm: bool,
     /// CPU offload of the optimizer (and the parameters) under ZeRO / FSDP.
     pub offload: Offload,
+    /// Whose ZeRO-3 `zero=3` is.
+    pub zero3: Zero3Impl,
     pub kv: KvDtype,
     /// Generated tokens (inference); the KV cache holds prompt + generated.
     pub generated: u64,
@@ -429,6 +439,7 @@ impl Default for Scenario {
             reduce_bucket_size: 500_000_000,
             overlap_comm: false,
             offload: Offload::None,
+            zero3: Zero3Impl::Fsdp,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

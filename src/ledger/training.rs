@@ -40,12 +40,16 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
         // FSDP's mixed precision shards the fp32 parameters (the master weights line) and casts
         // them in the all-gather: the 16-bit copy exists only in the gathered layers. (With the
         // optimizer offloaded, DeepSpeed keeps 16-bit partitions on the GPU and the master on the CPU.)
-        Base::Trained(dtype) if t.master_weights && t.shard.zero == 3 && !t.optimizer_offloaded() => line(
-            ComponentId::Weights,
-            0.0,
-            "§1",
-            msg!(FsdpWorkingCopy, Arg::Count(arch.parameters()), Arg::Factor(dtype.bytes())),
-        ),
+        Base::Trained(dtype)
+            if t.master_weights && t.shard.zero == 3 && !t.optimizer_offloaded() && !t.deepspeed_zero3 =>
+        {
+            line(
+                ComponentId::Weights,
+                0.0,
+                "§1",
+                msg!(FsdpWorkingCopy, Arg::Count(arch.parameters()), Arg::Factor(dtype.bytes())),
+            )
+        }
         Base::Trained(dtype) => {
             let total = arch.parameters();
             let formula = msg!(
@@ -282,7 +286,8 @@ pub fn zero_buckets(t: &Training) -> Option<Component> {
 /// DDP's buckets; with accumulation the earlier micro-batches' gradients are all there.
 pub fn gradients_at_backward_start(p: &Plan, t: &Training) -> f64 {
     let gradients = gradient_bytes(p, t);
-    if t.accum > 1 || t.gradients_offloaded() {
+    // DeepSpeed's ZeRO-3 allocates its gradient partitions when it is initialised.
+    if t.accum > 1 || t.gradients_offloaded() || t.deepspeed_zero3 {
         return gradients;
     }
     // DDP's buckets are allocated when the model is wrapped and stay: one copy of the gradients.

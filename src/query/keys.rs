@@ -14,7 +14,7 @@ use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
-    LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, GIB,
+    LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -110,6 +110,7 @@ key_enum!(
     Zero,
     ReduceBucketSize,
     OverlapComm,
+    Zero3,
     Offload,
     Kv,
     Gen,
@@ -430,7 +431,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 92] = [
+pub static KEYS: [KeyDef; 93] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1351,6 +1352,16 @@ pub static KEYS: [KeyDef; 92] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "DeepSpeed ZeRO-1/2's `overlap_comm`: 1 doubles the gradient buckets (LLaMA-Factory's and ms-swift's configs set it until March 2025, Qwen's still do)"),
+    },
+    KeyDef {
+        key: Key::Zero3,
+        name: "zero3",
+        read: Read::Word(|| ids(Zero3Impl::ALL, Zero3Impl::id)),
+        set: |s, v| keyword(v.word(), Zero3Impl::from_id, |z| s.zero3 = z),
+        write: |s, c| differs(s.zero3.id(), c.default.zero3.id()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("fsdp", "whose ZeRO-3 `zero=3` is (ignored otherwise): fsdp = PyTorch FSDP full shard (mixed precision keeps fp32 shards, the 16-bit copy only in the gathered layers; FSDP1's reentrant-checkpoint retention); deepspeed = DeepSpeed stage 3 (LLaMA-Factory's ds_z3_config, ms-swift's zero3, Qwen's ds_config_zero3, the PEFT guide): 16-bit partitions beside the fp32 master, 16-bit gradient partitions from the start, and at the step an fp32 copy of them (4 B per trainable parameter ÷ GPUs) beside the optimizer's temporaries"),
     },
     KeyDef {
         key: Key::Offload,

@@ -442,9 +442,9 @@ pub fn serving_gain(
 }
 
 /// Bytes saved on the device total by a lever (negative if it costs memory).
-pub fn saving(s: &Scenario, lever: Lever) -> Option<i128> {
+pub fn saving(s: &Scenario, lever: Lever) -> Option<i64> {
     let after = lever.apply(s)?;
-    Some(estimate(s).device_bytes() as i128 - estimate(&after).device_bytes() as i128)
+    Some(crate::ledger::bill::signed_difference(estimate(s).device_bytes(), estimate(&after).device_bytes()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,8 +520,8 @@ pub fn dominant(bill: &Bill) -> ComponentId {
 }
 
 /// The lever with the largest saving on `s` (ties: the one earlier in the tree).
-pub fn best_lever(s: &Scenario) -> Option<(Lever, i128)> {
-    let mut best: Option<(Lever, i128)> = None;
+pub fn best_lever(s: &Scenario) -> Option<(Lever, i64)> {
+    let mut best: Option<(Lever, i64)> = None;
     for l in Lever::ALL {
         if let Some(saved) = saving(s, l) {
             if saved > 0 && best.is_none_or(|(_, b)| saved > b) {
@@ -533,6 +533,6 @@ pub fn best_lever(s: &Scenario) -> Option<(Lever, i128)> {
 }
 
 /// GiB of a byte count, for messages.
-pub fn gib(bytes: i128) -> f64 {
+pub fn gib(bytes: i64) -> f64 {
     bytes as f64 / GIB
 }

@@ -76,7 +76,7 @@ impl Cause {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Advice {
     /// One change to the scenario and the device bytes it saves (from the ledger).
-    Saves { lever: Lever, bytes: i128 },
+    Saves { lever: Lever, bytes: i64 },
     /// One change to the served scenario and the requests at once after it.
     Serves { lever: Lever, concurrency: f64, max_context: u64 },
     /// What to do that is not a scenario change (a setting, a command), with its numbers.

@@ -96,7 +96,7 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
         );
         (line, Some(fixed(a.max_concurrency, 2)), None)
     } else {
-        let saved = before.device_bytes() as i128 - after.device_bytes() as i128;
+        let saved = crate::ledger::bill::signed_difference(before.device_bytes(), after.device_bytes());
         let pct = 100.0 * saved as f64 / before.device_bytes().max(1) as f64;
         let line = format!(
             "{}: {}{} GiB ({}{} %) ",

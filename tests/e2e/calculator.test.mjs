@@ -243,6 +243,9 @@ test('CPU offload: the optimizer leaves the GPU under ZeRO-2, the weights too un
   assert.match(await page.textContent('[data-testid="bill-notes"]'), /119\.66 GiB/);
   // ZeRO-3 with the parameters offloaded (one GPU too): no weights line, the gathered units instead.
   await page.selectOption('[data-testid="zero"]', '3');
+  // Whose ZeRO-3: DeepSpeed's keeps 16-bit partitions beside the (offloaded) master.
+  await page.selectOption('[data-testid="zero3"]', 'deepspeed');
+  await page.waitForFunction(() => location.search.includes('zero3=deepspeed'));
   await page.selectOption('[data-testid="offload"]', 'all');
   await page.waitForFunction(() => location.search.includes('offload=all'));
   assert.equal(await page.$('[data-testid="component-weights"]'), null);

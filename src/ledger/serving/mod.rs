@@ -61,7 +61,7 @@ pub enum ServingStatus {
     /// One request of `context_tokens` does not fit the pool (the engine refuses to start).
     ContextTooLong { needed_bytes: u64, available_bytes: u64, longest: u64 },
     /// Nothing is left for the KV cache (`available` may be negative).
-    NoKvMemory { available: i128 },
+    NoKvMemory { available: i64 },
     /// The card's free memory is less than what the engine asks for.
     NotEnoughFree { free_bytes: u64, requested_bytes: u64 },
     /// llama.cpp: what it must allocate on the GPU is more than the card has.
@@ -127,8 +127,8 @@ pub fn status_note(s: &Serving) -> Option<Note> {
 }
 
 /// A byte count that may be negative ("−2.14 GiB"), as text.
-fn signed_bytes(b: i128) -> super::msg::Arg {
-    let magnitude = super::units::human_bytes(b.unsigned_abs().min(u64::MAX as u128) as f64);
+fn signed_bytes(b: i64) -> super::msg::Arg {
+    let magnitude = super::units::human_bytes(b.unsigned_abs() as f64);
     super::msg::Arg::Text(if b < 0 { format!("−{magnitude}") } else { magnitude })
 }
 

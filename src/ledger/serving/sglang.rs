@@ -129,7 +129,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let requests = p.batch.max(1);
     let concurrency = tokens as f64 / context as f64;
     let status = if tokens == 0 {
-        ServingStatus::NoKvMemory { available: rest as i128 }
+        ServingStatus::NoKvMemory { available: rest as i64 }
     } else if context > tokens {
         ServingStatus::ContextTooLong {
             needed_bytes: (context as f64 * token_bytes) as u64,

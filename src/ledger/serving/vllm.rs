@@ -400,7 +400,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let status = if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
         ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
     } else if available <= 0.0 || blocks == 0 {
-        ServingStatus::NoKvMemory { available: available as i128 }
+        ServingStatus::NoKvMemory { available: available as i64 }
     } else if per_request(context) > blocks {
         ServingStatus::ContextTooLong {
             needed_bytes: (per_request(context) as f64 * per_block) as u64,

@@ -9,7 +9,7 @@ use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     trim_float, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision,
-    Recipe, Scenario, TrainingLoop, GIB,
+    Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -254,6 +254,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     if matches!(s.zero, 1 | 2) {
                         { count(Key::ReduceBucketSize, s.reduce_bucket_size, "1") }
                         { checkbox(Key::OverlapComm, lang, s.overlap_comm, set(Key::OverlapComm)) }
+                    }
+                    if s.zero == 3 {
+                        { pick(Key::Zero3, s.zero3.id(), options(Zero3Impl::ALL, Zero3Impl::id)) }
                     }
                     if s.zero > 0 {
                         { pick(Key::Offload, s.offload.id(), options(Offload::ALL, Offload::id)) }

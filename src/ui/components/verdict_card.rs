@@ -75,7 +75,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
         Verdict::DoesNotFit => "oom",
     };
     let headroom = bill.headroom_bytes();
-    let amount = format_bytes(headroom.unsigned_abs().min(u64::MAX as u128) as u64, unit);
+    let amount = format_bytes(headroom.unsigned_abs(), unit);
     let side = text(lang, if headroom >= 0 { Text::Headroom } else { Text::Over });
     let line = match &bill.serving {
         Some(sv) => serving_line(lang, sv, v),
