@@ -591,6 +591,12 @@ fn deepspeed_zero3_keeps_16_bit_partitions_and_copies_the_gradients_to_fp32_for_
     assert_ne!(fsdp.verdict(), Verdict::DoesNotFit);
     // With the optimizer offloaded (ds_z3_offload_config) it fits.
     assert_eq!(estimate(&scenario(&format!("{q}&zero3=deepspeed&offload=optimizer"))).verdict(), Verdict::Fits);
+    // LLaMA-Factory's issue #7282: DeepSeek-R1-Distill-Llama-70B full, ds_z3_config on 8 × H200,
+    // cutoff 1,024: out of memory; ds_z3_offload_config (optimizer and parameters on the CPU)
+    // trained (https://github.com/hiyouga/LLaMA-Factory/issues/7282).
+    let big = "model=llama-3.1-70b&method=full&precision=mixed&zero=3&zero3=deepspeed&gpus=8&gpu=h200&seq=1024&gc=1";
+    assert_eq!(estimate(&scenario(big)).verdict(), Verdict::DoesNotFit);
+    assert_eq!(estimate(&scenario(&format!("{big}&offload=all"))).verdict(), Verdict::Fits);
     // No FSDP hooks: no reentrant retention in the range for LoRA.
     let lora = "model=llama-2-7b&method=lora&zero=3&gpus=2&gc=1&batch=8&seq=4096";
     assert!(estimate(&scenario(lora)).open_high_bytes > 0);
