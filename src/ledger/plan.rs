@@ -178,6 +178,8 @@ pub struct Plan<'a> {
     pub tokens: u64,
     pub batch: u64,
     pub gpus: u64,
+    /// The model's parameters (`Architecture::parameters`, counted once).
+    pub parameters: u64,
     pub acts: Dtype,
     pub kernel: AttentionKernel,
     pub vision: Option<VisionInput>,
@@ -224,8 +226,9 @@ impl Plan<'_> {
 /// The plan of `s`.
 pub fn resolve(s: &Scenario) -> Plan<'_> {
     let mut notes = Vec::new();
+    let parameters = s.architecture.parameters();
     let work = match s.mode {
-        Mode::Train => Work::Train(resolve_training(s, &mut notes)),
+        Mode::Train => Work::Train(resolve_training(s, parameters, &mut notes)),
         Mode::Infer => Work::Infer(Inference {
             weights: weight_format(s, s.quant),
             tp: s.gpus.max(1),
@@ -247,6 +250,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         tokens: s.sequence_tokens(),
         batch: s.batch,
         gpus: s.gpus,
+        parameters,
         acts: activation_dtype(s),
         kernel: s.attention,
         vision,
@@ -267,7 +271,7 @@ fn activation_dtype(s: &Scenario) -> Dtype {
     }
 }
 
-fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
+fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Training {
     if s.serving.engine != super::scenario::Engine::Hf {
         notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
     }
@@ -277,7 +281,7 @@ fn resolve_training(s: &Scenario, notes: &mut Vec<Note>) -> Training {
         Method::Lora | Method::Qlora => Trains::Adapters { targets: s.targets, rank: s.rank },
     };
     let trainable = match trains {
-        Trains::Full => arch.parameters() - arch.vision_parameters(),
+        Trains::Full => parameters - arch.vision_parameters(),
         Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
     };
     let base = training_base(s, notes);

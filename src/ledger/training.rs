@@ -2,7 +2,6 @@
 //! its LoRA adapters and dequantization buffer), fp32 master weights, gradients, the layer ZeRO-3
 //! gathers; and how much of activations, logits and gradients never coexist.
 
-use super::architecture::Architecture;
 use super::bill::{line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
@@ -21,7 +20,9 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
         return (resident, 0.0);
     }
     let kept = match t.base {
-        Base::Frozen(format) if t.shard.zero == 3 => quant_state_bytes(p.arch, format, &stored_weights(p.arch, format)),
+        Base::Frozen(format) if t.shard.zero == 3 => {
+            quant_state_bytes(p.parameters, format, &stored_weights(p.arch, format))
+        }
         _ => 0.0,
     };
     let host = (resident.bytes as f64 - kept).max(0.0);
@@ -47,11 +48,11 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
                 ComponentId::Weights,
                 0.0,
                 "§1",
-                msg!(FsdpWorkingCopy, Arg::Count(arch.parameters()), Arg::Factor(dtype.bytes())),
+                msg!(FsdpWorkingCopy, Arg::Count(p.parameters), Arg::Factor(dtype.bytes())),
             )
         }
         Base::Trained(dtype) => {
-            let total = arch.parameters();
+            let total = p.parameters;
             let formula = msg!(
                 TrainedWeights,
                 Arg::Count(total),
@@ -77,7 +78,7 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
             let w = stored_weights(arch, format);
             // FSDP shards a 4-bit layer's packed data, not bitsandbytes' quant state beside it
             // (absmax and its constants are attributes, not parameters): whole on every GPU.
-            let state = if t.shard.zero == 3 { quant_state_bytes(arch, format, &w) } else { 0.0 };
+            let state = if t.shard.zero == 3 { quant_state_bytes(p.parameters, format, &w) } else { 0.0 };
             let bytes = (w.bytes - state) / divisor + state;
             let formula = msg!(
                 FrozenBase,
@@ -101,7 +102,7 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
         Arg::Text(names.join(", ")),
         Arg::Int(rank),
         Arg::Count(t.trainable),
-        Arg::Fixed(100.0 * t.trainable as f64 / arch.parameters().max(1) as f64, 3),
+        Arg::Fixed(100.0 * t.trainable as f64 / p.parameters.max(1) as f64, 3),
         Arg::Factor(t.adapters.bytes()),
         t.shard.suffix(3)
     );
@@ -218,7 +219,7 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         // gathers each linear weight as fp8 and keeps it so for backward: 1 B per parameter.
         Base::Trained(_) if t.precision == Precision::Fp8 => 1.0,
         Base::Trained(dtype) => dtype.bytes(),
-        Base::Frozen(f) => stored_weights(arch, f).bytes / arch.parameters().max(1) as f64,
+        Base::Frozen(f) => stored_weights(arch, f).bytes / p.parameters.max(1) as f64,
     };
     let in_flight = match t.trains {
         Trains::Full => LAYERS_IN_FLIGHT,
@@ -254,11 +255,11 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
 
 /// bitsandbytes' NF4 quant state of the layers it covers: the bits beyond the 4-bit codes (absmax
 /// per block of 64, with double quantization 8 bits + an fp32 per 256 blocks).
-fn quant_state_bytes(arch: &Architecture, format: WeightFormat, w: &StoredWeights) -> f64 {
+fn quant_state_bytes(parameters: u64, format: WeightFormat, w: &StoredWeights) -> f64 {
     if format.format != StorageFormat::Nf4 {
         return 0.0;
     }
-    let quantized = arch.parameters().saturating_sub(w.unquantized) as f64;
+    let quantized = parameters.saturating_sub(w.unquantized) as f64;
     quantized * (format.format.bits_per_weight(format.double_quant, 1) - 4.0) / 8.0
 }
 
