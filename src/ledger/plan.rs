@@ -120,6 +120,9 @@ pub struct Training {
     /// DeepSpeed's ZeRO-3 (`zero=3&zero3=deepspeed`), on one GPU too: 16-bit partitions and
     /// gradient partitions, and an fp32 copy of the gradients at the step.
     pub deepspeed_zero3: bool,
+    /// A frozen base's stored weights, counted once (the weights, gathered-layer and quant-state
+    /// lines read them).
+    pub base_weights: Option<super::weights::StoredWeights>,
 }
 
 impl Training {
@@ -342,6 +345,10 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         offload,
         zero_stage: s.zero.min(3),
         deepspeed_zero3,
+        base_weights: match base {
+            Base::Frozen(f) => Some(super::weights::stored_weights(arch, f)),
+            Base::Trained(_) => None,
+        },
     }
 }
 

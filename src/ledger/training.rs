@@ -21,7 +21,7 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
     }
     let kept = match t.base {
         Base::Frozen(format) if t.shard.zero == 3 => {
-            quant_state_bytes(p.parameters, format, &stored_weights(p.arch, format))
+            quant_state_bytes(p.parameters, format, &base_weights(p, t, format))
         }
         _ => 0.0,
     };
@@ -32,6 +32,14 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
         line(ComponentId::Weights, kept, "§1", msg!(OnHost, resident.formula.arg(), Arg::Bytes(kept))),
         host + host_adapters,
     )
+}
+
+/// The frozen base's stored weights: the plan's count, or counted now.
+fn base_weights<'a>(p: &Plan, t: &'a Training, format: WeightFormat) -> std::borrow::Cow<'a, StoredWeights> {
+    match &t.base_weights {
+        Some(w) => std::borrow::Cow::Borrowed(w),
+        None => std::borrow::Cow::Owned(stored_weights(p.arch, format)),
+    }
 }
 
 fn weights_resident(p: &Plan, t: &Training) -> Component {
@@ -63,7 +71,7 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
             line(ComponentId::Weights, total as f64 * dtype.bytes() / divisor, "§1", formula)
         }
         Base::Frozen(format) if t.kbit_prepared => {
-            let w = stored_weights(arch, format);
+            let w = base_weights(p, t, format).into_owned();
             // TRL casts the embedding and LM head back to bf16; the norms (and biases) stay fp32.
             let recast = arch.embedding_parameters() + if format.head { 0 } else { arch.lm_head_parameters() };
             let fp32 = if t.fp32_head { w.unquantized } else { w.unquantized.saturating_sub(recast) };
@@ -75,7 +83,7 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
             line(ComponentId::Weights, (w.bytes + fp32 as f64 * 2.0) / divisor, "§1", formula)
         }
         Base::Frozen(format) => {
-            let w = stored_weights(arch, format);
+            let w = base_weights(p, t, format).into_owned();
             // FSDP shards a 4-bit layer's packed data, not bitsandbytes' quant state beside it
             // (absmax and its constants are attributes, not parameters): whole on every GPU.
             let state = if t.shard.zero == 3 { quant_state_bytes(p.parameters, format, &w) } else { 0.0 };
@@ -219,7 +227,7 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         // gathers each linear weight as fp8 and keeps it so for backward: 1 B per parameter.
         Base::Trained(_) if t.precision == Precision::Fp8 => 1.0,
         Base::Trained(dtype) => dtype.bytes(),
-        Base::Frozen(f) => stored_weights(arch, f).bytes / p.parameters.max(1) as f64,
+        Base::Frozen(f) => base_weights(p, t, f).bytes / p.parameters.max(1) as f64,
     };
     let in_flight = match t.trains {
         Trains::Full => LAYERS_IN_FLIGHT,
