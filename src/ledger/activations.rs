@@ -21,7 +21,7 @@
 //! - QLoRA with bitsandbytes before 0.43.2 (`bnb=legacy`): the frozen 4-bit layers' matmul kept its
 //!   input, so every linear input is saved as in full fine-tuning even though no base weight trains.
 
-use super::architecture::{Architecture, LayerClass, LayerKind, LinearSpec, MlpKind, NormKind};
+use super::architecture::{Architecture, LayerClass, LayerKind, LinearShape, LinearSpec, MlpKind, NormKind};
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
@@ -104,9 +104,9 @@ fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: b
     }
 }
 
-/// The tensors one decoder layer of `class` keeps for backward. The parts are added in a fixed
-/// order (attention, MLP, adapters).
-pub fn training_layer(
+/// The tensors one decoder layer of `class` keeps for backward, but its adapters' (added last by
+/// `SavedLayers::of`). The parts are added in a fixed order (attention, MLP, adapters).
+fn training_layer(
     arch: &Architecture,
     class: LayerClass,
     trainable: Trainable,
@@ -129,7 +129,6 @@ pub fn training_layer(
         saved.per_token += norm_saved(arch, stream, full, false, compiled);
     }
     mlp_saved(&mut saved, arch, class, trainable, stream, compiled);
-    adapters_saved(&mut saved.per_token, arch, class, trainable, kernel, act.bytes());
     saved
 }
 
@@ -243,6 +242,7 @@ fn mlp_saved(
 fn adapters_saved(
     per_token: &mut f64,
     arch: &Architecture,
+    linears: &[LinearShape],
     class: LayerClass,
     trainable: Trainable,
     kernel: AttentionKernel,
@@ -253,7 +253,7 @@ fn adapters_saved(
     let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
     let mut shared_inputs = 0.0;
     let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
-    for l in arch.linears().iter().filter(|l| class.has(l) && targets.includes(l.name)) {
+    for l in linears.iter().filter(|l| class.has(l) && targets.includes(l.name)) {
         let copies = if l.per_layer > 1 { routed } else { 1.0 };
         *per_token += act * rank as f64 * copies;
         if dropout {
@@ -461,10 +461,15 @@ impl SavedLayers {
         tokens: u64,
         compiled: bool,
     ) -> SavedLayers {
+        let linears = arch.linears();
         let classes = arch
             .layer_classes()
             .into_iter()
-            .map(|c| (c, training_layer(arch, c, trainable, kernel, act, tokens, compiled)))
+            .map(|c| {
+                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, compiled);
+                adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                (c, layer)
+            })
             .collect();
         SavedLayers { classes }
     }

@@ -346,7 +346,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         zero_stage: s.zero.min(3),
         deepspeed_zero3,
         base_weights: match base {
-            Base::Frozen(f) => Some(super::weights::stored_weights(arch, f)),
+            Base::Frozen(f) => Some(super::weights::stored_weights_of(arch, f, parameters)),
             Base::Trained(_) => None,
         },
     }

@@ -75,7 +75,12 @@ pub fn dequantized_matrix(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
 }
 
 pub fn stored_weights(arch: &Architecture, w: WeightFormat) -> StoredWeights {
-    let (format, total) = (w.format, arch.parameters());
+    stored_weights_of(arch, w, arch.parameters())
+}
+
+/// As `stored_weights`, with the model's parameters (`total`) already counted.
+pub fn stored_weights_of(arch: &Architecture, w: WeightFormat, total: u64) -> StoredWeights {
+    let format = w.format;
     if format.is_dense() {
         let b = format.bits_per_weight(false, 1) / 8.0;
         return StoredWeights {
