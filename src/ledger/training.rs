@@ -19,11 +19,10 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
     if !t.params_offloaded() {
         return (resident, 0.0);
     }
+    // bitsandbytes' quant state stays on the GPU (on one GPU too).
     let kept = match t.base {
-        Base::Frozen(format) if t.shard.zero == 3 => {
-            quant_state_bytes(p.parameters, format, &base_weights(p, t, format))
-        }
-        _ => 0.0,
+        Base::Frozen(format) => quant_state_bytes(p.parameters, format, &base_weights(p, t, format)),
+        Base::Trained(_) => 0.0,
     };
     let host = (resident.bytes as f64 - kept).max(0.0);
     let adapters = t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3);
