@@ -513,3 +513,33 @@ fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
         assert!(Reading::from_link(bad).is_none(), "{bad:?}");
     }
 }
+
+/// A process the operating system killed for host RAM is not a GPU out-of-memory. The layouts are
+/// torchrun's `ChildFailedError` report ("exitcode  : -9 … Signal 9 (SIGKILL)", as PyTorch's
+/// `torch/distributed/elastic/multiprocessing/errors` prints it; LLaMA-Factory's issue #6755 —
+/// Qwen2.5-32B full fine-tuning with ds_z3_offload on one H100 and 744 GB of RAM — reported
+/// "exitcode -9", dmesg showing the OOM killer: https://github.com/hiyouga/LLaMA-Factory/issues/6755)
+/// and the kernel's own line; a CUDA message with numbers still wins.
+#[test]
+fn a_host_ram_kill_is_read_as_host_ram_not_as_the_gpu() {
+    let torchrun = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n\
+        Root Cause (first observed failure):\n[0]:\n  rank      : 0 (local_rank: 0)\n  exitcode  : -9 (pid: 48213)\n\
+        error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID 48213\n";
+    let dmesg = "[ 1234.5] Out of memory: Killed process 48213 (python) total-vm:800000000kB, anon-rss:760000000kB";
+    for text in [torchrun, dmesg] {
+        let d = diagnose_paste(text, None);
+        assert_eq!(d.cause, Cause::HostRam, "{text}");
+        assert_eq!(d.node, NodeId::Measure);
+        assert!(!d.reading.has(Format::Bare), "not a bare CUDA out-of-memory");
+        assert!(render(Lang::En, &d.why).contains("host's RAM"));
+        assert!(render(Lang::Zh, &d.why).contains("主机内存"));
+        // The reading round-trips through the link with its new signal.
+        let back = Reading::from_link(&d.reading.to_link()).expect("link");
+        assert!(back.signals.host_killed);
+    }
+    let cuda = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of \
+        23.65 GiB of which 1.12 GiB is free. Process 48213 has 22.52 GiB memory in use. Of the allocated memory 21.80 GiB \
+        is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n\
+        [1]:\n  exitcode  : -9 (pid: 48214)\n  traceback : Signal 9 (SIGKILL) received by PID 48214\n";
+    assert_ne!(diagnose_paste(cuda, None).cause, Cause::HostRam);
+}

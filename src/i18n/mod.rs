@@ -438,6 +438,7 @@ pub fn cause(lang: Lang, c: crate::tree::paste::Cause) -> &'static str {
         KvBudget => ("The serving engine's KV budget", "推理引擎的 KV 预算"),
         Other => ("None of the tree's levers applies", "决策树的杠杆都不对症"),
         Unknown => ("Not enough information", "信息不够"),
+        HostRam => ("The host ran out of RAM", "主机内存不足"),
     };
     pick(lang, (en, zh))
 }

@@ -499,6 +499,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         WhySglangAvail => ("after the weights ({1}) only {0} is left per GPU: SGLang's static fraction leaves no KV pool", "放下权重({1})后每张卡只剩 {0}:SGLang 的静态占比没给 KV 池留空间"),
         WhySglangFraction => ("`--mem-fraction-static` is {0}, far below SGLang's defaults (0.8–0.9): the weights alone fill it", "`--mem-fraction-static` 是 {0},远低于 SGLang 默认的 0.8–0.9:光权重就填满了"),
         WhyFlatThenFail => ("the logged memory stayed at {0} until the failure: no creep, one batch was larger", "日志里的显存一直是 {0},直到出错:不是慢慢涨,是某个 batch 更大"),
+        WhyHostKilled => (
+            "the operating system killed the process (SIGKILL, exit code −9), not CUDA: the host's RAM ran out — CPU offload, model loading and dataloader workers live there",
+            "进程是被操作系统杀掉的(`SIGKILL`,退出码 −9),不是 CUDA 报错:主机内存用完了——CPU 卸载、模型加载和数据加载进程都占主机内存",
+        ),
+        DoHostRam => (
+            "check `dmesg | grep -i oom` and `free -g`; offload less (`offload=optimizer` or `none`: with your configuration set, the bill's note gives the host RAM offload needs per process), load on one rank or with `low_cpu_mem_usage`, use fewer dataloader workers, or add swap",
+            "用 `dmesg | grep -i oom`、`free -g` 确认;少卸载一些(`offload=optimizer` 或 `none`:设好配置后,账单的备注给出每个进程卸载所需的主机内存),只让一个进程加载或用 `low_cpu_mem_usage`,减少数据加载进程(`num_workers`),或加 `swap`",
+        ),
         WhyNothingRead => ("nothing here looks like an out-of-memory error, nvidia-smi or a memory log", "这里没有认出显存不足的报错、nvidia-smi 输出或显存日志"),
         BadOomLink => ("`oom={0}` is not a paste's numbers; ignored", "`oom={0}` 不是粘贴报错的数字,已忽略"),
         WhySmiHeld => ("nvidia-smi shows {0} of the {1} card in use by processes", "nvidia-smi 显示 {1} 的卡上有 {0} 被进程占用"),

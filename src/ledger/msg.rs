@@ -271,6 +271,8 @@ msg_ids!(
     WhySglangFraction,
     WhyFlatThenFail,
     WhyNothingRead,
+    WhyHostKilled,
+    DoHostRam,
     BadOomLink,
     PrefillBeforeDecode,
     EngineWeights,

@@ -42,6 +42,8 @@ pub enum Cause {
     Other,
     /// Not enough information.
     Unknown,
+    /// The operating system killed the process for host RAM (not a GPU out-of-memory).
+    HostRam,
 }
 
 impl Cause {
@@ -56,6 +58,7 @@ impl Cause {
             Cause::KvBudget => "kv_budget",
             Cause::Other => "other",
             Cause::Unknown => "unknown",
+            Cause::HostRam => "host_ram",
         }
     }
 
@@ -67,7 +70,7 @@ impl Cause {
             Cause::EvalNoGrad | Cause::TensorList => NodeId::DtypeNoGrad,
             Cause::LongTail | Cause::KvBudget => NodeId::SeqLen,
             Cause::Shortage => NodeId::Batch,
-            Cause::Other | Cause::Unknown => NodeId::Measure,
+            Cause::Other | Cause::Unknown | Cause::HostRam => NodeId::Measure,
         }
     }
 }
@@ -210,6 +213,9 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
         return torch_numbers(r);
     }
     let s = r.signals;
+    if s.host_killed && !r.has(Format::Bare) {
+        return (Cause::HostRam, m(MsgId::WhyHostKilled, &[]), todo(m(MsgId::DoHostRam, &[])));
+    }
     if let Some((first, last)) = growth(r) {
         let cause = if s.evaluation { Cause::EvalNoGrad } else { Cause::TensorList };
         let why = m(MsgId::WhyGrowth, &[b(first), b(last)]);

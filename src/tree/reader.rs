@@ -165,6 +165,9 @@ pub struct Signals {
     pub truncated: bool,
     /// An out-of-memory error is in the paste.
     pub oom: bool,
+    /// The operating system killed the process (SIGKILL, exit code −9, the kernel's OOM killer):
+    /// host RAM, not the GPU.
+    pub host_killed: bool,
 }
 
 /// Everything read from a paste.
@@ -356,13 +359,30 @@ pub fn read(text: &str) -> Reading {
     // log may be beside it).
     let with_numbers =
         r.formats.iter().any(|f| !matches!(f, Format::NvidiaSmi | Format::MemorySummary | Format::TrainingLog));
-    if !with_numbers && has(&low, "out of memory") || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
+    // torchrun's "exitcode  : -9" / "Signal 9 (SIGKILL)", the kernel's "Out of memory: Killed process".
+    r.signals.host_killed = HOST_KILLED.iter().any(|p| has(&low, p));
+    let cuda =
+        has(&low, "cuda out of memory") || has(&low, "cuda error: out of memory") || has(&low, "outofmemoryerror");
+    let gpu_oom = has(&low, "out of memory") && (!r.signals.host_killed || cuda);
+    if !with_numbers && gpu_oom || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
         r.formats.push(Format::Bare);
     }
     r.signals.oom =
         has(&low, "out of memory") || has(&low, "outofmemoryerror") || has(&low, " oom") || !r.formats.is_empty();
     r
 }
+
+/// What the operating system prints when it kills a process for host RAM.
+const HOST_KILLED: [&str; 8] = [
+    "sigkill",
+    "exitcode  : -9",
+    "exitcode: -9",
+    "exitcode -9",
+    "exit code -9",
+    "killed process",
+    "oom-kill",
+    "oom_kill",
+];
 
 /// A figure of [`Numbers`] that a phrase of a message gives.
 #[derive(Clone, Copy)]
@@ -857,7 +877,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 9;
+const SIGNALS: usize = 10;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -871,6 +891,7 @@ impl Signals {
             &mut self.gb_as_gib,
             &mut self.truncated,
             &mut self.oom,
+            &mut self.host_killed,
         ]
     }
 }

@@ -103,3 +103,16 @@ test('in Chinese at 360 px, and hostile pastes change nothing but the answer', a
   assert.equal(await page.$('[data-testid="paste-result"]'), null);
   assert.deepEqual(page.problems, []);
 });
+
+test('a host-RAM kill (torchrun\'s SIGKILL) is read as host RAM, in Chinese too', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.goto(`${root.url}?lang=zh&model=qwen2.5-32b&method=full&zero=3&offload=all&gpu=h100-80g`);
+  await ready(page);
+  await paste(page, 'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n[0]:\n  exitcode  : -9 (pid: 48213)\n  traceback : Signal 9 (SIGKILL) received by PID 48213\n');
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'host_ram');
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /主机内存/);
+  assert.match(await page.textContent('[data-testid="paste-advice"]'), /dmesg/);
+  await shot(page, 'paste-host-ram-zh');
+  assert.deepEqual(page.problems, []);
+});
+
