@@ -99,26 +99,21 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
             .map(|c| c.bytes as f64)
             .sum::<f64>();
     let peak = step_peak(p, t, freed);
-    // DeepSpeed 0.14.1–0.16.x (PR #5301 to #7309) copy each fp32 partition to the GPU at an
-    // offloaded ZeRO-1/2 step: the release is not said, so what it adds beyond the room backward
-    // freed is the range's high end.
-    let mut open_high = open_high;
-    if t.optimizer_offloaded() && t.zero_stage < 3 {
-        let copy = t.trainable as f64 * 4.0 / t.shard.divisor(1);
-        let excess = (copy - freed).max(0.0);
-        if excess > 0.0 {
-            open_high += excess;
-            notes
-                .push(Note { key: "deepspeed_offload_copy", text: msg!(NoteDeepspeedOffloadCopy, Arg::Bytes(excess)) });
-        }
+    let copy = optimizer::offload_step_copy_excess(t, freed);
+    if copy > 0.0 {
+        notes.push(Note { key: "deepspeed_offload_copy", text: msg!(NoteDeepspeedOffloadCopy, Arg::Bytes(copy)) });
     }
-    let (weights, host_weights) = training::weights(p, t);
-    lines.push(weights);
-    lines.extend(training::adapter_weights(p, t));
+    // Lines an offload moves to host RAM, with the bytes it holds there.
+    let mut host = 0.0;
+    let mut keep = |(c, in_host): (Component, f64)| {
+        host += in_host;
+        c
+    };
+    lines.push(keep(training::weights(p, t)));
+    lines.extend(training::adapter_weights(p, t).map(&mut keep));
     lines.extend(training::dequant_buffer(p, t));
-    lines.extend(training::master_weights(t));
-    let (states, host_states) = optimizer::states(p, t);
-    lines.push(states);
+    lines.extend(training::master_weights(t).map(&mut keep));
+    lines.push(keep(optimizer::states(p, t)));
     lines.push(activations);
     lines.push(logits);
     if let Some((c, note)) = vision {
@@ -130,11 +125,15 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     lines.push(training::gradients(p, t, peak.gradients, peak.at_backward_start));
     lines.push(optimizer::step(p, t, peak.step_room));
     notes.push(Note { key: "effective_batch", text: effective_batch(p, t) });
-    let host = host_weights + training::host_master_bytes(t) + host_states;
     if host > 0.0 {
         notes.push(Note { key: "offload_host", text: msg!(NoteOffloadHost, Arg::Bytes(host)) });
     }
-    Extras { saved_logits, backward_overlap: peak.backward_overlap, gradients: peak.all_gradients, open_high }
+    Extras {
+        saved_logits,
+        backward_overlap: peak.backward_overlap,
+        gradients: peak.all_gradients,
+        open_high: open_high + copy,
+    }
 }
 
 /// Where a training step peaks, and what of its gradients coexists with that peak.

@@ -71,11 +71,22 @@ pub fn states(p: &Plan, t: &Training) -> (Component, f64) {
     let (bytes, formula) = state_bytes(p, t);
     let divisor = t.shard.divisor(1);
     let formula = msg!(OptimizerLine, formula.arg(), t.shard.suffix(1));
+    let c = line(ComponentId::Optimizer, bytes / divisor, "§1", formula);
     if t.optimizer_offloaded() {
-        let host = (bytes + t.trainable as f64 * 4.0) / divisor;
-        return (line(ComponentId::Optimizer, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))), host);
+        let (c, states) = super::training::in_host_ram(c, 0.0);
+        return (c, states + t.trainable as f64 * 4.0 / divisor);
     }
-    (line(ComponentId::Optimizer, bytes / divisor, "§1", formula), 0.0)
+    (c, 0.0)
+}
+
+/// DeepSpeed 0.14.1–0.16.x (PR #5301 to #7309) copy each fp32 partition to the GPU at an
+/// offloaded ZeRO-1/2 step; the release is not said, so what the copy adds beyond the room
+/// backward freed (`freed`) is for the range's high end.
+pub fn offload_step_copy_excess(t: &Training, freed: f64) -> f64 {
+    if !t.optimizer_offloaded() || t.zero_stage >= 3 {
+        return 0.0;
+    }
+    (t.trainable as f64 * 4.0 / t.shard.divisor(1) - freed).max(0.0)
 }
 
 /// Parameters of the largest trainable tensor (a weight matrix, the embedding or LM head, an

@@ -24,13 +24,14 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
         Base::Frozen(format) => quant_state_bytes(p.parameters, format, &base_weights(p, t, format)),
         Base::Trained(_) => 0.0,
     };
-    let host = (resident.bytes as f64 - kept).max(0.0);
-    let adapters = t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3);
-    let host_adapters = if matches!(t.trains, Trains::Adapters { .. }) { adapters } else { 0.0 };
-    (
-        line(ComponentId::Weights, kept, "§1", msg!(OnHost, resident.formula.arg(), Arg::Bytes(kept))),
-        host + host_adapters,
-    )
+    in_host_ram(resident, kept)
+}
+
+/// A line an offload keeps in host RAM: its formula, `kept` bytes of it still on the GPU, and the
+/// bytes host RAM holds instead.
+pub fn in_host_ram(c: Component, kept: f64) -> (Component, f64) {
+    let host = (c.bytes as f64 - kept).max(0.0);
+    (line(c.id, kept, c.section, msg!(OnHost, c.formula.arg(), Arg::Bytes(kept))), host)
 }
 
 /// The frozen base's stored weights: the plan's count, or counted now.
@@ -98,8 +99,9 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
     }
 }
 
-/// LoRA adapters (in their own dtype, fp32 unless the run is pure bf16).
-pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
+/// LoRA adapters (in their own dtype, fp32 unless the run is pure bf16), and the bytes host RAM
+/// holds instead when the parameters are offloaded.
+pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
     let Trains::Adapters { targets, rank } = t.trains else { return None };
     let arch = p.arch;
     let names: Vec<&str> = arch.linears().iter().filter(|l| targets.includes(l.name)).map(|l| l.name).collect();
@@ -113,11 +115,9 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<Component> {
         Arg::Factor(t.adapters.bytes()),
         t.shard.suffix(3)
     );
-    let bytes = t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3);
-    if t.params_offloaded() {
-        return Some(line(ComponentId::AdapterWeights, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))));
-    }
-    Some(line(ComponentId::AdapterWeights, bytes, "§1", formula))
+    let c =
+        line(ComponentId::AdapterWeights, t.trainable as f64 * t.adapters.bytes() / t.shard.divisor(3), "§1", formula);
+    Some(if t.params_offloaded() { in_host_ram(c, 0.0) } else { (c, 0.0) })
 }
 
 /// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul.
@@ -132,45 +132,32 @@ pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     Some(line(ComponentId::DequantBuffer, matrix as f64 * bytes, "§1", formula))
 }
 
-/// fp32 master weights of mixed-precision full fine-tuning (sharded from ZeRO-1 on).
-pub fn master_weights(t: &Training) -> Option<Component> {
+/// fp32 master weights of mixed-precision full fine-tuning (sharded from ZeRO-1 on), and the
+/// bytes host RAM holds instead when the optimizer is offloaded.
+pub fn master_weights(t: &Training) -> Option<(Component, f64)> {
     if !t.master_weights {
         return None;
     }
     let formula = msg!(MasterWeights, Arg::Count(t.trainable), t.shard.suffix(1));
-    if t.optimizer_offloaded() {
-        return Some(line(ComponentId::MasterWeights, 0.0, "§1", msg!(OnHost, formula.arg(), Arg::Bytes(0.0))));
-    }
-    Some(line(ComponentId::MasterWeights, t.trainable as f64 * 4.0 / t.shard.divisor(1), "§1", formula))
-}
-
-/// Bytes of the master weights an offloaded optimizer keeps in host RAM per process.
-pub fn host_master_bytes(t: &Training) -> f64 {
-    if t.master_weights && t.optimizer_offloaded() {
-        t.trainable as f64 * 4.0 / t.shard.divisor(1)
-    } else {
-        0.0
-    }
+    let c = line(ComponentId::MasterWeights, t.trainable as f64 * 4.0 / t.shard.divisor(1), "§1", formula);
+    Some(if t.optimizer_offloaded() { in_host_ram(c, 0.0) } else { (c, 0.0) })
 }
 
 /// Gradients of one tensor that an offloading ZeRO keeps on the GPU at a time: ZeRO-2's
 /// `temp_grad_buffer_for_gpu_offload` (16-bit, the largest trainable tensor, kept) beside autograd's
 /// gradient of that tensor before it is copied out; ZeRO-3 / FSDP only the latter (a unit's
 /// unsharded gradients are the gathered line's).
-fn offloaded_gradient_copies(t: &Training) -> u64 {
-    if t.zero_stage == 2 {
-        2
-    } else {
-        1
-    }
+/// `None` unless the gradients are offloaded; else (copies, parameters of the largest tensor).
+fn offloaded_gradients(p: &Plan, t: &Training) -> Option<(u64, u64)> {
+    let copies = if t.zero_stage == 2 { 2 } else { 1 };
+    t.gradients_offloaded().then(|| (copies, super::optimizer::largest_trainable_tensor(p, t)))
 }
 
 /// Bytes of the gradients, before rounding: one per trainable parameter in the gradients' dtype;
 /// plain DDP keeps a second copy in its buckets; sharded from ZeRO-2 on.
 pub fn gradient_bytes(p: &Plan, t: &Training) -> f64 {
-    if t.gradients_offloaded() {
-        let largest = super::optimizer::largest_trainable_tensor(p, t);
-        return offloaded_gradient_copies(t) as f64 * largest as f64 * 2.0;
+    if let Some((copies, largest)) = offloaded_gradients(p, t) {
+        return copies as f64 * largest as f64 * 2.0;
     }
     let ddp_copy = if t.shard.ddp_bucket_copy() { 2.0 } else { 1.0 };
     t.trainable as f64 * t.gradients.bytes() * ddp_copy / t.shard.divisor(2)
@@ -180,13 +167,11 @@ pub fn gradient_bytes(p: &Plan, t: &Training) -> f64 {
 /// backward's start (`at_start`: only those exist yet) or the optimizer step, where the rest sit
 /// in the room the freed activations and logits left.
 pub fn gradients(p: &Plan, t: &Training, on_line: f64, at_start: bool) -> Component {
-    let all = gradient_bytes(p, t);
-    if t.gradients_offloaded() {
-        let largest = super::optimizer::largest_trainable_tensor(p, t);
-        let formula =
-            msg!(GradientsOffloaded, Arg::Int(offloaded_gradient_copies(t)), Arg::Count(largest), Arg::Factor(2.0));
-        return line(ComponentId::Gradients, all, "§1", formula);
+    if let Some((copies, largest)) = offloaded_gradients(p, t) {
+        let formula = msg!(GradientsOffloaded, Arg::Int(copies), Arg::Count(largest), Arg::Factor(2.0));
+        return line(ComponentId::Gradients, copies as f64 * largest as f64 * 2.0, "§1", formula);
     }
+    let all = gradient_bytes(p, t);
     let formula = msg!(
         Gradients,
         Arg::Count(t.trainable),
