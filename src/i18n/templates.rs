@@ -518,6 +518,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",
         ),
+        NoteCachedSegments => (
+            "on this card `max_memory_reserved()` and nvidia-smi can read up to {0} more: the loss's shifted logits copy is one row per sequence shorter than the full logits, so the allocator keeps a free segment of each size ({1}); it releases them before an OOM, so the verdict leaves them out",
+            "这张卡上 `max_memory_reserved()` 和 `nvidia-smi` 可能多显示至多 {0}:loss 的错位 logits 副本每条序列比完整 logits 少一行,分配器为两种大小各留一个空闲段({1});它们在 OOM 之前就会释放,判定不计入",
+        ),
         NoteFp32ModuleRecipe => (
             "drill fp32_module: the recipe already holds them in fp32 (in the weights)",
             "演练 `fp32_module`:配方已让它们是 fp32(已计入权重)",

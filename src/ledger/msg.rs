@@ -321,6 +321,7 @@ msg_ids!(
     NoteQloraBase,
     NoteFp32ModuleRecipe,
     NoteReentrant,
+    NoteCachedSegments,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // The query parser.
