@@ -633,3 +633,24 @@ fn a_shifted_logits_copy_leaves_cached_segments_that_only_a_roomy_card_reads() {
     assert_eq!(tight.device_bytes(), lines);
     assert_eq!(tight.headroom_bytes(), room as i64);
 }
+
+/// DeepSpeed ZeRO-3 gathers a module at a time and keeps what its trace uses again within
+/// `stage3_max_reuse_distance` = 1e9 elements (partitioned_param_coordinator.py, research note
+/// deepspeed_zero.md R17). Llama-2-70B: head 32,000 × 8,192 = 262,144,000; a layer 855,654,400. The
+/// head is used again at once; the last layer's next use (its recompute) comes after the head
+/// twice, 524,288,000 < 1e9: kept; the one before it also after three passes over the last layer:
+/// not. (262,144,000 + 855,654,400) × 2 B = 2,235,596,800 + prefetch and IPG buckets 1.9 × 8,192² ×
+/// 2 B = 255,013,683 → 2,490,610,483 B. Llama-3.1-8B full: the head alone is 2 × 525,336,576 > 1e9
+/// elements: no layer kept; 1,050,673,152 + 1.9 × 4,096² × 2 = 63,753,421 + the head's gradient and
+/// its reduce-scatter input 525,336,576 × (2 + 2) B = 2,101,346,304 → 3,215,772,877 B.
+#[test]
+fn deepspeed_zero3_keeps_the_parameters_its_trace_reuses_within_the_reuse_distance() {
+    let lora = "model=llama-2-70b&method=lora&rank=8&seq=2048&gc=1&gpus=8&zero=3&zero3=deepspeed&gpu=h100-80g";
+    assert!(component(lora, C::GatheredLayer).abs_diff(2_490_610_483) <= 1, "{}", component(lora, C::GatheredLayer));
+    let full = "model=llama-3.1-8b&method=full&seq=2048&gc=1&gpus=8&zero=3&zero3=deepspeed&gpu=a800-80g";
+    assert!(component(full, C::GatheredLayer).abs_diff(3_215_772_877) <= 1, "{}", component(full, C::GatheredLayer));
+    // A layer larger than the head (Llama-3.1-405B: 3,187,703,808 vs 2,101,346,304): one layer in
+    // backward decides, 6,375,407,616 + 1.9 × 16,384² × 2 = 1,020,054,733.
+    let big = "model=llama-3.1-405b&method=lora&seq=2048&gc=1&gpus=8&zero=3&zero3=deepspeed&gpu=h100-80g";
+    assert!(component(big, C::GatheredLayer).abs_diff(7_395_462_349) <= 1, "{}", component(big, C::GatheredLayer));
+}

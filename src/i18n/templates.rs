@@ -204,6 +204,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{2} layer(s) gathered × {0} params × {1} B + the root unit (embedding, LM head) {3} params × {4} B{5}",
             "聚合 {2} 层 × {0} 个参数 × {1} B + 根单元(embedding、LM head){3} 个参数 × {4} B{5}",
         ),
+        GatheredDeepspeed => (
+            "DeepSpeed ZeRO-3, reuse distance 1e9: max(LM head {0} params × {1} B + the last {2} layer(s), one layer) at {3} params × {4} B a layer + prefetch and IPG buckets 1.9 × {5}² × 2 B{6}",
+            "`DeepSpeed ZeRO-3`,复用距离 `1e9`:max(LM head {0} 个参数 × {1} B + 最后 {2} 层, 一层),每层 {3} 个参数 × {4} B + 预取桶与梯度桶 1.9 × {5}² × 2 B{6}",
+        ),
         OptimizerStep => (
             "max(0, step temporaries {0} − room backward frees {1}: activations, logits, gathered layers less unbilled gradients): {2}",
             "max(0, 优化器步临时张量 {0} − 反向释放的空间 {1}:激活、logits、聚合层减去未计入的梯度):{2}",
@@ -519,8 +523,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",
         ),
         NoteCachedSegments => (
-            "on this card `max_memory_reserved()` and nvidia-smi can read up to {0} more: the loss's shifted logits copy is one row per sequence shorter than the full logits, so the allocator keeps a free segment of each size ({1}); it releases them before an OOM, so the verdict leaves them out",
-            "这张卡上 `max_memory_reserved()` 和 `nvidia-smi` 可能多显示至多 {0}:loss 的错位 logits 副本每条序列比完整 logits 少一行,分配器为两种大小各留一个空闲段({1});它们在 OOM 之前就会释放,判定不计入",
+            "on this card `max_memory_reserved()` and nvidia-smi can read up to {0} more: free segments of the loss's full and shifted fp32 logits ({1}), which the allocator releases before an OOM; the verdict leaves them out",
+            "这张卡上 `max_memory_reserved()` 与 `nvidia-smi` 可能多显示至多 {0}:loss 的完整与错位 fp32 logits 留下的空闲段({1}),分配器在 OOM 前会释放,判定不计入",
         ),
         NoteFp32ModuleRecipe => (
             "drill fp32_module: the recipe already holds them in fp32 (in the weights)",

@@ -184,6 +184,7 @@ msg_ids!(
     PreviousInputs,
     VisionActivations,
     GatheredLayer,
+    GatheredDeepspeed,
     ZeroBuckets,
     ZeroBucketCopy,
     OptimizerStep,

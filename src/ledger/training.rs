@@ -213,24 +213,28 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         Base::Trained(dtype) => dtype.bytes(),
         Base::Frozen(f) => base_weights(p, t, f).bytes / p.parameters.max(1) as f64,
     };
+    let root_bytes = match t.base {
+        Base::Trained(dtype) if t.precision != Precision::Fp8 => dtype.bytes(),
+        _ => p.acts.bytes(),
+    };
+    // Autograd writes the unsharded gradients in the gathered parameters' dtype; the reduce-scatter
+    // input is in the gradients' (reduce) dtype.
+    let unsharded = bytes_each.max(p.acts.bytes());
+    let grads_of = |params: u64| match t.trains {
+        Trains::Full => params as f64 * (unsharded + t.gradients.bytes()),
+        Trains::Adapters { .. } => 0.0,
+    };
+    if t.deepspeed_zero3 && t.shard.zero == 3 {
+        return Some(deepspeed_working_set(p, t, layer_params, bytes_each, root_bytes, grads_of));
+    }
     let in_flight = match t.trains {
         Trains::Full => LAYERS_IN_FLIGHT,
         Trains::Adapters { .. } => 1,
     };
     let gathered = in_flight as f64 * layer_params as f64 * bytes_each;
     let root_params = arch.embedding_parameters().saturating_add(arch.lm_head_parameters());
-    let root_bytes = match t.base {
-        Base::Trained(dtype) if t.precision != Precision::Fp8 => dtype.bytes(),
-        _ => p.acts.bytes(),
-    };
     let root = root_params as f64 * root_bytes;
-    // Autograd writes the unsharded gradients in the gathered parameters' dtype; the reduce-scatter
-    // input is in the gradients' (reduce) dtype.
-    let unsharded = bytes_each.max(p.acts.bytes());
-    let grads = match t.trains {
-        Trains::Full => layer_params as f64 * (unsharded + t.gradients.bytes()),
-        Trains::Adapters { .. } => 0.0,
-    };
+    let grads = grads_of(layer_params);
     let formula = msg!(
         GatheredLayer,
         Arg::Count(layer_params),
@@ -243,6 +247,63 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         })
     );
     Some(line(ComponentId::GatheredLayer, gathered + root + grads, "§3", formula))
+}
+
+/// DeepSpeed's `stage3_max_reuse_distance` and `stage3_max_live_parameters` as LLaMA-Factory,
+/// ms-swift and DeepSpeed itself set them (elements).
+const DEEPSPEED_REUSE_DISTANCE: f64 = 1e9;
+
+/// DeepSpeed ZeRO-3's gathered parameters at the forward-to-backward turn (partitioned_param_
+/// coordinator.py, research note `deepspeed_zero.md` R16-R19): it gathers one module at a time and
+/// releases a module's parameters unless the trace uses them again within 1e9 elements. The LM
+/// head is used again at once; the last decoder layers are kept while the elements between their
+/// forward and their next use — the layers after them (three passes with checkpointing: forward,
+/// recompute, backward; else two) and the head twice — stay under the distance; later in backward
+/// one layer at a time (a recomputed module is used again by its backward). The embedding is
+/// released after the forward. Beside them the prefetch bucket and the gradient (IPG) bucket, as
+/// Hugging Face's `auto` sizes them (0.9 × hidden² and hidden² elements of 2 B), and with full
+/// fine-tuning the head's gradient and its reduce-scatter copy.
+fn deepspeed_working_set(
+    p: &Plan,
+    t: &Training,
+    layer_params: u64,
+    bytes_each: f64,
+    head_bytes: f64,
+    grads_of: impl Fn(u64) -> f64,
+) -> Component {
+    let arch = p.arch;
+    let head = if arch.tied_embeddings { arch.embedding_parameters() } else { arch.lm_head_parameters() };
+    // Elements of the 16-bit storage DeepSpeed partitions (a 4-bit base in bf16 storage: 4 per element).
+    let layer_elements = layer_params as f64 * bytes_each / 2.0;
+    let passes = if t.checkpointing { 3.0 } else { 2.0 };
+    let mut kept = 0u64;
+    while kept < arch.layers && passes * kept as f64 * layer_elements + 2.0 * (head as f64) < DEEPSPEED_REUSE_DISTANCE {
+        kept += 1;
+    }
+    let hidden = arch.hidden as f64;
+    let buckets = 1.9 * hidden * hidden * 2.0;
+    // In backward each recomputed layer keeps its own parameters to its backward: one layer.
+    let layer = layer_params as f64 * bytes_each;
+    let turn = head as f64 * head_bytes + kept as f64 * layer;
+    let bytes = turn.max(layer) + buckets + grads_of(head);
+    let formula = msg!(
+        GatheredDeepspeed,
+        Arg::Count(head),
+        Arg::Factor(head_bytes),
+        Arg::Int(kept),
+        Arg::Count(layer_params),
+        Arg::Factor(bytes_each),
+        Arg::Count(arch.hidden),
+        when(grads_of(head) > 0.0, || {
+            msg!(
+                LayerGradients,
+                Arg::Count(head),
+                Arg::Factor(bytes_each.max(p.acts.bytes())),
+                Arg::Factor(t.gradients.bytes())
+            )
+        })
+    );
+    line(ComponentId::GatheredLayer, bytes, "§3", formula)
 }
 
 /// bitsandbytes' NF4 quant state of the layers it covers: the bits beyond the 4-bit codes (absmax
