@@ -28,7 +28,6 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "allocated_bytes": bill.allocated_bytes(),
         "reserved_bytes": bill.reserved_bytes(),
         "device_bytes": bill.device_bytes(),
-        "cached_segments_bytes": bill.cached_shown_bytes(),
         "allocated_range": range(TotalKind::Allocated),
         "reserved_range": range(TotalKind::Reserved),
         "device_range": range(TotalKind::Device),

@@ -603,37 +603,6 @@ fn deepspeed_zero3_keeps_16_bit_partitions_and_copies_the_gradients_to_fp32_for_
     assert_eq!(estimate(&scenario(&format!("{lora}&zero3=deepspeed"))).open_high_bytes, 0);
 }
 
-/// A shifted fp32 logits copy (transformers before 4.49: `loss=hf_shift`) leaves two fp32
-/// logits-sized segments cached past the peak (the allocator replay of Answer.AI's 7B step,
-/// docs/research/answerai_replay/NOTES.md §3): 2 × 4 B × 6 × 2,048 × 32,000 = 3,145,728,000 B for
-/// Llama-2-7B at batch 6. A card with room reads them, within what the card leaves; the allocator
-/// frees them before an OOM, so no total, verdict or fit holds them.
-#[test]
-fn a_shifted_logits_copy_leaves_cached_segments_that_only_a_roomy_card_reads() {
-    let q = "model=llama-2-7b&method=lora&seq=2048&batch=6&gc=1&loss=hf_shift";
-    let roomy = estimate(&scenario(&format!("{q}&gpu=a100-80g")));
-    assert_eq!(roomy.cached_segment_bytes, 3_145_728_000);
-    assert_eq!(roomy.cached_shown_bytes(), 3_145_728_000, "an 80 GB card has the room");
-    assert_eq!(roomy.shown_bytes(TotalKind::Reserved), roomy.reserved_bytes() + 3_145_728_000);
-    assert_eq!(roomy.shown_bytes(TotalKind::Allocated), roomy.allocated_bytes());
-    assert!(roomy.notes.iter().any(|n| n.key == "cached_segments"));
-    // On a 24 GB card they fill at most the room the device total leaves.
-    let tight = estimate(&scenario(&format!("{q}&gpu=rtx3090")));
-    assert_eq!(tight.reserved_bytes(), roomy.reserved_bytes(), "what the run needs is the card's own");
-    let room = tight.gpu_bytes - tight.device_bytes();
-    assert!(room < 3_145_728_000, "{room}");
-    assert_eq!(tight.cached_shown_bytes(), room);
-    assert_eq!(tight.shown_bytes(TotalKind::Device), tight.gpu_bytes);
-    // Today's loss pads the labels (one size), a compiled loss fuses the copies: none.
-    let none = |extra: &str| estimate(&scenario(&format!("{q}&gpu=a100-80g{extra}"))).cached_segment_bytes;
-    assert_eq!(none("&loss=hf"), 0);
-    assert_eq!(none("&compile=1"), 0);
-    // No line holds them: the device total the verdict and the fit solvers use is the lines' sum.
-    let lines: u64 = tight.components.iter().map(|c| c.bytes).sum();
-    assert_eq!(tight.device_bytes(), lines);
-    assert_eq!(tight.headroom_bytes(), room as i64);
-}
-
 /// DeepSpeed ZeRO-3 gathers a module at a time and keeps what its trace uses again within
 /// `stage3_max_reuse_distance` = 1e9 elements (partitioned_param_coordinator.py, research note
 /// deepspeed_zero.md R17). Llama-2-70B: head 32,000 × 8,192 = 262,144,000; a layer 855,654,400. The

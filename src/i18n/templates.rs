@@ -522,10 +522,6 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",
         ),
-        NoteCachedSegments => (
-            "on this card `max_memory_reserved()` and nvidia-smi can read up to {0} more: free segments of the loss's full and shifted fp32 logits ({1}), which the allocator releases before an OOM; the verdict leaves them out",
-            "这张卡上 `max_memory_reserved()` 与 `nvidia-smi` 可能多显示至多 {0}:loss 的完整与错位 fp32 logits 留下的空闲段({1}),分配器在 OOM 前会释放,判定不计入",
-        ),
         NoteFp32ModuleRecipe => (
             "drill fp32_module: the recipe already holds them in fp32 (in the weights)",
             "演练 `fp32_module`:配方已让它们是 fp32(已计入权重)",

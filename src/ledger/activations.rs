@@ -397,21 +397,6 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
     p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
 }
 
-/// Logits-sized segments that a loss with a shifted copy leaves cached past the peak. The copy is one
-/// row per sequence shorter than the full logits, so the freed blocks of one size cannot serve the
-/// other and the caching allocator keeps a segment of each: in the allocator replay of Answer.AI's
-/// 7B step (docs/research/answerai_replay), two of the copy's size stay cached beyond the
-/// allocated peak. They are whole free segments, which the allocator releases before it raises an
-/// OOM: what a roomy card reads (`max_memory_reserved()`, nvidia-smi), not what the run needs.
-/// Only `loss=hf_shift`, the path the replay followed: `loss=half` (Qwen v1) has a 16-bit shifted
-/// copy too, but the Qwen table's LoRA and Q-LoRA columns disagree about its segments.
-pub fn cached_logit_segments(p: &Plan, t: &Training) -> f64 {
-    if t.loss != LossKernel::HfShift || t.loss_compiled {
-        return 0.0;
-    }
-    2.0 * 4.0 * p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64
-}
-
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {

@@ -188,9 +188,6 @@ pub struct Bill {
     /// Allocated bytes a framework detail the scenario leaves open would add (FSDP1's reentrant
     /// checkpoint retention under `gc=1`): in every total's high end, not in its point.
     pub open_high_bytes: u64,
-    /// Whole free segments a roomy card keeps cached beyond the reserved total (a shifted logits
-    /// copy's two sizes); the allocator releases them before an OOM, so no total holds them.
-    pub cached_segment_bytes: u64,
     /// What a serving engine makes of the card (inference with `engine` other than `hf`).
     pub serving: Option<super::serving::Serving>,
 }
@@ -230,18 +227,6 @@ impl Bill {
     /// What `torch.cuda.max_memory_reserved()` would report.
     pub fn reserved_bytes(&self) -> u64 {
         self.sum_up_to(TotalKind::Reserved)
-    }
-
-    /// Of the cached segments, what fits the room the device total leaves on the card.
-    pub fn cached_shown_bytes(&self) -> u64 {
-        self.cached_segment_bytes.min(self.gpu_bytes.saturating_sub(self.device_bytes()))
-    }
-
-    /// What a card with room reads for a total (`max_memory_reserved()`, nvidia-smi): the total and
-    /// the cached segments that fit beside it.
-    pub fn shown_bytes(&self, kind: TotalKind) -> u64 {
-        let cached = if kind == TotalKind::Allocated { 0 } else { self.cached_shown_bytes() };
-        self.sum_up_to(kind).saturating_add(cached)
     }
 
     /// What nvidia-smi would show; the fit verdict uses this one.

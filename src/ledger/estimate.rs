@@ -2,9 +2,7 @@
 //! plan (training, optimizer, activations, inference, drill), then the allocator's slack on what
 //! is allocated and the CUDA context. Every line carries its formula with the scenario's numbers.
 
-use super::activations::{
-    cached_logit_segments, held_output_bytes, training_activations, training_logits, vision_activations,
-};
+use super::activations::{held_output_bytes, training_activations, training_logits, vision_activations};
 use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
 use super::msg::{Arg, Msg};
 use super::plan::{resolve, Inference, Plan, Training, Work};
@@ -25,7 +23,6 @@ struct Extras {
     backward_overlap: f64,
     gradients: f64,
     open_high: f64,
-    cached_segments: f64,
 }
 
 /// The memory bill of one GPU for `s`.
@@ -56,7 +53,7 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         lines.extend(overheads(&plan, allocated as f64));
     }
     lines.extend(drill::zombie(&plan));
-    let mut bill = Bill {
+    Bill {
         components: in_bill_order(lines),
         gpu_bytes: s.gpu.bytes,
         notes,
@@ -64,15 +61,8 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         backward_overlap_bytes: super::bill::to_bytes(extras.backward_overlap),
         gradient_bytes: super::bill::to_bytes(extras.gradients),
         open_high_bytes: super::bill::to_bytes(extras.open_high),
-        cached_segment_bytes: super::bill::to_bytes(extras.cached_segments),
         serving,
-    };
-    let cached = bill.cached_shown_bytes();
-    if cached > 0 {
-        let note = msg!(NoteCachedSegments, Arg::Bytes(cached as f64), Arg::Bytes(extras.cached_segments));
-        bill.notes.push(Note { key: "cached_segments", text: note });
     }
-    bill
 }
 
 /// Every id exactly once, in bill order, 0 where it does not apply.
@@ -143,7 +133,6 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
         backward_overlap: peak.backward_overlap,
         gradients: peak.all_gradients,
         open_high: open_high + copy,
-        cached_segments: cached_logit_segments(p, t),
     }
 }
 

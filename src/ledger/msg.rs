@@ -322,7 +322,6 @@ msg_ids!(
     NoteQloraBase,
     NoteFp32ModuleRecipe,
     NoteReentrant,
-    NoteCachedSegments,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // The query parser.

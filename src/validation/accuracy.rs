@@ -381,13 +381,6 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                 FigureKind::parse(&c.kind).ok_or_else(|| format!("case `{}`: unknown kind `{}`", c.id, c.kind))?;
             let unit = unit_bytes(&c.unit).ok_or_else(|| format!("case `{}`: unknown unit `{}`", c.id, c.unit))?;
             let bill = estimate(&parsed.scenario);
-            // A reading of reserved or nvidia-smi on a card with room holds the free segments the
-            // allocator kept; a limit is where what the run needs meets the card (they went first).
-            let limit = c.unknowns.iter().any(|u| u == "limit");
-            let cached = match kind {
-                FigureKind::Reserved | FigureKind::Device if !limit => bill.cached_shown_bytes() as f64,
-                _ => 0.0,
-            };
             Ok(Outcome {
                 case: c.clone(),
                 workload: Workload::of(&parsed.scenario),
@@ -398,11 +391,10 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 measured_bytes: c.figure * unit,
-                estimated_bytes: kind.of(&bill) + cached,
+                estimated_bytes: kind.of(&bill),
                 range: kind.total().map(|t| {
                     let (low, high) = bill.range(t);
-                    // The allocator may release them sooner: the low end stays what the run needs.
-                    (low as f64, high as f64 + cached)
+                    (low as f64, high as f64)
                 }),
             })
         })

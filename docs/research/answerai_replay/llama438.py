@@ -165,6 +165,21 @@ class LlamaForCausalLM(nn.Module):
     def forward(self, input_ids, labels=None, attention_mask=None):
         h = self.model(input_ids, attention_mask=attention_mask)
         logits = self.lm_head(h)
+        variant = os.environ.get("LOSS", "hf_shift")
+        if variant == "hf":                 # transformers >= 4.49: labels padded, one fp32 upcast
+            lab = nn.functional.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
+            loss = nn.functional.cross_entropy(logits.float().view(-1, self.c.V), lab.view(-1), ignore_index=-100)
+            return Out(loss, logits)
+        if variant in ("half", "half_autocast"):   # Qwen v1: CE on the 16-bit shifted copy
+            shift_logits = logits[..., :-1, :].contiguous()
+            x = shift_logits.view(-1, self.c.V)
+            if variant == "half_autocast":  # autocast runs cross_entropy in fp32: a cast of its input
+                x = x.float()
+            loss = nn.CrossEntropyLoss()(x, labels[..., 1:].contiguous().view(-1))
+            del shift_logits, x
+            if variant == "half_autocast":  # Accelerate's convert_outputs_to_fp32 on the returned logits
+                logits = logits.float()
+            return Out(loss, logits)
         logits = logits.float()
         loss = None
         if labels is not None:

@@ -54,6 +54,8 @@ def main(train, B, S, dims):
         tr = Trace(); tr.preregister()
         with tr:
             output = m(ids, labels=ids); loss = output.loss
+            if os.environ.get("LOOP") == "trainer":   # the Trainer drops the outputs before backward
+                output = None
             loss.backward()
             opt.step(); opt.zero_grad(set_to_none=True)
             output = None; loss = None
