@@ -263,6 +263,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "a crashed earlier run still holds its weights {0} + its CUDA context {1} (nvidia-smi shows it; torch does not)",
             "上次崩掉的进程仍占着权重 {0} + 它的 CUDA 上下文 {1}(nvidia-smi 看得到,torch 看不到)",
         ),
+        AllocatorSlackTraining => (
+            "{0} a step allocates and frees × {1} % + {2} kept through the run × {3} % (caching allocator: holes in segments in use, 2 MiB rounding)",
+            "每步分配又释放的 {0} × {1} % + 全程保留的 {2} × {3} %(缓存分配器:在用段里的空洞、2 MiB 取整)",
+        ),
         AllocatorSlack => (
             "{0} allocated × {1} % (caching allocator: rounding and fragmentation)",
             "已分配 {0} × {1} %(缓存分配器:取整与碎片)",

@@ -103,6 +103,24 @@ impl ComponentId {
         }
     }
 
+    /// Allocated and freed again within a step (the allocator's holes come from these), as against
+    /// what stays through the run.
+    pub fn is_transient(self) -> bool {
+        use ComponentId::*;
+        matches!(
+            self,
+            Activations
+                | VisionActivations
+                | Logits
+                | DequantBuffer
+                | GatheredLayer
+                | ZeroBuckets
+                | OptimizerStep
+                | EvalGraph
+                | KeptTensors
+        )
+    }
+
     /// Which of the three totals first includes this component.
     pub fn layer(self) -> TotalKind {
         match self {
@@ -237,7 +255,7 @@ impl Bill {
     /// What the total of `kind` could be, low and high, from what the scenario leaves open: the
     /// saved activations and loss buffers (kernels, the data's real lengths, framework versions:
     /// −5 % … +20 %), the allocator's slack (a third of the share it is billed at … 2.2 times it:
-    /// 2–15 % in training, 1–7 % in inference) and the CUDA context (0.6 … 2 times: lazy loading
+    /// in training 14 % of a step's transient tensors and 2 % of the rest, 3 % in inference) and the CUDA context (0.6 … 2 times: lazy loading
     /// and the CUDA release). Weights, gradients and optimizer states are exact. A serving engine
     /// sizes its pool from a fixed budget: its range is its point.
     pub fn range(&self, kind: TotalKind) -> (u64, u64) {

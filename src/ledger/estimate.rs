@@ -13,7 +13,15 @@ use crate::msg;
 /// The caching allocator's slack as a share of the tensors at peak (reserved − allocated): block
 /// rounding and fragmentation. Sources report 5–15 % (formulas.md §1.7); training, with its many
 /// short-lived tensors of changing size, sits higher than inference.
-pub const SLACK_TRAINING: f64 = 0.07;
+/// The caching allocator's slack in training, as shares of two kinds of tensors. What a step
+/// allocates and frees again (activations, logits, gathered layers, buckets, the step's
+/// temporaries) leaves holes in segments still in use: an allocator replay of real training
+/// steps under a cap, where it gives back every whole free segment before it fails, needs 9–27 %
+/// more than those tensors, median 14 % (research note `answerai_replay` §6, twelve traces). What
+/// stays through the run (weights, adapters, states, gradients of recurring sizes) loses the
+/// rounding of each large tensor's segment to 2 MiB: about 2 % of tensors of tens of MB.
+pub const SLACK_TRANSIENT: f64 = 0.14;
+pub const SLACK_PERSISTENT: f64 = 0.02;
 pub const SLACK_INFERENCE: f64 = 0.03;
 
 /// What a set of lines produces besides the lines.
@@ -49,8 +57,11 @@ pub fn estimate(s: &super::Scenario) -> Bill {
     };
     lines.extend(drill::lines(&plan));
     if serving.is_none() {
-        let allocated: u64 = lines.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
-        lines.extend(overheads(&plan, allocated as f64));
+        let sum = |transient: bool| {
+            lines.iter().filter(|c| c.id.is_transient() == transient).map(|c| c.bytes as f64).sum::<f64>()
+        };
+        let (transient, persistent) = (sum(true), sum(false));
+        lines.extend(overheads(&plan, transient, persistent));
     }
     lines.extend(drill::zombie(&plan));
     Bill {
@@ -190,19 +201,27 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
 
 /// The allocator's slack on what is allocated, the CUDA context and, over several GPUs, NCCL's
 /// buffers.
-fn overheads(p: &Plan, allocated: f64) -> impl Iterator<Item = Component> {
-    let share = match p.work {
-        Work::Train(_) => SLACK_TRAINING,
-        Work::Infer(_) => SLACK_INFERENCE,
+fn overheads(p: &Plan, transient: f64, persistent: f64) -> impl Iterator<Item = Component> {
+    let allocated = transient + persistent;
+    let (bytes, formula) = match p.work {
+        Work::Train(_) => (
+            transient * SLACK_TRANSIENT + persistent * SLACK_PERSISTENT,
+            msg!(
+                AllocatorSlackTraining,
+                Arg::Bytes(transient),
+                Arg::Fixed(SLACK_TRANSIENT * 100.0, 0),
+                Arg::Bytes(persistent),
+                Arg::Fixed(SLACK_PERSISTENT * 100.0, 0)
+            ),
+        ),
+        Work::Infer(_) => (
+            allocated * SLACK_INFERENCE,
+            msg!(AllocatorSlack, Arg::Bytes(allocated), Arg::Fixed(SLACK_INFERENCE * 100.0, 0)),
+        ),
     };
     debug_assert_eq!(ComponentId::AllocatorSlack.layer(), TotalKind::Reserved);
     [
-        line(
-            ComponentId::AllocatorSlack,
-            allocated * share,
-            "§3 ⑦",
-            msg!(AllocatorSlack, Arg::Bytes(allocated), Arg::Fixed(share * 100.0, 0)),
-        ),
+        line(ComponentId::AllocatorSlack, bytes, "§3 ⑦", formula),
         line(ComponentId::CudaContext, p.overhead_mib * MIB, "§3", msg!(CudaContext, Arg::Factor(p.overhead_mib))),
     ]
     .into_iter()

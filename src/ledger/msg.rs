@@ -209,6 +209,7 @@ msg_ids!(
     ZombieProcess,
     // Overheads.
     AllocatorSlack,
+    AllocatorSlackTraining,
     CudaContext,
     // Notes.
     NoteQuantIgnored,

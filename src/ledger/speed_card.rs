@@ -8,5 +8,5 @@ pub type Row = (&'static str, [Option<(&'static str, u64)>; 5]);
 pub const SPEED_CARD: &[Row] = &[
     ("rtx4090", [Some(("qwen3-0.6b", 596049920)), Some(("mistral-7b", 7241732096)), Some(("phi-4", 14659507200)), Some(("qwen3-8b", 8190735360)), Some(("gemma-2-27b", 27227128320))]),
     ("a6000", [Some(("qwen3-1.7b", 1720574976)), Some(("qwen2.5-14b", 14770033664)), Some(("qwen2.5-32b", 32763876352)), Some(("qwen2.5-14b", 14770033664)), Some(("llama-2-70b", 68976648192))]),
-    ("a100-80g", [Some(("qwen2.5-3b", 3085938688)), Some(("qwen2.5-14b", 14770033664)), Some(("qwen2.5-72b", 72706203648)), Some(("gemma-2-27b", 27227128320)), Some(("qwen2.5-72b", 72706203648))]),
+    ("a100-80g", [Some(("llama-3.2-3b", 3212749824)), Some(("gemma-2-27b", 27227128320)), Some(("qwen2.5-72b", 72706203648)), Some(("gemma-2-27b", 27227128320)), Some(("qwen2.5-72b", 72706203648))]),
 ];
