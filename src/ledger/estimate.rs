@@ -10,18 +10,17 @@ use super::scenario::MIB;
 use super::{drill, inference, optimizer, serving, training};
 use crate::msg;
 
-/// The caching allocator's slack as a share of the tensors at peak (reserved − allocated): block
-/// rounding and fragmentation. Sources report 5–15 % (formulas.md §1.7); training, with its many
-/// short-lived tensors of changing size, sits higher than inference.
-/// The caching allocator's slack in training, as shares of two kinds of tensors. What a step
-/// allocates and frees again (activations, logits, gathered layers, buckets, the step's
-/// temporaries) leaves holes in segments still in use: an allocator replay of real training
-/// steps under a cap, where it gives back every whole free segment before it fails, needs 9–27 %
-/// more than those tensors, median 14 % (research note `answerai_replay` §6, twelve traces). What
-/// stays through the run (weights, adapters, states, gradients of recurring sizes) loses the
-/// rounding of each large tensor's segment to 2 MiB: about 2 % of tensors of tens of MB.
+/// The caching allocator's slack (reserved − allocated) in training, as shares of two kinds of
+/// tensors ([`ComponentId::is_transient`]). What a step allocates and frees again leaves holes in
+/// segments still in use: an allocator replay of real training steps under a cap, where it gives
+/// back every whole free segment before it fails, needs 9–27 % more than those tensors, median
+/// 14 % (research note `answerai_replay` §6, twelve traces). What stays through the run (weights,
+/// adapters, states, gradients of recurring sizes) loses the rounding of each large tensor's
+/// segment to 2 MiB: about 2 % of tensors of tens of MB.
 pub const SLACK_TRANSIENT: f64 = 0.14;
 pub const SLACK_PERSISTENT: f64 = 0.02;
+/// In inference, as a share of every tensor: sources report 5–15 % for training (formulas.md
+/// §1.7); inference, with few tensors of changing size, sits lower.
 pub const SLACK_INFERENCE: f64 = 0.03;
 
 /// What a set of lines produces besides the lines.

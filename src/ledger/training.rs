@@ -225,7 +225,7 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         Trains::Adapters { .. } => 0.0,
     };
     if t.deepspeed_zero3 && t.shard.zero == 3 {
-        return Some(deepspeed_working_set(p, t, layer_params, bytes_each, root_bytes, grads_of));
+        return Some(deepspeed_working_set(p, t, layer_params, bytes_each, root_bytes, unsharded, grads_of));
     }
     let in_flight = match t.trains {
         Trains::Full => LAYERS_IN_FLIGHT,
@@ -252,6 +252,9 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
 /// DeepSpeed's `stage3_max_reuse_distance` and `stage3_max_live_parameters` as LLaMA-Factory,
 /// ms-swift and DeepSpeed itself set them (elements).
 const DEEPSPEED_REUSE_DISTANCE: f64 = 1e9;
+/// Hugging Face's `auto` for ZeRO-3: `stage3_prefetch_bucket_size` 0.9 × hidden² and
+/// `reduce_bucket_size` hidden² elements of 2 B, 1.9 × hidden² together.
+const DEEPSPEED_AUTO_BUCKETS: f64 = 0.9 + 1.0;
 
 /// DeepSpeed ZeRO-3's gathered parameters at the forward-to-backward turn (partitioned_param_
 /// coordinator.py, research note `deepspeed_zero.md` R16-R19): it gathers one module at a time and
@@ -269,6 +272,7 @@ fn deepspeed_working_set(
     layer_params: u64,
     bytes_each: f64,
     head_bytes: f64,
+    unsharded: f64,
     grads_of: impl Fn(u64) -> f64,
 ) -> Component {
     let arch = p.arch;
@@ -281,11 +285,12 @@ fn deepspeed_working_set(
         kept += 1;
     }
     let hidden = arch.hidden as f64;
-    let buckets = 1.9 * hidden * hidden * 2.0;
+    let buckets = DEEPSPEED_AUTO_BUCKETS * hidden * hidden * 2.0;
     // In backward each recomputed layer keeps its own parameters to its backward: one layer.
     let layer = layer_params as f64 * bytes_each;
     let turn = head as f64 * head_bytes + kept as f64 * layer;
-    let bytes = turn.max(layer) + buckets + grads_of(head);
+    let head_grads = grads_of(head);
+    let bytes = turn.max(layer) + buckets + head_grads;
     let formula = msg!(
         GatheredDeepspeed,
         Arg::Count(head),
@@ -294,13 +299,8 @@ fn deepspeed_working_set(
         Arg::Count(layer_params),
         Arg::Factor(bytes_each),
         Arg::Count(arch.hidden),
-        when(grads_of(head) > 0.0, || {
-            msg!(
-                LayerGradients,
-                Arg::Count(head),
-                Arg::Factor(bytes_each.max(p.acts.bytes())),
-                Arg::Factor(t.gradients.bytes())
-            )
+        when(head_grads > 0.0, || {
+            msg!(LayerGradients, Arg::Count(head), Arg::Factor(unsharded), Arg::Factor(t.gradients.bytes()))
         })
     );
     line(ComponentId::GatheredLayer, bytes, "§3", formula)
