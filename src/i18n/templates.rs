@@ -212,7 +212,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "max(0, step temporaries {0} − room backward frees {1}: activations, logits, gathered layers less unbilled gradients): {2}",
             "max(0, 优化器步临时张量 {0} − 反向释放的空间 {1}:激活、logits、聚合层减去未计入的梯度):{2}",
         ),
-        StepAdamW => ("foreach AdamW: √v for all {0} trainable × {1} B", "foreach AdamW:为全部 {0} 个可训练参数计算 √v × {1} B"),
+        StepAdamW => ("foreach AdamW: √v for all {0} trainable × {1} B{2}", "foreach AdamW:为全部 {0} 个可训练参数计算 √v × {1} B{2}"),
         StepAdafactor => (
             "Adafactor, per tensor: 2 fp32 buffers of the largest matrix {0}",
             "Adafactor 逐张量:最大矩阵的 2 个 fp32 缓冲,元素数 {0}",

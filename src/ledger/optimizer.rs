@@ -101,7 +101,7 @@ pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
         _ if t.optimizer_offloaded() => (0.0, msg!(StepNone)),
         Optimizer::AdamW => {
             let sb = t.states.bytes();
-            (t.trainable as f64 * sb, msg!(StepAdamW, Arg::Count(t.trainable), Arg::Factor(sb)))
+            (t.trainable as f64 * sb, msg!(StepAdamW, Arg::Count(t.trainable), Arg::Factor(sb), t.shard.suffix(1)))
         }
         Optimizer::Adafactor => {
             let largest = trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0);
