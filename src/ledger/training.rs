@@ -280,10 +280,13 @@ fn deepspeed_working_set(
     // Elements of the 16-bit storage DeepSpeed partitions (a 4-bit base in bf16 storage: 4 per element).
     let layer_elements = layer_params as f64 * bytes_each / 2.0;
     let passes = if t.checkpointing { 3.0 } else { 2.0 };
-    let mut kept = 0u64;
-    while kept < arch.layers && passes * kept as f64 * layer_elements + 2.0 * (head as f64) < DEEPSPEED_REUSE_DISTANCE {
-        kept += 1;
-    }
+    // Layer j from the end (0, 1, …) is kept while passes × j × its elements + 2 × head < the distance.
+    let room = DEEPSPEED_REUSE_DISTANCE - 2.0 * head as f64;
+    let kept = match passes * layer_elements {
+        _ if room <= 0.0 => 0,
+        per_layer if per_layer > 0.0 => ((room / per_layer).ceil() as u64).min(arch.layers),
+        _ => arch.layers,
+    };
     let hidden = arch.hidden as f64;
     let buckets = DEEPSPEED_AUTO_BUCKETS * hidden * hidden * 2.0;
     // In backward each recomputed layer keeps its own parameters to its backward: one layer.
