@@ -35,7 +35,8 @@ pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill) -> Html {
             escape_xml(i18n::component(lang, c.id)),
             escape_xml(&format_bytes(c.bytes, unit)),
             fixed(100.0 * c.bytes as f64 / device, 1),
-            escape_xml(&render(lang, &c.formula)),
+            // The formula is set as code already: the templates' code-span backticks go.
+            escape_xml(&render(lang, &c.formula).replace('`', "")),
             escape_xml(c.section),
         );
     }
