@@ -354,6 +354,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             ReduceBucketSize => ("DeepSpeed reduce_bucket_size", "DeepSpeed reduce_bucket_size"),
             OverlapComm => ("DeepSpeed overlap_comm", "DeepSpeed overlap_comm"),
             Offload => ("CPU offload", "CPU 卸载(offload)"),
+            Alloc => ("CUDA allocator", "CUDA 分配器"),
             Zero3 => ("ZeRO-3 by", "ZeRO-3 实现"),
             Kv => ("KV-cache dtype", "KV cache 精度"),
             Gen => ("Generated tokens", "生成 token 数"),

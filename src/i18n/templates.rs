@@ -205,8 +205,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "聚合 {2} 层 × {0} 个参数 × {1} B + 根单元(embedding、LM head){3} 个参数 × {4} B{5}",
         ),
         GatheredDeepspeed => (
-            "DeepSpeed ZeRO-3, reuse distance 1e9: max(LM head {0} params × {1} B + the last {2} layer(s), one layer) at {3} params × {4} B a layer + prefetch and IPG buckets 1.9 × {5}² × 2 B{6}",
-            "`DeepSpeed ZeRO-3`,复用距离 `1e9`:max(LM head {0} 个参数 × {1} B + 最后 {2} 层, 一层),每层 {3} 个参数 × {4} B + 预取桶与梯度桶 1.9 × {5}² × 2 B{6}",
+            "DeepSpeed ZeRO-3 (reuse distance 1e9): max(LM head {0} × {1} B + last {2} layer(s), one layer), {3} × {4} B a layer, + buckets 1.9 × {5}² × 2 B{6}",
+            "`DeepSpeed ZeRO-3`(复用距离 `1e9`):max(LM head {0} × {1} B + 最后 {2} 层, 一层),每层 {3} × {4} B,+ 桶 1.9 × {5}² × 2 B{6}",
         ),
         OptimizerStep => (
             "max(0, step temporaries {0} − room backward frees {1}: activations, logits, gathered layers less unbilled gradients): {2}",
@@ -264,8 +264,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "上次崩掉的进程仍占着权重 {0} + 它的 CUDA 上下文 {1}(nvidia-smi 看得到,torch 看不到)",
         ),
         AllocatorSlackTraining => (
-            "{0} a step allocates and frees × {1} % + {2} kept through the run × {3} % (caching allocator: holes in segments in use, 2 MiB rounding)",
-            "每步分配又释放的 {0} × {1} % + 全程保留的 {2} × {3} %(缓存分配器:在用段里的空洞、2 MiB 取整)",
+            "{0} a step frees again × {1} % + {2} kept × {3} % (caching allocator: holes, 2 MiB rounding)",
+            "每步会释放的 {0} × {1} % + 全程保留的 {2} × {3} %(缓存分配器:空洞、2 MiB 取整)",
         ),
         AllocatorSlack => (
             "{0} allocated × {1} % (caching allocator: rounding and fragmentation)",

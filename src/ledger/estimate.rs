@@ -19,6 +19,10 @@ use crate::msg;
 /// segment to 2 MiB: about 2 % of tensors of tens of MB.
 pub const SLACK_TRANSIENT: f64 = 0.14;
 pub const SLACK_PERSISTENT: f64 = 0.02;
+/// The transient share with expandable segments (`alloc=expandable`): one growing segment whose
+/// free pages go back before an OOM; the replay's bound, every live tensor on its own 2 MiB
+/// pages plus one it may straddle, is 0.5–2.1 % above allocated (research note §6).
+pub const SLACK_TRANSIENT_EXPANDABLE: f64 = 0.02;
 /// In inference, as a share of every tensor: sources report 5–15 % for training (formulas.md
 /// §1.7); inference, with few tensors of changing size, sits lower.
 pub const SLACK_INFERENCE: f64 = 0.03;
@@ -203,16 +207,19 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
 fn overheads(p: &Plan, transient: f64, persistent: f64) -> impl Iterator<Item = Component> {
     let allocated = transient + persistent;
     let (bytes, formula) = match p.work {
-        Work::Train(_) => (
-            transient * SLACK_TRANSIENT + persistent * SLACK_PERSISTENT,
-            msg!(
-                AllocatorSlackTraining,
-                Arg::Bytes(transient),
-                Arg::Fixed(SLACK_TRANSIENT * 100.0, 0),
-                Arg::Bytes(persistent),
-                Arg::Fixed(SLACK_PERSISTENT * 100.0, 0)
-            ),
-        ),
+        Work::Train(_) => {
+            let share = if p.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT };
+            (
+                transient * share + persistent * SLACK_PERSISTENT,
+                msg!(
+                    AllocatorSlackTraining,
+                    Arg::Bytes(transient),
+                    Arg::Fixed(share * 100.0, 0),
+                    Arg::Bytes(persistent),
+                    Arg::Fixed(SLACK_PERSISTENT * 100.0, 0)
+                ),
+            )
+        }
         Work::Infer(_) => (
             allocated * SLACK_INFERENCE,
             msg!(AllocatorSlack, Arg::Bytes(allocated), Arg::Fixed(SLACK_INFERENCE * 100.0, 0)),

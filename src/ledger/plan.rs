@@ -188,6 +188,8 @@ pub struct Plan<'a> {
     pub vision: Option<VisionInput>,
     /// CUDA context and libraries per process, in MiB (never negative or NaN).
     pub overhead_mib: f64,
+    /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (`alloc=expandable`).
+    pub expandable_segments: bool,
     pub drill: Drill,
     pub work: Work,
     /// What resolving assumed or replaced, for the bill's notes.
@@ -258,6 +260,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         kernel: s.attention,
         vision,
         overhead_mib: if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) } else { 0.0 },
+        expandable_segments: s.alloc == super::scenario::Allocator::Expandable,
         drill: s.drill,
         work,
         notes,

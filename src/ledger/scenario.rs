@@ -131,6 +131,13 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// PyTorch's caching allocator (`alloc`): its default segments, or `expandable` =
+    /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, which maps pages into one growing segment
+    /// and gives back free pages before an OOM, so a step's freed tensors leave no holes.
+    Allocator { Default => "default", Expandable => "expandable" }
+);
+
+keyword_enum!(
     /// Whose ZeRO-3 (`zero3`, with `zero=3`): PyTorch's FSDP full shard (fp32 shards under mixed
     /// precision, the 16-bit copy only where gathered) or DeepSpeed's stage 3 (16-bit partitions
     /// beside the fp32 master, 16-bit gradient partitions from the start, and an fp32 copy of them
@@ -392,6 +399,8 @@ pub struct Scenario {
     pub overlap_comm: bool,
     /// CPU offload of the optimizer (and the parameters) under ZeRO / FSDP.
     pub offload: Offload,
+    /// The caching allocator's segments (`PYTORCH_CUDA_ALLOC_CONF`).
+    pub alloc: Allocator,
     /// Whose ZeRO-3 `zero=3` is.
     pub zero3: Zero3Impl,
     pub kv: KvDtype,
@@ -439,6 +448,7 @@ impl Default for Scenario {
             reduce_bucket_size: 500_000_000,
             overlap_comm: false,
             offload: Offload::None,
+            alloc: Allocator::Default,
             zero3: Zero3Impl::Fsdp,
             kv: KvDtype::Bf16,
             generated: 0,

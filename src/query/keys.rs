@@ -13,8 +13,9 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
-    LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
+    trim_float, Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu,
+    LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
+    GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -112,6 +113,7 @@ key_enum!(
     OverlapComm,
     Zero3,
     Offload,
+    Alloc,
     Kv,
     Gen,
     Images,
@@ -431,7 +433,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 93] = [
+pub static KEYS: [KeyDef; 94] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1372,6 +1374,16 @@ pub static KEYS: [KeyDef; 93] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("none", "CPU offload under `zero` 1–3 (training; ignored with a note without ZeRO): optimizer = DeepSpeed's offload_optimizer (ZeRO-Offload: fp32 master weights, optimizer states and gradients in host RAM, the step on the CPU; on the GPU one parameter's gradient at a time on its way out); all = the parameter shards too (ZeRO-3's offload_param, FSDP's CPUOffload(offload_params=True), LLaMA-Factory's ds_z3_offload_config, Answer.AI's --use_cpu_offload): only the gathered units stay; a note gives the host RAM per process; DeepSpeed 0.14.1–0.16.x's copy of the fp32 partition to the GPU at each ZeRO-1/2 step is the range's high end"),
+    },
+    KeyDef {
+        key: Key::Alloc,
+        name: "alloc",
+        read: Read::Word(|| ids(Allocator::ALL, Allocator::id)),
+        set: |s, v| keyword(v.word(), Allocator::from_id, |a| s.alloc = a),
+        write: |s, c| differs(s.alloc.id(), c.default.alloc.id()),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("default", "PyTorch's caching allocator (training): default = its segments, where what a step allocates and frees leaves holes (the slack: 14 % of those tensors); expandable = `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, one growing segment whose free pages go back before an OOM (the slack: 2 % of them, an allocator replay's bound)"),
     },
     KeyDef {
         key: Key::Kv,

@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision,
-    Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
+    trim_float, Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer,
+    Precision, Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -250,6 +250,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
                     { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
+                    { pick(Key::Alloc, s.alloc.id(), options(Allocator::ALL, Allocator::id)) }
                     { pick(Key::Zero, &s.zero.to_string(), zero_options) }
                     if matches!(s.zero, 1 | 2) {
                         { count(Key::ReduceBucketSize, s.reduce_bucket_size, "1") }
