@@ -69,12 +69,11 @@ fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
 /// states and the fp32 gradient partitions it steps from.
 pub fn states(p: &Plan, t: &Training) -> (Component, f64) {
     let (bytes, formula) = state_bytes(p, t);
-    let divisor = t.shard.divisor(1);
     let formula = msg!(OptimizerLine, formula.arg(), t.shard.suffix(1));
-    let c = line(ComponentId::Optimizer, bytes / divisor, "§1", formula);
+    let c = line(ComponentId::Optimizer, bytes / t.shard.divisor(1), "§1", formula);
     if t.optimizer_offloaded() {
         let (c, states) = super::training::in_host_ram(c, 0.0);
-        return (c, states + t.trainable as f64 * 4.0 / divisor);
+        return (c, states + t.fp32_partition_bytes());
     }
     (c, 0.0)
 }
@@ -86,7 +85,7 @@ pub fn offload_step_copy_excess(t: &Training, freed: f64) -> f64 {
     if !t.optimizer_offloaded() || t.zero_stage >= 3 {
         return 0.0;
     }
-    (t.trainable as f64 * 4.0 / t.shard.divisor(1) - freed).max(0.0)
+    (t.fp32_partition_bytes() - freed).max(0.0)
 }
 
 /// Parameters of the largest trainable tensor (a weight matrix, the embedding or LM head, an
@@ -104,7 +103,7 @@ pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
             (t.trainable as f64 * sb, msg!(StepAdamW, Arg::Count(t.trainable), Arg::Factor(sb), t.shard.suffix(1)))
         }
         Optimizer::Adafactor => {
-            let largest = trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0);
+            let largest = largest_trainable_tensor(p, t);
             (largest as f64 * 4.0 * 2.0, msg!(StepAdafactor, Arg::Count(largest)))
         }
         _ => (0.0, msg!(StepNone)),
@@ -113,7 +112,7 @@ pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     if t.deepspeed_zero3 && !t.optimizer_offloaded() {
         // stage3.py `_prepare_fp32_grad_for_sub_group`: a 16-bit flat copy of the gradient
         // partition and its fp32 conversion (6 B), then the fp32 one alone through the step.
-        let fp32 = t.trainable as f64 * 4.0 / t.shard.divisor(1);
+        let fp32 = t.fp32_partition_bytes();
         let with = (fp32 * 1.5).max(fp32 + bytes);
         return (with, msg!(StepDeepspeedZero3, Arg::Count(t.trainable), Arg::Bytes(fp32), what.arg()));
     }

@@ -136,6 +136,12 @@ impl Training {
         self.offload == Offload::All
     }
 
+    /// One fp32 copy of the trainable parameters this GPU steps (sharded from ZeRO-1 on): the
+    /// master weights, an offloaded optimizer's fp32 gradients, DeepSpeed's fp32 partition copies.
+    pub fn fp32_partition_bytes(&self) -> f64 {
+        self.trainable as f64 * 4.0 / self.shard.divisor(1)
+    }
+
     /// Gradients leave the GPU as they are reduced (offload from ZeRO-2 on; ZeRO-1 reduces only at
     /// the accumulation boundary, so its 16-bit gradients stay until then).
     pub fn gradients_offloaded(&self) -> bool {

@@ -139,7 +139,7 @@ pub fn master_weights(t: &Training) -> Option<(Component, f64)> {
         return None;
     }
     let formula = msg!(MasterWeights, Arg::Count(t.trainable), t.shard.suffix(1));
-    let c = line(ComponentId::MasterWeights, t.trainable as f64 * 4.0 / t.shard.divisor(1), "§1", formula);
+    let c = line(ComponentId::MasterWeights, t.fp32_partition_bytes(), "§1", formula);
     Some(if t.optimizer_offloaded() { in_host_ram(c, 0.0) } else { (c, 0.0) })
 }
 
