@@ -256,8 +256,9 @@ impl Bill {
     /// saved activations and loss buffers (kernels, the data's real lengths, framework versions:
     /// −5 % … +20 %), the allocator's slack (a third of the share it is billed at … 2.2 times it;
     /// the share: in training 14 % of a step's transient tensors and 2 % of the rest, 3 % in
-    /// inference) and the CUDA context (0.6 … 2 times: lazy loading and the CUDA release). Weights, gradients and optimizer states are exact. A serving engine
-    /// sizes its pool from a fixed budget: its range is its point.
+    /// inference) and the CUDA context (0.6 … 2 times: lazy loading and the CUDA release).
+    /// Weights, gradients and optimizer states are exact. A serving engine sizes its pool from a
+    /// fixed budget: its range is its point.
     pub fn range(&self, kind: TotalKind) -> (u64, u64) {
         if self.serving.is_some() {
             let point = self.sum_up_to(kind);
