@@ -80,6 +80,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} layers × Σ r·(d_in + d_out) over {1} with r = {2} = {3} params ({4} % of the model) × {5} B{6}",
             "{0} 层 × Σ r·(d_in + d_out) 作用于 {1},r = {2} = {3} 个参数(占模型 {4} %)× {5} B{6}",
         ),
+        DequantGptq => (
+            "largest weight matrix {0} × 5 B: GPTQ unpacked via int32 and int8",
+            "最大权重矩阵 {0} × 5 B:GPTQ 经 int32 与 int8 解包",
+        ),
         DequantTraining => (
             "largest weight matrix {0} × 2 B: dequantized to bf16 for each matmul",
             "最大权重矩阵 {0} × 2 B:每次矩阵乘前反量化为 bf16",
@@ -124,8 +128,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "分解的二阶矩:Σ(行 + 列) {0} + 未分解的向量 {1} = {2} 个值 × {3} B(无一阶矩)",
         ),
         ActivationsCheckpointed => (
-            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}, with its backward's gradients {12}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
-            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8},连同其反向梯度 {12}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}, with its backward's gradients {12}{13}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
+            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8},连同其反向梯度 {12}{13}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
         ),
         RetainedInputGrads => (
             " + {0} input gradients FSDP1 keeps (`gc=reentrant`) {1}",
@@ -165,8 +169,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
         LossHalf => ("loss=half: 16-bit logits, their shifted copy and 16-bit log-softmax, no upcast", "`loss=half`:16 位 logits、其移位副本与 16 位 log-softmax,无上转"),
         LossHalfConverted => (
-            "loss=half under autocast: 16-bit logits and log-softmax + Accelerate's fp32 copy of the returned logits",
-            "`autocast` 下 `loss=half`:16 位 logits 与 log-softmax + `Accelerate` 为返回的 logits 做的 fp32 副本",
+            "loss=half under autocast: 16-bit logits + shifted copy, fp32 cast + log-softmax",
+            "`autocast` 下 `loss=half`:16 位 logits + 移位副本,fp32 转换 + log-softmax",
         ),
         LossCompiled => (
             "compiled: the fp32 upcast and log-softmax fused, the backward keeps the logits ({0} B) and writes their gradient",
@@ -183,6 +187,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 未切分梯度({1} B)与 `reduce-scatter` 输入({2} B):{0} × ({1} + {2}) B",
         ),
         HeldOutput => (" + the output the loop keeps: {0}", " + 循环持有的输出:{0}"),
+        DequantKept => (
+            " + dequantized GPTQ weights saved for backward: {0}",
+            " + 为反向保存的反量化 GPTQ 权重:{0}",
+        ),
         PreviousInputs => (
             " + the previous step's 4-bit layer inputs (`loop=script`, `bnb=legacy`): {0}",
             " + 上一步的 4 位量化层输入(`loop=script`、`bnb=legacy`):{0}",
@@ -305,7 +313,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + NCCL 与 all-reduce 缓冲 {0}(张量并行 {1} 卡)",
         ),
         NcclPerGpu => (
-            "NCCL's buffers on each of {1} GPUs, outside PyTorch: {0} (NVSwitch Hopper on: NVLS, 1.9 GiB)", "{1} 卡时每卡 NCCL 缓冲,在 PyTorch 之外:{0}(Hopper 起的 NVSwitch 机器有 NVLS:1.9 GiB)"),
+            "NCCL's buffers on each of {1} GPU(s), outside PyTorch: {0} (NVSwitch Hopper on: NVLS, 1.9 GiB)", "{1} 卡时每卡 NCCL 缓冲,在 PyTorch 之外:{0}(Hopper 起的 NVSwitch 机器有 NVLS:1.9 GiB)"),
         NoteOffloadNeedsZero => (
             "`offload={0}` ignored: offload needs `zero` 1–3",
             "已忽略 `offload={0}`:卸载需要 `zero` 为 1–3",
@@ -512,8 +520,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "进程是被操作系统杀掉的(`SIGKILL`,退出码 −9),不是 CUDA 报错:主机内存用完了——CPU 卸载、模型加载和数据加载进程都占主机内存",
         ),
         DoHostRam => (
-            "check `dmesg | grep -i oom` and `free -g`; offload less (`offload=optimizer` or `none`: with your configuration set, the bill's note gives the host RAM offload needs per process), load on one rank or with `low_cpu_mem_usage`, use fewer dataloader workers, or add swap",
-            "用 `dmesg | grep -i oom`、`free -g` 确认;少卸载一些(`offload=optimizer` 或 `none`:设好配置后,账单的备注给出每个进程卸载所需的主机内存),只让一个进程加载或用 `low_cpu_mem_usage`,减少数据加载进程(`num_workers`),或加 `swap`",
+            "check `dmesg | grep -i oom` and `free -g`; offload less (`offload=optimizer` or `none`; the bill's note gives the host RAM per process), load on one rank or with `low_cpu_mem_usage`, use fewer dataloader workers, or add swap",
+            "用 `dmesg | grep -i oom`、`free -g` 确认;少卸载一些(`offload=optimizer` 或 `none`;账单备注给出每个进程所需的主机内存),只让一个进程加载或用 `low_cpu_mem_usage`,减少数据加载进程(`num_workers`),或加 `swap`",
         ),
         WhyNothingRead => ("nothing here looks like an out-of-memory error, nvidia-smi or a memory log", "这里没有认出显存不足的报错、nvidia-smi 输出或显存日志"),
         BadOomLink => ("`oom={0}` is not a paste's numbers; ignored", "`oom={0}` 不是粘贴报错的数字,已忽略"),

@@ -26,7 +26,7 @@ use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
 use super::plan::{Plan, Training};
-use super::scenario::{AttentionKernel, LoraTargets, LossKernel, Precision};
+use super::scenario::{AttentionKernel, LoraTargets, LossKernel};
 use crate::msg;
 
 /// Which weights train, as far as activations care.
@@ -343,21 +343,22 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
         LossKernel::Chunked => (act_b + 4.0, msg!(LossChunked)),
         LossKernel::Fused => (0.0, msg!(LossFused)),
         // Forward: 16-bit logits + their shifted copy + 16-bit log-probabilities; backward: the saved
-        // log-probabilities, the incoming gradient and the one it returns, as many. Under the
-        // Trainer's autocast, Accelerate converts the returned logits to fp32 (`convert_outputs_to_fp32`)
-        // while the 16-bit ones and the log-probabilities still exist: 2 × 2 + 4 B.
-        LossKernel::Half if autocast => (2.0 * act_b + 4.0, msg!(LossHalfConverted)),
+        // log-probabilities, the incoming gradient and the one it returns, as many. Autocast runs
+        // `cross_entropy` in fp32 (its fp32 op list): the 16-bit logits and their shifted copy, the
+        // fp32 cast and fp32 log-probabilities, 2 × 2 + 4 + 4 B (Accelerate's fp32 copy of the
+        // returned logits comes after the copy and the cast are freed; backward holds 3 × 4 B).
+        LossKernel::Half if autocast => (2.0 * act_b + 8.0, msg!(LossHalfConverted)),
         LossKernel::Half => (3.0 * act_b, msg!(LossHalf)),
     }
 }
 
 /// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused; the
 /// logits themselves when compiled).
-fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool) -> f64 {
+fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> f64 {
     match loss {
         LossKernel::Fused => 0.0,
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
-        LossKernel::Half => act.bytes(),
+        LossKernel::Half if !autocast => act.bytes(),
         _ => 4.0,
     }
 }
@@ -400,12 +401,11 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let autocast = matches!(t.precision, Precision::Mixed | Precision::Fp8);
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, autocast);
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast);
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
-    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled) + softcap);
+    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast) + softcap);
     // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
     // weight, which its backward keeps until the loss's gradient has passed.
     let head_params = if t.fp32_head { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
@@ -532,6 +532,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     if t.selective {
         return (selective_activations(p, t, layer_bytes, freed_logits_bytes, final_norm), 0.0);
     }
+    let dequantized = kept_dequantized_bytes(p, t);
     if t.checkpointing {
         let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
         // With the hook, layer 0's recompute comes with every other layer's input gradient.
@@ -539,7 +540,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
         // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
         let width = arch.layer_classes().iter().map(|&c| ffn_active(arch, c)).fold(0.0, f64::max);
         let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
-        let layer_bytes = layer_bytes + transients;
+        let layer_bytes = layer_bytes + transients + dequantized;
         let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
         let retained = if t.retains_input_grads { retention } else { 0.0 };
         let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
@@ -566,13 +567,21 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
                 Arg::Int(arch.layers.saturating_sub(1)),
                 Arg::Bytes(retained)
             )),
-            Arg::Bytes(transients)
+            Arg::Bytes(transients),
+            when(dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(dequantized)))
         );
         (line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula), open_high)
     } else {
         let stored = saved.bytes(tokens, batch);
-        let previous = previous_step_inputs(p, t);
-        let previous_note = when(previous > 0.0, || msg!(PreviousInputs, Arg::Bytes(previous)));
+        // Beside the saved activations: the previous step's 4-bit inputs (bitsandbytes) or every
+        // layer's dequantized GPTQ weights; never both.
+        let dequantized = dequantized * arch.layers as f64;
+        let previous = previous_step_inputs(p, t) + dequantized;
+        let previous_note = if dequantized > 0.0 {
+            msg!(DequantKept, Arg::Bytes(dequantized)).arg()
+        } else {
+            when(previous > 0.0, || msg!(PreviousInputs, Arg::Bytes(previous)))
+        };
         let formula = if uniform {
             msg!(
                 ActivationsStored,
@@ -635,6 +644,17 @@ fn selective_activations(
         Arg::Bytes(excess)
     );
     line(ComponentId::Activations, kept + final_norm + excess, "§1", formula)
+}
+
+/// The largest layer's GPTQ weights as PyTorch dequantizes them (auto-gptq's `qlinear_cuda_old` from 128
+/// rows on, GPTQModel's torch kernel): `torch.matmul(x, weight)` saves the fp16 weight, not the
+/// packed one, for the input's gradient (fms-acceleration's triton kernel saves the packed ones).
+fn kept_dequantized_bytes(p: &Plan, t: &Training) -> f64 {
+    if t.keeps_dequantized {
+        p.arch.largest_layer_parameters() as f64 * 2.0
+    } else {
+        0.0
+    }
 }
 
 /// bitsandbytes before 0.43.2 kept each 4-bit layer's input as a plain `ctx` attribute, which

@@ -231,8 +231,9 @@ fn overheads(p: &Plan, transient: f64, persistent: f64) -> impl Iterator<Item = 
         line(ComponentId::CudaContext, p.overhead_mib * MIB, "§3", msg!(CudaContext, Arg::Factor(p.overhead_mib))),
     ]
     .into_iter()
-    .chain((p.gpus > 1).then(|| {
-        let nccl = p.nccl_bytes(p.gpus);
-        line(ComponentId::NonTorch, nccl, "§3", msg!(NcclPerGpu, Arg::Bytes(nccl), Arg::Int(p.gpus)))
-    }))
+    .chain(
+        Some(p.nccl_bytes(p.gpus))
+            .filter(|b| *b > 0.0)
+            .map(|nccl| line(ComponentId::NonTorch, nccl, "§3", msg!(NcclPerGpu, Arg::Bytes(nccl), Arg::Int(p.gpus)))),
+    )
 }

@@ -92,6 +92,15 @@ pub struct Training {
     /// PEFT's k-bit preparation: the base's non-quantized parameters in fp32, an fp32 residual
     /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`; `trl` too, less the head).
     pub kbit_prepared: bool,
+    /// Autocast runs the forward (`precision=mixed|fp8`), except under DeepSpeed, which casts the
+    /// module to its 16-bit dtype instead (Accelerate's `native_amp` is false for DeepSpeed).
+    pub autocast: bool,
+    /// DeepSpeed runs the step (`zero=1|2`, or `zero=3&zero3=deepspeed`), on one GPU too: its
+    /// `initialize` sets up an NCCL process group whatever the world size.
+    pub deepspeed: bool,
+    /// GPTQ weights dequantized in PyTorch (auto-gptq's `qlinear_cuda_old` from 128 rows on,
+    /// GPTQModel's torch kernel): each matmul saves its dequantized fp16 weight for backward.
+    pub keeps_dequantized: bool,
     /// DeepSpeed ZeRO-1/2 (`zero=1|2`, on one GPU too): its gradient buckets, `reduce_bucket_size`
     /// elements each, two with `overlap_comm`.
     pub deepspeed_buckets: Option<(u64, bool)>,
@@ -216,11 +225,14 @@ impl Plan<'_> {
         matches!(self.gpu.id, Some("h100-80g" | "h800" | "h200" | "h20" | "h20-141g" | "b200"))
     }
 
-    /// NCCL's buffers on each of `gpus` GPUs (0 on one).
+    /// NCCL's buffers on each of `gpus` GPUs (0 on one, unless DeepSpeed runs the step: its
+    /// process group has a communicator of one rank).
     pub fn nccl_bytes(&self, gpus: u64) -> f64 {
+        let communicator = gpus > 1 || self.training().is_some_and(|t| t.deepspeed);
         let gib = match gpus {
-            0 | 1 => 0.0,
-            _ if self.nvls() => NCCL_NVLS_GIB,
+            _ if !communicator => 0.0,
+            // NVLS needs peers.
+            _ if self.nvls() && gpus > 1 => NCCL_NVLS_GIB,
             _ => NCCL_GIB,
         };
         gib * super::scenario::GIB
@@ -310,6 +322,8 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
     // FSDP1's hooks (its reentrant retention) exist only under FSDP.
     let frozen_fsdp = shard.zero == 3 && s.method != Method::Full && !deepspeed_zero3;
+    let deepspeed = matches!(s.zero, 1 | 2) || deepspeed_zero3;
+    let autocast = matches!(s.precision, Precision::Mixed | Precision::Fp8) && !deepspeed;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
@@ -334,12 +348,16 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         states: adapters,
         master_weights,
         optimizer: s.optimizer,
-        saved: saved_view(s, trains, base, kbit_prepared),
+        saved: saved_view(s, trains, base, kbit_prepared, autocast, shard.zero == 3 && !deepspeed_zero3),
         loss: s.loss,
         checkpointing: s.checkpointing.is_on(),
         accum: s.accum,
         shard,
         kbit_prepared,
+        autocast,
+        deepspeed,
+        keeps_dequantized: s.recipe() != Recipe::Fms
+            && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),
         fp32_head,
         keeps_output: s.training_loop == TrainingLoop::Script,
@@ -412,15 +430,16 @@ fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
 }
 
 /// What the saved activations need to know about what trains.
-fn saved_view(s: &Scenario, trains: Trains, base: Base, kbit_prepared: bool) -> Trainable {
+fn saved_view(s: &Scenario, trains: Trains, base: Base, kbit_prepared: bool, autocast: bool, fsdp: bool) -> Trainable {
     match trains {
         Trains::Full => Trainable::All,
         Trains::Adapters { targets, rank } => Trainable::Lora {
             targets,
             rank,
             // fp32 adapters under bf16 autocast cast their input: one copy per adapter; so does
-            // autocast for any adapter reading the prepared model's fp32 stream.
-            input_copies: matches!(s.precision, Precision::Mixed | Precision::Fp8) || kbit_prepared,
+            // autocast for any adapter reading the prepared model's fp32 stream. FSDP's mixed
+            // precision computes with 16-bit copies of the adapters, as DeepSpeed's 16-bit module.
+            input_copies: autocast && !fsdp || kbit_prepared,
             fp32_stream: kbit_prepared,
             dropout: s.lora_dropout > 0.0,
             // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a

@@ -83,8 +83,10 @@ keyword_enum!(
     /// copy of the LM head; `trl` = TRL's SFTTrainer 0.9–0.25 with `bf16`, which then casts the
     /// embedding and LM head back to bf16 and leaves the norms in fp32 (`peft_module_casting_to_bf16`):
     /// the fp32 stream stays, the fp32 head and its copy go; `plain` = the model as loaded (LitGPT,
-    /// torchtune, TRL ≥ 0.26).
-    Recipe { Peft => "peft", Trl => "trl", Plain => "plain" }
+    /// torchtune, TRL ≥ 0.26); `fms` = the model as loaded under fms-acceleration's accelerated PEFT,
+    /// whose triton GPTQ kernel saves the packed weights for backward (`QuantLinearFunction`), where
+    /// the PyTorch dequantization of auto-gptq / GPTQModel saves the dequantized fp16 weight.
+    Recipe { Peft => "peft", Trl => "trl", Plain => "plain", Fms => "fms" }
 );
 
 keyword_enum!(

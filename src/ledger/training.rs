@@ -120,11 +120,22 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
     Some(if t.params_offloaded() { in_host_ram(c, 0.0) } else { (c, 0.0) })
 }
 
-/// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul.
+/// A quantized frozen base is dequantized to bf16 one matrix at a time for each matmul; GPTQ in
+/// PyTorch unpacks it through an int32 shift and its int8 codes (4 + 1 B; the fp16 result is what
+/// the matmul saves, in the activations); fms-acceleration's triton kernel dequantizes in registers.
 pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     let Base::Frozen(format) = t.base else { return None };
-    if format.format.is_dense() {
+    if format.format.is_dense() || format.format == StorageFormat::Gptq4 && !t.keeps_dequantized {
         return None;
+    }
+    if t.keeps_dequantized {
+        let matrix = p.arch.largest_linear();
+        return Some(line(
+            ComponentId::DequantBuffer,
+            matrix as f64 * 5.0,
+            "§1",
+            msg!(DequantGptq, Arg::Count(matrix)),
+        ));
     }
     let (matrix, bytes) = dequantized_matrix(p.arch, format);
     let formula =

@@ -1258,7 +1258,7 @@ pub static KEYS: [KeyDef; 94] = [
         write: |s, c| differs(s.loss.id(), c.default.loss.id()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast 2 × 2 + 4 B, Accelerate's fp32 copy of the returned logits)"),
+        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast)"),
     },
     KeyDef {
         key: Key::Recipe,
@@ -1268,7 +1268,7 @@ pub static KEYS: [KeyDef; 94] = [
         write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
-        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (QLoRA tutorials that call it before a Trainer): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; trl = TRL's SFTTrainer 0.9–0.25 with bf16, which casts the embedding and LM head back to bf16 and keeps the norms in fp32 (the fp32 stream stays); plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth)"),
+        doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (QLoRA tutorials that call it before a Trainer): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head; trl = TRL's SFTTrainer 0.9–0.25 with bf16, which casts the embedding and LM head back to bf16 and keeps the norms in fp32 (the fp32 stream stays); plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth); fms = as plain, under fms-acceleration's accelerated PEFT, whose triton GPTQ kernel saves the packed weights for backward where auto-gptq's and GPTQModel's PyTorch dequantization saves each layer's fp16 weights"),
     },
     KeyDef {
         key: Key::LoraDropout,
