@@ -36,6 +36,10 @@ fn the_peft_recipe_holds_the_unquantized_parameters_in_fp32() {
     // Sharded QLoRA (FSDP / ZeRO-3 over several GPUs): TRL skips the preparation.
     assert_eq!(scenario("model=llama-3.1-8b&method=qlora&gpus=2&zero=3").recipe(), Recipe::Plain);
     assert_eq!(scenario("model=llama-3.1-8b&method=qlora&gpus=2&zero=2").recipe(), Recipe::Peft);
+    // …but DeepSpeed's engine casts the prepared model back to its 16-bit dtype (`module.bfloat16()`):
+    // under ZeRO-1/2 the prepared weights are the plain ones.
+    let ds = format!("{q}&gpus=2&zero=2");
+    assert_eq!(component(&ds, C::Weights), component(&format!("{ds}&recipe=plain"), C::Weights));
     // The drill's "embedding and LM head left in fp32" is already the recipe's state: nothing more.
     let drilled = estimate(&scenario(&format!("{q}&drill=fp32_module")));
     assert_eq!(drilled.component(C::Fp32Module), 0);

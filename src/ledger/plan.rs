@@ -309,8 +309,12 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
     };
     let base = training_base(s, notes);
-    // PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training.
+    let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
+    let deepspeed = matches!(s.zero, 1 | 2) || deepspeed_zero3;
+    // PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training; DeepSpeed's
+    // engine casts the module back to its 16-bit dtype (`module.half()` / `bfloat16()`).
     let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
+        && !deepspeed
         && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
     let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
     if kbit_prepared && s.drill.fp32_module {
@@ -319,10 +323,8 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let offload = effective_offload(s, notes);
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
-    let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
     // FSDP1's hooks (its reentrant retention) exist only under FSDP.
     let frozen_fsdp = shard.zero == 3 && s.method != Method::Full && !deepspeed_zero3;
-    let deepspeed = matches!(s.zero, 1 | 2) || deepspeed_zero3;
     let autocast = matches!(s.precision, Precision::Mixed | Precision::Fp8) && !deepspeed;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
