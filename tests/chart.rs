@@ -19,7 +19,7 @@ fn text() -> ChartText {
 fn one_segment_per_nonzero_component_with_matching_colours() {
     let s = query::parse("model=llama-3.1-8b&method=qlora").scenario;
     let bill = estimate(&s);
-    let svg = stacked_bars_svg(&[Bar { label: "now".into(), bill: bill.clone() }], bill.gpu_bytes, &text(), 640, 360);
+    let svg = stacked_bars_svg(&[Bar { label: "now".into(), bill: &bill }], bill.gpu_bytes, &text(), 640, 360);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     let nonzero: Vec<_> = bill.components.iter().filter(|c| c.bytes > 0).collect();
     assert_eq!(svg.matches("class=\"segment\"").count(), nonzero.len());
@@ -44,7 +44,7 @@ fn hostile_text_is_escaped_everywhere() {
         component: |_| "<b>".into(),
         formula: |_| "<i>".into(),
     };
-    let svg = stacked_bars_svg(&[Bar { label: payload.into(), bill: bill.clone() }], bill.gpu_bytes, &t, 400, 300);
+    let svg = stacked_bars_svg(&[Bar { label: payload.into(), bill: &bill }], bill.gpu_bytes, &t, 400, 300);
     assert!(!svg.contains("<img"), "{svg}");
     assert!(!svg.contains("<b>") && !svg.contains("<i>"));
     assert!(svg.contains("&lt;img"));
@@ -55,7 +55,7 @@ fn hostile_text_is_escaped_everywhere() {
 fn a_bar_over_capacity_and_several_bars_still_draw() {
     let big = estimate(&query::parse("model=llama-3.1-70b&method=full").scenario);
     let small = estimate(&query::parse("model=qwen2.5-0.5b&mode=infer").scenario);
-    let bars = vec![Bar { label: "before".into(), bill: big }, Bar { label: "after".into(), bill: small.clone() }];
+    let bars = vec![Bar { label: "before".into(), bill: &big }, Bar { label: "after".into(), bill: &small }];
     let svg = stacked_bars_svg(&bars, small.gpu_bytes, &text(), 640, 360);
     assert!(svg.contains("data-bar=\"0\"") && svg.contains("data-bar=\"1\""));
     assert!(svg.contains(&format!("data-component=\"{}\"", ComponentId::KvCache.id())));

@@ -720,3 +720,36 @@ fn expandable_segments_leave_a_step_s_freed_tensors_no_holes() {
     assert_eq!(a, estimate(&scenario(&format!("{infer}&alloc=expandable"))).component(C::AllocatorSlack));
     assert!(vram_ledger::query::to_query(&scenario(&format!("{q}&alloc=expandable")), &[]).contains("alloc=expandable"));
 }
+
+/// FSDP1's wrapping with `sync_module_states` leaves its copies cached on rank 0: 2 × the root unit
+/// (moved, flattened) + the LM head's broadcast bucket (concatenated with the final norm) + 3 ×
+/// a layer (docs/research/answerai_replay/LOAD_CACHE.md). Llama-2-7B: the root unit is 2 × 32,000 ×
+/// 4,096 = 262,144,000 parameters × 2 B = 524,288,000 B, its head 262,144,000 B; a QLoRA layer is the
+/// gathered line less the root (one layer in flight for adapters). The step's default-stream
+/// tensors (activations, logits, the dequantization buffer) × 1.14 reuse it; the rest stays
+/// reserved. Answer.AI's 512-token row reserved 4.98 GiB (the replay: 4.98; the bill without the
+/// cache 3.58).
+#[test]
+fn fsdp_wrapping_leaves_its_copies_cached() {
+    let q = "model=llama-2-7b&method=qlora&recipe=plain&bnb=legacy&zero=3&seq=512&batch=1&rank=64&targets=all&precision=bf16&gc=1&attn=sdpa&loss=hf_shift&lora_dropout=0.1&gpus=2&gpu=rtx3090&loop=script";
+    let synced = estimate(&scenario(&format!("{q}&sync_module_states=1")));
+    let plain = estimate(&scenario(q));
+    let layer = synced.component(C::GatheredLayer) as f64 - 524_288_000.0;
+    let cache = 2.0 * 524_288_000.0 + 262_144_000.0 + 3.0 * layer;
+    let reused = [C::Activations, C::Logits, C::DequantBuffer].iter().map(|c| synced.component(*c) as f64).sum::<f64>();
+    let unfilled = synced.component(C::AllocatorSlack) as f64 - plain.component(C::AllocatorSlack) as f64;
+    assert!((unfilled - (cache - 1.14 * reused)).abs() <= 2.0, "{unfilled} vs {}", cache - 1.14 * reused);
+    assert_eq!(synced.allocated_bytes(), plain.allocated_bytes(), "a reserved-only line");
+    let gib = synced.reserved_bytes() as f64 / (1u64 << 30) as f64;
+    assert!((gib / 4.98 - 1.0).abs() < 0.1, "{gib} GiB");
+    // A step whose tensors fill the cache, DeepSpeed, expandable segments, one GPU: nothing.
+    let slack = |q: &str| component(q, C::AllocatorSlack);
+    let long = format!("{q}&seq=8192");
+    assert_eq!(slack(&format!("{long}&sync_module_states=1")), slack(&long));
+    for other in ["zero3=deepspeed", "alloc=expandable", "gpus=1"] {
+        let q = format!("{q}&{other}");
+        assert_eq!(slack(&format!("{q}&sync_module_states=1")), slack(&q), "{other}");
+    }
+    let link = vram_ledger::query::to_query(&scenario(&format!("{q}&sync_module_states=1")), &[]);
+    assert!(link.contains("sync_module_states=1"), "{link}");
+}

@@ -17,9 +17,9 @@ use crate::ledger::units::fixed;
 
 /// One bar: a label under it and its bill.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bar {
+pub struct Bar<'a> {
     pub label: String,
-    pub bill: Bill,
+    pub bill: &'a Bill,
 }
 
 /// Texts the chart needs, in the reader's language.

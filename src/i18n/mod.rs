@@ -356,6 +356,7 @@ pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
             Offload => ("CPU offload", "CPU 卸载(offload)"),
             Alloc => ("CUDA allocator", "CUDA 分配器"),
             Zero3 => ("ZeRO-3 by", "ZeRO-3 实现"),
+            SyncModuleStates => ("FSDP sync_module_states", "FSDP sync_module_states"),
             Kv => ("KV-cache dtype", "KV cache 精度"),
             Gen => ("Generated tokens", "生成 token 数"),
             Images => ("Images per sequence", "每条样本图片数"),

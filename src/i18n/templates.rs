@@ -187,6 +187,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 未切分梯度({1} B)与 `reduce-scatter` 输入({2} B):{0} × ({1} + {2}) B",
         ),
         HeldOutput => (" + the output the loop keeps: {0}", " + 循环持有的输出:{0}"),
+        WrapCache => (
+            " + FSDP's wrap cache unfilled (rank 0, `sync_module_states`): {0}",
+            " + `FSDP` 包装缓存未用满(0 号进程,`sync_module_states`):{0}",
+        ),
         DequantKept => (
             " + dequantized GPTQ weights saved for backward: {0}",
             " + 为反向保存的反量化 GPTQ 权重:{0}",
@@ -272,8 +276,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "上次崩掉的进程仍占着权重 {0} + 它的 CUDA 上下文 {1}(nvidia-smi 看得到,torch 看不到)",
         ),
         AllocatorSlackTraining => (
-            "{0} a step frees again × {1} % + {2} kept × {3} % (caching allocator: holes, 2 MiB rounding)",
-            "每步会释放的 {0} × {1} % + 全程保留的 {2} × {3} %(缓存分配器:空洞、2 MiB 取整)",
+            "{0} a step frees again × {1} % + {2} kept × {3} % (caching allocator: holes, 2 MiB rounding){4}",
+            "每步会释放的 {0} × {1} % + 全程保留的 {2} × {3} %(缓存分配器:空洞、2 MiB 取整){4}",
         ),
         AllocatorSlack => (
             "{0} allocated × {1} % (caching allocator: rounding and fragmentation)",

@@ -4,7 +4,7 @@
 
 use super::activations::{held_output_bytes, training_activations, training_logits, vision_activations};
 use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
-use super::msg::{Arg, Msg};
+use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, Inference, Plan, Training, Work};
 use super::scenario::MIB;
 use super::{drill, inference, optimizer, serving, training};
@@ -60,11 +60,22 @@ pub fn estimate(s: &super::Scenario) -> Bill {
     };
     lines.extend(drill::lines(&plan));
     if serving.is_none() {
-        let sum = |transient: bool| {
-            lines.iter().filter(|c| c.id.is_transient() == transient).map(|c| c.bytes as f64).sum::<f64>()
-        };
-        let (transient, persistent) = (sum(true), sum(false));
-        lines.extend(overheads(&plan, transient, persistent));
+        // (transient, persistent, what of the transient the default stream allocates: the gathered
+        // layers, buckets and the step's small temporaries come from other streams' pools or the
+        // small-block pool).
+        let mut sums = [0.0; 3];
+        for c in &lines {
+            let b = c.bytes as f64;
+            if c.id.is_transient() {
+                sums[0] += b;
+                if !matches!(c.id, ComponentId::GatheredLayer | ComponentId::ZeroBuckets | ComponentId::OptimizerStep) {
+                    sums[2] += b;
+                }
+            } else {
+                sums[1] += b;
+            }
+        }
+        lines.extend(overheads(&plan, sums[0], sums[1], sums[2]));
     }
     lines.extend(drill::zombie(&plan));
     Bill {
@@ -204,19 +215,24 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
 
 /// The allocator's slack on what is allocated, the CUDA context and, over several GPUs, NCCL's
 /// buffers.
-fn overheads(p: &Plan, transient: f64, persistent: f64) -> impl Iterator<Item = Component> {
+fn overheads(p: &Plan, transient: f64, persistent: f64, reusable: f64) -> impl Iterator<Item = Component> {
     let allocated = transient + persistent;
-    let (bytes, formula) = match p.work {
-        Work::Train(_) => {
+    let (bytes, formula) = match &p.work {
+        Work::Train(t) => {
             let share = if p.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT };
+            // The cache FSDP's wrapping left: the step's default-stream tensors reuse it; what they
+            // leave unfilled stays reserved.
+            let cache = training::fsdp_wrap_cache(p, t);
+            let unfilled = (cache - reusable * (1.0 + share)).max(0.0);
             (
-                transient * share + persistent * SLACK_PERSISTENT,
+                transient * share + persistent * SLACK_PERSISTENT + unfilled,
                 msg!(
                     AllocatorSlackTraining,
                     Arg::Bytes(transient),
                     Arg::Fixed(share * 100.0, 0),
                     Arg::Bytes(persistent),
-                    Arg::Fixed(SLACK_PERSISTENT * 100.0, 0)
+                    Arg::Fixed(SLACK_PERSISTENT * 100.0, 0),
+                    when(unfilled > 0.0, || msg!(WrapCache, Arg::Bytes(unfilled)))
                 ),
             )
         }

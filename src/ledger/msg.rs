@@ -184,6 +184,7 @@ msg_ids!(
     HeldOutput,
     PreviousInputs,
     DequantKept,
+    WrapCache,
     VisionActivations,
     GatheredLayer,
     GatheredDeepspeed,

@@ -98,6 +98,9 @@ pub struct Training {
     /// DeepSpeed runs the step (`zero=1|2`, or `zero=3&zero3=deepspeed`), on one GPU too: its
     /// `initialize` sets up an NCCL process group whatever the world size.
     pub deepspeed: bool,
+    /// FSDP1's wrapping broadcast rank 0's weights and left its copies cached (`sync_module_states`,
+    /// under FSDP).
+    pub sync_module_states: bool,
     /// GPTQ weights dequantized in PyTorch (auto-gptq's `qlinear_cuda_old` from 128 rows on,
     /// GPTQModel's torch kernel): each matmul saves its dequantized fp16 weight for backward.
     pub keeps_dequantized: bool,
@@ -358,6 +361,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         kbit_prepared,
         autocast,
         deepspeed,
+        sync_module_states: s.sync_module_states && shard.zero == 3 && !deepspeed_zero3,
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),

@@ -405,6 +405,8 @@ pub struct Scenario {
     pub alloc: Allocator,
     /// Whose ZeRO-3 `zero=3` is.
     pub zero3: Zero3Impl,
+    /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
+    pub sync_module_states: bool,
     pub kv: KvDtype,
     /// Generated tokens (inference); the KV cache holds prompt + generated.
     pub generated: u64,
@@ -451,6 +453,7 @@ impl Default for Scenario {
             overlap_comm: false,
             offload: Offload::None,
             alloc: Allocator::Default,
+            sync_module_states: false,
             zero3: Zero3Impl::Fsdp,
             kv: KvDtype::Bf16,
             generated: 0,

@@ -215,19 +215,7 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
     if t.shard.zero != 3 && !t.params_offloaded() {
         return None;
     }
-    let arch = p.arch;
-    let layer_params = arch.largest_layer_parameters();
-    let bytes_each = match t.base {
-        // torchao's float8 training with FSDP2's float8 all-gather (`enable_fsdp_float8_all_gather`)
-        // gathers each linear weight as fp8 and keeps it so for backward: 1 B per parameter.
-        Base::Trained(_) if t.precision == Precision::Fp8 => 1.0,
-        Base::Trained(dtype) => dtype.bytes(),
-        Base::Frozen(f) => base_weights(p, t, f).bytes / p.parameters.max(1) as f64,
-    };
-    let root_bytes = match t.base {
-        Base::Trained(dtype) if t.precision != Precision::Fp8 => dtype.bytes(),
-        _ => p.acts.bytes(),
-    };
+    let (layer_params, bytes_each, root_params, root_bytes) = units(p, t);
     // Autograd writes the unsharded gradients in the gathered parameters' dtype; the reduce-scatter
     // input is in the gradients' (reduce) dtype.
     let unsharded = bytes_each.max(p.acts.bytes());
@@ -243,7 +231,6 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         Trains::Adapters { .. } => 1,
     };
     let gathered = in_flight as f64 * layer_params as f64 * bytes_each;
-    let root_params = arch.embedding_parameters().saturating_add(arch.lm_head_parameters());
     let root = root_params as f64 * root_bytes;
     let grads = grads_of(layer_params);
     let formula = msg!(
@@ -258,6 +245,46 @@ pub fn gathered_layer(p: &Plan, t: &Training) -> Option<Component> {
         })
     );
     Some(line(ComponentId::GatheredLayer, gathered + root + grads, "§3", formula))
+}
+
+/// ZeRO-3 / FSDP's units unsharded: the largest layer's parameters and their bytes each as
+/// gathered, the root unit's (embedding, LM head) and theirs.
+fn units(p: &Plan, t: &Training) -> (u64, f64, u64, f64) {
+    let arch = p.arch;
+    let layer_params = arch.largest_layer_parameters();
+    let bytes_each = match t.base {
+        // torchao's float8 training with FSDP2's float8 all-gather (`enable_fsdp_float8_all_gather`)
+        // gathers each linear weight as fp8 and keeps it so for backward: 1 B per parameter.
+        Base::Trained(_) if t.precision == Precision::Fp8 => 1.0,
+        Base::Trained(dtype) => dtype.bytes(),
+        // The frozen base's stored weights are counted once, in the plan.
+        Base::Frozen(_) => t.base_weights.as_ref().map_or(0.0, |w| w.bytes) / p.parameters.max(1) as f64,
+    };
+    let root_bytes = match t.base {
+        Base::Trained(dtype) if t.precision != Precision::Fp8 => dtype.bytes(),
+        _ => p.acts.bytes(),
+    };
+    let root_params = arch.embedding_parameters().saturating_add(arch.lm_head_parameters());
+    (layer_params, bytes_each, root_params, root_bytes)
+}
+
+/// What FSDP1's initialisation with `sync_module_states` (`sync_module_states=1`: rank 0 holds the
+/// loaded weights, as Answer.AI's train.py and Accelerate's `fsdp_cpu_ram_efficient_loading`) leaves
+/// cached on rank 0. Unit by unit it moves the unit to the GPU, broadcasts it in 250 MiB buckets — a
+/// bucket of several tensors is concatenated first, as a layer's tensors and the final norm with
+/// the LM head are — and flattens it before keeping its shard; NCCL records each broadcast buffer
+/// on its stream, so the next layer cannot take it at once. Freed, the copies stay cached: the root
+/// unit moved and flattened and the head's bucket (2 × the root + the head) and three layers' worth
+/// (docs/research/answerai_replay/LOAD_CACHE.md: a replay of train.py's wrapping through the
+/// caching allocator, 3.74 GiB reserved after wrapping where it printed 3.72). None without it,
+/// under DeepSpeed or with expandable segments.
+pub fn fsdp_wrap_cache(p: &Plan, t: &Training) -> f64 {
+    if !t.sync_module_states || p.expandable_segments {
+        return 0.0;
+    }
+    let (layer_params, bytes_each, root_params, root_bytes) = units(p, t);
+    let head = p.arch.lm_head_parameters() as f64 * root_bytes;
+    2.0 * root_params as f64 * root_bytes + head + 3.0 * layer_params as f64 * bytes_each
 }
 
 /// DeepSpeed's `stage3_max_reuse_distance` and `stage3_max_live_parameters` as LLaMA-Factory,

@@ -112,6 +112,7 @@ key_enum!(
     ReduceBucketSize,
     OverlapComm,
     Zero3,
+    SyncModuleStates,
     Offload,
     Alloc,
     Kv,
@@ -433,7 +434,7 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
 }
 
 /// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 94] = [
+pub static KEYS: [KeyDef; 95] = [
     KeyDef {
         key: Key::Model,
         name: "model",
@@ -1364,6 +1365,19 @@ pub static KEYS: [KeyDef; 94] = [
         architecture: false,
         #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("fsdp", "whose ZeRO-3 `zero=3` is (ignored otherwise): fsdp = PyTorch FSDP full shard (mixed precision keeps fp32 shards, the 16-bit copy only in the gathered layers; FSDP1's reentrant-checkpoint retention); deepspeed = DeepSpeed stage 3 (LLaMA-Factory's ds_z3_config, ms-swift's zero3, Qwen's ds_config_zero3, the PEFT guide): 16-bit partitions beside the fp32 master, 16-bit gradient partitions from the start, and at the step an fp32 copy of them (4 B per trainable parameter ÷ GPUs) beside the optimizer's temporaries"),
+    },
+    KeyDef {
+        key: Key::SyncModuleStates,
+        name: "sync_module_states",
+        read: Read::Flag,
+        set: |s, v| {
+            s.sync_module_states = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.sync_module_states != c.default.sync_module_states).then(|| flag_text(s.sync_module_states)),
+        architecture: false,
+        #[cfg(not(target_arch = "wasm32"))]
+        doc: doc!("0", "FSDP1 initialised with `sync_module_states` (rank 0 holds the loaded weights and broadcasts each unit: Answer.AI's train.py, Accelerate's `fsdp_cpu_ram_efficient_loading`): the copies the wrapping moves, broadcasts and flattens stay cached on rank 0 (2 × the root unit + the LM head + 3 × a layer, unsharded), and what the step's tensors leave of them unfilled stays reserved; zero=3 with FSDP only, not with expandable segments"),
     },
     KeyDef {
         key: Key::Offload,

@@ -18,7 +18,7 @@ use super::components::{
     PlannerData,
 };
 use super::embed;
-use super::state::{Action, CalcState};
+use super::state::{Action, CalcState, Same};
 use crate::chart::Bar;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
@@ -174,11 +174,13 @@ pub fn app(props: &AppProps) -> Html {
         only.map_or(1..=selftest::QUESTIONS, |n| n..=n)
             .filter_map(|n| {
                 let d = selftest::demo(n, s)?;
-                let bar = |side: &selftest::Side| Bar {
-                    label: side.label.clone().unwrap_or_else(|| text(*lang, Text::ThisConfig).to_string()),
-                    bill: side.bill.clone(),
-                };
-                let svg = render_bars(*lang, &[bar(&d.before), bar(&d.after)], d.after.bill.gpu_bytes);
+                fn bar(lang: Lang, side: &selftest::Side) -> Bar<'_> {
+                    Bar {
+                        label: side.label.clone().unwrap_or_else(|| text(lang, Text::ThisConfig).to_string()),
+                        bill: &side.bill,
+                    }
+                }
+                let svg = render_bars(*lang, &[bar(*lang, &d.before), bar(*lang, &d.after)], d.after.bill.gpu_bytes);
                 Some((n, d, svg))
             })
             .collect::<Vec<_>>()
@@ -208,9 +210,9 @@ pub fn app(props: &AppProps) -> Html {
     };
     let gpus_drawn = if scenario.mode == Mode::Train { scenario.gpus } else { 1 };
     // The embed mode draws one bar, without a "before".
-    let drawn = if state.embed { (1, None) } else { (gpus_drawn, before.clone()) };
-    let chart_svg = use_memo((lang, bill.clone(), drawn), |(lang, bill, (gpus, before))| {
-        AttrValue::from(render_chart(*lang, bill, *gpus, before.as_deref()))
+    let drawn = if state.embed { (1, None) } else { (gpus_drawn, before.clone().map(Same)) };
+    let chart_svg = use_memo((lang, Same(bill.clone()), drawn), |(lang, bill, (gpus, before))| {
+        AttrValue::from(render_chart(*lang, &bill.0, *gpus, before.as_ref().map(|b| &*b.0)))
     });
     let header = |title: Text, tagline: Text| {
         let s = state.clone();

@@ -26,6 +26,17 @@ impl PartialEq for Shared {
     }
 }
 
+/// A memoised value as a memo's dependency, compared by identity: the same `Rc` is the same value
+/// (a bill is memoised on its scenario), so a re-render compares a pointer, not every line.
+#[derive(Clone, Debug)]
+pub struct Same<T>(pub Rc<T>);
+
+impl<T> PartialEq for Same<T> {
+    fn eq(&self, other: &Same<T>) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalcState {
     pub scenario: Scenario,

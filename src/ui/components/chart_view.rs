@@ -26,14 +26,14 @@ fn formula_en(f: &Msg) -> String {
 pub fn render_chart(lang: Lang, bill: &Bill, gpus: u64, before: Option<&Bill>) -> String {
     let mut bars = Vec::new();
     if let Some(b) = before {
-        bars.push(Bar { label: text(lang, Text::Before).to_string(), bill: b.clone() });
-        bars.push(Bar { label: text(lang, Text::After).to_string(), bill: bill.clone() });
+        bars.push(Bar { label: text(lang, Text::Before).to_string(), bill: b });
+        bars.push(Bar { label: text(lang, Text::After).to_string(), bill });
     } else if gpus > 1 {
         for i in 0..gpus.min(8) {
-            bars.push(Bar { label: format!("{} {}", text(lang, Text::GpuN), i + 1), bill: bill.clone() });
+            bars.push(Bar { label: format!("{} {}", text(lang, Text::GpuN), i + 1), bill });
         }
     } else {
-        bars.push(Bar { label: text(lang, Text::ThisConfig).to_string(), bill: bill.clone() });
+        bars.push(Bar { label: text(lang, Text::ThisConfig).to_string(), bill });
     }
     render_bars(lang, &bars, bill.gpu_bytes)
 }

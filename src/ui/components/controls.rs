@@ -258,6 +258,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     }
                     if s.zero == 3 {
                         { pick(Key::Zero3, s.zero3.id(), options(Zero3Impl::ALL, Zero3Impl::id)) }
+                        if s.zero3 == Zero3Impl::Fsdp {
+                            { checkbox(Key::SyncModuleStates, lang, s.sync_module_states, set(Key::SyncModuleStates)) }
+                        }
                     }
                     if s.zero > 0 {
                         { pick(Key::Offload, s.offload.id(), options(Offload::ALL, Offload::id)) }
