@@ -538,7 +538,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
         // With the hook, layer 0's recompute comes with every other layer's input gradient.
         // A recomputed layer's backward also holds the gradients of its widest intermediates: the
         // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
-        let width = arch.layer_classes().iter().map(|&c| ffn_active(arch, c)).fold(0.0, f64::max);
+        let width = saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
         let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
         let layer_bytes = layer_bytes + transients + dequantized;
         let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;

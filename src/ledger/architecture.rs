@@ -685,6 +685,19 @@ impl Architecture {
             classes.push(LayerClass { attention: LayerKind::Full, moe: self.moe.is_some(), count: self.layers });
             return classes;
         }
+        // Full attention with dense first layers or every `step`-th layer MoE: two classes counted,
+        // in the order of their first layer (as the walk below finds them), without the walk.
+        if self.layer_pattern.is_full() {
+            let moe = self.moe_layers().min(self.layers);
+            let mut sides = [(false, self.layers - moe), (true, moe)];
+            if self.is_moe_layer(0) {
+                sides.reverse();
+            }
+            for (moe, count) in sides.into_iter().filter(|s| s.1 > 0) {
+                classes.push(LayerClass { attention: LayerKind::Full, moe, count });
+            }
+            return classes;
+        }
         for i in 0..self.layers {
             let (attention, moe) = (self.layer_pattern.kind_of(i), self.is_moe_layer(i));
             match classes.iter_mut().find(|c| c.attention == attention && c.moe == moe) {
