@@ -449,9 +449,10 @@ fn saved_view(s: &Scenario, trains: Trains, base: Base, kbit_prepared: bool, aut
             fp32_stream: kbit_prepared,
             dropout: s.lora_dropout > 0.0,
             // bitsandbytes before 0.43.2 kept each quantized layer's input (QLoRA always has a
-            // 4-bit base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16).
+            // 4-bit base; LoRA's base is quantized unless 16/32-bit, and GGUF is counted as bf16);
+            // GPTQ has its own kernels.
             frozen_keeps_inputs: s.bnb == Bitsandbytes::Legacy
-                && matches!(base, Base::Frozen(f) if s.method == Method::Qlora || !f.format.is_dense()),
+                && matches!(base, Base::Frozen(f) if (s.method == Method::Qlora || !f.format.is_dense()) && f.format != StorageFormat::Gptq4),
         },
     }
 }
