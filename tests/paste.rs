@@ -543,3 +543,23 @@ fn a_host_ram_kill_is_read_as_host_ram_not_as_the_gpu() {
         [1]:\n  exitcode  : -9 (pid: 48214)\n  traceback : Signal 9 (SIGKILL) received by PID 48214\n";
     assert_ne!(diagnose_paste(cuda, None).cause, Cause::HostRam);
 }
+
+#[test]
+fn with_a_configuration_fragmentation_offers_expandable_segments() {
+    // The container row above (736.86 MiB unallocated ≥ the 546 MiB request, 87 % live): the
+    // fragmentation node's lever, `alloc=expandable`, with what the ledger says it takes off the
+    // reserved memory of this configuration (the slack of what a step frees: 14 % → 2 %).
+    let s = vram_ledger::query::parse("model=llama-3.1-8b&method=qlora&seq=4096&gpu=rtx4090").scenario;
+    let p = diagnose_paste("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 546.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 514.19 MiB is free. Process 562167 has 15.25 GiB memory in use. Of the allocated memory 13.73 GiB is allocated by PyTorch, with 46.00 MiB allocated in private pools (e.g., CUDA Graphs), and 736.86 MiB is reserved by PyTorch but unallocated.", Some(&s));
+    assert_eq!((p.cause, p.node), (Cause::Fragmentation, NodeId::Fragmentation));
+    let saved = p.advice.iter().find_map(|a| match a {
+        Advice::Saves { lever: vram_ledger::tree::Lever::Expandable, bytes } => Some(*bytes),
+        _ => None,
+    });
+    assert_eq!(saved, vram_ledger::tree::saving(&s, vram_ledger::tree::Lever::Expandable));
+    assert!(saved.is_some_and(|b| b > 0), "{:?}", p.advice);
+    assert!(p
+        .advice
+        .iter()
+        .all(|a| !matches!(a, Advice::Saves { lever, .. } if *lever != vram_ledger::tree::Lever::Expandable)));
+}

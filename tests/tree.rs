@@ -168,6 +168,15 @@ fn levers_change_one_thing_and_save_what_the_ledger_says() {
     assert_eq!(Lever::HalveBatch.apply(&on), None);
     assert_eq!(Lever::Adam8bit.apply(&scenario("mode=infer")), None);
     assert_eq!(levers(NodeId::Sharding), &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload]);
+    // ⑦ expandable segments: the allocator's slack on what a step frees, 14 % → 2 %, in training only,
+    // once (the bill: docs/training.md, `alloc`).
+    assert_eq!(levers(NodeId::Fragmentation), &[Lever::Expandable]);
+    let t = Lever::Expandable.apply(&s).expect("applies");
+    assert_eq!(t.alloc, vram_ledger::ledger::scenario::Allocator::Expandable);
+    assert_eq!(Lever::Expandable.apply(&t), None);
+    assert_eq!(Lever::Expandable.apply(&scenario("mode=infer")), None);
+    let slack = |s: &vram_ledger::ledger::Scenario| estimate(s).component(ComponentId::AllocatorSlack) as i64;
+    assert_eq!(tree::saving(&s, Lever::Expandable), Some(slack(&s) - slack(&t)));
     // ZeRO-Offload: ZeRO-2 with the optimizer in host RAM, on one GPU too; for full fine-tuning
     // only (LoRA's states are small beside ZeRO-2's buckets); not twice. Llama-3.1-8B full, mixed:
     // the master weights and AdamW states, 12 B × 8,030,261,248, and the step's fp32 temporaries leave.

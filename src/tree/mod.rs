@@ -9,7 +9,9 @@ pub mod reader;
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
 use crate::ledger::bill::ComponentId;
-use crate::ledger::scenario::{Checkpointing, Engine, Method, Mode, Offload, Optimizer, Precision, Scenario, GIB};
+use crate::ledger::scenario::{
+    Allocator, Checkpointing, Engine, Method, Mode, Offload, Optimizer, Precision, Scenario, GIB,
+};
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, Bill};
@@ -234,6 +236,8 @@ pub enum Lever {
     OneDtype,
     /// ④ half the sequence, or half the visual tokens.
     ShorterSequence,
+    /// ⑦ `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (training).
+    Expandable,
     /// ZeRO-3 / FSDP over twice the GPUs (tensor parallel for inference).
     Shard,
     /// 8-bit AdamW.
@@ -253,11 +257,12 @@ pub enum Lever {
 }
 
 impl Lever {
-    pub const ALL: [Lever; 11] = [
+    pub const ALL: [Lever; 12] = [
         Lever::HalveBatch,
         Lever::Checkpointing,
         Lever::OneDtype,
         Lever::ShorterSequence,
+        Lever::Expandable,
         Lever::Shard,
         Lever::Adam8bit,
         Lever::Qlora,
@@ -274,6 +279,7 @@ impl Lever {
             Lever::Checkpointing => "checkpointing",
             Lever::OneDtype => "onedtype",
             Lever::ShorterSequence => "shortersequence",
+            Lever::Expandable => "expandable",
             Lever::Shard => "shard",
             Lever::Adam8bit => "adam8bit",
             Lever::Qlora => "qlora",
@@ -294,6 +300,7 @@ impl Lever {
             Lever::ShorterSequence => {
                 Bi { zh: "序列 / 视觉 token 减半", en: "Halve the sequence / visual tokens" }
             }
+            Lever::Expandable => Bi { zh: "可扩展段(expandable_segments)", en: "Expandable segments" },
             Lever::Shard => Bi {
                 zh: "GPU 数加倍(训练用 ZeRO-3 / FSDP,推理用张量并行)",
                 en: "Twice the GPUs (ZeRO-3 / FSDP in training, tensor parallel in inference)",
@@ -356,6 +363,12 @@ impl Lever {
                 } else {
                     return None;
                 }
+            }
+            Lever::Expandable => {
+                if !train || s.alloc == Allocator::Expandable {
+                    return None;
+                }
+                t.alloc = Allocator::Expandable;
             }
             Lever::Shard => {
                 t.gpus = s.gpus.saturating_mul(2).max(2);
@@ -426,6 +439,7 @@ pub fn levers(id: NodeId) -> &'static [Lever] {
         NodeId::Checkpointing => &[Lever::Checkpointing],
         NodeId::DtypeNoGrad => &[Lever::OneDtype, Lever::QuantizedWeights],
         NodeId::SeqLen => &[Lever::ShorterSequence],
+        NodeId::Fragmentation => &[Lever::Expandable],
         NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload],
         _ => &[],
     }

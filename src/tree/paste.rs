@@ -543,8 +543,15 @@ fn ranked_levers(cause: Cause, s: &Scenario) -> Vec<Advice> {
                 }
             }
         }
-    } else if matches!(cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget) {
-        for l in Lever::ALL {
+    } else {
+        // Fragmentation: the fragmentation node's lever (the caching allocator's holes); a shortage:
+        // every lever, by what it saves.
+        let candidates: &[Lever] = match cause {
+            Cause::Fragmentation => levers(NodeId::Fragmentation),
+            Cause::Shortage | Cause::LongTail | Cause::KvBudget => &Lever::ALL,
+            _ => &[],
+        };
+        for &l in candidates {
             if let Some(bytes) = saving(s, l).filter(|b| *b > 0) {
                 out.push((bytes as f64, Advice::Saves { lever: l, bytes }));
             }
