@@ -60,22 +60,22 @@ pub fn estimate(s: &super::Scenario) -> Bill {
     };
     lines.extend(drill::lines(&plan));
     if serving.is_none() {
-        // (transient, persistent, what of the transient the default stream allocates: the gathered
-        // layers, buckets and the step's small temporaries come from other streams' pools or the
-        // small-block pool).
-        let mut sums = [0.0; 3];
+        // What a step frees, what stays, and what of the former the default stream allocates (the
+        // gathered layers, buckets and the step's small temporaries come from other streams' pools
+        // or the small-block pool).
+        let (mut transient, mut persistent, mut reusable) = (0.0, 0.0, 0.0);
         for c in &lines {
             let b = c.bytes as f64;
-            if c.id.is_transient() {
-                sums[0] += b;
-                if !matches!(c.id, ComponentId::GatheredLayer | ComponentId::ZeroBuckets | ComponentId::OptimizerStep) {
-                    sums[2] += b;
-                }
-            } else {
-                sums[1] += b;
+            if !c.id.is_transient() {
+                persistent += b;
+                continue;
+            }
+            transient += b;
+            if !matches!(c.id, ComponentId::GatheredLayer | ComponentId::ZeroBuckets | ComponentId::OptimizerStep) {
+                reusable += b;
             }
         }
-        lines.extend(overheads(&plan, sums[0], sums[1], sums[2]));
+        lines.extend(overheads(&plan, transient, persistent, reusable));
     }
     lines.extend(drill::zombie(&plan));
     Bill {

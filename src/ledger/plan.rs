@@ -95,9 +95,6 @@ pub struct Training {
     /// Autocast runs the forward (`precision=mixed|fp8`), except under DeepSpeed, which casts the
     /// module to its 16-bit dtype instead (Accelerate's `native_amp` is false for DeepSpeed).
     pub autocast: bool,
-    /// DeepSpeed runs the step (`zero=1|2`, or `zero=3&zero3=deepspeed`), on one GPU too: its
-    /// `initialize` sets up an NCCL process group whatever the world size.
-    pub deepspeed: bool,
     /// FSDP1's wrapping broadcast rank 0's weights and left its copies cached (`sync_module_states`,
     /// under FSDP).
     pub sync_module_states: bool,
@@ -138,6 +135,12 @@ pub struct Training {
 }
 
 impl Training {
+    /// DeepSpeed runs the step (`zero=1|2`, or `zero=3&zero3=deepspeed`), on one GPU too: its
+    /// `initialize` sets up an NCCL process group whatever the world size.
+    pub fn deepspeed(&self) -> bool {
+        self.deepspeed_buckets.is_some() || self.deepspeed_zero3
+    }
+
     /// The optimizer (master weights, states, the step) lives in host RAM.
     pub fn optimizer_offloaded(&self) -> bool {
         self.offload != Offload::None
@@ -231,7 +234,7 @@ impl Plan<'_> {
     /// NCCL's buffers on each of `gpus` GPUs (0 on one, unless DeepSpeed runs the step: its
     /// process group has a communicator of one rank).
     pub fn nccl_bytes(&self, gpus: u64) -> f64 {
-        let communicator = gpus > 1 || self.training().is_some_and(|t| t.deepspeed);
+        let communicator = gpus > 1 || self.training().is_some_and(Training::deepspeed);
         let gib = match gpus {
             _ if !communicator => 0.0,
             // NVLS needs peers.
@@ -326,15 +329,16 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let offload = effective_offload(s, notes);
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
-    // FSDP1's hooks (its reentrant retention) exist only under FSDP.
-    let frozen_fsdp = shard.zero == 3 && s.method != Method::Full && !deepspeed_zero3;
+    // ZeRO-3 by FSDP (over several GPUs); its hooks (FSDP1's reentrant retention) hold frozen units.
+    let fsdp = shard.zero == 3 && !deepspeed_zero3;
+    let frozen_fsdp = fsdp && s.method != Method::Full;
     let autocast = matches!(s.precision, Precision::Mixed | Precision::Fp8) && !deepspeed;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = match (s.method, s.precision) {
         (_, Precision::Fp32) => Dtype::Fp32,
         // FSDP's mixed precision keeps the sharded parameters in fp32 and reduces the gradients
         // into them (torchtitan's reduce dtype, FSDP1's upcast after backward).
-        (Method::Full, _) if master_weights && shard.zero == 3 && !deepspeed_zero3 => Dtype::Fp32,
+        (Method::Full, _) if master_weights && fsdp => Dtype::Fp32,
         (Method::Full, _) => Dtype::Bf16,
         // fp32 adapters have fp32 gradients.
         (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
@@ -353,15 +357,14 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         states: adapters,
         master_weights,
         optimizer: s.optimizer,
-        saved: saved_view(s, trains, base, kbit_prepared, autocast, shard.zero == 3 && !deepspeed_zero3),
+        saved: saved_view(s, trains, base, kbit_prepared, autocast, fsdp),
         loss: s.loss,
         checkpointing: s.checkpointing.is_on(),
         accum: s.accum,
         shard,
         kbit_prepared,
         autocast,
-        deepspeed,
-        sync_module_states: s.sync_module_states && shard.zero == 3 && !deepspeed_zero3,
+        sync_module_states: s.sync_module_states && fsdp,
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),

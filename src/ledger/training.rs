@@ -125,17 +125,13 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
 /// the matmul saves, in the activations); fms-acceleration's triton kernel dequantizes in registers.
 pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     let Base::Frozen(format) = t.base else { return None };
-    if format.format.is_dense() || format.format == StorageFormat::Gptq4 && !t.keeps_dequantized {
+    if format.format.is_dense() {
         return None;
     }
-    if t.keeps_dequantized {
+    if format.format == StorageFormat::Gptq4 {
         let matrix = p.arch.largest_linear();
-        return Some(line(
-            ComponentId::DequantBuffer,
-            matrix as f64 * 5.0,
-            "§1",
-            msg!(DequantGptq, Arg::Count(matrix)),
-        ));
+        let c = || line(ComponentId::DequantBuffer, matrix as f64 * 5.0, "§1", msg!(DequantGptq, Arg::Count(matrix)));
+        return t.keeps_dequantized.then(c);
     }
     let (matrix, bytes) = dequantized_matrix(p.arch, format);
     let formula =

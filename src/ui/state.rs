@@ -17,17 +17,10 @@ use crate::view;
 
 /// A paste's reading, shared by the state and the tree and compared by identity (each paste is a
 /// new one), so that re-renders neither copy nor compare its numbers.
-#[derive(Clone, Debug)]
-pub struct Shared(pub Rc<Reading>);
+pub type Shared = Same<Reading>;
 
-impl PartialEq for Shared {
-    fn eq(&self, other: &Shared) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// A memoised value as a memo's dependency, compared by identity: the same `Rc` is the same value
-/// (a bill is memoised on its scenario), so a re-render compares a pointer, not every line.
+/// A value shared by `Rc` and compared by identity: the same `Rc` is the same value (a bill is
+/// memoised on its scenario, a paste is read once), so a re-render compares a pointer, not every line.
 #[derive(Clone, Debug)]
 pub struct Same<T>(pub Rc<T>);
 
@@ -104,7 +97,7 @@ impl CalcState {
             warnings: parsed.warnings,
             tree: v.tree,
             before: None,
-            pasted: v.oom.map(|r| Shared(Rc::new(r))),
+            pasted: v.oom.map(|r| Same(Rc::new(r))),
             report: Rc::from(""),
             typed_error: None,
         }
@@ -183,7 +176,7 @@ impl Reducible for CalcState {
                 if let Some(r) = &r {
                     next.tree = Some(crate::tree::paste::diagnose_reading((**r).clone(), Some(&self.scenario)).node);
                 }
-                next.pasted = r.map(|r| Shared(Rc::new(*r)));
+                next.pasted = r.map(|r| Same(Rc::new(*r)));
             }
             Action::LoadQuery(q) => {
                 let parsed = query::parse(&q);
