@@ -11,6 +11,7 @@ pub mod chart;
 pub mod i18n;
 pub mod json;
 pub mod ledger;
+pub mod markup;
 pub mod query;
 pub mod report;
 pub mod selftest;

@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
+use crate::ledger::bill::{Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::scenario::Scenario;
-use crate::ledger::serving::{Serving, ServingStatus};
 use crate::ledger::units::{format_bytes, group, params_short, Unit};
 
 /// `{"schema":1, "model":{"id","name","parameters","architecture"}, "allocated_bytes", "reserved_bytes",

@@ -3,8 +3,9 @@
 //! tests/data/measured.toml, holds the logs with their URLs; these tests pin the rules themselves.)
 
 use vram_ledger::ledger::bill::{ComponentId, Verdict};
+use vram_ledger::ledger::bill::{Serving, ServingStatus};
 use vram_ledger::ledger::estimate;
-use vram_ledger::ledger::serving::{chart_contexts, Serving, ServingStatus};
+use vram_ledger::ledger::serving::chart_contexts;
 use vram_ledger::query;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;

@@ -1,8 +1,13 @@
 //! The serving planner's picture: how many requests fit at once against the context per request,
 //! both on log₂ axes, with the user's point (context, requests) on it.
 
-use super::svg::Svg;
-use super::{Area, AXIS_COLOR};
+use plotters::coord::combinators::IntoLogRange;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{font, px, Chart, Shape, Target, AXIS, CAPACITY, FITS, GRID_ALPHA};
+use crate::markup::Markup;
 
 /// Texts the chart needs, in the reader's language.
 #[derive(Clone, Debug)]
@@ -13,9 +18,7 @@ pub struct CurveText {
     pub you: String,
 }
 
-const CURVE_COLOR: &str = "#2563eb";
-const FITS_COLOR: &str = "#16a34a";
-const QUEUES_COLOR: &str = "#dc2626";
+const CURVE: RGBColor = RGBColor(0x25, 0x63, 0xeb);
 
 /// `1k`, `32k`, `1M`: a token count on the axis.
 pub fn tokens_label(n: u64) -> String {
@@ -26,70 +29,91 @@ pub fn tokens_label(n: u64) -> String {
     }
 }
 
-/// A log₂ axis from `lo` to `hi` over `from`..`to` pixels.
-#[derive(Clone, Copy)]
-struct Log2 {
-    lo: f64,
-    hi: f64,
-    from: f64,
-    to: f64,
-}
-
-impl Log2 {
-    fn at(&self, v: f64) -> f64 {
-        let t = (v.max(f64::MIN_POSITIVE).log2() - self.lo) / (self.hi - self.lo).max(1e-9);
-        self.from + crate::ledger::units::within(t, 0.0, 1.0) * (self.to - self.from)
+/// `curve` ((context, requests at once) pairs) with the user's point `you` = (context, requests
+/// asked for): green when the curve holds them at that context, red when they queue. The point is
+/// the chart's one target (class `you fits` or `you queues`).
+pub fn concurrency(curve: &[(u64, f64)], you: (u64, u64), text: &CurveText, width: u32, height: u32) -> Chart {
+    let mut targets = Vec::new();
+    match Markup::svg((width, height), |root| draw(root, curve, you, text, &mut targets)) {
+        Ok(svg) => Chart { svg, width, height, targets },
+        Err(_) => Chart::blank(width, height),
     }
 }
 
-/// The SVG of `curve` ((context, requests at once) pairs) with the user's point `you` = (context,
-/// requests asked for); green when the curve holds them at that context, red when they queue.
-pub fn concurrency_svg(curve: &[(u64, f64)], you: (u64, u64), text: &CurveText, width: u32, height: u32) -> String {
-    let area = Area::new(width, height);
-    let mut svg = Svg::new(width, height);
-    let (x_lo, x_hi) = match (curve.first(), curve.last()) {
-        (Some(a), Some(b)) => ((a.0.min(you.0).max(1) as f64).log2(), (b.0.max(you.0).max(2) as f64).log2()),
-        _ => (9.0, 17.0),
-    };
-    let top = curve.iter().map(|p| p.1).fold(you.1 as f64, f64::max).max(2.0);
-    let y = Log2 { lo: -1.0, hi: (top * 1.5).log2().ceil(), from: area.bottom, to: area.top };
-    let x = Log2 { lo: x_lo, hi: x_hi, from: area.left, to: area.right };
-    // Grid: powers of two on both axes (every other one when there are many).
-    let y_step = if y.hi > 10.0 { 2 } else { 1 };
-    for e in (0..=y.hi as i32).step_by(y_step) {
-        let py = y.at(2f64.powi(e));
-        svg.line(area.left, py, area.right, py, "rgba(128,128,136,0.2)", 1.0);
-        svg.text(area.left - 6.0, py + 4.0, "end", AXIS_COLOR, &(1u64 << e).to_string());
-    }
-    let x_step = if x_hi - x_lo > 8.0 { 2 } else { 1 };
-    for e in (x_lo.ceil() as i32..=x_hi.floor() as i32).step_by(x_step) {
-        let px = x.at(2f64.powi(e));
-        svg.line(px, area.top, px, area.bottom, "rgba(128,128,136,0.2)", 1.0);
-        svg.text(px, area.bottom + 16.0, "middle", AXIS_COLOR, &tokens_label(1u64 << e));
-    }
-    svg.line(area.left, area.top, area.left, area.bottom, AXIS_COLOR, 1.0);
-    svg.line(area.left, area.bottom, area.right, area.bottom, AXIS_COLOR, 1.0);
-    svg.vertical_text(12.0, (area.top + area.bottom) / 2.0, AXIS_COLOR, &text.y_axis);
-    svg.text((area.left + area.right) / 2.0, height as f64 - 2.0, "middle", AXIS_COLOR, &text.x_axis);
-    let points: Vec<(f64, f64)> = curve.iter().map(|&(c, n)| (x.at(c as f64), y.at(n.max(0.5)))).collect();
-    if !points.is_empty() {
-        svg.polyline(&points, CURVE_COLOR, 2.0, "concurrency-curve");
-    }
-    // The requests asked for, and whether the curve reaches them at the user's context.
+/// Whether the curve reaches `you`'s requests at `you`'s context.
+fn holds(curve: &[(u64, f64)], you: (u64, u64)) -> bool {
     let reach = curve.iter().rev().find(|p| p.0 <= you.0).or(curve.first()).map_or(0.0, |p| p.1);
-    let fits = reach >= you.1 as f64;
-    let (px, py) = (x.at(you.0 as f64), y.at(you.1 as f64));
-    svg.line(area.left, py, area.right, py, if fits { FITS_COLOR } else { QUEUES_COLOR }, 1.0);
-    let mut dot = Svg::fragment();
-    dot.circle(px, py, 6.0, if fits { FITS_COLOR } else { QUEUES_COLOR }, if fits { "you fits" } else { "you queues" });
-    svg.append(dot);
-    svg.text(px + 9.0, py - 8.0, "start", if fits { FITS_COLOR } else { QUEUES_COLOR }, &text.you);
-    svg.finish()
+    reach >= you.1 as f64
+}
+
+fn draw(
+    root: &DrawingArea<SVGBackend, Shift>,
+    curve: &[(u64, f64)],
+    you: (u64, u64),
+    text: &CurveText,
+    targets: &mut Vec<Target>,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let (x_lo, x_hi) = match (curve.first(), curve.last()) {
+        (Some(a), Some(b)) => (a.0.min(you.0).max(1) as f64, b.0.max(you.0).max(2) as f64),
+        _ => (512.0, 131_072.0),
+    };
+    let x_hi = x_hi.max(2.0 * x_lo);
+    let top = curve.iter().map(|p| p.1).fold(you.1 as f64, f64::max).max(2.0);
+    let y_hi = 2f64.powi((top * 1.5).log2().ceil() as i32);
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(8)
+        .margin_right(8)
+        .x_label_area_size(36)
+        .y_label_area_size(52)
+        // Both axes log₂ (plotters labels their whole powers of two).
+        .build_cartesian_2d((x_lo..x_hi).log_scale().base(2.0), (0.5..y_hi).log_scale().base(2.0))?;
+    chart
+        .configure_mesh()
+        // At most nine labels: plotters then labels only whole powers of two.
+        .x_labels(9)
+        .y_labels(9)
+        .x_label_formatter(&|v| tokens_label(v.round() as u64))
+        .y_label_formatter(&|v| if *v >= 1.0 { format!("{}", v.round() as u64) } else { String::new() })
+        .x_desc(text.x_axis.as_str())
+        .y_desc(text.y_axis.as_str())
+        .axis_desc_style(font(12.0).color(&AXIS))
+        .label_style(font(12.0).color(&AXIS))
+        .axis_style(AXIS)
+        .bold_line_style(AXIS.mix(GRID_ALPHA))
+        .light_line_style(TRANSPARENT)
+        .draw()?;
+    let points: Vec<(f64, f64)> = curve.iter().map(|&(c, n)| (c as f64, n.max(0.5))).collect();
+    if !points.is_empty() {
+        chart.draw_series(std::iter::once(PathElement::new(points, CURVE.stroke_width(2))))?;
+    }
+    let fits = holds(curve, you);
+    let color = if fits { FITS } else { CAPACITY };
+    // The point stays on the picture.
+    let point = ((you.0 as f64).max(x_lo).min(x_hi), (you.1 as f64).max(0.5).min(y_hi));
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(x_lo, point.1), (x_hi, point.1)],
+        color.stroke_width(1),
+    )))?;
+    let label = font(12.0).color(&color).pos(Pos::new(HPos::Left, VPos::Bottom));
+    chart.draw_series(std::iter::once(
+        EmptyElement::at(point)
+            + Circle::new((0, 0), 6, color.filled())
+            + plotters::element::Text::new(text.you.clone(), (9, -8), label),
+    ))?;
+    let (x, y) = px(chart.backend_coord(&point));
+    targets.push(Target {
+        shape: Shape::Circle { x, y, r: 6.0 },
+        class: if fits { "you fits" } else { "you queues" },
+        component: None,
+        bar: None,
+        title: text.you.clone(),
+    });
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{concurrency_svg, tokens_label, CurveText};
+    use super::{concurrency, holds, tokens_label, CurveText};
 
     fn text() -> CurveText {
         CurveText { x_axis: "context".into(), y_axis: "requests".into(), you: "<you>".into() }
@@ -100,13 +124,21 @@ mod tests {
         assert_eq!(tokens_label(512), "512");
         assert_eq!(tokens_label(32_768), "32k");
         assert_eq!(tokens_label(1 << 20), "1M");
-        let svg = concurrency_svg(&[(512, 100.0), (1024, 50.0), (2048, 25.0)], (1024, 8), &text(), 400, 240);
-        assert!(svg.contains("concurrency-curve") && svg.contains("&lt;you&gt;") && !svg.contains("<you>"));
-        assert!(svg.contains(r#"class="you fits""#), "50 requests of 1k fit 8: {svg}");
-        let queued = concurrency_svg(&[(512, 4.0), (1024, 2.0)], (1024, 8), &text(), 400, 240);
-        assert!(queued.contains(r#"class="you queues""#));
-        // No curve (the engine does not start): still an SVG with the user's point.
-        let empty = concurrency_svg(&[], (4096, 1), &text(), 400, 240);
-        assert!(empty.starts_with("<svg") && empty.ends_with("</svg>") && empty.contains("you queues"));
+        let chart = concurrency(&[(512, 100.0), (1024, 50.0), (2048, 25.0)], (1024, 8), &text(), 400, 240);
+        let svg = chart.svg.as_str();
+        assert!(svg.contains("&lt;you&gt;") && !svg.contains("<you>"), "{svg}");
+        assert_eq!(chart.targets.len(), 1);
+        assert_eq!(chart.targets[0].class, "you fits", "50 requests of 1k hold 8");
+        let queued = concurrency(&[(512, 4.0), (1024, 2.0)], (1024, 8), &text(), 400, 240);
+        assert_eq!(queued.targets[0].class, "you queues");
+        // No curve (the engine does not start): still a picture with the user's point.
+        let empty = concurrency(&[], (4096, 1), &text(), 400, 240);
+        assert!(empty.svg.as_str().starts_with("<svg") && empty.targets[0].class == "you queues");
+    }
+
+    #[test]
+    fn the_point_is_held_when_the_curve_reaches_it() {
+        assert!(holds(&[(512, 10.0), (4096, 2.0)], (1024, 10)), "the 512 point holds 10 at 1k");
+        assert!(!holds(&[(512, 10.0), (4096, 2.0)], (8192, 3)));
     }
 }

@@ -1,37 +1,100 @@
-//! Charts as SVG strings: the stacked memory bars against the GPU's capacity with the chapter's
-//! 80 % line. Pure: bills in, an SVG string out, so it is tested natively.
+//! Charts, drawn with plotters' SVG backend: the stacked memory bars against the GPU's capacity
+//! with the chapter's 80 % line ([`stacked_bars`]) and the serving planner's requests-at-once
+//! curve ([`concurrency`]). Each is a function from data to a [`Chart`]: the picture as
+//! [`Markup`] (plotters escapes every text it writes) and its hover targets as data — a rectangle
+//! or a point in the picture's pixels with the text it shows — which the page draws as focusable
+//! elements over the picture. Pure, so it is tested natively and the page's server-side render
+//! draws exactly what the wasm draws.
 //!
-//! Written directly rather than with plotters: the chart is rectangles, two lines, ticks and
-//! labels, and plotters' drawing and text layout cost 19.5 KB of the 250 KB gzip download (measured
-//! with the chart stubbed out: 248.5 → 228.9 KB). Every text that goes into the SVG is escaped here.
+//! Text sizes are never measured (no font feature): every label is placed by its anchor, so the
+//! browser lays out the text and the SVG is the same natively and in wasm.
 
+mod bars;
 mod concurrency;
-mod svg;
 
-pub use concurrency::{concurrency_svg, tokens_label, CurveText};
-pub use svg::{escape_xml, nice_ticks, Svg};
+pub use bars::{stacked_bars, Bar, ChartText};
+pub use concurrency::{concurrency, tokens_label, CurveText};
 
-use crate::ledger::bill::{Bill, ComponentId, MARGIN};
-use crate::ledger::msg::Msg;
-use crate::ledger::units::fixed;
+use plotters::style::{FontDesc, FontFamily, FontStyle, RGBColor};
 
-/// One bar: a label under it and its bill.
+use crate::ledger::bill::ComponentId;
+use crate::markup::Markup;
+
+/// A drawn chart: the picture and what hover and keyboard focus find on it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bar<'a> {
-    pub label: String,
-    pub bill: &'a Bill,
+pub struct Chart {
+    pub svg: Markup,
+    pub width: u32,
+    pub height: u32,
+    pub targets: Vec<Target>,
 }
 
-/// Texts the chart needs, in the reader's language.
-#[derive(Clone, Debug)]
-pub struct ChartText {
-    pub axis: String,
-    pub capacity: String,
-    pub margin_line: String,
-    /// The name of a component (for the hover titles).
-    pub component: fn(ComponentId) -> String,
-    /// A formula in the reader's language (for the hover titles).
-    pub formula: fn(&Msg) -> String,
+impl Chart {
+    /// The chart as a file of its own: the picture with each target as a transparent titled shape
+    /// over it, so that the saved SVG shows a segment's size and formula on hover as the page does.
+    pub fn standalone_svg(&self) -> Markup {
+        let picture = self.svg.as_str();
+        let Some(end) = picture.rfind("</svg>") else { return self.svg.clone() };
+        let mut out = self.svg.clone();
+        out.truncate_to(end);
+        for t in &self.targets {
+            match t.shape {
+                Shape::Rect { x, y, w, h } => {
+                    out.push_raw(r#"<rect fill="transparent" x=""#);
+                    out.push_number(x);
+                    out.push_raw(r#"" y=""#);
+                    out.push_number(y);
+                    out.push_raw(r#"" width=""#);
+                    out.push_number(w);
+                    out.push_raw(r#"" height=""#);
+                    out.push_number(h);
+                }
+                Shape::Circle { x, y, r } => {
+                    out.push_raw(r#"<circle fill="transparent" cx=""#);
+                    out.push_number(x);
+                    out.push_raw(r#"" cy=""#);
+                    out.push_number(y);
+                    out.push_raw(r#"" r=""#);
+                    out.push_number(r);
+                }
+            }
+            if let Some(c) = t.component {
+                out.push_raw(r#"" data-component=""#);
+                out.push_raw(c.id());
+            }
+            out.push_raw(r#""><title>"#);
+            out.push_text(&t.title);
+            out.push_raw(if matches!(t.shape, Shape::Rect { .. }) { "</title></rect>" } else { "</title></circle>" });
+        }
+        out.push_raw("</svg>\n");
+        out
+    }
+
+    /// A chart that could not be drawn (plotters reported an error): an empty picture of the size.
+    fn blank(width: u32, height: u32) -> Chart {
+        Chart { svg: Markup::new(), width, height, targets: Vec::new() }
+    }
+}
+
+/// Where a target sits, in the SVG's pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    Rect { x: f64, y: f64, w: f64, h: f64 },
+    Circle { x: f64, y: f64, r: f64 },
+}
+
+/// Something on the chart that hover or Tab finds: a bar's segment or the planner's point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub shape: Shape,
+    /// Its CSS class (`segment`, `you fits`, `you queues`): what the tests and the style sheet name.
+    pub class: &'static str,
+    /// The component of a bar's segment (`data-component`).
+    pub component: Option<ComponentId>,
+    /// The bar it belongs to (`data-bar`).
+    pub bar: Option<usize>,
+    /// What it says: its size and formula, or the planner's point.
+    pub title: String,
 }
 
 /// The colour of a component (`#rrggbb`): the same in the chart, the legend and the table.
@@ -61,91 +124,38 @@ pub fn css_color(id: ComponentId) -> &'static str {
     }
 }
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-pub const AXIS_COLOR: &str = "#808088";
-const CAPACITY_COLOR: &str = "#dc2626";
-const MARGIN_COLOR: &str = "#d97706";
-
-/// The plotting area inside the SVG: left, top, right, bottom in pixels.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Area {
-    pub left: f64,
-    pub top: f64,
-    pub right: f64,
-    pub bottom: f64,
+/// `#rrggbb` as plotters' colour (black for anything else).
+fn rgb(hex: &str) -> RGBColor {
+    let channel = |i: usize| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(0);
+    RGBColor(channel(1), channel(3), channel(5))
 }
 
-impl Area {
-    pub fn new(width: u32, height: u32) -> Area {
-        Area { left: 52.0, top: 8.0, right: width as f64 - 8.0, bottom: height as f64 - 28.0 }
-    }
+/// Axes, ticks and their labels: a grey readable on light and dark backgrounds (the style sheet
+/// gives the text the page's own colour).
+const AXIS: RGBColor = RGBColor(0x80, 0x80, 0x88);
+/// The grid: the axis colour, faint.
+const GRID_ALPHA: f64 = 0.2;
+const CAPACITY: RGBColor = RGBColor(0xdc, 0x26, 0x26);
+const MARGIN: RGBColor = RGBColor(0xd9, 0x77, 0x06);
+const FITS: RGBColor = RGBColor(0x16, 0xa3, 0x4a);
 
-    /// The pixel row of `v` on an axis from 0 to `top`.
-    pub fn y(&self, v: f64, top: f64) -> f64 {
-        self.bottom - crate::ledger::units::within(v / top, 0.0, 1.0) * (self.bottom - self.top)
-    }
+/// The charts' font at `px` pixels (plotters' SVG backend writes the size ÷ 1.24).
+fn font(px: f64) -> FontDesc<'static> {
+    FontDesc::new(FontFamily::SansSerif, px * 1.24, FontStyle::Normal)
 }
 
-/// A readable upper bound for the axis: a little above the tallest bar or the capacity.
-fn axis_top(bars: &[Bar], capacity: f64) -> f64 {
-    let tallest = bars.iter().map(|b| b.bill.device_bytes() as f64 / GIB).fold(0.0, f64::max);
-    let top = tallest.max(capacity) * 1.08;
-    if top.is_finite() && top > 0.0 {
-        top
-    } else {
-        1.0
-    }
+/// A pixel coordinate of plotters' backend as the targets' f64.
+fn px((x, y): (i32, i32)) -> (f64, f64) {
+    (x as f64, y as f64)
 }
 
-/// The y axis: its line, ticks with labels, light grid lines, and its title.
-pub fn y_axis(svg: &mut Svg, area: Area, top: f64, title: &str) {
-    for tick in nice_ticks(top, 6) {
-        let y = area.y(tick, top);
-        svg.line(area.left, y, area.right, y, "rgba(128,128,136,0.2)", 1.0);
-        svg.text(area.left - 6.0, y + 4.0, "end", AXIS_COLOR, &fixed(tick, 1));
-    }
-    svg.line(area.left, area.top, area.left, area.bottom, AXIS_COLOR, 1.0);
-    svg.vertical_text(12.0, (area.top + area.bottom) / 2.0, AXIS_COLOR, title);
-}
+#[cfg(test)]
+mod tests {
+    use super::rgb;
 
-/// The SVG of `bars` stacked against a GPU of `gpu_bytes`; each segment carries a focusable,
-/// titled overlay (`rect.segment`) for hover and keyboard.
-pub fn stacked_bars_svg(bars: &[Bar], gpu_bytes: u64, text: &ChartText, width: u32, height: u32) -> String {
-    let capacity = gpu_bytes as f64 / GIB;
-    let top = axis_top(bars, capacity);
-    let area = Area::new(width, height);
-    let mut svg = Svg::new(width, height);
-    y_axis(&mut svg, area, top, &text.axis);
-    let slot = (area.right - area.left) / bars.len().max(1) as f64;
-    let mut overlay = Svg::fragment();
-    for (i, bar) in bars.iter().enumerate() {
-        let x0 = area.left + slot * (i as f64 + 0.25);
-        let w = slot * 0.5;
-        let mut stacked = 0.0;
-        for c in bar.bill.components.iter().filter(|c| c.bytes > 0) {
-            let (y0, y1) = (area.y(stacked, top), area.y(stacked + c.bytes as f64 / GIB, top));
-            stacked += c.bytes as f64 / GIB;
-            svg.rect(x0, y1, w, y0 - y1, css_color(c.id));
-            let title = format!(
-                "{} · {}: {} GiB — {}",
-                bar.label,
-                (text.component)(c.id),
-                fixed(c.bytes as f64 / GIB, 2),
-                (text.formula)(&c.formula)
-            );
-            overlay.segment(c.id.id(), i, (x0, y1, w, (y0 - y1).max(1.0)), &title);
-        }
-        svg.text(x0 + w / 2.0, area.bottom + 18.0, "middle", AXIS_COLOR, &bar.label);
+    #[test]
+    fn hex_colours_read_as_plotters_colours() {
+        assert_eq!(rgb("#3b82f6"), plotters::style::RGBColor(0x3b, 0x82, 0xf6));
+        assert_eq!(rgb("nonsense"), plotters::style::RGBColor(0, 0, 0));
     }
-    svg.line(area.left, area.bottom, area.right, area.bottom, AXIS_COLOR, 1.0);
-    for (level, label, color) in [
-        (capacity, text.capacity.as_str(), CAPACITY_COLOR),
-        (capacity * (1.0 - MARGIN), text.margin_line.as_str(), MARGIN_COLOR),
-    ] {
-        let y = area.y(level, top);
-        svg.line(area.left, y, area.right, y, color, 2.0);
-        svg.text(area.left + 4.0, y - 4.0, "start", color, label);
-    }
-    svg.append(overlay);
-    svg.finish()
 }

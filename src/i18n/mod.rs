@@ -573,6 +573,23 @@ fn render_arg(lang: Lang, a: &Arg, out: &mut String) {
 }
 
 /// English, as the command line prints it.
+/// The parts of `text` around its `` `code spans` ``, in order: (part, whether it is code). The
+/// notes, levers and advice write settings such as `max_num_batched_tokens` that way; the page
+/// shows them as code, the command line plainly ([`plain`]). A text with an unpaired backtick is
+/// one plain part.
+pub fn code_spans(text: &str) -> Vec<(&str, bool)> {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return vec![(text, false)];
+    }
+    parts.into_iter().enumerate().filter(|(_, p)| !p.is_empty()).map(|(i, p)| (p, i % 2 == 1)).collect()
+}
+
+/// `text` without its code spans' backticks.
+pub fn plain(text: &str) -> String {
+    code_spans(text).into_iter().map(|(p, _)| p).collect()
+}
+
 impl fmt::Display for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&render(Lang::En, self))
@@ -597,6 +614,20 @@ mod tests {
         let m = msg!(WeightsDense, Arg::Count(8_030_261_248), Arg::Factor(2.0), Arg::Code("bf16"));
         assert_eq!(render(Lang::En, &m), "8,030,261,248 params × 2 B (bf16)");
         assert_eq!(render(Lang::Zh, &m), "8,030,261,248 个参数 × 2 B(bf16)");
+    }
+
+    /// Hand-written cases: code spans split out, an unpaired backtick left alone.
+    #[test]
+    fn code_spans_split_and_plain_drops_the_backticks() {
+        use super::{code_spans, plain};
+        let t = "Lower `gpu_util`, or `kv=int8`.";
+        assert_eq!(
+            code_spans(t),
+            vec![("Lower ", false), ("gpu_util", true), (", or ", false), ("kv=int8", true), (".", false)]
+        );
+        assert_eq!(plain(t), "Lower gpu_util, or kv=int8.");
+        assert_eq!(code_spans("a ` b"), vec![("a ` b", false)]);
+        assert_eq!(plain("no code"), "no code");
     }
 
     /// A brace that is not a placeholder stays; a missing argument renders as nothing.

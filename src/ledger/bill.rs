@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::msg::Msg;
+use super::scenario::{Engine, EngineVersion};
 
 /// What a component is. The ids are a public contract (JSON output, `data-testid`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -207,7 +208,7 @@ pub struct Bill {
     /// checkpoint retention under `gc=1`): in every total's high end, not in its point.
     pub open_high_bytes: u64,
     /// What a serving engine makes of the card (inference with `engine` other than `hf`).
-    pub serving: Option<super::serving::Serving>,
+    pub serving: Option<Serving>,
 }
 
 impl Bill {
@@ -305,8 +306,8 @@ impl Bill {
             None => on_device,
             Some(_) if on_device == Verdict::DoesNotFit => Verdict::DoesNotFit,
             Some(s) => match s.status {
-                super::serving::ServingStatus::Serves => Verdict::Fits,
-                super::serving::ServingStatus::Queues { .. } => Verdict::FitsWithoutMargin,
+                ServingStatus::Serves => Verdict::Fits,
+                ServingStatus::Queues { .. } => Verdict::FitsWithoutMargin,
                 _ => Verdict::DoesNotFit,
             },
         }
@@ -358,5 +359,63 @@ pub fn signed_difference(a: u64, b: u64) -> i64 {
         (a - b).min(i64::MAX as u64) as i64
     } else {
         -((b - a).min(i64::MAX as u64) as i64)
+    }
+}
+
+/// What an engine makes of the card at start-up: the `serving` object of the JSON output (its
+/// field names are a public contract).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Serving {
+    pub engine: Engine,
+    /// The release whose rules were applied.
+    pub version: EngineVersion,
+    /// What the engine budgets for weights, workspaces and the KV pool on one GPU.
+    pub budget_bytes: u64,
+    pub weights_bytes: u64,
+    pub non_torch_bytes: u64,
+    pub activation_peak_bytes: u64,
+    pub cuda_graph_bytes: u64,
+    pub kv_pool_bytes: u64,
+    /// Tokens the pool holds, as the engine reports them.
+    pub kv_tokens: u64,
+    /// vLLM's blocks (`None` for engines without blocks).
+    pub kv_blocks: Option<u64>,
+    /// Requests of `context_tokens` that fit at once, as vLLM prints it ("4.84x").
+    pub max_concurrency: f64,
+    /// The longest context (prompt + generated) that `batch` requests can each have.
+    pub max_context: u64,
+    /// llama.cpp: what stays in host RAM (weights and KV of the layers not on the GPU).
+    pub host_bytes: u64,
+    /// Prompt + generated tokens per request (vLLM's `max_model_len`).
+    pub context_tokens: u64,
+    /// Concurrent requests asked for (`batch`).
+    pub requests: u64,
+    /// The share of the card the engine took: vLLM's `gpu_memory_utilization`, SGLang's
+    /// `mem_fraction_static` (1 for llama.cpp).
+    pub share: f64,
+    pub status: ServingStatus,
+}
+
+/// Whether the engine starts, and whether the requests asked for run at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ServingStatus {
+    /// `requests` requests of `context_tokens` run at once.
+    Serves,
+    /// The engine starts, but only `concurrent` requests of that length run at once; the rest wait.
+    Queues { concurrent: u64 },
+    /// One request of `context_tokens` does not fit the pool (the engine refuses to start).
+    ContextTooLong { needed_bytes: u64, available_bytes: u64, longest: u64 },
+    /// Nothing is left for the KV cache (`available` may be negative).
+    NoKvMemory { available: i64 },
+    /// The card's free memory is less than what the engine asks for.
+    NotEnoughFree { free_bytes: u64, requested_bytes: u64 },
+    /// llama.cpp: what it must allocate on the GPU is more than the card has.
+    GpuTooSmall { needed_bytes: u64 },
+}
+
+impl ServingStatus {
+    /// The engine starts (requests may still queue).
+    pub fn starts(self) -> bool {
+        matches!(self, ServingStatus::Serves | ServingStatus::Queues { .. })
     }
 }

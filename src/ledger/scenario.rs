@@ -161,6 +161,18 @@ keyword_enum!(
     Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
 );
 
+impl Engine {
+    /// The engine's name as its project writes it, wherever the engine is shown.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Hf => "transformers",
+            Engine::Vllm => "vLLM",
+            Engine::Sglang => "SGLang",
+            Engine::Llamacpp => "llama.cpp",
+        }
+    }
+}
+
 /// A release of a serving engine, `0.11` or `0.5.23`: the rules that changed between releases
 /// (defaults, what the budget counts) follow it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

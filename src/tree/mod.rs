@@ -450,7 +450,7 @@ pub fn levers(id: NodeId) -> &'static [Lever] {
 pub fn serving_gain(
     s: &Scenario,
     lever: Lever,
-) -> Option<(crate::ledger::serving::Serving, crate::ledger::serving::Serving)> {
+) -> Option<(crate::ledger::bill::Serving, crate::ledger::bill::Serving)> {
     let after = lever.apply(s)?;
     Some((estimate(s).serving?, estimate(&after).serving?))
 }

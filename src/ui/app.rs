@@ -10,12 +10,10 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use crate::chart::escape_xml;
-
 use super::components::{
-    chart_view, diagnosis, export, ledger_table, markup, measured_compare, notices, oom_tree, planner, render_bars,
-    render_chart, self_test, share, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps,
-    PlannerData,
+    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, planner, render_bars,
+    render_chart, self_test, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps, PlannerData,
+    Share,
 };
 use super::embed;
 use super::state::{Action, CalcState, Same};
@@ -116,32 +114,20 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
     }
 }
 
-/// A paragraph holding one link, as markup: `p_attrs` and `a_attrs` are literal attributes.
-fn link_p(p_attrs: &str, href: &str, testid: &str, a_attrs: &str, label: &str) -> Html {
-    markup(format!(
-        r#"<p{p_attrs}><a href="{}" data-testid="{testid}"{a_attrs}>{}</a></p>"#,
-        escape_xml(href),
-        escape_xml(label)
-    ))
-}
-
-/// The largest batch and the longest sequence that fit, as one escaped markup string (static
-/// markup: yew's element builders for it cost more of the download), then the speed card.
+/// The largest batch and the longest sequence that fit, then the speed card.
 fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> Html {
     let fits_text =
         |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
     let tokens = if lang == Lang::Zh { " token" } else { " tokens" };
-    let totals = format!(
-        r#"<h2>{}</h2><dl class="totals"><dt>{}</dt><dd data-testid="max-batch" data-value="{max_batch}">{}</dd><dt>{}</dt><dd data-testid="max-seq" data-value="{max_seq}">{}</dd></dl>"#,
-        escape_xml(text(lang, Text::WhatFits)),
-        escape_xml(text(lang, Text::MaxBatch)),
-        escape_xml(&fits_text(max_batch, "")),
-        escape_xml(text(lang, Text::MaxSeq)),
-        escape_xml(&fits_text(max_seq, tokens)),
-    );
     html! {
         <section class="fits" data-testid="what-fits">
-            { markup(totals) }
+            <h2>{ text(lang, Text::WhatFits) }</h2>
+            <dl class="totals">
+                <dt>{ text(lang, Text::MaxBatch) }</dt>
+                <dd data-testid="max-batch" data-value={max_batch.to_string()}>{ fits_text(max_batch, "") }</dd>
+                <dt>{ text(lang, Text::MaxSeq) }</dt>
+                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, tokens) }</dd>
+            </dl>
             { speed_card }
         </section>
     }
@@ -180,12 +166,12 @@ pub fn app(props: &AppProps) -> Html {
                         bill: &side.bill,
                     }
                 }
-                let svg = render_bars(*lang, &[bar(*lang, &d.before), bar(*lang, &d.after)], d.after.bill.gpu_bytes);
-                Some((n, d, svg))
+                let chart = render_bars(*lang, &[bar(*lang, &d.before), bar(*lang, &d.after)], d.after.bill.gpu_bytes);
+                Some((n, d, Rc::new(chart)))
             })
             .collect::<Vec<_>>()
     });
-    let plan = use_memo(scenario.clone(), PlannerData::of);
+    let plan = use_memo((scenario.clone(), lang), |(s, lang)| PlannerData::of(s, *lang));
     let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
     let tree_found = use_memo((state.pasted.clone(), scenario.clone()), |(p, s)| diagnosis(p, s));
     let tree_diagram = use_memo(lang == Lang::Zh, |zh| crate::tree::diagram(*zh));
@@ -211,22 +197,20 @@ pub fn app(props: &AppProps) -> Html {
     let gpus_drawn = if scenario.mode == Mode::Train { scenario.gpus } else { 1 };
     // The embed mode draws one bar, without a "before".
     let drawn = if state.embed { (1, None) } else { (gpus_drawn, before.clone().map(Same)) };
-    let chart_svg = use_memo((lang, Same(bill.clone()), drawn), |(lang, bill, (gpus, before))| {
-        AttrValue::from(render_chart(*lang, &bill.0, *gpus, before.as_ref().map(|b| &*b.0)))
+    let chart = use_memo((lang, Same(bill.clone()), drawn), |(lang, bill, (gpus, before))| {
+        render_chart(*lang, &bill.0, *gpus, before.as_ref().map(|b| &*b.0))
     });
     let header = |title: Text, tagline: Text| {
         let s = state.clone();
         let on_lang = Callback::from(move |l| s.dispatch(Action::SetLang(l)));
         let s = state.clone();
         let on_unit = Callback::from(move |u| s.dispatch(Action::SetUnit(u)));
-        let titles = format!(
-            r#"<div><h1 data-testid="title">{}</h1><p class="tagline">{}</p></div>"#,
-            escape_xml(text(lang, title)),
-            escape_xml(text(lang, tagline))
-        );
         html! {
             <header class="app-header">
-                { markup(titles) }
+                <div>
+                    <h1 data-testid="title">{ text(lang, title) }</h1>
+                    <p class="tagline">{ text(lang, tagline) }</p>
+                </div>
                 { switches(lang, state.unit, on_lang, on_unit) }
             </header>
         }
@@ -246,7 +230,7 @@ pub fn app(props: &AppProps) -> Html {
                 { header(Text::SelfTest, Text::SelfTestIntro) }
                 <main>
                     { notices }
-                    { link_p("", &with_base(&calculator), "to-calculator", "", text(lang, Text::ToCalculator)) }
+                    <p><a href={with_base(&calculator)} data-testid="to-calculator">{ text(lang, Text::ToCalculator) }</a></p>
                     <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
                     { page }
                 </main>
@@ -259,10 +243,10 @@ pub fn app(props: &AppProps) -> Html {
             <div class="app embed" data-testid="embed">
                 { notices }
                 { verdict_card(lang, state.unit, scenario, &bill) }
-                { chart_view(lang, &chart_svg, &bill) }
+                { chart_view(lang, &chart, &bill) }
                 { planner_view }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
-                { link_p(r#" class="open-full""#, &with_base(&full_query), "open-full", r#" target="_blank" rel="noopener""#, text(lang, Text::OpenFull)) }
+                <p class="open-full"><a href={with_base(&full_query)} data-testid="open-full" target="_blank" rel="noopener">{ text(lang, Text::OpenFull) }</a></p>
             </div>
         };
     }
@@ -289,7 +273,7 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <div class="results">
                         { verdict_card(lang, state.unit, scenario, &bill) }
-                        { chart_view(lang, &chart_svg, &bill) }
+                        { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
                         { planner_view }
                         { what_fits(lang, *fits, (*speed_card_html).clone()) }
@@ -309,14 +293,12 @@ pub fn app(props: &AppProps) -> Html {
                     onset, found: tree_found, diagram: tree_diagram,
                 }) }
                 { export(lang, state.unit, scenario, &bill, gpus_drawn) }
-                { share(lang, AttrValue::from(with_base(&query)), AttrValue::from(embed::embed_code(&embed_src))) }
+                <Share lang={lang} url={with_base(&query)} embed_code={embed::embed_code(&embed_src)} />
             </main>
-            { markup(format!(
-                r#"<footer class="app-footer">{} · <a href="{}" data-testid="to-selftest">{}</a></footer>"#,
-                escape_xml(text(lang, Text::Footer)),
-                escape_xml(&with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))),
-                escape_xml(text(lang, Text::SelfTest))
-            )) }
+            <footer class="app-footer">
+                { text(lang, Text::Footer) }{ " · " }
+                <a href={with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))} data-testid="to-selftest">{ text(lang, Text::SelfTest) }</a>
+            </footer>
         </div>
     }
 }

@@ -7,6 +7,8 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
+use crate::markup::Markup;
+
 /// The content's own height (no 100vh anywhere in embed mode, so the two cannot grow each other).
 fn document_height() -> Option<i32> {
     let root = web_sys::window()?.document()?.document_element()?;
@@ -39,11 +41,14 @@ fn post(height: i32) {
     let _ = parent.post_message(&message, "*");
 }
 
-/// The iframe snippet a course page pastes, with the listener that sizes the iframe.
+/// The iframe snippet a course page pastes, with the listener that sizes the iframe: markup for
+/// the course page, so the link in it is escaped as an attribute value.
 pub fn embed_code(src: &str) -> String {
-    let src = crate::chart::escape_xml(src);
-    format!(
-        r#"<iframe src="{src}" title="VRAM Ledger · 显存账本" style="width:100%;border:0" height="560" loading="lazy"></iframe>
-<script>addEventListener("message",function(e){{if(!e.data||e.data.type!=="vram-ledger:height")return;document.querySelectorAll("iframe").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=e.data.height+"px"}})}})</script>"#
-    )
+    let mut code = Markup::raw(r#"<iframe src=""#);
+    code.push_text(src);
+    code.push_raw(
+        r#"" title="VRAM Ledger · 显存账本" style="width:100%;border:0" height="560" loading="lazy"></iframe>
+<script>addEventListener("message",function(e){if(!e.data||e.data.type!=="vram-ledger:height")return;document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow===e.source)f.style.height=e.data.height+"px"})})</script>"#,
+    );
+    code.as_str().to_string()
 }

@@ -27,7 +27,7 @@ test('seven questions; the hint opens first, then the answer with the ledger\'s 
   const finding = await page.textContent(`${q1} [data-testid="finding"]`);
   assert.match(finding, /2\.0 B \+ gradients 2\.0 B \+ AdamW 8\.0 B \+ master weights 4\.0 B = 16\.0 B per parameter/);
   assert.match(finding, /119\.66 GiB/);
-  const labels = await page.$$eval(`${q1} svg text`, (t) => t.map((x) => x.textContent));
+  const labels = await page.$$eval(`${q1} svg text`, (t) => t.map((x) => x.textContent.trim()));
   assert.ok(labels.includes('mode=infer') && labels.includes('mode=train'), labels.join('|'));
   const see = await page.getAttribute(`${q1} [data-testid="see-it"]`, 'href');
   assert.match(see, /\?method=full&lang=en$/);

@@ -24,7 +24,8 @@ test('a vLLM link opens the planner with the CLI\'s figures; a lever applies and
   assert.match(await page.textContent('[data-testid="verdict"]'), /Starts, but requests queue/);
   const points = Number(await page.getAttribute('[data-testid="planner-chart"]', 'data-points'));
   assert.ok(points >= 8, `${points} points on the curve`);
-  assert.ok(await page.$('[data-testid="planner-chart"] .concurrency-curve'));
+  // The curve: plotters draws it as a polyline in the planner's blue.
+  assert.ok(await page.$('[data-testid="planner-chart"] polyline[stroke="#2563EB"]'));
   assert.ok(await page.$('[data-testid="planner-chart"] circle.you'));
   // The engine's own settings are there; generate()'s are not needed.
   for (const key of ['engine_version', 'gpu_util', 'max_batched_tokens', 'max_num_seqs', 'block_size', 'cuda_graphs']) {

@@ -70,13 +70,15 @@ fn model_groups(s: &Scenario, filter: &str) -> Vec<(String, Vec<(String, String)
     families
 }
 
+/// The engines by name; `generate()` in the reader's language.
 fn engine_options(lang: Lang) -> Vec<(String, String)> {
-    vec![
-        ("hf".into(), text(lang, Text::EngineHf).into()),
-        ("vllm".into(), "vLLM".into()),
-        ("sglang".into(), "SGLang".into()),
-        ("llamacpp".into(), "llama.cpp".into()),
-    ]
+    Engine::ALL
+        .iter()
+        .map(|&e| {
+            let label = if e == Engine::Hf { text(lang, Text::EngineHf) } else { e.name() };
+            (e.id().to_string(), label.to_string())
+        })
+        .collect()
 }
 
 /// The releases offered for an engine (the empty value is the newest read).

@@ -44,7 +44,7 @@ pub fn export(lang: Lang, unit: Unit, scenario: &Scenario, bill: &Rc<Bill>, gpus
     let on_svg = {
         let bill = bill.clone();
         Callback::from(move |_| {
-            let _ = download_svg(&render_chart(lang, &bill, gpus, None));
+            let _ = download_svg(render_chart(lang, &bill, gpus, None).standalone_svg().as_str());
         })
     };
     html! {

@@ -1,12 +1,9 @@
 //! Measured against estimated: paste the JSON of `tools/mem_report.py` (homework 1) and see each
 //! component's error against the ledger.
 
-use std::fmt::Write;
-
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-use crate::chart::escape_xml;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::{fixed, format_bytes, Unit};
@@ -41,32 +38,38 @@ pub fn measured_compare(
                         </button>
                     }
                 });
-                let mut table = format!(
-                    r#"<div class="ledger-wrap"><table class="ledger" data-testid="measured-table"><thead><tr><th scope="col">{}</th><th scope="col" class="num">{}</th><th scope="col" class="num">{}</th><th scope="col" class="num">{}</th></tr></thead><tbody>"#,
-                    escape_xml(text(lang, Text::Component)),
-                    escape_xml(text(lang, Text::Measured)),
-                    escape_xml(text(lang, Text::Estimated)),
-                    escape_xml(text(lang, Text::Error)),
-                );
-                for r in &rows {
+                let row = |r: &crate::validation::Row| {
                     let error = r
                         .error()
                         .map(|e| format!("{}{} %", if e < 0.0 { "−" } else { "+" }, fixed(e.abs() * 100.0, 1)));
-                    let _ = write!(
-                        table,
-                        r#"<tr data-testid="measured-{what}" data-error="{}"><th scope="row"><code>{what}</code></th><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
-                        r.error().map(crate::ledger::scenario::trim_float).unwrap_or_default(),
-                        escape_xml(&format_bytes(r.measured, unit)),
-                        escape_xml(&format_bytes(r.estimated, unit)),
-                        error.unwrap_or_else(|| "—".into()),
-                        what = escape_xml(r.what),
-                    );
-                }
-                table.push_str("</tbody></table></div>");
+                    html! {
+                        <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(crate::ledger::scenario::trim_float).unwrap_or_default()}>
+                            <th scope="row"><code>{ r.what }</code></th>
+                            <td class="num">{ format_bytes(r.measured, unit) }</td>
+                            <td class="num">{ format_bytes(r.estimated, unit) }</td>
+                            <td class="num">{ error.unwrap_or_else(|| "—".into()) }</td>
+                        </tr>
+                    }
+                };
+                let table = html! {
+                    <div class="ledger-wrap">
+                        <table class="ledger" data-testid="measured-table">
+                            <thead>
+                                <tr>
+                                    <th scope="col">{ text(lang, Text::Component) }</th>
+                                    <th scope="col" class="num">{ text(lang, Text::Measured) }</th>
+                                    <th scope="col" class="num">{ text(lang, Text::Estimated) }</th>
+                                    <th scope="col" class="num">{ text(lang, Text::Error) }</th>
+                                </tr>
+                            </thead>
+                            <tbody>{ for rows.iter().map(row) }</tbody>
+                        </table>
+                    </div>
+                };
                 html! {
                     <>
                         <p class="tree-hint">{ format!("{}: {}", text(lang, Text::MeasuredOn), report.device) } { load.unwrap_or_default() }</p>
-                        { super::markup(table) }
+                        { table }
                     </>
                 }
             }

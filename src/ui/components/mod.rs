@@ -1,8 +1,8 @@
-//! One small piece of UI per file. Each yew component type costs 0.5–2 KB of the gzip download
-//! (docs/size.md, measured), so a piece is a component only when it needs a hook the app cannot
-//! hold (the model import's fetch, the controls' search box); every other piece is a view function
-//! of its values, its state in the app's reducer (text typed into a box) or in the DOM (a copied
-//! button's mark, the chart's hover line), and static tables are one escaped markup string.
+//! One small piece of UI per file. A piece with state of its own (a hover, a copied button, text
+//! being typed, a fetch) is a function component holding it with `use_state`, so that its changes
+//! re-render it alone; a piece without is a view function of its values. All of it is Yew's
+//! `html!`, which escapes text; the only markup written as a string is a chart's SVG, drawn by
+//! plotters into a [`crate::markup::Markup`].
 
 mod chart_view;
 mod controls;
@@ -20,7 +20,7 @@ mod share;
 mod speed_card;
 mod verdict_card;
 
-pub use chart_view::{chart_view, render_bars, render_chart};
+pub use chart_view::{chart_view, render_bars, render_chart, ChartPicture};
 pub use controls::Controls;
 pub use export::export;
 pub use lang_switch::switches;
@@ -31,11 +31,14 @@ pub use notices::notices;
 pub use oom_tree::{diagnosis, oom_tree, OomTreeProps};
 pub use planner::{planner, PlannerData};
 pub use self_test::self_test;
-pub use share::share;
+pub use share::Share;
 pub use speed_card::speed_card;
 pub use verdict_card::verdict_card;
 
-/// Static markup written as one string (every text in it escaped by the caller).
-pub fn markup(html: impl Into<yew::AttrValue>) -> yew::Html {
-    yew::Html::from_html_unchecked(html.into())
+/// Text whose `` `code spans` `` are shown as code ([`crate::i18n::code_spans`]).
+pub fn code_spans(text: &str) -> yew::Html {
+    use yew::html;
+    html! {
+        { for crate::i18n::code_spans(text).into_iter().map(|(part, code)| if code { html! { <code>{ part }</code> } } else { html! { { part } } }) }
+    }
 }

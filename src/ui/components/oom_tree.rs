@@ -2,13 +2,11 @@
 //! keyboard; arrows walk the edges), read its card, apply its lever to the configuration, or let
 //! the tree walk itself from measured numbers.
 
-use std::fmt::Write;
-
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::chart::escape_xml;
+use super::code_spans;
 use crate::i18n::{self, pick, render, text, Lang, Text};
 use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
@@ -108,44 +106,36 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
     let card = props.selected.map(|id| {
         let n = node(id);
         let levers = tree::levers(id);
-        // The card's text as one escaped markup string; its copy buttons are read by one handler.
-        let mut text_html = format!(
-            r#"<h3>{}</h3><dl><dt>{}</dt><dd>{}</dd><dt>{}</dt><dd>{}</dd>"#,
-            escape_xml(&bi(lang, n.label).replace('\n', " ")),
-            escape_xml(text(lang, Text::TreeWhat)),
-            escape_xml(bi(lang, n.card.what)),
-            escape_xml(text(lang, Text::TreeWhy)),
-            escape_xml(bi(lang, n.card.why)),
-        );
-        if !n.card.check.is_empty() {
-            let _ = write!(text_html, "<dt>{}</dt><dd>", escape_xml(text(lang, Text::TreeCheck)));
-            for c in n.card.check {
-                let _ = write!(
-                    text_html,
-                    r#"<figure class="snippet"><figcaption>{} <button type="button" class="link-button copy-snippet" data-testid="copy-snippet">{}</button></figcaption><pre><code>{}</code></pre></figure>"#,
-                    escape_xml(bi(lang, c.caption)),
-                    escape_xml(text(lang, Text::CopySnippet)),
-                    escape_xml(c.code),
-                );
+        let snippet = |c: &tree::data::Snippet| {
+            let code = c.code;
+            html! {
+                <figure class="snippet">
+                    <figcaption>
+                        { bi(lang, c.caption) }{ " " }
+                        <button type="button" class="link-button copy-snippet" data-testid="copy-snippet"
+                            onclick={move |_: MouseEvent| super::share::copy(code)}>{ text(lang, Text::CopySnippet) }</button>
+                    </figcaption>
+                    <pre><code>{ code }</code></pre>
+                </figure>
             }
-            text_html.push_str("</dd>");
-        }
-        let _ = write!(text_html, "<dt>{}</dt><dd>{}</dd></dl>", escape_xml(text(lang, Text::TreeCost)), escape_xml(bi(lang, n.card.cost)));
-        let on_copy = Callback::from(|e: MouseEvent| {
-            let code = e
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|el| el.closest(".copy-snippet").ok().flatten())
-                .and_then(|b| b.closest("figure").ok().flatten())
-                .and_then(|f| f.query_selector("code").ok().flatten())
-                .and_then(|c| c.text_content());
-            if let Some(code) = code {
-                super::share::copy(&code);
-            }
-        });
+        };
+        let card_text = html! {
+            <>
+                <h3>{ bi(lang, n.label).replace('\n', " ") }</h3>
+                <dl>
+                    <dt>{ text(lang, Text::TreeWhat) }</dt><dd>{ code_spans(bi(lang, n.card.what)) }</dd>
+                    <dt>{ text(lang, Text::TreeWhy) }</dt><dd>{ code_spans(bi(lang, n.card.why)) }</dd>
+                    if !n.card.check.is_empty() {
+                        <dt>{ text(lang, Text::TreeCheck) }</dt>
+                        <dd>{ for n.card.check.iter().map(snippet) }</dd>
+                    }
+                    <dt>{ text(lang, Text::TreeCost) }</dt><dd>{ code_spans(bi(lang, n.card.cost)) }</dd>
+                </dl>
+            </>
+        };
         html! {
-            <div class="tree-card" data-testid="tree-card" data-node={id.id()} onclick={on_copy}>
-                { super::markup(text_html) }
+            <div class="tree-card" data-testid="tree-card" data-node={id.id()}>
+                { card_text }
                 if !levers.is_empty() {
                     <div class="levers">
                         { for levers.iter().map(|&l| {
@@ -341,28 +331,23 @@ fn paste_form(props: &OomTreeProps) -> Html {
 fn paste_result(lang: Lang, p: &Pasted, s: &Scenario, onapply: Callback<Lever>) -> Html {
     let signals = p.reading.signals;
     let ranked = p.advice.iter().any(|a| !matches!(a, Advice::Do(_)));
-    // The reading as one escaped markup string; the advice below holds the lever buttons.
-    let mut head = format!(
-        r#"<p class="diagnosis" data-testid="diagnosis"><strong>{}</strong> → {}</p><p data-testid="paste-why">{}</p><dl class="totals paste-numbers" data-testid="paste-numbers">"#,
-        escape_xml(i18n::cause(lang, p.cause)),
-        escape_xml(&bi(lang, node(p.node).label).replace('\n', " ")),
-        escape_xml(&render(lang, &p.why)),
-    );
-    for (label, v) in figures(p) {
-        let _ = write!(head, "<dt>{}</dt><dd>{}</dd>", escape_xml(pick(lang, label)), escape_xml(&v));
-    }
-    head.push_str("</dl>");
-    for (on, t) in [(signals.gb_as_gib, Text::GbAsGib), (signals.truncated, Text::PasteTruncated)] {
-        if on {
-            let _ = write!(head, r#"<p class="tree-hint">{}</p>"#, escape_xml(text(lang, t)));
-        }
-    }
+    let hints = [(signals.gb_as_gib, Text::GbAsGib), (signals.truncated, Text::PasteTruncated)];
+    let head = html! {
+        <>
+            <p class="diagnosis" data-testid="diagnosis"><strong>{ i18n::cause(lang, p.cause) }</strong>{ " → " }{ bi(lang, node(p.node).label).replace('\n', " ") }</p>
+            <p data-testid="paste-why">{ code_spans(&render(lang, &p.why)) }</p>
+            <dl class="totals paste-numbers" data-testid="paste-numbers">
+                { for figures(p).into_iter().map(|(label, v)| html! { <><dt>{ pick(lang, label) }</dt><dd>{ v }</dd></> }) }
+            </dl>
+            { for hints.into_iter().filter(|(on, _)| *on).map(|(_, t)| html! { <p class="tree-hint">{ text(lang, t) }</p> }) }
+        </>
+    };
     html! {
         <div class="paste-result" data-testid="paste-result" data-diagnosis={p.cause.id()} data-node={p.node.id()} role="status">
-            { super::markup(head) }
+            { head }
             <ul class="paste-advice" data-testid="paste-advice">
                 { for p.advice.iter().map(|a| match a {
-                    Advice::Do(m) => html! { <li>{ render(lang, m) }</li> },
+                    Advice::Do(m) => html! { <li>{ code_spans(&render(lang, m)) }</li> },
                     Advice::Saves { lever, bytes } => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
                     Advice::Serves { lever, concurrency, max_context } => lever_button(lang, *lever,
                         format!("{}×, {}: {max_context}", fixed(*concurrency, 2), text(lang, Text::ServingLongest)), onapply.clone()),

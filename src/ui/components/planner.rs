@@ -4,31 +4,47 @@
 
 use yew::prelude::*;
 
-use crate::chart::{concurrency_svg, CurveText};
+use std::rc::Rc;
+
+use super::chart_view::ChartPicture;
+use crate::chart::{concurrency, Chart, CurveText};
 use crate::i18n::{text, Lang, Text};
-use crate::ledger::serving::Serving;
+use crate::ledger::bill::Serving;
 use crate::ledger::units::{fixed, group};
 use crate::tree::Lever;
 
-/// What the planner shows, computed once per scenario (the app memoises it).
+/// What the planner shows, computed once per scenario and language (the app memoises it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannerData {
     pub curve: Vec<(u64, f64)>,
     pub serving: Serving,
     /// Levers that apply, with the engine's figures after each.
     pub levers: Vec<(Lever, Serving)>,
+    pub chart: Rc<Chart>,
 }
 
 impl PlannerData {
     /// `None` unless `s` is served by an engine.
-    pub fn of(s: &crate::ledger::Scenario) -> Option<PlannerData> {
+    pub fn of(s: &crate::ledger::Scenario, lang: Lang) -> Option<PlannerData> {
         let serving = crate::ledger::estimate(s).serving?;
         let levers =
             [Lever::EngineShare, Lever::KvEightBit, Lever::QuantizedWeights, Lever::Shard, Lever::ShorterSequence]
                 .into_iter()
                 .filter_map(|l| crate::tree::serving_gain(s, l).map(|(_, after)| (l, after)))
                 .collect();
-        Some(PlannerData { curve: crate::ledger::serving::concurrency_curve(s), serving, levers })
+        let curve = crate::ledger::serving::concurrency_curve(s);
+        let curve_text = CurveText {
+            x_axis: text(lang, Text::PlannerX).to_string(),
+            y_axis: text(lang, Text::PlannerY).to_string(),
+            you: format!(
+                "{} ({} × {})",
+                text(lang, Text::PlannerYou),
+                serving.requests,
+                crate::chart::tokens_label(serving.context_tokens)
+            ),
+        };
+        let chart = concurrency(&curve, (serving.context_tokens, serving.requests), &curve_text, 520, 280);
+        Some(PlannerData { curve, serving, levers, chart: Rc::new(chart) })
     }
 }
 
@@ -39,17 +55,6 @@ fn tokens(lang: Lang, n: u64) -> String {
 /// The planner section.
 pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html {
     let sv = &data.serving;
-    let curve_text = CurveText {
-        x_axis: text(lang, Text::PlannerX).to_string(),
-        y_axis: text(lang, Text::PlannerY).to_string(),
-        you: format!(
-            "{} ({} × {})",
-            text(lang, Text::PlannerYou),
-            sv.requests,
-            crate::chart::tokens_label(sv.context_tokens)
-        ),
-    };
-    let svg = concurrency_svg(&data.curve, (sv.context_tokens, sv.requests), &curve_text, 520, 280);
     let lever = |(l, after): &(Lever, Serving)| {
         let l = *l;
         let cb = onapply.clone();
@@ -77,9 +82,7 @@ pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html
         <section class="planner" data-testid="planner">
             <h2>{ text(lang, Text::PlannerTitle) }</h2>
             <p class="hint">{ text(lang, Text::PlannerHint) }</p>
-            <div class="planner-chart" data-testid="planner-chart" data-points={data.curve.len().to_string()}>
-                { super::markup(svg) }
-            </div>
+            <ChartPicture chart={data.chart.clone()} testid="planner-chart" detail_testid="planner-detail" points={data.curve.len()} />
             if !data.levers.is_empty() {
                 <h3>{ text(lang, Text::PlannerLevers) }</h3>
                 <ul class="planner-levers">{ for data.levers.iter().map(lever) }</ul>
