@@ -30,11 +30,13 @@ serve: dist
 test: setup-test
 	$(MAKE) --no-print-directory test-lint test-native test-python test-wasm dist test-e2e
 
-# Formatting (rustfmt.toml) and clippy with warnings as errors, native and wasm32.
+# Formatting (rustfmt.toml) and clippy with warnings as errors: native, wasm32, and the web app
+# compiled for the host (the `prerender` feature the build's server-side render uses).
 test-lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 	cargo clippy --locked --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
+	CARGO_TARGET_DIR=target/prerender cargo clippy --locked --features prerender --lib --bins -- -D warnings
 
 test-native:
 	cargo test --locked

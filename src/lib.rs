@@ -19,5 +19,5 @@ pub mod tree;
 pub mod validation;
 pub mod view;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(any(target_arch = "wasm32", feature = "prerender"))]
 pub mod ui;

@@ -15,8 +15,11 @@ fn mount(query: &str, lang: Lang) -> web_sys::Element {
     let document = web_sys::window().and_then(|w| w.document()).expect("a document");
     let root = document.create_element("div").expect("a div");
     document.body().expect("a body").append_child(&root).expect("appended");
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { query: query.into(), browser_lang: lang })
-        .render();
+    yew::Renderer::<App>::with_root_and_props(
+        root.clone(),
+        AppProps { query: query.into(), browser_lang: lang, base: String::new() },
+    )
+    .render();
     root
 }
 
@@ -69,4 +72,40 @@ async fn invalid_values_become_notices_not_panics() {
     assert!(notices.contains("int3") && notices.contains("nf4"), "lists accepted values: {notices}");
     assert!(notices.contains("zzz"), "{notices}");
     assert!(!attr(&root, "[data-testid=total]", "data-bytes").is_empty());
+}
+
+fn element<T: JsCast>(root: &web_sys::Element, selector: &str) -> T {
+    root.query_selector(selector).ok().flatten().and_then(|e| e.dyn_into().ok()).unwrap_or_else(|| panic!("{selector}"))
+}
+
+/// Focusing a segment shows its size and formula in the chart's detail line (the chart card's own
+/// state), and another segment replaces it.
+#[wasm_bindgen_test]
+async fn a_focused_segment_shows_its_size_and_formula() {
+    let root = mount("?model=llama-2-7b&mode=infer&seq=4096", Lang::En);
+    yew::scheduler::flush().await;
+    assert_eq!(text(&root, "[data-testid=segment-detail]"), "");
+    let kv: web_sys::SvgElement = element(&root, "[data-testid=chart] .segment[data-component=kv_cache]");
+    kv.focus().expect("focusable");
+    yew::scheduler::flush().await;
+    // 2 × 32 layers × 32 heads × 128 × 4,096 tokens × 2 B = 2.00 GiB.
+    let detail = text(&root, "[data-testid=segment-detail]");
+    assert!(detail.contains("KV cache: 2.00 GiB — 2 × 32 layers"), "{detail}");
+    let weights: web_sys::SvgElement = element(&root, "[data-testid=chart] .segment[data-component=weights]");
+    weights.focus().expect("focusable");
+    yew::scheduler::flush().await;
+    assert!(text(&root, "[data-testid=segment-detail]").contains("Weights: 12.55 GiB"));
+}
+
+/// A copy button says it copied (its own state) until what it copies changes.
+#[wasm_bindgen_test]
+async fn a_copy_button_marks_itself_copied() {
+    let root = mount("?model=llama-2-7b", Lang::En);
+    yew::scheduler::flush().await;
+    assert!(root.query_selector("[data-testid=copy-link][data-copied]").ok().flatten().is_none());
+    let button: HtmlElement = element(&root, "[data-testid=copy-link]");
+    button.click();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector("[data-testid=copy-link][data-copied]").ok().flatten().is_some());
+    assert!(root.query_selector("[data-testid=copy-embed][data-copied]").ok().flatten().is_none());
 }

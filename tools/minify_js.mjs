@@ -1,5 +1,5 @@
-// Trunk post-build hook (Trunk.toml): minifies wasm-bindgen's JS glue in a release build with
-// terser (−1.9 KB of the gzip download, `make bench`). Property names are kept (the wasm imports
+// Part of Trunk's post-build hook (tools/post_build.mjs): minifies wasm-bindgen's JS glue in a
+// release build with terser (−1.9 KB of the gzip download, `make bench`). Property names are kept (the wasm imports
 // its functions by name), so only local names and whitespace change. Without terser installed
 // (`npm ci` not run) it leaves the file as it is and says so; a debug build is left alone. The
 // subresource-integrity hash Trunk wrote into index.html for the file is replaced by the new one.
@@ -7,26 +7,27 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const dir = process.env.TRUNK_STAGING_DIR;
-if (!dir || process.env.TRUNK_PROFILE !== 'release') process.exit(0);
-let minify;
-try {
-  ({ minify } = await import('terser'));
-} catch {
-  console.warn('tools/minify_js.mjs: terser is not installed (npm ci): the JS glue stays unminified');
-  process.exit(0);
+export async function minifyJs(dir) {
+  if (process.env.TRUNK_PROFILE !== 'release') return;
+  let minify;
+  try {
+    ({ minify } = await import('terser'));
+  } catch {
+    console.warn('tools/minify_js.mjs: terser is not installed (npm ci): the JS glue stays unminified');
+    return;
+  }
+  const sri = (text) => 'sha384-' + createHash('sha384').update(text).digest('base64');
+  const htmlPath = join(dir, 'index.html');
+  let html = await readFile(htmlPath, 'utf8');
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.js')) continue;
+    const path = join(dir, name);
+    const source = await readFile(path, 'utf8');
+    const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true, format: { comments: false } });
+    if (!out.code) throw new Error(`terser produced nothing for ${name}`);
+    await writeFile(path, out.code);
+    const before = sri(source);
+    if (html.includes(before)) html = html.split(before).join(sri(out.code));
+  }
+  await writeFile(htmlPath, html);
 }
-const sri = (text) => 'sha384-' + createHash('sha384').update(text).digest('base64');
-const htmlPath = join(dir, 'index.html');
-let html = await readFile(htmlPath, 'utf8');
-for (const name of await readdir(dir)) {
-  if (!name.endsWith('.js')) continue;
-  const path = join(dir, name);
-  const source = await readFile(path, 'utf8');
-  const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true, format: { comments: false } });
-  if (!out.code) throw new Error(`terser produced nothing for ${name}`);
-  await writeFile(path, out.code);
-  const before = sri(source);
-  if (html.includes(before)) html = html.split(before).join(sri(out.code));
-}
-await writeFile(htmlPath, html);

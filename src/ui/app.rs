@@ -32,13 +32,8 @@ pub struct AppProps {
     pub query: String,
     /// The language the browser prefers, used when the link has no `lang=`.
     pub browser_lang: Lang,
-}
-
-/// The page's address without its query.
-fn page_base() -> String {
-    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-    let end = href.find(['?', '#']).unwrap_or(href.len());
-    href[..end].to_string()
+    /// The page's address without its query: links are `{base}?{query}` (relative when empty).
+    pub base: String,
 }
 
 /// Writes the state into the address bar with `replaceState` (never `pushState`: inside a course
@@ -216,7 +211,7 @@ pub fn app(props: &AppProps) -> Html {
         }
     };
 
-    let base = page_base();
+    let base = props.base.clone();
     let with_base = |q: &str| if q.is_empty() { base.clone() } else { format!("{base}?{q}") };
     if state.selftest {
         let page = self_test(lang, &demos, &base, state.embed);

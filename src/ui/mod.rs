@@ -12,9 +12,10 @@ use crate::i18n::Lang;
 
 /// Mounts the app on `<body>`, with panics reported on the console (a panic would otherwise leave
 /// a silent, dead page).
+#[cfg(target_arch = "wasm32")]
 pub fn start() {
     console_error_panic_hook::set_once();
-    let props = AppProps { query: location_query(), browser_lang: browser_lang() };
+    let props = AppProps { query: location_query(), browser_lang: browser_lang(), base: page_base() };
     // The frame index.html painted while the wasm loaded goes in the same task as the first render,
     // so the browser never paints a frame without either.
     if let Some(boot) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot")) {
@@ -23,12 +24,31 @@ pub fn start() {
     yew::Renderer::<App>::with_props(props).render();
 }
 
+/// The page as the app renders it with no query and `lang`, before any wasm runs: yew's server
+/// renderer on the host (`vram-ledger-web --prerender`). Links in it are relative (`?view=…`), as
+/// the page's own address is not known yet.
+#[cfg(feature = "prerender")]
+pub fn prerender(lang: Lang) -> String {
+    let props = AppProps { query: String::new(), browser_lang: lang, base: String::new() };
+    futures::executor::block_on(yew::ServerRenderer::<App>::with_props(move || props).hydratable(false).render())
+}
+
+/// The page's address without its query.
+#[cfg(target_arch = "wasm32")]
+fn page_base() -> String {
+    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    href[..end].to_string()
+}
+
 /// The page's query string (`?…`), or empty.
+#[cfg(target_arch = "wasm32")]
 pub fn location_query() -> String {
     web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
 }
 
 /// The browser's preferred language.
+#[cfg(target_arch = "wasm32")]
 pub fn browser_lang() -> Lang {
     let tag = web_sys::window().and_then(|w| w.navigator().language()).unwrap_or_default();
     Lang::from_browser(&tag)

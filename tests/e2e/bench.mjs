@@ -1,22 +1,13 @@
 // `make bench`: figures, not pass/fail. What the browser downloads (raw and gzip -9); cold loads
 // (first paint, first complete render, layout shift) unthrottled and with the CPU throttled 4×; and
 // the latency from a slider input to the updated chart. Headless Chromium, served from localhost.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import { launch, serve } from './harness.mjs';
+import { download, BUDGET } from './download.mjs';
 
-// embed-demo.html is a demo page, not part of what the app downloads.
-const files = (await readdir('dist')).filter((f) => /\.(wasm|js|css|html|svg)$/.test(f) && f !== 'embed-demo.html');
-let raw = 0, gz = 0;
+const { files, raw, gzip } = await download();
 console.log('file'.padEnd(48), 'raw'.padStart(10), 'gzip -9'.padStart(10));
-for (const f of files.sort()) {
-  const data = await readFile(`dist/${f}`);
-  const z = gzipSync(data, { level: 9 }).length;
-  raw += (await stat(`dist/${f}`)).size;
-  gz += z;
-  console.log(f.padEnd(48), String(data.length).padStart(10), String(z).padStart(10));
-}
-console.log('total the app downloads'.padEnd(48), String(raw).padStart(10), String(gz).padStart(10), '(node zlib level 9)');
+for (const f of files) console.log(f.name.padEnd(48), String(f.raw).padStart(10), String(f.gzip).padStart(10));
+console.log('total the app downloads'.padEnd(48), String(raw).padStart(10), String(gzip).padStart(10), `(node zlib level 9; budget ${BUDGET}, checked by make test)`);
 
 const browser = await launch();
 const server = await serve('/');

@@ -35,9 +35,9 @@ export async function openPage(browser, { viewport = { width: 1280, height: 900 
   return page;
 }
 
-/** Waits for the app to render (the title and the ledger are there). */
+/** Waits for the app to render: the page painted before the wasm (#boot) is gone and the ledger is there. */
 export async function ready(page) {
-  await page.waitForSelector('[data-testid="total"]', { timeout: 20000 });
+  await page.waitForFunction(() => !document.getElementById('boot') && document.querySelector('[data-testid="total"]'), null, { timeout: 20000 });
 }
 
 export async function shot(page, name) {

@@ -1,0 +1,82 @@
+// The result before the wasm: the default page is in index.html as the app rendered it at build
+// time (tools/prerender.mjs), in the reader's language, and it is what the wasm then draws — the
+// verdict, the totals, the bars, the ledger, everything the page says. A link with a query paints
+// the frame instead.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+
+before(async () => {
+  browser = await launch();
+  root = await serve('/');
+});
+after(async () => {
+  await browser?.close();
+  await root?.close();
+});
+
+/** What a reader sees of the page under `scope`: the texts and numbers that could drift. */
+function seen(scope) {
+  const q = (sel) => document.querySelector(`${scope} ${sel}`);
+  const text = (sel) => q(sel)?.textContent ?? null;
+  // The page's text without the share section (its link and embed code name the page's own
+  // address, which only the browser knows) and without whitespace between elements.
+  const main = q('main').cloneNode(true);
+  main.querySelector('.share')?.remove();
+  return {
+    title: text('[data-testid="title"]'),
+    scenario: text('[data-testid="scenario"]'),
+    verdict: text('[data-testid="verdict"]'),
+    totals: ['total-allocated', 'total-reserved', 'total'].map((id) => q(`[data-testid="${id}"]`)?.getAttribute('data-bytes')),
+    chart: q('[data-testid="chart"] svg')?.outerHTML ?? null,
+    targets: [...document.querySelectorAll(`${scope} [data-testid="chart"] .segment`)].map((r) =>
+      [r.getAttribute('data-component'), r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('height'), r.textContent]),
+    ledger: text('[data-testid="ledger"]'),
+    fits: text('[data-testid="what-fits"]'),
+    main: main.textContent.replace(/\s+/g, ' '),
+  };
+}
+
+for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
+  test(`the default page (${lang}) is painted before the wasm, and the wasm draws the same`, async () => {
+    // The wasm never arrives: what is on screen is index.html alone.
+    const before = await openPage(browser, { locale });
+    await before.route(/\.wasm$/, (route) => route.abort());
+    await before.goto(root.url);
+    assert.equal(await before.isVisible(`#boot-${lang}`), true, 'the prerendered page in the reader\'s language');
+    assert.equal(await before.isVisible('#boot-frame'), false);
+    assert.equal(await before.isVisible(`#boot-${lang === 'en' ? 'zh' : 'en'}`), false);
+    assert.equal(await before.isVisible(`#boot-${lang} [data-testid="chart"] svg`), true, 'the bars are on screen');
+    const painted = await before.evaluate(seen, `#boot-${lang}`);
+    await shot(before, `prerendered-${lang}`);
+
+    const after = await openPage(browser, { locale });
+    await after.goto(root.url);
+    await ready(after);
+    const drawn = await after.evaluate(seen, 'body');
+    assert.ok(painted.totals.every((b) => Number(b) > 0), JSON.stringify(painted.totals));
+    assert.ok(painted.targets.length >= 5, 'the segments are there');
+    assert.deepEqual(painted, drawn);
+    assert.deepEqual(after.problems, []);
+  });
+}
+
+test('a link with a query paints the frame, then the result', async () => {
+  const before = await openPage(browser);
+  await before.route(/\.wasm$/, (route) => route.abort());
+  await before.goto(`${root.url}?model=qwen3-8b&method=qlora&seq=8192&gpu=rtx4090`);
+  assert.equal(await before.isVisible('#boot-frame'), true);
+  assert.equal(await before.isVisible('#boot-en'), false);
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen3-8b&method=qlora&seq=8192&gpu=rtx4090`);
+  await ready(page);
+  assert.match(await page.textContent('[data-testid="scenario"]'), /Qwen3-8B/);
+  // Only a language in the link still gets the prerendered page, in that language.
+  const zh = await openPage(browser, { locale: 'en-US' });
+  await zh.route(/\.wasm$/, (route) => route.abort());
+  await zh.goto(`${root.url}?lang=zh`);
+  assert.equal(await zh.isVisible('#boot-zh'), true);
+  assert.deepEqual(page.problems, []);
+});
