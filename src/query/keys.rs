@@ -1,7 +1,8 @@
-//! Every key of the scenario vocabulary, each defined once: its name, how its text is read, what it
-//! sets in the scenario, how it is written back, and its documentation. `docs/query-keys.md` is
-//! generated from this table (`vram-ledger --keys`) and a test keeps the two identical. The UI
-//! names keys through [`Key`], so a misspelt key does not compile.
+//! Every key of the scenario vocabulary, each defined once, in one `keys!` entry: its name, its
+//! control label in both languages, how its text is read, what it sets in the scenario, how it is
+//! written back, and its documentation. The [`Key`] enum and the [`KEYS`] table are generated from
+//! that one list. `docs/query-keys.md` is generated from the table (`vram-ledger --keys`) and a test
+//! keeps the two identical. The UI names keys through [`Key`], so a misspelt key does not compile.
 //!
 //! The table's order is the order keys are read and written: the model before its shape fields,
 //! `mode` and `method` before `quant` (choosing a method picks its default weight format, and an
@@ -24,8 +25,18 @@ pub const MAX_SEQ: u64 = 100_000_000;
 pub const MAX_BATCH: u64 = 65_536;
 const MAX_DIM: u64 = 1 << 24;
 
-macro_rules! key_enum {
-    ($($variant:ident),+ $(,)?) => {
+/// Defines every key once: `Variant = "name" { label, read, set, write, architecture, doc }`
+/// gives the [`Key`] variant, its [`KeyDef`] in [`KEYS`] (in the same order, so `Key::def` is an
+/// index) and its control label; nothing else lists the keys.
+macro_rules! keys {
+    ($($variant:ident = $name:literal {
+        label: $label:expr,
+        read: $read:expr,
+        set: $set:expr,
+        write: $write:expr,
+        architecture: $architecture:expr,
+        doc: $doc:expr $(,)?
+    }),+ $(,)?) => {
         /// A key of the scenario vocabulary.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Key { $($variant),+ }
@@ -33,111 +44,26 @@ macro_rules! key_enum {
         impl Key {
             pub const ALL: &'static [Key] = &[$(Key::$variant),+];
         }
+
+        /// Every key's definition, in [`Key`]'s order.
+        pub static KEYS: &[KeyDef] = &[$(KeyDef {
+            key: Key::$variant,
+            name: $name,
+            label: $label,
+            read: $read,
+            set: $set,
+            write: $write,
+            architecture: $architecture,
+            #[cfg(not(target_arch = "wasm32"))]
+            doc: $doc,
+        }),+];
     };
 }
-
-key_enum!(
-    Model,
-    Layers,
-    Hidden,
-    Heads,
-    KvHeads,
-    HeadDim,
-    Ffn,
-    Vocab,
-    Tied,
-    Mlp,
-    Experts,
-    ActiveExperts,
-    Norm,
-    Norms,
-    QkvBias,
-    OutMlpBias,
-    Positions,
-    Softcap,
-    QkNorm,
-    Sinks,
-    AttnGate,
-    LayerPattern,
-    Window,
-    Chunk,
-    QLoraRank,
-    KvLoraRank,
-    QkRopeHeadDim,
-    QkNopeHeadDim,
-    VHeadDim,
-    LinearKHeads,
-    LinearVHeads,
-    LinearHeadDim,
-    LinearConv,
-    SharedExperts,
-    SharedFfn,
-    DenseLayers,
-    DenseFfn,
-    MoeStep,
-    RouterBias,
-    SharedGate,
-    Vision,
-    VisionBlocks,
-    VisionDim,
-    VisionHeads,
-    VisionFfn,
-    VisionPatch,
-    VisionOut,
-    Checkpoint,
-    CheckpointLayers,
-    Mode,
-    Method,
-    Precision,
-    Quant,
-    QuantLayers,
-    Dq,
-    QuantHead,
-    Optim,
-    Seq,
-    Batch,
-    Accum,
-    Rank,
-    Targets,
-    Gc,
-    Attn,
-    Bnb,
-    Loss,
-    Recipe,
-    LoraDropout,
-    Loop,
-    Compile,
-    Gpus,
-    Zero,
-    ReduceBucketSize,
-    OverlapComm,
-    Zero3,
-    SyncModuleStates,
-    Offload,
-    Alloc,
-    Kv,
-    Gen,
-    Images,
-    ImagePx,
-    Gpu,
-    Vram,
-    OverheadMib,
-    Drill,
-    Engine,
-    EngineVersion,
-    GpuUtil,
-    MaxBatchedTokens,
-    CudaGraphs,
-    BlockSize,
-    MaxNumSeqs,
-    MemFraction,
-    GpuLayers,
-);
 
 impl Key {
     /// The key's definition.
     pub fn def(self) -> &'static KeyDef {
-        // The table holds one entry per key, in `Key::ALL`'s order (a test checks it).
+        // `keys!` writes the table in `Key`'s order.
         &KEYS[self as usize]
     }
 
@@ -230,6 +156,8 @@ pub struct Doc {
 pub struct KeyDef {
     pub key: Key,
     pub name: &'static str,
+    /// The control's label: (English, Chinese).
+    pub label: (&'static str, &'static str),
     pub read: Read,
     /// Sets the scenario from a read value; `Err(())` when a word is not one the key accepts.
     pub set: fn(&mut Scenario, Value) -> Result<(), ()>,
@@ -433,21 +361,18 @@ fn keyword<T>(word: &str, from_id: fn(&str) -> Option<T>, set: impl FnOnce(T)) -
     from_id(word).map(set).ok_or(())
 }
 
-/// The table. One entry per key, in `Key`'s order.
-pub static KEYS: [KeyDef; 95] = [
-    KeyDef {
-        key: Key::Model,
-        name: "model",
+// The table, in the order keys are read and written (see the module doc).
+keys! {
+    Model = "model" {
+        label: ("Model", "模型"),
         read: Read::Word(model_ids),
         set: |s, v| set_model(s, v.word().trim()),
         write: write_model,
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("a preset id (see `vram-ledger --presets`) or `custom`", "llama-3.1-8b", "the model; `custom` starts from a Llama-style template that the fields below describe"),
     },
-    KeyDef {
-        key: Key::Layers,
-        name: "layers",
+    Layers = "layers" {
+        label: ("Layers", "层数"),
         read: Read::Uint { min: 1, max: 10_000 },
         set: |s, v| {
             s.architecture.layers = v.uint();
@@ -455,12 +380,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.layers, c.template.layers, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "decoder layers"),
     },
-    KeyDef {
-        key: Key::Hidden,
-        name: "hidden",
+    Hidden = "hidden" {
+        label: ("Hidden size", "隐藏层宽度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             s.architecture.hidden = v.uint();
@@ -468,12 +391,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.hidden, c.template.hidden, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "hidden size"),
     },
-    KeyDef {
-        key: Key::Heads,
-        name: "heads",
+    Heads = "heads" {
+        label: ("Attention heads", "注意力头数"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             s.architecture.heads = v.uint();
@@ -481,12 +402,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.heads, c.template.heads, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "attention (query) heads"),
     },
-    KeyDef {
-        key: Key::KvHeads,
-        name: "kv_heads",
+    KvHeads = "kv_heads" {
+        label: ("KV heads", "KV 头数"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             s.architecture.kv_heads = v.uint();
@@ -494,12 +413,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.kv_heads, c.template.kv_heads, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1–heads", "the preset's", "key/value heads (GQA/MQA when fewer than heads)"),
     },
-    KeyDef {
-        key: Key::HeadDim,
-        name: "head_dim",
+    HeadDim = "head_dim" {
+        label: ("Head dimension", "每头维度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             s.architecture.head_dim = v.uint();
@@ -507,12 +424,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.head_dim, c.template.head_dim, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "dimension of one head"),
     },
-    KeyDef {
-        key: Key::Ffn,
-        name: "ffn",
+    Ffn = "ffn" {
+        label: ("MLP size", "MLP 中间层宽度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             s.architecture.ffn = v.uint();
@@ -523,12 +438,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.ffn, c.template.ffn, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "MLP intermediate size (per expert for MoE)"),
     },
-    KeyDef {
-        key: Key::Vocab,
-        name: "vocab",
+    Vocab = "vocab" {
+        label: ("Vocabulary", "词表大小"),
         read: Read::Uint { min: 1, max: 1 << 27 },
         set: |s, v| {
             s.architecture.vocab = v.uint();
@@ -536,12 +449,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| shape(s.architecture.vocab, c.template.vocab, c),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vocabulary size"),
     },
-    KeyDef {
-        key: Key::Tied,
-        name: "tied",
+    Tied = "tied" {
+        label: ("Tied embeddings", "共享 embedding 与 LM head"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.tied_embeddings = v.flag();
@@ -552,22 +463,18 @@ pub static KEYS: [KeyDef; 95] = [
             (c.custom || v != t).then(|| flag_text(v))
         },
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "input embeddings shared with the LM head"),
     },
-    KeyDef {
-        key: Key::Mlp,
-        name: "mlp",
+    Mlp = "mlp" {
+        label: ("MLP kind", "MLP 类型"),
         read: Read::Word(|| vec!["glu", "gelu"]),
         set: |s, v| keyword(v.word(), mlp_from_id, |m| s.architecture.mlp = m),
         write: |s, c| (c.custom || s.architecture.mlp != c.template.mlp).then(|| mlp_id(s.architecture.mlp).into()),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "gated (SwiGLU: gate, up, down) or plain (GELU: fc1, fc2) MLP"),
     },
-    KeyDef {
-        key: Key::Experts,
-        name: "experts",
+    Experts = "experts" {
+        label: ("Experts", "专家数"),
         read: Read::Uint { min: 1, max: 1 << 16 },
         set: |s, v| {
             set_experts(&mut s.architecture, Some(v.uint()), None);
@@ -575,12 +482,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(moe_counts(&s.architecture).0, moe_counts(c.template).0),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's (1 = dense)", "mixture-of-experts: experts per layer"),
     },
-    KeyDef {
-        key: Key::ActiveExperts,
-        name: "active_experts",
+    ActiveExperts = "active_experts" {
+        label: ("Active experts", "激活专家数"),
         read: Read::Uint { min: 1, max: 1 << 16 },
         set: |s, v| {
             set_experts(&mut s.architecture, None, Some(v.uint()));
@@ -588,22 +493,18 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(moe_counts(&s.architecture).1, moe_counts(c.template).1),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1–experts", "the preset's", "experts each token runs through"),
     },
-    KeyDef {
-        key: Key::Norm,
-        name: "norm",
+    Norm = "norm" {
+        label: ("Norm kind", "归一化类型"),
         read: Read::Word(|| vec!["rms", "layer"]),
         set: |s, v| keyword(v.word(), norm_from_id, |n| s.architecture.norm = n),
         write: |s, c| (s.architecture.norm != c.template.norm).then(|| norm_id(s.architecture.norm).into()),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "RMSNorm (one weight vector) or LayerNorm (weight and bias)"),
     },
-    KeyDef {
-        key: Key::Norms,
-        name: "norms",
+    Norms = "norms" {
+        label: ("Norms per layer", "每层归一化数"),
         read: Read::Uint { min: 1, max: 8 },
         set: |s, v| {
             s.architecture.norms_per_layer = v.uint();
@@ -611,12 +512,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.architecture.norms_per_layer, c.template.norms_per_layer),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "norm layers per decoder layer: 2, or 4 for Gemma-2/3 (pre and post norms)"),
     },
-    KeyDef {
-        key: Key::QkvBias,
-        name: "qkv_bias",
+    QkvBias = "qkv_bias" {
+        label: ("q/k/v biases", "q/k/v 偏置"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.qkv_bias = v.flag();
@@ -624,12 +523,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.qkv_bias != c.template.qkv_bias).then(|| flag_text(s.architecture.qkv_bias)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "biases on the q, k and v projections (Qwen2, GLM, gpt-oss)"),
     },
-    KeyDef {
-        key: Key::OutMlpBias,
-        name: "out_mlp_bias",
+    OutMlpBias = "out_mlp_bias" {
+        label: ("Output and MLP biases", "输出与 MLP 偏置"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.out_and_mlp_bias = v.flag();
@@ -637,12 +534,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.out_and_mlp_bias != c.template.out_and_mlp_bias).then(|| flag_text(s.architecture.out_and_mlp_bias)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "biases on the attention output and the MLP or expert linears (GPT-2, gpt-oss)"),
     },
-    KeyDef {
-        key: Key::Positions,
-        name: "positions",
+    Positions = "positions" {
+        label: ("Learned positions", "可学习位置编码"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             s.architecture.learned_positions = v.uint();
@@ -650,12 +545,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.architecture.learned_positions, c.template.learned_positions),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "learned absolute position embeddings (GPT-2: 1024); 0 for rotary models"),
     },
-    KeyDef {
-        key: Key::Softcap,
-        name: "softcap",
+    Softcap = "softcap" {
+        label: ("Soft-capping", "软截断"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.softcapping = v.flag();
@@ -663,12 +556,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.softcapping != c.template.softcapping).then(|| flag_text(s.architecture.softcapping)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "tanh soft-capping of attention scores and logits (Gemma-2)"),
     },
-    KeyDef {
-        key: Key::QkNorm,
-        name: "qk_norm",
+    QkNorm = "qk_norm" {
+        label: ("q/k norms", "q/k 归一化"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.qk_norm = v.flag();
@@ -676,12 +567,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.qk_norm != c.template.qk_norm).then(|| flag_text(s.architecture.qk_norm)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "RMSNorm on q and k per head (Qwen3, Gemma-3)"),
     },
-    KeyDef {
-        key: Key::Sinks,
-        name: "sinks",
+    Sinks = "sinks" {
+        label: ("Attention sinks", "注意力汇点"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.sinks = v.flag();
@@ -689,12 +578,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.sinks != c.template.sinks).then(|| flag_text(s.architecture.sinks)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "one learned attention-sink logit per head and layer (gpt-oss)"),
     },
-    KeyDef {
-        key: Key::AttnGate,
-        name: "attn_gate",
+    AttnGate = "attn_gate" {
+        label: ("Attention output gate", "注意力输出门"),
         read: Read::Flag,
         set: |s, v| {
             s.architecture.attn_gate = v.flag();
@@ -702,22 +589,18 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.architecture.attn_gate != c.template.attn_gate).then(|| flag_text(s.architecture.attn_gate)),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "an output gate on full attention: q_proj also produces a gate (Qwen3-Next)"),
     },
-    KeyDef {
-        key: Key::LayerPattern,
-        name: "layer_pattern",
+    LayerPattern = "layer_pattern" {
+        label: ("Layer pattern", "层类型模式"),
         read: Read::Text(MsgId::HintLayerPattern),
         set: |s, v| LayerPattern::parse(v.word()).map(|p| s.architecture.layer_pattern = p).ok_or(()),
         write: |s, c| (s.architecture.layer_pattern != c.template.layer_pattern).then(|| s.architecture.layer_pattern.text()),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1–64 letters of F, S, C, L", "the preset's (F)", "the repeating per-layer attention kinds: F full, S sliding window, C chunked local, L linear attention / state space (Gemma-3 SSSSSF, gpt-oss SF, Llama-4 CCCF, Qwen3-Next LLLF)"),
     },
-    KeyDef {
-        key: Key::Window,
-        name: "window",
+    Window = "window" {
+        label: ("Sliding window (tokens)", "滑动窗口(token)"),
         read: Read::Uint { min: 0, max: 1 << 30 },
         set: |s, v| {
             s.architecture.window = v.uint();
@@ -725,12 +608,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.architecture.window, c.template.window),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "tokens a sliding-window (S) layer attends to and caches"),
     },
-    KeyDef {
-        key: Key::Chunk,
-        name: "chunk",
+    Chunk = "chunk" {
+        label: ("Attention chunk (tokens)", "注意力分块(token)"),
         read: Read::Uint { min: 0, max: 1 << 30 },
         set: |s, v| {
             s.architecture.chunk = v.uint();
@@ -738,12 +619,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.architecture.chunk, c.template.chunk),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "tokens of a chunked local attention (C) layer's chunk (Llama-4: 8192)"),
     },
-    KeyDef {
-        key: Key::QLoraRank,
-        name: "q_lora_rank",
+    QLoraRank = "q_lora_rank" {
+        label: ("Query latent rank", "查询潜向量秩"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             set_mla(s, |m| m.q_lora_rank = v.uint());
@@ -751,12 +630,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.q_lora_rank),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "latent attention: rank of the query latent (0: a direct q_proj)"),
     },
-    KeyDef {
-        key: Key::KvLoraRank,
-        name: "kv_lora_rank",
+    KvLoraRank = "kv_lora_rank" {
+        label: ("KV latent rank", "KV 潜向量秩"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             set_mla(s, |m| m.kv_lora_rank = v.uint());
@@ -768,12 +645,10 @@ pub static KEYS: [KeyDef; 95] = [
             (v, t) => sub(v.as_ref(), t.as_ref(), FRESH_MLA, |m| m.kv_lora_rank),
         },
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's (0 = no latent attention)", "latent attention (DeepSeek-V2/V3, Kimi-K2): rank of the key/value latent; > 0 turns it on, and the KV cache holds kv_lora_rank + qk_rope_head_dim values per token and layer"),
     },
-    KeyDef {
-        key: Key::QkRopeHeadDim,
-        name: "qk_rope_head_dim",
+    QkRopeHeadDim = "qk_rope_head_dim" {
+        label: ("Rotary head dim", "旋转位置头维度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_mla(s, |m| m.qk_rope_head_dim = v.uint());
@@ -781,12 +656,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.qk_rope_head_dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "latent attention: the rotary part of each query/key head (and of the cached key)"),
     },
-    KeyDef {
-        key: Key::QkNopeHeadDim,
-        name: "qk_nope_head_dim",
+    QkNopeHeadDim = "qk_nope_head_dim" {
+        label: ("Non-rotary head dim", "非旋转头维度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_mla(s, |m| m.qk_nope_head_dim = v.uint());
@@ -794,12 +667,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.qk_nope_head_dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "latent attention: the non-rotary part of each query/key head"),
     },
-    KeyDef {
-        key: Key::VHeadDim,
-        name: "v_head_dim",
+    VHeadDim = "v_head_dim" {
+        label: ("Value head dim", "值头维度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_mla(s, |m| m.v_head_dim = v.uint());
@@ -807,12 +678,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.v_head_dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "latent attention: dimension of each value head"),
     },
-    KeyDef {
-        key: Key::LinearKHeads,
-        name: "linear_k_heads",
+    LinearKHeads = "linear_k_heads" {
+        label: ("Linear-attention key heads", "线性注意力键头数"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_linear(s, |l| l.k_heads = v.uint());
@@ -823,12 +692,10 @@ pub static KEYS: [KeyDef; 95] = [
             (v, t) => sub(v.as_ref(), t.as_ref(), FRESH_LINEAR, |l| l.k_heads),
         },
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "linear attention (L layers, Gated DeltaNet): key heads"),
     },
-    KeyDef {
-        key: Key::LinearVHeads,
-        name: "linear_v_heads",
+    LinearVHeads = "linear_v_heads" {
+        label: ("Linear-attention value heads", "线性注意力值头数"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_linear(s, |l| l.v_heads = v.uint());
@@ -836,12 +703,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.v_heads),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "linear attention: value heads (the state is v_heads × head_dim × head_dim per sequence)"),
     },
-    KeyDef {
-        key: Key::LinearHeadDim,
-        name: "linear_head_dim",
+    LinearHeadDim = "linear_head_dim" {
+        label: ("Linear-attention head dim", "线性注意力头维度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_linear(s, |l| l.head_dim = v.uint());
@@ -849,12 +714,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.head_dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "linear attention: dimension of each head"),
     },
-    KeyDef {
-        key: Key::LinearConv,
-        name: "linear_conv",
+    LinearConv = "linear_conv" {
+        label: ("Linear-attention conv taps", "线性注意力卷积宽度"),
         read: Read::Uint { min: 1, max: 64 },
         set: |s, v| {
             set_linear(s, |l| l.conv = v.uint());
@@ -862,12 +725,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.conv),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "linear attention: taps of its short convolution"),
     },
-    KeyDef {
-        key: Key::SharedExperts,
-        name: "shared_experts",
+    SharedExperts = "shared_experts" {
+        label: ("Shared experts", "共享专家数"),
         read: Read::Uint { min: 0, max: 1024 },
         set: |s, v| {
             set_moe(s, |m| m.shared = v.uint());
@@ -875,12 +736,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "mixture of experts: always-on shared experts per MoE layer"),
     },
-    KeyDef {
-        key: Key::SharedFfn,
-        name: "shared_ffn",
+    SharedFfn = "shared_ffn" {
+        label: ("Shared expert size", "共享专家宽度"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             set_moe(s, |m| m.shared_ffn = v.uint());
@@ -888,12 +747,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared_ffn),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "mixture of experts: intermediate size of one shared expert"),
     },
-    KeyDef {
-        key: Key::DenseLayers,
-        name: "dense_layers",
+    DenseLayers = "dense_layers" {
+        label: ("Dense first layers", "前若干稠密层"),
         read: Read::Uint { min: 0, max: 10_000 },
         set: |s, v| {
             set_moe(s, |m| m.dense_layers = v.uint());
@@ -901,12 +758,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.dense_layers),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "mixture of experts: the first k layers have a dense MLP (DeepSeek's first_k_dense_replace)"),
     },
-    KeyDef {
-        key: Key::DenseFfn,
-        name: "dense_ffn",
+    DenseFfn = "dense_ffn" {
+        label: ("Dense MLP size", "稠密层 MLP 宽度"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             set_moe(s, |m| m.dense_ffn = v.uint());
@@ -914,12 +769,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.dense_ffn),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's (0 = ffn)", "mixture of experts: intermediate size of the dense layers"),
     },
-    KeyDef {
-        key: Key::MoeStep,
-        name: "moe_step",
+    MoeStep = "moe_step" {
+        label: ("MoE every n layers", "每 n 层一个 MoE"),
         read: Read::Uint { min: 1, max: 10_000 },
         set: |s, v| {
             set_moe(s, |m| m.step = v.uint());
@@ -927,12 +780,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.step),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's (1)", "mixture of experts: every n-th layer has experts, the others a dense MLP (Llama-4 Maverick: 2)"),
     },
-    KeyDef {
-        key: Key::RouterBias,
-        name: "router_bias",
+    RouterBias = "router_bias" {
+        label: ("Router bias", "路由偏置"),
         read: Read::Flag,
         set: |s, v| {
             set_moe(s, |m| m.router_bias = v.flag());
@@ -940,12 +791,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub_flag(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.router_bias),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "mixture of experts: a bias per expert on the router (gpt-oss, DeepSeek-V3)"),
     },
-    KeyDef {
-        key: Key::SharedGate,
-        name: "shared_gate",
+    SharedGate = "shared_gate" {
+        label: ("Shared-expert gate", "共享专家门"),
         read: Read::Flag,
         set: |s, v| {
             set_moe(s, |m| m.shared_gate = v.flag());
@@ -953,12 +802,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub_flag(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.shared_gate),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "mixture of experts: a sigmoid gate on the shared experts (Qwen2-MoE, Qwen3-Next)"),
     },
-    KeyDef {
-        key: Key::Vision,
-        name: "vision",
+    Vision = "vision" {
+        label: ("Vision tower", "视觉塔"),
         read: Read::Word(|| VISION_KINDS.iter().map(|(id, _)| *id).collect()),
         set: |s, v| {
             let kind = VISION_KINDS.iter().find(|(id, _)| *id == v.word()).ok_or(())?.1;
@@ -967,12 +814,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(vision_id(s.architecture.vision.as_ref()), vision_id(c.template.vision.as_ref())),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral", "the preset's", "the vision tower (its layout and how many tokens an image becomes)"),
     },
-    KeyDef {
-        key: Key::VisionBlocks,
-        name: "vision_blocks",
+    VisionBlocks = "vision_blocks" {
+        label: ("Vision blocks", "视觉塔层数"),
         read: Read::Uint { min: 1, max: 10_000 },
         set: |s, v| {
             set_vision(s, |t| t.blocks = v.uint());
@@ -980,12 +825,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.blocks),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: blocks"),
     },
-    KeyDef {
-        key: Key::VisionDim,
-        name: "vision_dim",
+    VisionDim = "vision_dim" {
+        label: ("Vision width", "视觉塔宽度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_vision(s, |t| t.dim = v.uint());
@@ -993,12 +836,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: width"),
     },
-    KeyDef {
-        key: Key::VisionHeads,
-        name: "vision_heads",
+    VisionHeads = "vision_heads" {
+        label: ("Vision heads", "视觉塔头数"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_vision(s, |t| t.heads = v.uint());
@@ -1006,12 +847,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.heads),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: attention heads"),
     },
-    KeyDef {
-        key: Key::VisionFfn,
-        name: "vision_ffn",
+    VisionFfn = "vision_ffn" {
+        label: ("Vision MLP size", "视觉塔 MLP 宽度"),
         read: Read::Uint { min: 1, max: MAX_DIM },
         set: |s, v| {
             set_vision(s, |t| t.mlp = v.uint());
@@ -1019,12 +858,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.mlp),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: MLP intermediate size"),
     },
-    KeyDef {
-        key: Key::VisionPatch,
-        name: "vision_patch",
+    VisionPatch = "vision_patch" {
+        label: ("Vision patch (px)", "视觉 patch(px)"),
         read: Read::Uint { min: 1, max: 4096 },
         set: |s, v| {
             set_vision(s, |t| t.patch = v.uint());
@@ -1032,12 +869,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.patch),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: patch side in pixels"),
     },
-    KeyDef {
-        key: Key::VisionOut,
-        name: "vision_out",
+    VisionOut = "vision_out" {
+        label: ("Vision projector width", "视觉投影宽度"),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: |s, v| {
             set_vision(s, |t| t.out_dim = v.uint());
@@ -1045,72 +880,58 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.out_dim),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's", "vision tower: the projector's hidden width (Llama-4's adapter: 4096)"),
     },
-    KeyDef {
-        key: Key::Checkpoint,
-        name: "checkpoint",
+    Checkpoint = "checkpoint" {
+        label: ("Checkpoint format", "检查点存储格式"),
         read: Read::Word(|| ids(&StorageFormat::ALL, StorageFormat::id)),
         set: |s, v| keyword(v.word(), StorageFormat::from_id, |f| s.architecture.checkpoint.0 = f),
         write: |s, c| (s.architecture.checkpoint.0 != c.template.checkpoint.0).then(|| s.architecture.checkpoint.0.id().into()),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("a weight format (as `quant`)", "the preset's (bf16)", "the format the published checkpoint stores (the default of `quant` for inference): mxfp4 for gpt-oss, fp8_block for DeepSeek-V3"),
     },
-    KeyDef {
-        key: Key::CheckpointLayers,
-        name: "checkpoint_layers",
+    CheckpointLayers = "checkpoint_layers" {
+        label: ("Checkpoint format covers", "检查点格式覆盖的层"),
         read: Read::Word(|| ids(&QuantLayers::ALL, QuantLayers::id)),
         set: |s, v| keyword(v.word(), QuantLayers::from_id, |q| s.architecture.checkpoint.1 = q),
         write: |s, c| (s.architecture.checkpoint.1 != c.template.checkpoint.1).then(|| s.architecture.checkpoint.1.id().into()),
         architecture: true,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the preset's (all)", "the linear layers the checkpoint's format covers: all, mlp, experts"),
     },
-    KeyDef {
-        key: Key::Mode,
-        name: "mode",
+    Mode = "mode" {
+        label: ("Mode", "场景"),
         read: Read::Word(|| ids(Mode::ALL, Mode::id)),
         set: |s, v| keyword(v.word(), Mode::from_id, |m| set_mode(s, m)),
         write: |s, c| differs(s.mode.id(), c.default.mode.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("train", "a training step or inference"),
     },
-    KeyDef {
-        key: Key::Method,
-        name: "method",
+    Method = "method" {
+        label: ("Method", "方法"),
         read: Read::Word(|| ids(Method::ALL, Method::id)),
         set: |s, v| keyword(v.word(), Method::from_id, |m| set_method(s, m)),
         write: |s, c| differs(s.method.id(), c.default.method.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("lora", "what trains: every weight, LoRA adapters on a 16-bit/8-bit base, or adapters on a 4-bit base"),
     },
-    KeyDef {
-        key: Key::Precision,
-        name: "precision",
+    Precision = "precision" {
+        label: ("Precision", "精度"),
         read: Read::Word(|| ids(Precision::ALL, Precision::id)),
         set: |s, v| keyword(v.word(), Precision::from_id, |p| s.precision = p),
         write: |s, c| differs(s.precision.id(), c.default.precision.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("mixed", "mixed = bf16 weights + fp32 master weights and optimizer states (2+2+8+4 B/param with AdamW; under zero=3 FSDP shards the fp32 weights and gradients, the bf16 copy only in the gathered layers); bf16 = all bf16; fp32 = all fp32; fp8 = mixed with torchao's float8 linears (they save their bf16 inputs for backward, so activations are as mixed) and FSDP2's float8 all-gather: with zero=3 the gathered layers are fp8, 1 B/param"),
     },
-    KeyDef {
-        key: Key::Quant,
-        name: "quant",
+    Quant = "quant" {
+        label: ("Weight format", "权重存储格式"),
         read: Read::Word(|| ids(&StorageFormat::ALL, StorageFormat::id)),
         set: |s, v| keyword(v.word(), StorageFormat::from_id, |f| s.quant = f),
         write: |s, _| differs(s.quant.id(), Scenario::default_quant(s.mode, s.method, &s.architecture).id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("bf16 (nf4 for method=qlora)", "how stored weights are kept: the frozen base for LoRA/QLoRA, the served weights for inference (ignored by full fine-tuning)"),
     },
-    KeyDef {
-        key: Key::QuantLayers,
-        name: "quant_layers",
+    QuantLayers = "quant_layers" {
+        label: ("Quantized layers", "量化覆盖的层"),
         read: Read::Word(|| ids(&QuantLayers::ALL, QuantLayers::id)),
         set: |s, v| {
             let q = QuantLayers::from_id(v.word()).ok_or(())?;
@@ -1120,12 +941,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.quant_layers.map(|q| q.id().into()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("as the checkpoint (all for a format it does not use)", "which linear layers `quant` covers: all, mlp (MLPs and experts), experts (routed experts only); the rest stays 16-bit"),
     },
-    KeyDef {
-        key: Key::Dq,
-        name: "dq",
+    Dq = "dq" {
+        label: ("Double quantization", "双重量化"),
         read: Read::Flag,
         set: |s, v| {
             s.double_quant = v.flag();
@@ -1133,12 +952,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.double_quant != c.default.double_quant).then(|| flag_text(s.double_quant)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "NF4 double quantization (QLoRA's default)"),
     },
-    KeyDef {
-        key: Key::QuantHead,
-        name: "quant_head",
+    QuantHead = "quant_head" {
+        label: ("LM head quantized too", "LM head 也量化"),
         read: Read::Flag,
         set: |s, v| {
             s.quant_head = v.flag();
@@ -1146,22 +963,18 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.quant_head != c.default.quant_head).then(|| flag_text(s.quant_head)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "the LM head quantized with the linear layers (an untied head; a quantized `quant` only): Lightning's BitsandbytesPrecision, LitGPT's `--quantize`, swaps every nn.Linear and quantizes from fp16, so each dequantization of the head holds an fp16 and a bf16 copy of it; 0 = transformers with bitsandbytes, which skip the head"),
     },
-    KeyDef {
-        key: Key::Optim,
-        name: "optim",
+    Optim = "optim" {
+        label: ("Optimizer", "优化器"),
         read: Read::Word(|| ids(Optimizer::ALL, Optimizer::id)),
         set: |s, v| keyword(v.word(), Optimizer::from_id, |o| s.optimizer = o),
         write: |s, c| differs(s.optimizer.id(), c.default.optimizer.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("adamw", "optimizer"),
     },
-    KeyDef {
-        key: Key::Seq,
-        name: "seq",
+    Seq = "seq" {
+        label: ("Sequence length (tokens)", "序列长度 (tokens)"),
         read: Read::Uint { min: 1, max: MAX_SEQ },
         set: |s, v| {
             s.seq = v.uint();
@@ -1169,12 +982,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.seq, c.default.seq),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("2048", "tokens per sequence (the prompt, for inference); vision tokens are added to it"),
     },
-    KeyDef {
-        key: Key::Batch,
-        name: "batch",
+    Batch = "batch" {
+        label: ("Micro-batch (per GPU)", "micro-batch(每卡)"),
         read: Read::Uint { min: 1, max: MAX_BATCH },
         set: |s, v| {
             s.batch = v.uint();
@@ -1182,12 +993,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.batch, c.default.batch),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "micro-batch per GPU (concurrent sequences, for inference)"),
     },
-    KeyDef {
-        key: Key::Accum,
-        name: "accum",
+    Accum = "accum" {
+        label: ("Gradient accumulation", "梯度累积步数"),
         read: Read::Uint { min: 1, max: 1_000_000 },
         set: |s, v| {
             s.accum = v.uint();
@@ -1195,12 +1004,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.accum, c.default.accum),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "gradient accumulation steps (no memory; shown as the effective batch)"),
     },
-    KeyDef {
-        key: Key::Rank,
-        name: "rank",
+    Rank = "rank" {
+        label: ("LoRA rank r", "LoRA 秩 r"),
         read: Read::Uint { min: 1, max: 65_536 },
         set: |s, v| {
             s.rank = v.uint();
@@ -1208,72 +1015,58 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.rank, c.default.rank),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("16", "LoRA rank r"),
     },
-    KeyDef {
-        key: Key::Targets,
-        name: "targets",
+    Targets = "targets" {
+        label: ("LoRA targets", "LoRA 目标层"),
         read: Read::Word(|| ids(LoraTargets::ALL, LoraTargets::id)),
         set: |s, v| keyword(v.word(), LoraTargets::from_id, |t| s.targets = t),
         write: |s, c| differs(s.targets.id(), c.default.targets.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("all", "linear layers with LoRA adapters"),
     },
-    KeyDef {
-        key: Key::Gc,
-        name: "gc",
+    Gc = "gc" {
+        label: ("Gradient checkpointing", "gradient checkpointing"),
         read: Read::Word(|| ids(Checkpointing::ALL, Checkpointing::id)),
         set: |s, v| keyword(v.word(), Checkpointing::from_id, |c| s.checkpointing = c),
         write: |s, c| (s.checkpointing != c.default.checkpointing).then(|| s.checkpointing.id().to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs and LLaMA-Factory's `use_reentrant_gc` default (off under FSDP2) — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end) when the checkpoint wraps each FSDP unit from outside, as transformers' does — one applied inside each unit (torch's apply_activation_checkpointing after wrapping: Answer.AI's train.py) retains nothing and is gc=1; sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
     },
-    KeyDef {
-        key: Key::Attn,
-        name: "attn",
+    Attn = "attn" {
+        label: ("Attention kernel", "注意力实现"),
         read: Read::Word(|| ids(AttentionKernel::ALL, AttentionKernel::id)),
         set: |s, v| keyword(v.word(), AttentionKernel::from_id, |k| s.attention = k),
         write: |s, c| differs(s.attention.id(), c.default.attention.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("sdpa", "attention kernel; eager stores the s² scores"),
     },
-    KeyDef {
-        key: Key::Bnb,
-        name: "bnb",
+    Bnb = "bnb" {
+        label: ("bitsandbytes version", "bitsandbytes 版本"),
         read: Read::Word(|| ids(Bitsandbytes::ALL, Bitsandbytes::id)),
         set: |s, v| keyword(v.word(), Bitsandbytes::from_id, |b| s.bnb = b),
         write: |s, c| differs(s.bnb.id(), c.default.bnb.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("fixed", "bitsandbytes behind a 4-bit base (QLoRA): legacy = before 0.43.2, whose 4-bit layers kept their input for backward; fixed = 0.43.2 on"),
     },
-    KeyDef {
-        key: Key::Loss,
-        name: "loss",
+    Loss = "loss" {
+        label: ("Loss implementation (logits)", "损失实现(logits)"),
         read: Read::Word(|| ids(LossKernel::ALL, LossKernel::id)),
         set: |s, v| keyword(v.word(), LossKernel::from_id, |l| s.loss = l),
         write: |s, c| differs(s.loss.id(), c.default.loss.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast)"),
     },
-    KeyDef {
-        key: Key::Recipe,
-        name: "recipe",
+    Recipe = "recipe" {
+        label: ("Training recipe", "训练配方"),
         read: Read::Word(|| ids(Recipe::ALL, Recipe::id)),
         set: |s, v| keyword(v.word(), Recipe::from_id, |r| s.recipe = Some(r)),
         write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (QLoRA tutorials that call it before a Trainer): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head (undone under DeepSpeed, whose engine casts the module to 16 bits); trl = TRL's SFTTrainer 0.9–0.25 with bf16, which casts the embedding and LM head back to bf16 and keeps the norms in fp32 (the fp32 stream stays); plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth); fms = as plain, under fms-acceleration's accelerated PEFT, whose triton GPTQ kernel saves the packed weights for backward where auto-gptq's and GPTQModel's PyTorch dequantization saves each layer's fp16 weights"),
     },
-    KeyDef {
-        key: Key::LoraDropout,
-        name: "lora_dropout",
+    LoraDropout = "lora_dropout" {
+        label: ("LoRA dropout", "LoRA dropout"),
         read: Read::Float { min: 0.0, max: 0.99 },
         set: |s, v| {
             s.lora_dropout = v.float();
@@ -1281,32 +1074,26 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.lora_dropout != c.default.lora_dropout).then(|| trim_float(s.lora_dropout)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "LoRA dropout probability: above 0 each adapter keeps its own dropped copy of its input and the mask (1 B per element); 0 = PEFT's identity, nothing kept"),
     },
-    KeyDef {
-        key: Key::Loop,
-        name: "loop",
+    Loop = "loop" {
+        label: ("Training loop", "训练循环"),
         read: Read::Word(|| ids(TrainingLoop::ALL, TrainingLoop::id)),
         set: |s, v| keyword(v.word(), TrainingLoop::from_id, |l| s.training_loop = l),
         write: |s, c| differs(s.training_loop.id(), c.default.training_loop.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("trainer", "the training loop: trainer = Hugging Face's Trainer, TRL, Accelerate loops (the model's output is dropped before backward); script = a hand-written loop that keeps the output and its logits through backward until the next forward (LitGPT, Answer.AI's train.py, `out = model(**batch); out.loss.backward()`); with bitsandbytes before 0.43.2 it also keeps the previous step's 4-bit layer inputs"),
     },
-    KeyDef {
-        key: Key::Compile,
-        name: "compile",
+    Compile = "compile" {
+        label: ("torch.compile", "torch.compile 编译"),
         read: Read::Word(|| ids(Compile::ALL, Compile::id)),
         set: |s, v| keyword(v.word(), Compile::from_id, |c| s.compile = c),
         write: |s, c| (s.compile != c.default.compile).then(|| s.compile.id().to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0, model, 1", "0", "torch.compile in training: model = the model's layers only, the loss eager (torchtitan's December 2024 benchmark, torchtune's recipes of late 2024); 1 = the model and its loss (transformers computes the loss inside the model; torchtune's chunked loss and torchtitan's components/loss.py compile theirs). Inductor's partitioner recomputes pointwise results in backward instead of saving them — RMSNorm's fp32 copy and normalised value, the SiLU output — and a compiled loss=hf or hf_shift fuses the fp32 upcast and log-softmax, keeping only the logits and their gradient"),
     },
-    KeyDef {
-        key: Key::Gpus,
-        name: "gpus",
+    Gpus = "gpus" {
+        label: ("GPUs", "GPU 数"),
         read: Read::Uint { min: 1, max: 100_000 },
         set: |s, v| {
             s.gpus = v.uint();
@@ -1314,12 +1101,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.gpus, c.default.gpus),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "data-parallel GPUs (training) or tensor-parallel GPUs (inference); the bill is per GPU"),
     },
-    KeyDef {
-        key: Key::Zero,
-        name: "zero",
+    Zero = "zero" {
+        label: ("ZeRO stage", "ZeRO 阶段"),
         read: Read::Uint { min: 0, max: 3 },
         set: |s, v| {
             s.zero = v.uint() as u8;
@@ -1327,12 +1112,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.zero, c.default.zero),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0, 1, 2, 3", "0", "ZeRO stage over `gpus`: 1 and 2 = DeepSpeed's (optimizer states, then gradients sharded; its gradient buckets billed, on one GPU too), 3 = FSDP full shard"),
     },
-    KeyDef {
-        key: Key::ReduceBucketSize,
-        name: "reduce_bucket_size",
+    ReduceBucketSize = "reduce_bucket_size" {
+        label: ("DeepSpeed reduce_bucket_size", "DeepSpeed reduce_bucket_size"),
         read: Read::Uint { min: 1, max: 100_000_000_000 },
         set: |s, v| {
             s.reduce_bucket_size = v.uint();
@@ -1340,12 +1123,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.reduce_bucket_size, c.default.reduce_bucket_size),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1–100000000000", "500000000", "DeepSpeed ZeRO-1/2's `reduce_bucket_size` in elements: each gradient bucket is this many 16-bit values, however few parameters train (DeepSpeed's and LLaMA-Factory's 5e8; ms-swift and Qwen 2e8; Hugging Face's \"auto\" hidden²)"),
     },
-    KeyDef {
-        key: Key::OverlapComm,
-        name: "overlap_comm",
+    OverlapComm = "overlap_comm" {
+        label: ("DeepSpeed overlap_comm", "DeepSpeed overlap_comm"),
         read: Read::Flag,
         set: |s, v| {
             s.overlap_comm = v.flag();
@@ -1353,22 +1134,18 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.overlap_comm != c.default.overlap_comm).then(|| flag_text(s.overlap_comm)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "DeepSpeed ZeRO-1/2's `overlap_comm`: 1 doubles the gradient buckets (LLaMA-Factory's and ms-swift's configs set it until March 2025, Qwen's still do)"),
     },
-    KeyDef {
-        key: Key::Zero3,
-        name: "zero3",
+    Zero3 = "zero3" {
+        label: ("ZeRO-3 by", "ZeRO-3 实现"),
         read: Read::Word(|| ids(Zero3Impl::ALL, Zero3Impl::id)),
         set: |s, v| keyword(v.word(), Zero3Impl::from_id, |z| s.zero3 = z),
         write: |s, c| differs(s.zero3.id(), c.default.zero3.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("fsdp", "whose ZeRO-3 `zero=3` is (ignored otherwise): fsdp = PyTorch FSDP full shard (mixed precision keeps fp32 shards, the 16-bit copy only in the gathered layers; FSDP1's reentrant-checkpoint retention); deepspeed = DeepSpeed stage 3 (LLaMA-Factory's ds_z3_config, ms-swift's zero3, Qwen's ds_config_zero3, the PEFT guide): 16-bit partitions beside the fp32 master, 16-bit gradient partitions from the start, and at the step an fp32 copy of them (4 B per trainable parameter ÷ GPUs) beside the optimizer's temporaries"),
     },
-    KeyDef {
-        key: Key::SyncModuleStates,
-        name: "sync_module_states",
+    SyncModuleStates = "sync_module_states" {
+        label: ("FSDP sync_module_states", "FSDP sync_module_states"),
         read: Read::Flag,
         set: |s, v| {
             s.sync_module_states = v.flag();
@@ -1376,42 +1153,34 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.sync_module_states != c.default.sync_module_states).then(|| flag_text(s.sync_module_states)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "FSDP1 initialised with `sync_module_states` (rank 0 holds the loaded weights and broadcasts each unit: Answer.AI's train.py, Accelerate's `fsdp_cpu_ram_efficient_loading`): the copies the wrapping moves, broadcasts and flattens stay cached on rank 0 (2 × the root unit + the LM head + 3 × a layer, unsharded), and what the step's tensors leave of them unfilled stays reserved; zero=3 with FSDP only, not with expandable segments"),
     },
-    KeyDef {
-        key: Key::Offload,
-        name: "offload",
+    Offload = "offload" {
+        label: ("CPU offload", "CPU 卸载(offload)"),
         read: Read::Word(|| ids(Offload::ALL, Offload::id)),
         set: |s, v| keyword(v.word(), Offload::from_id, |o| s.offload = o),
         write: |s, c| differs(s.offload.id(), c.default.offload.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("none", "CPU offload under `zero` 1–3 (training; ignored with a note without ZeRO): optimizer = DeepSpeed's offload_optimizer (ZeRO-Offload: fp32 master weights, optimizer states and gradients in host RAM, the step on the CPU; on the GPU one parameter's gradient at a time on its way out); all = the parameter shards too (ZeRO-3's offload_param, FSDP's CPUOffload(offload_params=True), LLaMA-Factory's ds_z3_offload_config, Answer.AI's --use_cpu_offload): only the gathered units stay; a note gives the host RAM per process; DeepSpeed 0.14.1–0.16.x's copy of the fp32 partition to the GPU at each ZeRO-1/2 step is the range's high end"),
     },
-    KeyDef {
-        key: Key::Alloc,
-        name: "alloc",
+    Alloc = "alloc" {
+        label: ("CUDA allocator", "CUDA 分配器"),
         read: Read::Word(|| ids(Allocator::ALL, Allocator::id)),
         set: |s, v| keyword(v.word(), Allocator::from_id, |a| s.alloc = a),
         write: |s, c| differs(s.alloc.id(), c.default.alloc.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("default", "PyTorch's caching allocator (training): default = its segments, where what a step allocates and frees leaves holes (the slack: 14 % of those tensors); expandable = `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, one growing segment whose free pages go back before an OOM (the slack: 2 % of them, an allocator replay's bound)"),
     },
-    KeyDef {
-        key: Key::Kv,
-        name: "kv",
+    Kv = "kv" {
+        label: ("KV-cache dtype", "KV cache 精度"),
         read: Read::Word(|| ids(&KvDtype::ALL, KvDtype::id)),
         set: |s, v| keyword(v.word(), KvDtype::from_id, |k| s.kv = k),
         write: |s, c| differs(s.kv.id(), c.default.kv.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("bf16", "KV-cache dtype (int8/int4 = llama.cpp q8_0/q4_0 blocks)"),
     },
-    KeyDef {
-        key: Key::Gen,
-        name: "gen",
+    Gen = "gen" {
+        label: ("Generated tokens", "生成 token 数"),
         read: Read::Uint { min: 0, max: MAX_SEQ },
         set: |s, v| {
             s.generated = v.uint();
@@ -1419,12 +1188,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.generated, c.default.generated),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "generated tokens; the KV cache holds prompt + generated"),
     },
-    KeyDef {
-        key: Key::Images,
-        name: "images",
+    Images = "images" {
+        label: ("Images per sequence", "每条样本图片数"),
         read: Read::Uint { min: 0, max: 1024 },
         set: |s, v| {
             s.images = v.uint();
@@ -1432,12 +1199,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.images, c.default.images),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("0", "images per sequence (vision-language presets)"),
     },
-    KeyDef {
-        key: Key::ImagePx,
-        name: "image_px",
+    ImagePx = "image_px" {
+        label: ("Image side (px)", "图片边长 (px)"),
         read: Read::Uint { min: 1, max: 100_000 },
         set: |s, v| {
             s.image_px = v.uint();
@@ -1445,12 +1210,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| differs(s.image_px, c.default.image_px),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("448", "side of a square image in pixels; Qwen2-VL makes (px/28)² tokens of it"),
     },
-    KeyDef {
-        key: Key::Gpu,
-        name: "gpu",
+    Gpu = "gpu" {
+        label: ("GPU", "显卡"),
         read: Read::Word(|| presets::GPUS.iter().map(|g| g.id).collect()),
         set: |s, v| Gpu::preset(v.word()).map(|g| s.gpu = g).ok_or(()),
         write: |s, c| match s.gpu.id {
@@ -1458,12 +1221,10 @@ pub static KEYS: [KeyDef; 95] = [
             _ => None,
         },
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("a GPU preset id (see `vram-ledger --presets`)", "rtx4090", "the GPU"),
     },
-    KeyDef {
-        key: Key::Vram,
-        name: "vram",
+    Vram = "vram" {
+        label: ("Custom size (GiB)", "自定义容量 (GiB)"),
         read: Read::Float { min: 0.001, max: 1_000_000.0 },
         set: |s, v| {
             s.gpu = Gpu::custom_gib(v.float());
@@ -1471,12 +1232,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.gpu.id.is_none().then(|| trim_float(s.gpu.bytes as f64 / GIB)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("—", "a custom GPU size in GiB (wins over `gpu`)"),
     },
-    KeyDef {
-        key: Key::OverheadMib,
-        name: "overhead_mib",
+    OverheadMib = "overhead_mib" {
+        label: ("CUDA context (MiB)", "CUDA 上下文 (MiB)"),
         read: Read::Float { min: 0.0, max: 1_000_000.0 },
         set: |s, v| {
             s.overhead_mib = v.float();
@@ -1484,42 +1243,34 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.overhead_mib != c.default.overhead_mib).then(|| trim_float(s.overhead_mib)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("500", "CUDA context + library workspaces per GPU, in MiB"),
     },
-    KeyDef {
-        key: Key::Drill,
-        name: "drill",
+    Drill = "drill" {
+        label: ("Drill", "演习"),
         read: Read::List(&Drill::IDS),
         set: |s, v| Drill::from_id_list(v.word()).map(|d| s.drill = d).map_err(|_| ()),
         write: |s, _| (!s.drill.is_empty()).then(|| s.drill.to_id_list()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("— (no mistakes)", "the five-OOM drill: inject classic mistakes (evaluation without no_grad, logits kept in a list for 10 steps, embedding and LM head left in fp32, a leftover process)"),
     },
-    KeyDef {
-        key: Key::Engine,
-        name: "engine",
+    Engine = "engine" {
+        label: ("Inference engine", "推理引擎"),
         read: Read::Word(|| ids(Engine::ALL, Engine::id)),
         set: |s, v| keyword(v.word(), Engine::from_id, |e| s.serving.engine = e),
         write: |s, c| differs(s.serving.engine.id(), c.default.serving.engine.id()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("hf", "what serves the model (inference): hf = Hugging Face `generate()`; vllm, sglang, llamacpp = the engine's start-up budget, KV pool, concurrency and longest context (ignored in training)"),
     },
-    KeyDef {
-        key: Key::EngineVersion,
-        name: "engine_version",
+    EngineVersion = "engine_version" {
+        label: ("Engine release", "引擎版本"),
         read: Read::Text(MsgId::HintEngineVersion),
         set: |s, v| EngineVersion::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
         write: |s, _| s.serving.version.map(|v| v.to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("a release: 0.11, 0.19.1, 0.5.23", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23)", "the engine's release, where its memory rules changed (defaults, what the budget counts)"),
     },
-    KeyDef {
-        key: Key::GpuUtil,
-        name: "gpu_util",
+    GpuUtil = "gpu_util" {
+        label: ("gpu_memory_utilization", "gpu_memory_utilization(显存占比)"),
         read: Read::Float { min: 0.01, max: 1.0 },
         set: |s, v| {
             s.serving.gpu_util = Some(v.float());
@@ -1527,12 +1278,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.gpu_util.map(trim_float),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the release's (vLLM 0.90; 0.92 from 0.20)", "vLLM's `gpu_memory_utilization`: the share of the card's total (as PyTorch sees it) the engine budgets"),
     },
-    KeyDef {
-        key: Key::MaxBatchedTokens,
-        name: "max_batched_tokens",
+    MaxBatchedTokens = "max_batched_tokens" {
+        label: ("Batched tokens per step", "每步批处理 token 数"),
         read: Read::Uint { min: 1, max: MAX_SEQ },
         set: |s, v| {
             s.serving.max_batched_tokens = Some(v.uint());
@@ -1540,12 +1289,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.max_batched_tokens.map(|v| v.to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the engine's, by release and card (vLLM serve: 8192 on ≥ 70 GiB cards but A100, else 2048)", "vLLM's `max_num_batched_tokens` (its profiling run's batch), SGLang's `chunked_prefill_size`, llama.cpp's `n_ubatch`"),
     },
-    KeyDef {
-        key: Key::CudaGraphs,
-        name: "cuda_graphs",
+    CudaGraphs = "cuda_graphs" {
+        label: ("CUDA graphs", "CUDA graphs"),
         read: Read::Flag,
         set: |s, v| {
             s.serving.cuda_graphs = v.flag();
@@ -1553,12 +1300,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, c| (s.serving.cuda_graphs != c.default.serving.cuda_graphs).then(|| flag_text(s.serving.cuda_graphs)),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("1", "CUDA graphs captured (0 = vLLM `--enforce-eager`, SGLang `--disable-cuda-graph`)"),
     },
-    KeyDef {
-        key: Key::BlockSize,
-        name: "block_size",
+    BlockSize = "block_size" {
+        label: ("KV block size (tokens)", "KV 块大小(token)"),
         read: Read::Uint { min: 1, max: 4096 },
         set: |s, v| {
             s.serving.block_size = Some(v.uint());
@@ -1566,12 +1311,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.block_size.map(|v| v.to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("16 (64 for latent attention)", "vLLM's KV block size in tokens"),
     },
-    KeyDef {
-        key: Key::MaxNumSeqs,
-        name: "max_num_seqs",
+    MaxNumSeqs = "max_num_seqs" {
+        label: ("Requests scheduled at once (max_num_seqs)", "同时调度的请求数(max_num_seqs)"),
         read: Read::Uint { min: 1, max: MAX_BATCH },
         set: |s, v| {
             s.serving.max_num_seqs = Some(v.uint());
@@ -1579,12 +1322,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.max_num_seqs.map(|v| v.to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("the release's, by card (vLLM serve: 1024 on ≥ 70 GiB cards but A100, else 256)", "vLLM's `max_num_seqs`: requests it schedules at once; its start-up sampler warm-up (dummy requests × vocabulary) and CUDA graphs grow with it"),
     },
-    KeyDef {
-        key: Key::MemFraction,
-        name: "mem_fraction",
+    MemFraction = "mem_fraction" {
+        label: ("mem_fraction_static", "mem_fraction_static(静态显存占比)"),
         read: Read::Float { min: 0.01, max: 1.0 },
         set: |s, v| {
             s.serving.mem_fraction = Some(v.float());
@@ -1592,12 +1333,10 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.mem_fraction.map(trim_float),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("SGLang's, by release, card and GPUs (0.830 on an H100 with 0.5.23)", "SGLang's `mem_fraction_static`: (weights + KV pool) as a share of the memory free before loading"),
     },
-    KeyDef {
-        key: Key::GpuLayers,
-        name: "gpu_layers",
+    GpuLayers = "gpu_layers" {
+        label: ("Layers on the GPU", "放在 GPU 上的层数"),
         read: Read::Uint { min: 0, max: 100_000 },
         set: |s, v| {
             s.serving.gpu_layers = Some(v.uint());
@@ -1605,10 +1344,9 @@ pub static KEYS: [KeyDef; 95] = [
         },
         write: |s, _| s.serving.gpu_layers.map(|v| v.to_string()),
         architecture: false,
-        #[cfg(not(target_arch = "wasm32"))]
         doc: doc!("all (layers + 1)", "llama.cpp's `n_gpu_layers`: the last N of the layers and the output layer are on the GPU, the rest (and the token embedding) in host RAM"),
     },
-];
+}
 
 /// Keys the web app reads; the ledger ignores them without a warning.
 pub const UI_KEYS: [&str; 7] = ["lang", "embed", "tree", "unit", "oom", "view", "q"];

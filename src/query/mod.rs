@@ -211,7 +211,8 @@ fn with_key_text(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Probl
 mod tests {
     use super::{Key, KEYS};
 
-    /// `Key::def` indexes the table by the enum's order: the two must agree.
+    /// `keys!` writes the enum and the table from one list, so `Key::def` is an index; the names are
+    /// distinct (each finds its own key).
     #[test]
     fn the_table_follows_the_key_enum() {
         assert_eq!(KEYS.len(), Key::ALL.len());
