@@ -39,5 +39,32 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(ledger, benches);
+/// Readers of user files on big inputs (the bound: any JSON up to 16 MB read or refused in under
+/// 1 s): a 1.2 MB object of 80,000 members and a 150,000-entry `tokenizer.json` given as a
+/// config.json, a 1 MiB paste of table characters, the charts drawn from a bill.
+fn readers(c: &mut Criterion) {
+    use vram_ledger::ledger::hf_config::parse_config;
+    let members: Vec<String> = (0..80_000).map(|i| format!("\"k{i}\": {i}")).collect();
+    let wide = format!("{{{}}}", members.join(", "));
+    let vocab: Vec<String> = (0..150_000).map(|i| format!("\"tok{i}\": {i}")).collect();
+    let merges: Vec<String> = (0..150_000).map(|i| format!("\"a{i} b{i}\"")).collect();
+    let tokenizer = format!(
+        r#"{{"version": "1.0", "added_tokens": [], "model": {{"type": "BPE", "vocab": {{{}}}, "merges": [{}]}}}}"#,
+        vocab.join(", "),
+        merges.join(", ")
+    );
+    let mut group = c.benchmark_group("readers");
+    group.sample_size(10);
+    group.bench_function("config 80,000 members (1.2 MB)", |b| b.iter(|| parse_config(black_box(&wide)).is_err()));
+    group.bench_function(format!("config tokenizer.json ({} MB)", tokenizer.len() >> 20), |b| {
+        b.iter(|| parse_config(black_box(&tokenizer)).is_err())
+    });
+    let paste = "| ".repeat(1 << 19);
+    group.bench_function("paste 1 MiB of table rules", |b| {
+        b.iter(|| vram_ledger::tree::reader::read(black_box(&paste)))
+    });
+    group.finish();
+}
+
+criterion_group!(ledger, benches, readers);
 criterion_main!(ledger);

@@ -9,7 +9,6 @@
 
 pub mod chart;
 pub mod i18n;
-pub mod json;
 pub mod ledger;
 pub mod markup;
 pub mod query;

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::i18n::plain;
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
 use crate::ledger::bill::{Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
@@ -132,7 +133,7 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
             c.id.id(),
             format_bytes(c.bytes, unit).trim_end_matches(unit.label()).trim(),
             100.0 * c.bytes as f64 / device,
-            c.formula
+            plain(&c.formula.to_string())
         ));
     }
     out.push_str(&format!(
@@ -147,7 +148,7 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
         out.push_str(&serving_text(sv, unit));
     }
     for n in &bill.notes {
-        out.push_str(&format!("note: {}\n", n.text));
+        out.push_str(&format!("note: {}\n", plain(&n.text.to_string())));
     }
     out
 }
@@ -384,10 +385,10 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
         if zh { "决策树节点" } else { "tree node" },
         path.join(" → ")
     ));
-    out.push_str(&format!("{}: {}\n", if zh { "依据" } else { "why" }, render(lang, &p.why)));
+    out.push_str(&format!("{}: {}\n", if zh { "依据" } else { "why" }, plain(&render(lang, &p.why))));
     for a in &p.advice {
         let line = match a {
-            Advice::Do(m) => render(lang, m),
+            Advice::Do(m) => plain(&render(lang, m)),
             Advice::Saves { lever, bytes } => {
                 let label = if zh { lever.label().zh } else { lever.label().en };
                 format!("{label}: {} {}", if zh { "省" } else { "saves" }, human_bytes(*bytes as f64))

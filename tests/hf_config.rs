@@ -238,3 +238,36 @@ fn absurd_sizes_saturate() {
     let bill = vram_ledger::ledger::estimate(&s);
     assert!(!bill.fits());
 }
+
+/// Big files a user may drop by mistake are read in one linear pass and get a message saying what
+/// they are (the reader once took 18 s on the first: a quadratic member lookup); more than 16 MiB is
+/// refused unread. The times are `make bench`'s ("readers"); here the answers.
+#[test]
+fn big_files_are_read_or_refused_with_a_message() {
+    use vram_ledger::i18n::{render, Lang};
+    use vram_ledger::ledger::hf_config::MAX_CONFIG_BYTES;
+    let message = |text: &str| render(Lang::En, &parse_config(text).expect_err("not a config").0);
+    // 80,000 members, 1.2 MB, none of them `model_type`.
+    let members: Vec<String> = (0..80_000).map(|i| format!("\"k{i}\": {i}")).collect();
+    let wide = format!("{{{}}}", members.join(", "));
+    assert!(wide.len() > 1_200_000);
+    assert!(message(&wide).starts_with("field `model_type` is missing"), "{}", message(&wide));
+    // A tokenizer.json with a 150,000-entry vocabulary: named as what it is.
+    let vocab: Vec<String> = (0..150_000).map(|i| format!("\"tok{i}\": {i}")).collect();
+    let tokenizer = format!(
+        r#"{{"version": "1.0", "added_tokens": [], "model": {{"type": "BPE", "vocab": {{{}}}}}}}"#,
+        vocab.join(", ")
+    );
+    assert!(message(&tokenizer).contains("a tokenizer (`tokenizer.json`), not the model's `config.json`"));
+    assert!(message(r#"{"metadata": {}, "weight_map": {"lm_head.weight": "model-00004.safetensors"}}"#)
+        .contains("`model.safetensors.index.json`"));
+    assert!(
+        message(r#"{"bos_token_id": 1, "eos_token_id": 2, "do_sample": true}"#).contains("`generation_config.json`")
+    );
+    // Over the bound: refused with its size, unread.
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_CONFIG_BYTES));
+    assert!(message(&huge).starts_with("the text is 16.00 MiB"), "{}", message(&huge));
+    // Nesting deeper than serde_json's 128 levels is an error, not a stack overflow.
+    let deep = message(&"[".repeat(100_000));
+    assert!(deep.starts_with("config.json is not valid JSON: recursion limit exceeded"), "{deep}");
+}

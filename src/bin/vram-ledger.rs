@@ -4,8 +4,9 @@
 
 use std::process::ExitCode;
 
-use vram_ledger::ledger::{estimate, fit, presets, units::Unit};
 #[cfg(not(target_arch = "wasm32"))]
+use vram_ledger::i18n::plain;
+use vram_ledger::ledger::{estimate, fit, presets, units::Unit};
 use vram_ledger::validation::accuracy;
 use vram_ledger::{query, report};
 
@@ -39,11 +40,11 @@ fn scenario_or_report(text: &str) -> Result<vram_ledger::ledger::Scenario, ExitC
 /// As [`scenario_or_report`], for a query already parsed.
 fn parsed_or_report(parsed: query::Parsed) -> Result<vram_ledger::ledger::Scenario, ExitCode> {
     for w in &parsed.warnings {
-        eprintln!("warning: {}", w.message);
+        eprintln!("warning: {}", plain(&w.message.to_string()));
     }
     if !parsed.errors.is_empty() {
         for e in &parsed.errors {
-            eprintln!("error: {}", e.message);
+            eprintln!("error: {}", plain(&e.message.to_string()));
         }
         return Err(ExitCode::from(2));
     }
@@ -192,7 +193,7 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
     let parsed = query::parse(given);
     let view = vram_ledger::view::read(&parsed.ui);
     if let Some(e) = view.errors.first() {
-        eprintln!("error: {}", e.message);
+        eprintln!("error: {}", plain(&e.message.to_string()));
         return ExitCode::from(2);
     }
     let s = match parsed_or_report(parsed) {
@@ -208,7 +209,7 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
             t(question),
             t(hint),
             t(answer),
-            render(lang, &d.finding)
+            plain(&render(lang, &d.finding))
         );
         if let Some((cause, node)) = d.diagnosis {
             println!("   tree: {} (tree={})", vram_ledger::i18n::cause(lang, cause), node.id());
@@ -268,7 +269,8 @@ fn custom_model_query(path: &str, given: &str) -> Result<String, String> {
     } else {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?
     };
-    let imported = vram_ledger::ledger::hf_config::parse_config(&text).map_err(|e| format!("{path}: {}", e.0))?;
+    let imported = vram_ledger::ledger::hf_config::parse_config(&text)
+        .map_err(|e| format!("{path}: {}", plain(&e.0.to_string())))?;
     let pairs = query::split_query(given);
     if let Some((_, id)) = pairs.iter().find(|(k, v)| k == "model" && v != "custom") {
         return Err(format!("--config names the model; drop model={id} from the query"));

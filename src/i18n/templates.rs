@@ -593,6 +593,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ConfigFieldNotNumber => ("field `{0}` must be a number, got {1}", "字段 `{0}` 应为数字,实际为 {1}"),
         ConfigFieldNotString => ("field `{0}` must be a string, got {1}", "字段 `{0}` 应为字符串,实际为 {1}"),
         ConfigFieldNotObject => ("field `{0}` must be an object", "字段 `{0}` 应为对象"),
+        ConfigOtherFile => (
+            "this is {0}, not the model's `config.json`: use the `config.json` beside it in the model's repository",
+            "这是{0},不是模型的 `config.json`:请用模型仓库里与它同目录的 `config.json`",
+        ),
+        FileTokenizer => ("a tokenizer (`tokenizer.json`)", "分词器文件(`tokenizer.json`)"),
+        FileWeightIndex => ("the weights' index (`model.safetensors.index.json`)", "权重索引(`model.safetensors.index.json`)"),
+        FileTokenizerConfig => ("a tokenizer's settings (`tokenizer_config.json`)", "分词器设置(`tokenizer_config.json`)"),
+        FileGenerationConfig => ("the generation settings (`generation_config.json`)", "生成设置(`generation_config.json`)"),
+        ConfigTooLarge => (
+            "the text is {0}, more than the 16 MiB a config.json could be: it is not one",
+            "文本有 {0},超过 config.json 可能的 16 MiB:这不是 config.json",
+        ),
         ConfigModelTypeMissing => (
             "field `model_type` is missing (supported: {0})",
             "缺少字段 `model_type`(支持:{0})",
@@ -614,7 +626,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Could not reach {0} (network or CORS). Paste the config.json instead; from mainland China, ModelScope or a Hub mirror usually answers.",
             "无法访问 {0}(网络或跨域限制)。请粘贴 config.json;在中国大陆,ModelScope 或 Hub 镜像通常可以访问。",
         ),
-        FetchTooLarge => ("The file is over 1 MB; that is not a config.json.", "文件超过 1 MB,不像是 config.json。"),
+        FetchTooLarge => (
+            "The file is {0}, more than the 16 MiB a config.json could be; choose the model's `config.json`.",
+            "文件有 {0},超过 config.json 可能的 16 MiB;请选择模型的 `config.json`。",
+        ),
         FetchReadFailed => ("The file could not be read: {0}", "无法读取该文件:{0}"),
         FetchBadEndpoint => (
             "A mirror endpoint looks like https://hf-mirror.com (https, a host, an optional path).",

@@ -353,6 +353,13 @@ msg_ids!(
     ConfigFieldNotString,
     ConfigFieldNotObject,
     ConfigModelTypeMissing,
+    /// The JSON is another file of a model repository (its argument says which).
+    ConfigOtherFile,
+    FileTokenizer,
+    FileWeightIndex,
+    FileTokenizerConfig,
+    FileGenerationConfig,
+    ConfigTooLarge,
     ImportGeneric,
     FetchGated,
     FetchNotFound,

@@ -305,7 +305,13 @@ impl Gpu {
     /// A card of `gib` GiB as the user states it: that is also what PyTorch would see.
     pub fn custom_gib(gib: f64) -> Gpu {
         let bytes = (gib * GIB).round().max(0.0) as u64;
-        Gpu { id: None, name: format!("{} GiB", trim_float(gib)), bytes, torch_bytes: bytes, unified_ram_gb: None }
+        Gpu {
+            id: None,
+            name: format!("{} GiB", super::units::trim_float(gib)),
+            bytes,
+            torch_bytes: bytes,
+            unified_ram_gb: None,
+        }
     }
 }
 
@@ -550,15 +556,5 @@ impl Scenario {
 
     pub fn effective_batch(&self) -> u64 {
         self.batch.saturating_mul(self.accum).saturating_mul(self.gpus)
-    }
-}
-
-/// `24` rather than `24.0`, `22.5` as is.
-pub fn trim_float(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        let s = if x >= 0.0 { super::units::fixed(x, 6) } else { format!("-{}", super::units::fixed(-x, 6)) };
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

@@ -232,3 +232,12 @@ pub fn find(hay: &str, needle: &str) -> Option<usize> {
 pub fn has(hay: &str, needle: &str) -> bool {
     find(hay, needle).is_some()
 }
+/// `24` rather than `24.0`, `22.5` as is.
+pub fn trim_float(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let s = if x >= 0.0 { fixed(x, 6) } else { format!("-{}", fixed(-x, 6)) };
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}

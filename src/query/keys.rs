@@ -14,11 +14,11 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu,
-    LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
-    GIB,
+    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
+    LossKernel, Method, Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
+use crate::ledger::units::trim_float;
 
 /// Limits of numeric values: wide enough for any real model, small enough that no product overflows.
 pub const MAX_SEQ: u64 = 100_000_000;

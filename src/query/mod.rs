@@ -19,7 +19,8 @@ pub use keys::{Context, Key, KeyDef, Read, Value, KEYS, MAX_BATCH, MAX_SEQ, UI_K
 
 use crate::ledger::msg::{Arg, Msg};
 use crate::ledger::presets;
-use crate::ledger::scenario::{trim_float, Scenario};
+use crate::ledger::scenario::Scenario;
+use crate::ledger::units::trim_float;
 use crate::msg;
 
 /// A problem with one key of a query.

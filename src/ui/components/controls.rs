@@ -8,11 +8,11 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    trim_float, Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer,
-    Precision, Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision,
+    Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
-use crate::ledger::units::fixed;
+use crate::ledger::units::{fixed, trim_float};
 use crate::query::Key;
 
 #[derive(Properties, PartialEq)]
@@ -131,7 +131,7 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
         optional_number(key, lang, v, default, step, set(key))
     };
     let text_of = |v: Option<u64>| v.map(|v| v.to_string());
-    let float_of = |v: Option<f64>| v.map(crate::ledger::scenario::trim_float);
+    let float_of = |v: Option<f64>| v.map(crate::ledger::units::trim_float);
     match e.engine {
         Engine::Vllm => html! {
             <>

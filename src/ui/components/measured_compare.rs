@@ -43,7 +43,7 @@ pub fn measured_compare(
                         .error()
                         .map(|e| format!("{}{} %", if e < 0.0 { "−" } else { "+" }, fixed(e.abs() * 100.0, 1)));
                     html! {
-                        <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(crate::ledger::scenario::trim_float).unwrap_or_default()}>
+                        <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(crate::ledger::units::trim_float).unwrap_or_default()}>
                             <th scope="row"><code>{ r.what }</code></th>
                             <td class="num">{ format_bytes(r.measured, unit) }</td>
                             <td class="num">{ format_bytes(r.estimated, unit) }</td>

@@ -86,8 +86,8 @@ pub fn model_import(props: &ModelImportProps) -> Html {
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) else { return };
-            if file.size() > 1_000_000.0 {
-                status.set(Status::Error(msg!(FetchTooLarge)));
+            if file.size() > crate::ledger::hf_config::MAX_CONFIG_BYTES as f64 {
+                status.set(Status::Error(msg!(FetchTooLarge, Arg::Bytes(file.size()))));
                 return;
             }
             let (accept, status) = (accept.clone(), status.clone());
