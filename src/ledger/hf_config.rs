@@ -133,9 +133,10 @@ impl<'a> Fields<'a> {
     fn opt_float(&self, key: &str) -> Result<Option<f64>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(f) if f.is_finite() && f >= 1.0 && f < 1e6 && n.is_u64() => Ok(Some(f)),
-                Some(f) if f.is_finite() && f > 0.0 && f < 1e6 && !n.is_u64() => Ok(Some(f)),
+            // A count written as a whole number is at least 1; any other number above 0.
+            Some(Value::Number(n)) => match (n.is_u64(), n.as_f64()) {
+                (true, Some(f)) if (1.0..1e6).contains(&f) => Ok(Some(f)),
+                (false, Some(f)) if f > 0.0 && f < 1e6 => Ok(Some(f)),
                 _ => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
             },
             Some(v) => err(msg!(ConfigFieldNotNumber, Arg::Text(self.name(key)), Arg::Text(short(v)))),
