@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
-#[cfg(not(target_arch = "wasm32"))]
 use vram_ledger::i18n::plain;
 use vram_ledger::ledger::{estimate, fit, presets, units::Unit};
+#[cfg(not(target_arch = "wasm32"))]
 use vram_ledger::validation::accuracy;
 use vram_ledger::{query, report};
 
