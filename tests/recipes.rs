@@ -45,6 +45,11 @@ fn the_peft_recipe_holds_the_unquantized_parameters_in_fp32() {
     assert_eq!(drilled.component(C::Fp32Module), 0);
     assert!(drilled.notes.iter().any(|n| n.key == "fp32_module_recipe"));
     assert!(component(&format!("{plain}&drill=fp32_module"), C::Fp32Module) > 0);
+    // TRL's recipe casts the embedding and LM head back to bf16, so there the drill's fp32 module
+    // costs its 2 B more per parameter: 2 × 128,256 × 4,096 (embedding and untied head) × 2 B.
+    let trl = estimate(&scenario(&format!("{q}&recipe=trl&drill=fp32_module")));
+    assert_eq!(trl.component(C::Fp32Module), 2 * 128_256 * 4096 * 2);
+    assert!(!trl.notes.iter().any(|n| n.key == "fp32_module_recipe"));
 }
 
 /// The link carries `recipe` only where it differs from the default.

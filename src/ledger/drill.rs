@@ -58,8 +58,9 @@ fn fp32_module(p: &Plan) -> Option<Component> {
         return None;
     }
     let params = p.arch.embedding_parameters() + p.arch.lm_head_parameters();
-    // PEFT's k-bit recipe already holds them in fp32 (counted in the weights).
-    let prepared = p.training().is_some_and(|t| t.kbit_prepared);
+    // PEFT's k-bit recipe already holds them in fp32 (counted in the weights); TRL's casts them
+    // back to bf16, so the drill's fp32 module costs its 2 B there too.
+    let prepared = p.training().is_some_and(|t| t.fp32_head);
     let extra = if p.acts.is_half() && !prepared { 2.0 } else { 0.0 };
     let sharded = match &p.work {
         Work::Infer(_) => true,

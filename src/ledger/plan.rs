@@ -322,8 +322,9 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
         && !deepspeed
         && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
+    // TRL's recipe casts the embedding and LM head back to bf16; PEFT's keeps them in fp32.
     let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
-    if kbit_prepared && s.drill.fp32_module {
+    if fp32_head && s.drill.fp32_module {
         notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
     }
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
