@@ -4,8 +4,8 @@
 
 use vram_ledger::ledger::bill::{ComponentId, Verdict};
 use vram_ledger::ledger::bill::{Serving, ServingStatus};
+use vram_ledger::ledger::concurrency::chart_contexts;
 use vram_ledger::ledger::estimate;
-use vram_ledger::ledger::serving::chart_contexts;
 use vram_ledger::query;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -257,7 +257,7 @@ fn serving_levers_raise_concurrency() {
 /// The planner's curve falls as the context grows and meets the scenario's own figure at its context.
 #[test]
 fn the_concurrency_curve_matches_the_bill() {
-    use vram_ledger::ledger::serving::concurrency_curve;
+    use vram_ledger::ledger::concurrency::concurrency_curve;
     let s = query::parse("model=llama-3.1-8b&mode=infer&engine=vllm&seq=8192&gpu=h100-80g").scenario;
     let curve = concurrency_curve(&s);
     assert!(curve.len() > 8);

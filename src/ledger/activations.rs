@@ -1,6 +1,7 @@
 //! Activations: the tensors autograd keeps from the forward pass for the backward pass, counted
-//! tensor by tensor for a Hugging Face-style decoder block; the logits the loss holds; the frozen
-//! vision tower's working set; and the transient peak of an inference forward pass.
+//! tensor by tensor for a Hugging Face-style decoder block, and the transient peak of an inference
+//! forward pass. The loss's logits are in `logits`, the frozen vision tower's working set in
+//! `vision`.
 //!
 //! Why not the textbook `s·b·h·L·(34 + 5·a·s/h)` (Korthikanti et al. 2022)? It describes a GPT-3 block
 //! with dropout, a 4h GELU MLP and eager attention. Modern models have no dropout, gated MLPs, GQA
@@ -25,53 +26,9 @@ use super::architecture::{Architecture, LayerClass, LayerKind, LinearShape, Line
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
-use super::plan::{Plan, Training};
-use super::scenario::{AttentionKernel, LoraTargets, LossKernel};
+use super::plan::{Plan, Trainable, Training};
+use super::scenario::AttentionKernel;
 use crate::msg;
-
-/// Which weights train, as far as activations care.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Trainable {
-    /// Every weight (full fine-tuning).
-    All,
-    /// Only LoRA adapters on `targets`; `input_copies` when the adapters' dtype differs from the
-    /// activations' (fp32 adapters under bf16 autocast), so each adapter keeps its own input copy.
-    /// `frozen_keeps_inputs` when the frozen base's matmuls keep their input although no base weight
-    /// trains: bitsandbytes before 0.43.2 (`MatMul4Bit` saved `ctx.tensors = (A, B)`; since then
-    /// `(None, B)`), where a frozen 16-bit `F.linear` keeps only its weight.
-    /// `fp32_stream` when the residual stream and the MLP compute in fp32 (PEFT's k-bit
-    /// preparation casts the norms to fp32, and bitsandbytes' 4-bit layers return their input's
-    /// dtype); attention still runs in 16 bits under autocast. `dropout` when each adapter drops
-    /// its input: its own dropped copy and a 1-byte mask per element.
-    Lora {
-        targets: LoraTargets,
-        rank: u64,
-        input_copies: bool,
-        frozen_keeps_inputs: bool,
-        fp32_stream: bool,
-        dropout: bool,
-    },
-}
-
-impl Trainable {
-    fn is_full(self) -> bool {
-        matches!(self, Trainable::All)
-    }
-
-    /// Every linear layer keeps its input: trainable weights need it for their gradient, quantized
-    /// frozen ones (legacy bitsandbytes) keep it anyway.
-    fn inputs_kept(self) -> bool {
-        self.is_full() || matches!(self, Trainable::Lora { frozen_keeps_inputs: true, .. })
-    }
-
-    /// Bytes per element of the residual stream and the MLP's tensors.
-    pub fn stream_bytes(self, act: Dtype) -> f64 {
-        match self {
-            Trainable::Lora { fp32_stream: true, .. } => 4.0,
-            _ => act.bytes(),
-        }
-    }
-}
 
 /// Saved bytes of one decoder layer.
 #[derive(Clone, Debug, PartialEq)]
@@ -310,141 +267,6 @@ fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f6
 }
 
 // ---------------------------------------------------------------------------------------------
-// The loss's logits.
-
-/// The dtype's bytes the model returns its logits in: fp32 from transformers before 4.46, which
-/// upcast inside the model (`loss=hf_shift`); else the activations'.
-fn returned_logit_bytes(loss: LossKernel, act: Dtype) -> f64 {
-    if loss == LossKernel::HfShift {
-        4.0
-    } else {
-        act.bytes()
-    }
-}
-
-/// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are. Compiled with
-/// the model (`compile=1`: transformers computes the loss inside its forward; torchtitan and
-/// torchtune compile their loss function), Inductor fuses the fp32 upcast, the log-softmax and its
-/// backward: the graph keeps the logits it was given and writes one gradient of them.
-fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> (f64, Msg) {
-    let act_b = act.bytes();
-    let upcast = if act.is_half() { 4.0 } else { 0.0 };
-    if compiled && matches!(loss, LossKernel::Hf | LossKernel::HfShift) {
-        let returned = returned_logit_bytes(loss, act);
-        return (2.0 * returned, msg!(LossCompiled, Arg::Factor(returned)));
-    }
-    match loss {
-        // Backward of log-softmax: its saved fp32 output, the incoming gradient and the gradient
-        // it returns (12 B); the 16-bit logits are freed by then.
-        LossKernel::Hf => ((4.0 * 3.0_f64).max(act_b + upcast + 4.0), msg!(LossHf)),
-        // Forward: 16-bit logits + fp32 upcast + shifted fp32 copy + fp32 log-probabilities.
-        LossKernel::HfShift => (act_b + upcast + 4.0 + 4.0, msg!(LossHfShift)),
-        // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
-        LossKernel::Chunked => (act_b + 4.0, msg!(LossChunked)),
-        LossKernel::Fused => (0.0, msg!(LossFused)),
-        // Forward: 16-bit logits + their shifted copy + 16-bit log-probabilities; backward: the saved
-        // log-probabilities, the incoming gradient and the one it returns, as many. Autocast runs
-        // `cross_entropy` in fp32 (its fp32 op list): the 16-bit logits and their shifted copy, the
-        // fp32 cast and fp32 log-probabilities, 2 × 2 + 4 + 4 B (Accelerate's fp32 copy of the
-        // returned logits comes after the copy and the cast are freed; backward holds 3 × 4 B).
-        LossKernel::Half if autocast => (2.0 * act_b + 8.0, msg!(LossHalfConverted)),
-        LossKernel::Half => (3.0 * act_b, msg!(LossHalf)),
-    }
-}
-
-/// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused; the
-/// logits themselves when compiled).
-fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> f64 {
-    match loss {
-        LossKernel::Fused => 0.0,
-        LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
-        LossKernel::Half if !autocast => act.bytes(),
-        _ => 4.0,
-    }
-}
-
-/// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
-/// alive through the loss (a fused kernel caps inside).
-fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) -> f64 {
-    match loss {
-        _ if !arch.softcapping => 0.0,
-        LossKernel::Fused => 0.0,
-        _ => act.bytes(),
-    }
-}
-
-/// A fused linear-cross-entropy kernel (Liger's; Cut Cross-Entropy keeps less) never holds all
-/// the logits: one chunk of tokens × vocab at a time — the chunk is the next power of two of
-/// tokens ÷ ⌈vocab / hidden⌉, so that it matches the hidden states' size — in the activations' dtype
-/// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
-/// an fp32 loss per token. Returns (bytes, chunk tokens).
-fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
-    let tokens = p.batch.saturating_mul(p.tokens).max(1);
-    let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
-    let inc = vocab.div_ceil(hidden).max(1);
-    let chunk = tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens).min(tokens);
-    let act = p.acts.bytes();
-    let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
-    (bytes, chunk)
-}
-
-/// The logits a loop that keeps the model's output holds through backward: one copy in the dtype
-/// the model returns them (fp32 from transformers before 4.46, which upcast inside the model:
-/// `loss=hf_shift`; else the activations'); none from a fused loss, which returns no logits.
-pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
-    if !t.keeps_output || t.loss == LossKernel::Fused {
-        return 0.0;
-    }
-    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
-}
-
-/// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
-/// hook sees).
-pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast);
-    let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
-    let per_logit = loss_bytes + softcap;
-    let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
-    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast) + softcap);
-    // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
-    // weight, which its backward keeps until the loss's gradient has passed.
-    let head_params = if t.fp32_head { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
-    let head_copy = head_params as f64 * 2.0;
-    let held = held_output_bytes(p, t);
-    let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
-    let held_note = || when(held > 0.0, || msg!(HeldOutput, Arg::Bytes(held)));
-    if t.loss == LossKernel::Fused {
-        let (bytes, chunk) = fused_loss_bytes(p);
-        let formula = msg!(
-            LogitsFused,
-            Arg::Count(chunk),
-            Arg::Count(p.arch.vocab),
-            Arg::Factor(p.acts.bytes() + 4.0),
-            Arg::Count(p.batch * p.tokens),
-            Arg::Count(p.arch.hidden),
-            Arg::Factor(p.acts.bytes()),
-            Arg::Bytes(bytes),
-            head_note,
-            held_note()
-        );
-        return (line(ComponentId::Logits, bytes + head_copy + held, "§1", formula), 0.0);
-    }
-    let formula = msg!(
-        Logits,
-        Arg::Int(p.batch),
-        Arg::Count(p.tokens),
-        Arg::Count(p.arch.vocab),
-        Arg::Factor(per_logit),
-        Arg::Code(t.loss.id()),
-        what.arg(),
-        when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap))),
-        head_note,
-        held_note()
-    );
-    (line(ComponentId::Logits, count * per_logit + head_copy + held, "§1", formula), saved)
-}
-
-// ---------------------------------------------------------------------------------------------
 // The activations line of a training step.
 
 /// Every layer's saved tensors, by class of layer.
@@ -520,94 +342,127 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
-    let uniform = saved.classes.len() == 1;
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
-    let layer = saved.largest(tokens, batch).unwrap_or(&zero);
-    let layer_bytes = layer.bytes(tokens, batch);
+    let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
     let stream = t.saved.stream_bytes(p.acts);
-    let final_norm = final_norm_bytes_per_token(arch, t.saved, stream, t.compiled) * tokens as f64 * batch as f64;
-    let quadratic = when(layer.per_sequence_quadratic > 0.0, || {
-        msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
-    });
+    let step = Step {
+        layer_bytes: layer.bytes(tokens, batch),
+        final_norm: final_norm_bytes_per_token(arch, t.saved, stream, t.compiled) * tokens as f64 * batch as f64,
+        quadratic: when(layer.per_sequence_quadratic > 0.0, || {
+            msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
+        }),
+        stream,
+        dequantized: kept_dequantized_bytes(p, t),
+        saved,
+        layer,
+    };
     if t.selective {
-        return (selective_activations(p, t, layer_bytes, freed_logits_bytes, final_norm), 0.0);
+        (selective_activations(p, t, step.layer_bytes, freed_logits_bytes, step.final_norm), 0.0)
+    } else if t.checkpointing {
+        checkpointed_activations(p, t, &step, freed_logits_bytes)
+    } else {
+        (stored_activations(p, t, &step), 0.0)
     }
-    let dequantized = kept_dequantized_bytes(p, t);
-    if t.checkpointing {
-        let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * stream * arch.hidden as f64;
-        // With the hook, layer 0's recompute comes with every other layer's input gradient.
-        // A recomputed layer's backward also holds the gradients of its widest intermediates: the
-        // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
-        let width = saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
-        let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
-        let layer_bytes = layer_bytes + transients + dequantized;
-        let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
-        let retained = if t.retains_input_grads { retention } else { 0.0 };
-        let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
-        let open_high = if t.unknown_reentrant {
-            (layer_bytes + retention - freed_logits_bytes).max(0.0) - recompute_excess
-        } else {
-            0.0
-        };
-        let formula = msg!(
-            ActivationsCheckpointed,
+}
+
+/// What a training step's activations are made of, before checkpointing decides what stays.
+struct Step {
+    saved: SavedLayers,
+    /// The layer (of the class) that keeps the most, and its bytes for the step's batch.
+    layer: LayerActivations,
+    layer_bytes: f64,
+    /// The final norm before the LM head.
+    final_norm: f64,
+    /// Eager attention's s² part of the formula (or nothing).
+    quadratic: Arg,
+    /// Bytes per element of the residual stream.
+    stream: f64,
+    /// The largest layer's dequantized GPTQ weights PyTorch keeps for backward.
+    dequantized: f64,
+}
+
+/// Checkpointed: each layer keeps its input, and one layer is recomputed at a time beyond what the
+/// logits freed; also what the reentrant retention adds when its implementation is not said.
+fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_bytes: f64) -> (Component, f64) {
+    let arch = p.arch;
+    let (tokens, batch) = (p.tokens, p.batch);
+    let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * step.stream * arch.hidden as f64;
+    // With the hook, layer 0's recompute comes with every other layer's input gradient.
+    // A recomputed layer's backward also holds the gradients of its widest intermediates: the
+    // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
+    let width = step.saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
+    let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
+    let layer_bytes = step.layer_bytes + transients + step.dequantized;
+    let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
+    let retained = if t.retains_input_grads { retention } else { 0.0 };
+    let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
+    let open_high = if t.unknown_reentrant {
+        (layer_bytes + retention - freed_logits_bytes).max(0.0) - recompute_excess
+    } else {
+        0.0
+    };
+    let formula = msg!(
+        ActivationsCheckpointed,
+        Arg::Int(arch.layers),
+        Arg::Count(tokens),
+        Arg::Int(batch),
+        Arg::Count(arch.hidden),
+        Arg::Factor(step.stream),
+        Arg::Bytes(inputs),
+        Arg::Bytes(step.final_norm),
+        Arg::Count(step.layer.per_token as u64),
+        step.quadratic.clone(),
+        Arg::Bytes(layer_bytes),
+        Arg::Bytes(recompute_excess),
+        when(retained > 0.0, || msg!(
+            RetainedInputGrads,
+            Arg::Int(arch.layers.saturating_sub(1)),
+            Arg::Bytes(retained)
+        )),
+        Arg::Bytes(transients),
+        when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized)))
+    );
+    (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high)
+}
+
+/// Without checkpointing: every layer's saved tensors, beside the previous step's 4-bit inputs
+/// (bitsandbytes) or every layer's dequantized GPTQ weights — never both.
+fn stored_activations(p: &Plan, t: &Training, step: &Step) -> Component {
+    let arch = p.arch;
+    let (tokens, batch) = (p.tokens, p.batch);
+    let stored = step.saved.bytes(tokens, batch);
+    let dequantized = step.dequantized * arch.layers as f64;
+    let previous = previous_step_inputs(p, t) + dequantized;
+    let previous_note = if dequantized > 0.0 {
+        msg!(DequantKept, Arg::Bytes(dequantized)).arg()
+    } else {
+        when(previous > 0.0, || msg!(PreviousInputs, Arg::Bytes(previous)))
+    };
+    let formula = if step.saved.classes.len() == 1 {
+        msg!(
+            ActivationsStored,
             Arg::Int(arch.layers),
             Arg::Count(tokens),
             Arg::Int(batch),
-            Arg::Count(arch.hidden),
-            Arg::Factor(stream),
-            Arg::Bytes(inputs),
-            Arg::Bytes(final_norm),
-            Arg::Count(layer.per_token as u64),
-            quadratic,
-            Arg::Bytes(layer_bytes),
-            Arg::Bytes(recompute_excess),
-            when(retained > 0.0, || msg!(
-                RetainedInputGrads,
-                Arg::Int(arch.layers.saturating_sub(1)),
-                Arg::Bytes(retained)
-            )),
-            Arg::Bytes(transients),
-            when(dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(dequantized)))
-        );
-        (line(ComponentId::Activations, inputs + recompute_excess + final_norm, "§1", formula), open_high)
+            Arg::Count(step.layer.per_token as u64),
+            step.quadratic.clone(),
+            Arg::Bytes(stored),
+            Arg::Bytes(step.final_norm),
+            previous_note
+        )
     } else {
-        let stored = saved.bytes(tokens, batch);
-        // Beside the saved activations: the previous step's 4-bit inputs (bitsandbytes) or every
-        // layer's dequantized GPTQ weights; never both.
-        let dequantized = dequantized * arch.layers as f64;
-        let previous = previous_step_inputs(p, t) + dequantized;
-        let previous_note = if dequantized > 0.0 {
-            msg!(DequantKept, Arg::Bytes(dequantized)).arg()
-        } else {
-            when(previous > 0.0, || msg!(PreviousInputs, Arg::Bytes(previous)))
-        };
-        let formula = if uniform {
-            msg!(
-                ActivationsStored,
-                Arg::Int(arch.layers),
-                Arg::Count(tokens),
-                Arg::Int(batch),
-                Arg::Count(layer.per_token as u64),
-                quadratic,
-                Arg::Bytes(stored),
-                Arg::Bytes(final_norm),
-                previous_note
-            )
-        } else {
-            msg!(
-                ActivationsByClass,
-                saved.parts(),
-                Arg::Count(tokens),
-                Arg::Int(batch),
-                quadratic,
-                Arg::Bytes(stored),
-                Arg::Bytes(final_norm),
-                previous_note
-            )
-        };
-        (line(ComponentId::Activations, stored + final_norm + previous, "§1", formula), 0.0)
-    }
+        msg!(
+            ActivationsByClass,
+            step.saved.parts(),
+            Arg::Count(tokens),
+            Arg::Int(batch),
+            step.quadratic.clone(),
+            Arg::Bytes(stored),
+            Arg::Bytes(step.final_norm),
+            previous_note
+        )
+    };
+    line(ComponentId::Activations, stored + step.final_norm + previous, "§1", formula)
 }
 
 /// Selective checkpointing as torchtitan's per-op policy (`_save_list`, every second matmul
@@ -720,51 +575,4 @@ fn inference_class_peak(
         _ => tokens * act * (2.0 * qd + 2.0 * kvd),
     };
     residual + mlp.max(attention)
-}
-
-// ---------------------------------------------------------------------------------------------
-// The vision tower.
-
-/// The vision tower runs frozen: its forward pass keeps nothing, but one block's working set over
-/// every patch of the batch is alive at a time. Eager attention adds the patches² score matrix and
-/// mask (Qwen2-VL attends over all patches of the batch with a block-diagonal mask).
-fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, patches: u64) -> f64 {
-    let Some(v) = &arch.vision else { return 0.0 };
-    let d = v.dim as f64;
-    let p = patches as f64;
-    let residual = p * act * 2.0 * d;
-    let mlp = p * act * 2.0 * v.mlp as f64;
-    let attention = match kernel {
-        AttentionKernel::Eager => p * act * 4.0 * d + v.heads as f64 * p * p * (act + 4.0) + p * p * act,
-        _ => p * act * 4.0 * d,
-    };
-    residual + mlp.max(attention)
-}
-
-/// The vision tower's line and the note on how many tokens the images become; `None` without
-/// images or a tower.
-pub fn vision_activations(p: &Plan) -> Option<(Component, Msg)> {
-    let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
-    let per_image = v.tokens_per_image(input.image_px);
-    let patches = input.images.saturating_mul(v.patches_per_image(input.image_px)).saturating_mul(p.batch);
-    let note = msg!(
-        NoteVisionTokens,
-        Arg::Int(input.images),
-        Arg::Int(input.image_px),
-        Arg::Int(input.images),
-        Arg::Int(input.image_px),
-        Arg::Count(p.tokens - p.text_tokens),
-        Arg::Count(p.text_tokens),
-        Arg::Count(p.tokens)
-    );
-    let bytes = vision_block_peak(p.arch, p.kernel, p.acts.bytes(), patches);
-    let formula = msg!(
-        VisionActivations,
-        Arg::Count(patches),
-        Arg::Count(per_image * v.merge * v.merge),
-        Arg::Count(per_image),
-        Arg::Int(v.merge * v.merge),
-        Arg::Bytes(bytes)
-    );
-    Some((line(ComponentId::VisionActivations, bytes, "§3 ④", formula), note))
 }

@@ -520,6 +520,17 @@ pub enum LinearGroup {
     LinearAttention,
 }
 
+impl LinearGroup {
+    /// Whether a format that covers `layers` quantizes a linear layer of this group.
+    pub fn quantized_under(self, layers: QuantLayers) -> bool {
+        match layers {
+            QuantLayers::All => true,
+            QuantLayers::Mlp => matches!(self, LinearGroup::Mlp | LinearGroup::Expert | LinearGroup::SharedExpert),
+            QuantLayers::Experts => self == LinearGroup::Expert,
+        }
+    }
+}
+
 /// One kind of weight matrix, with how many of it the whole model holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinearShape {

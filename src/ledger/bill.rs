@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::msg::Msg;
+use super::msg::{Arg, Msg};
 use super::scenario::{Engine, EngineVersion};
 
 /// What a component is. The ids are a public contract (JSON output, `data-testid`s).
@@ -153,6 +153,13 @@ pub struct Component {
     pub formula: Msg,
     /// Where in the course chapter this component is explained.
     pub section: &'static str,
+}
+
+/// A line an offload keeps in host RAM: its formula, `kept` bytes of it still on the GPU, and the
+/// bytes host RAM holds instead.
+pub fn in_host_ram(c: Component, kept: f64) -> (Component, f64) {
+    let host = (c.bytes as f64 - kept).max(0.0);
+    (line(c.id, kept, c.section, crate::msg!(OnHost, c.formula.arg(), Arg::Bytes(kept))), host)
 }
 
 /// A line of `bytes` (rounded, never negative).

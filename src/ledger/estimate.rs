@@ -2,11 +2,13 @@
 //! plan (training, optimizer, activations, inference, drill), then the allocator's slack on what
 //! is allocated and the CUDA context. Every line carries its formula with the scenario's numbers.
 
-use super::activations::{held_output_bytes, training_activations, training_logits, vision_activations};
+use super::activations::training_activations;
 use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
+use super::logits::{held_output_bytes, training_logits};
 use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, Inference, Plan, Training, Work};
 use super::scenario::MIB;
+use super::vision::vision_activations;
 use super::{drill, inference, optimizer, serving, training};
 use crate::msg;
 

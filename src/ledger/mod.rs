@@ -1,15 +1,34 @@
 //! The ledger: pure memory accounting. No UI, browser or chart code lives here (or is imported
 //! here), so it is tested natively with `cargo test` and shared by the CLI and the web app.
+//!
+//! Its files form layers, lowest first. A file uses only files of lower layers — never one of its
+//! own layer or above — so there is no import cycle, and each layer reads without the ones above
+//! (tests/structure.rs checks this list against the imports):
+//!
+//! 1. `units`, `msg`, `dtype`, `speed_card` — numbers and their text, message ids, element types, the stored speed card
+//! 2. `storage` — how weights and the KV cache are stored (formats, bits, KV dtypes)
+//! 3. `architecture` — a model's shape: layers, attention, MLP, experts, vision tower
+//! 4. `presets`, `hf_config`, `weights` — preset models and GPUs, config.json import, stored weights
+//! 5. `scenario` — everything the bill depends on, as typed values
+//! 6. `bill` — the bill: components, totals, notes, what a serving engine makes of the card
+//! 7. `plan` — the scenario resolved: what trains, in which dtype, sharded how, where
+//! 8. `activations`, `logits`, `vision`, `training`, `serving::engine` — bill lines, and what every engine shares
+//! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
+//! 10. `serving` — the engines, by the scenario's choice
+//! 11. `estimate` — the bill of a scenario
+//! 12. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
 
 pub mod activations;
 pub mod architecture;
 pub mod bill;
+pub mod concurrency;
 pub mod drill;
 pub mod dtype;
 pub mod estimate;
 pub mod fit;
 pub mod hf_config;
 pub mod inference;
+pub mod logits;
 pub mod msg;
 pub mod optimizer;
 pub mod plan;
@@ -20,6 +39,7 @@ pub mod speed_card;
 pub mod storage;
 pub mod training;
 pub mod units;
+pub mod vision;
 pub mod weights;
 
 pub use bill::{Bill, Component, ComponentId, TotalKind, Verdict};

@@ -1,31 +1,11 @@
 //! The optimizer's lines: its states (sharded from ZeRO-1 on) and the temporaries of its step.
 
-use super::bill::{line, Component, ComponentId};
+use super::bill::{in_host_ram, line, Component, ComponentId};
 use super::msg::{Arg, Msg};
-use super::plan::{Plan, Training, Trains};
+use super::plan::{Plan, Training};
 use super::scenario::Optimizer;
+use super::training::{largest_trainable_tensor, trainable_matrices};
 use crate::msg;
-
-/// Weight matrices (rows, cols, count) of the trainable parameters, for Adafactor.
-fn trainable_matrices(p: &Plan, t: &Training) -> Vec<(u64, u64, u64)> {
-    let arch = p.arch;
-    match t.trains {
-        Trains::Full => {
-            let mut m: Vec<(u64, u64, u64)> = arch.linears().iter().map(|l| (l.d_out, l.d_in, l.count())).collect();
-            m.push((arch.vocab, arch.hidden, 1));
-            if !arch.tied_embeddings {
-                m.push((arch.vocab, arch.hidden, 1));
-            }
-            m
-        }
-        Trains::Adapters { targets, rank } => arch
-            .linears()
-            .iter()
-            .filter(|l| targets.includes(l.name))
-            .flat_map(|l| [(rank, l.d_in, l.count()), (l.d_out, rank, l.count())])
-            .collect(),
-    }
-}
 
 /// Adafactor's factored second moment: rows + columns per matrix, the full size of every vector.
 fn adafactor_values(trainable: u64, matrices: &[(u64, u64, u64)]) -> (f64, f64) {
@@ -72,7 +52,7 @@ pub fn states(p: &Plan, t: &Training) -> (Component, f64) {
     let formula = msg!(OptimizerLine, formula.arg(), t.shard.suffix(1));
     let c = line(ComponentId::Optimizer, bytes / t.shard.divisor(1), "§1", formula);
     if t.optimizer_offloaded() {
-        let (c, states) = super::training::in_host_ram(c, 0.0);
+        let (c, states) = in_host_ram(c, 0.0);
         return (c, states + t.fp32_partition_bytes());
     }
     (c, 0.0)
@@ -86,12 +66,6 @@ pub fn offload_step_copy_excess(t: &Training, freed: f64) -> f64 {
         return 0.0;
     }
     (t.fp32_partition_bytes() - freed).max(0.0)
-}
-
-/// Parameters of the largest trainable tensor (a weight matrix, the embedding or LM head, an
-/// adapter's A or B).
-pub fn largest_trainable_tensor(p: &Plan, t: &Training) -> u64 {
-    trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0)
 }
 
 /// The optimizer step's temporaries beyond the states (per GPU), with what they are.

@@ -7,7 +7,6 @@
 //! ignores `quant`, QLoRA always has a 4-bit base, GGUF cannot be trained on, ZeRO needs more
 //! than one GPU, and which dtype each precision gives each tensor.
 
-use super::activations::Trainable;
 use super::architecture::Architecture;
 use super::bill::Note;
 use super::dtype::Dtype;
@@ -56,6 +55,50 @@ pub enum Trains {
     Full,
     /// LoRA adapters of rank `rank` on `targets`.
     Adapters { targets: LoraTargets, rank: u64 },
+}
+
+/// Which weights train, as far as activations care.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Trainable {
+    /// Every weight (full fine-tuning).
+    All,
+    /// Only LoRA adapters on `targets`; `input_copies` when the adapters' dtype differs from the
+    /// activations' (fp32 adapters under bf16 autocast), so each adapter keeps its own input copy.
+    /// `frozen_keeps_inputs` when the frozen base's matmuls keep their input although no base weight
+    /// trains: bitsandbytes before 0.43.2 (`MatMul4Bit` saved `ctx.tensors = (A, B)`; since then
+    /// `(None, B)`), where a frozen 16-bit `F.linear` keeps only its weight.
+    /// `fp32_stream` when the residual stream and the MLP compute in fp32 (PEFT's k-bit
+    /// preparation casts the norms to fp32, and bitsandbytes' 4-bit layers return their input's
+    /// dtype); attention still runs in 16 bits under autocast. `dropout` when each adapter drops
+    /// its input: its own dropped copy and a 1-byte mask per element.
+    Lora {
+        targets: LoraTargets,
+        rank: u64,
+        input_copies: bool,
+        frozen_keeps_inputs: bool,
+        fp32_stream: bool,
+        dropout: bool,
+    },
+}
+
+impl Trainable {
+    pub fn is_full(self) -> bool {
+        matches!(self, Trainable::All)
+    }
+
+    /// Every linear layer keeps its input: trainable weights need it for their gradient, quantized
+    /// frozen ones (legacy bitsandbytes) keep it anyway.
+    pub fn inputs_kept(self) -> bool {
+        self.is_full() || matches!(self, Trainable::Lora { frozen_keeps_inputs: true, .. })
+    }
+
+    /// Bytes per element of the residual stream and the MLP's tensors.
+    pub fn stream_bytes(self, act: Dtype) -> f64 {
+        match self {
+            Trainable::Lora { fp32_stream: true, .. } => 4.0,
+            _ => act.bytes(),
+        }
+    }
 }
 
 /// Where the language model's weights come from.
@@ -301,6 +344,35 @@ fn activation_dtype(s: &Scenario) -> Dtype {
     }
 }
 
+/// Whether PEFT's k-bit preparation ran, and whether it left the embedding and LM head in fp32.
+/// PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training; DeepSpeed's
+/// engine casts the module back to its 16-bit dtype (`module.half()` / `bfloat16()`); TRL's recipe
+/// casts the embedding and LM head back to bf16, PEFT's keeps them in fp32.
+fn kbit_preparation(s: &Scenario, base: Base, deepspeed: bool, notes: &mut Vec<Note>) -> (bool, bool) {
+    let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
+        && !deepspeed
+        && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
+    let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
+    if fp32_head && s.drill.fp32_module {
+        notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
+    }
+    (kbit_prepared, fp32_head)
+}
+
+/// The gradients' dtype; `fsdp_master` when FSDP shards fp32 master weights.
+fn gradient_dtype(s: &Scenario, fsdp_master: bool) -> Dtype {
+    match (s.method, s.precision) {
+        (_, Precision::Fp32) => Dtype::Fp32,
+        // FSDP's mixed precision keeps the sharded parameters in fp32 and reduces the gradients
+        // into them (torchtitan's reduce dtype, FSDP1's upcast after backward).
+        (Method::Full, _) if fsdp_master => Dtype::Fp32,
+        (Method::Full, _) => Dtype::Bf16,
+        // fp32 adapters have fp32 gradients.
+        (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
+        (_, Precision::Bf16) => Dtype::Bf16,
+    }
+}
+
 fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Training {
     if s.serving.engine != super::scenario::Engine::Hf {
         notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
@@ -317,16 +389,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let base = training_base(s, notes);
     let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
     let deepspeed = matches!(s.zero, 1 | 2) || deepspeed_zero3;
-    // PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training; DeepSpeed's
-    // engine casts the module back to its 16-bit dtype (`module.half()` / `bfloat16()`).
-    let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
-        && !deepspeed
-        && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
-    // TRL's recipe casts the embedding and LM head back to bf16; PEFT's keeps them in fp32.
-    let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
-    if fp32_head && s.drill.fp32_module {
-        notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
-    }
+    let (kbit_prepared, fp32_head) = kbit_preparation(s, base, deepspeed, notes);
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let offload = effective_offload(s, notes);
     let shard = Sharding { gpus: s.gpus, zero: if s.gpus > 1 { s.zero.min(3) } else { 0 } };
@@ -335,16 +398,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     let frozen_fsdp = fsdp && s.method != Method::Full;
     let autocast = matches!(s.precision, Precision::Mixed | Precision::Fp8) && !deepspeed;
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
-    let gradients = match (s.method, s.precision) {
-        (_, Precision::Fp32) => Dtype::Fp32,
-        // FSDP's mixed precision keeps the sharded parameters in fp32 and reduces the gradients
-        // into them (torchtitan's reduce dtype, FSDP1's upcast after backward).
-        (Method::Full, _) if master_weights && fsdp => Dtype::Fp32,
-        (Method::Full, _) => Dtype::Bf16,
-        // fp32 adapters have fp32 gradients.
-        (_, Precision::Mixed | Precision::Fp8) => Dtype::Fp32,
-        (_, Precision::Bf16) => Dtype::Bf16,
-    };
+    let gradients = gradient_dtype(s, master_weights && fsdp);
     Training {
         method: s.method,
         precision: s.precision,

@@ -203,16 +203,6 @@ impl QuantLayers {
     pub fn from_id(id: &str) -> Option<QuantLayers> {
         QuantLayers::ALL.into_iter().find(|q| q.id() == id)
     }
-
-    /// Whether the format covers a linear layer of this group.
-    pub fn covers(self, group: super::architecture::LinearGroup) -> bool {
-        use super::architecture::LinearGroup as G;
-        match self {
-            QuantLayers::All => true,
-            QuantLayers::Mlp => matches!(group, G::Mlp | G::Expert | G::SharedExpert),
-            QuantLayers::Experts => group == G::Expert,
-        }
-    }
 }
 
 impl fmt::Display for StorageFormat {

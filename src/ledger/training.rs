@@ -2,7 +2,7 @@
 //! its LoRA adapters and dequantization buffer), fp32 master weights, gradients, the layer ZeRO-3
 //! gathers; and how much of activations, logits and gradients never coexist.
 
-use super::bill::{line, Component, ComponentId};
+use super::bill::{in_host_ram, line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
 use super::scenario::Precision;
@@ -25,13 +25,6 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
         Base::Trained(_) => 0.0,
     };
     in_host_ram(resident, kept)
-}
-
-/// A line an offload keeps in host RAM: its formula, `kept` bytes of it still on the GPU, and the
-/// bytes host RAM holds instead.
-pub fn in_host_ram(c: Component, kept: f64) -> (Component, f64) {
-    let host = (c.bytes as f64 - kept).max(0.0);
-    (line(c.id, kept, c.section, msg!(OnHost, c.formula.arg(), Arg::Bytes(kept))), host)
 }
 
 /// The frozen base's stored weights: the plan's count, or counted now.
@@ -157,7 +150,7 @@ pub fn master_weights(t: &Training) -> Option<(Component, f64)> {
 /// `None` unless the gradients are offloaded; else (copies, parameters of the largest tensor).
 fn offloaded_gradients(p: &Plan, t: &Training) -> Option<(u64, u64)> {
     let copies = if t.zero_stage == 2 { 2 } else { 1 };
-    t.gradients_offloaded().then(|| (copies, super::optimizer::largest_trainable_tensor(p, t)))
+    t.gradients_offloaded().then(|| (copies, largest_trainable_tensor(p, t)))
 }
 
 /// Bytes of the gradients, before rounding: one per trainable parameter in the gradients' dtype;
@@ -388,4 +381,32 @@ pub fn gradients_at_backward_start(p: &Plan, t: &Training) -> f64 {
         Trains::Adapters { .. } => 0.0,
     };
     (buckets + head).min(gradients)
+}
+
+/// Weight matrices (rows, cols, count) of the trainable parameters (Adafactor factors its states
+/// by them).
+pub fn trainable_matrices(p: &Plan, t: &Training) -> Vec<(u64, u64, u64)> {
+    let arch = p.arch;
+    match t.trains {
+        Trains::Full => {
+            let mut m: Vec<(u64, u64, u64)> = arch.linears().iter().map(|l| (l.d_out, l.d_in, l.count())).collect();
+            m.push((arch.vocab, arch.hidden, 1));
+            if !arch.tied_embeddings {
+                m.push((arch.vocab, arch.hidden, 1));
+            }
+            m
+        }
+        Trains::Adapters { targets, rank } => arch
+            .linears()
+            .iter()
+            .filter(|l| targets.includes(l.name))
+            .flat_map(|l| [(rank, l.d_in, l.count()), (l.d_out, rank, l.count())])
+            .collect(),
+    }
+}
+
+/// Parameters of the largest trainable tensor (a weight matrix, the embedding or LM head, an
+/// adapter's A or B).
+pub fn largest_trainable_tensor(p: &Plan, t: &Training) -> u64 {
+    trainable_matrices(p, t).iter().map(|&(r, c, _)| r.saturating_mul(c)).max().unwrap_or(0)
 }

@@ -44,7 +44,7 @@ impl WeightFormat {
 fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
     let (mut params, mut bytes) = (0u64, 0.0);
     let (mut run_layers, mut run_bytes) = (0u64, 0.0);
-    for l in arch.linears().iter().filter(|l| w.layers.covers(l.group)) {
+    for l in arch.linears().iter().filter(|l| l.group.quantized_under(w.layers)) {
         params = params.saturating_add(l.total_parameters());
         if l.layers != run_layers {
             bytes += run_bytes * run_layers as f64;

@@ -5,9 +5,9 @@
 //! llama.cpp 0c1e57098 (`src/llama-context.cpp`, `llama-kv-cache.cpp`, `llama-kv-cache-iswa.cpp`,
 //! `llama-model.cpp`).
 
-use super::{context_tokens, largest, EngineBill, Serving, ServingStatus};
+use super::engine::{context_tokens, largest, EngineBill};
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, ComponentId, Note};
+use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{AttentionKernel, Engine, EngineVersion, MAX_CONTEXT, MIB};
@@ -151,6 +151,45 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
     }
 }
 
+/// The process's lines on the GPU: the layers and the KV cells there, the compute buffer, the
+/// CUDA context (`padded` = the context rounded up to llama.cpp's padding).
+fn lines(p: &Plan, i: &Inference, sp: &Split, slots: u64, padded: u64) -> Vec<Component> {
+    let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
+    let weights_line = msg!(
+        LlamacppWeights,
+        Arg::Int(sp.gpu_layers),
+        Arg::Int(p.arch.layers + 1),
+        Arg::Bytes(sp.gpu_weights),
+        Arg::Bytes(sp.host_weights)
+    );
+    let cache_type = match i.kv {
+        KvDtype::Int8 => "q8_0",
+        KvDtype::Int4 => "q4_0",
+        _ => "f16",
+    };
+    let kv_line = msg!(
+        LlamacppKv,
+        Arg::Int(slots),
+        Arg::Count(padded),
+        Arg::Int(p.arch.layers_of(LayerKind::Full)),
+        Arg::Code(cache_type),
+        when(windowed > 0, || msg!(LlamacppSwa, Arg::Int(windowed), Arg::Count(sp.swa_cells))),
+        when(sp.host_kv > 0.0, || msg!(LlamacppHostKv, Arg::Bytes(sp.host_kv)))
+    );
+    let compute_line = msg!(
+        LlamacppCompute,
+        Arg::Count(i.engine.max_batched_tokens.unwrap_or(UBATCH).min(padded)),
+        Arg::Count(p.arch.vocab),
+        when(p.kernel == AttentionKernel::Eager, || msg!(LlamacppNoFlash))
+    );
+    vec![
+        line(ComponentId::Weights, sp.gpu_weights, "§2", weights_line),
+        line(ComponentId::KvCache, sp.gpu_kv, "§2", kv_line),
+        line(ComponentId::Activations, sp.compute, "§2", compute_line),
+        line(ComponentId::CudaContext, p.overhead_mib * MIB, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
+    ]
+}
+
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
     let pad256 = |x| padded(x, pad);
@@ -162,7 +201,6 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let w = Stored::of(p.arch, i);
     let sp = split(p.arch, i, &w, slots, context, p.kernel);
     let fits = |s: &Split| s.gpu_total(ctx_bytes) <= limit;
-    let n = p.arch.layers;
     let status = if fits(&sp) {
         ServingStatus::Serves
     } else {
@@ -170,41 +208,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     };
     let max_context = largest(MAX_CONTEXT / pad, &|k| fits(&split(p.arch, i, &w, slots, k * pad, p.kernel))) * pad;
     let max_slots = largest(65_536, &|s| fits(&split(p.arch, i, &w, s, context, p.kernel)));
-    let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
-    let weights_line = msg!(
-        LlamacppWeights,
-        Arg::Int(sp.gpu_layers),
-        Arg::Int(n + 1),
-        Arg::Bytes(sp.gpu_weights),
-        Arg::Bytes(sp.host_weights)
-    );
-    let kv_line = msg!(
-        LlamacppKv,
-        Arg::Int(slots),
-        Arg::Count(pad256(context)),
-        Arg::Int(p.arch.layers_of(LayerKind::Full)),
-        Arg::Code(if matches!(i.kv, KvDtype::Int8) {
-            "q8_0"
-        } else if matches!(i.kv, KvDtype::Int4) {
-            "q4_0"
-        } else {
-            "f16"
-        }),
-        when(windowed > 0, || msg!(LlamacppSwa, Arg::Int(windowed), Arg::Count(sp.swa_cells))),
-        when(sp.host_kv > 0.0, || msg!(LlamacppHostKv, Arg::Bytes(sp.host_kv)))
-    );
-    let compute_line = msg!(
-        LlamacppCompute,
-        Arg::Count(i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(context))),
-        Arg::Count(p.arch.vocab),
-        when(p.kernel == AttentionKernel::Eager, || msg!(LlamacppNoFlash))
-    );
-    let lines = vec![
-        line(ComponentId::Weights, sp.gpu_weights, "§2", weights_line),
-        line(ComponentId::KvCache, sp.gpu_kv, "§2", kv_line),
-        line(ComponentId::Activations, sp.compute, "§2", compute_line),
-        line(ComponentId::CudaContext, ctx_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
-    ];
+    let lines = lines(p, i, &sp, slots, pad256(context));
     let host = sp.host_weights + sp.host_kv + p.arch.vocab as f64 * slots as f64 * 4.0;
     let serving = Serving {
         engine: Engine::Llamacpp,

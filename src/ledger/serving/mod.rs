@@ -8,21 +8,16 @@
 //! figures no source states (the sampler's warm-up bytes, non-torch memory, CUDA-graph memory)
 //! are fitted to published start-up logs, which the measured set checks.
 
+mod engine;
 mod llamacpp;
 mod sglang;
 mod vllm;
 
-use super::bill::{Component, Note, Serving, ServingStatus};
+pub use engine::EngineBill;
+
+use super::bill::{Note, Serving, ServingStatus};
 use super::plan::{Inference, Plan};
 use super::scenario::{Engine, EngineVersion};
-use super::storage::KvDtype;
-
-/// An engine's bill: the lines (summing to what the process holds on the GPU), the figures, notes.
-pub struct EngineBill {
-    pub lines: Vec<Component>,
-    pub serving: Serving,
-    pub notes: Vec<Note>,
-}
 
 /// The bill of `p` served by its engine; `None` for Hugging Face `generate()`.
 pub fn engine_bill(p: &Plan, i: &Inference) -> Option<EngineBill> {
@@ -80,85 +75,5 @@ pub fn default_version(engine: Engine) -> EngineVersion {
         Engine::Vllm => vllm::CURRENT,
         Engine::Sglang => sglang::CURRENT,
         Engine::Hf | Engine::Llamacpp => EngineVersion(0, 0, 0),
-    }
-}
-
-/// KV bytes per element in vLLM and SGLang (an fp8 cache is one byte; int8 is taken as fp8; there
-/// is no 4-bit cache, so int4 stays 16-bit).
-fn kv_bytes(kv: KvDtype) -> f64 {
-    match kv {
-        KvDtype::Fp8 | KvDtype::Int8 => 1.0,
-        KvDtype::Bf16 | KvDtype::Fp16 | KvDtype::Int4 => 2.0,
-    }
-}
-
-/// Prompt + generated tokens per request.
-fn context_tokens(p: &Plan, i: &Inference) -> u64 {
-    p.tokens.saturating_add(i.generated).max(1)
-}
-
-/// The largest `x` in `1..=hi` for which `fits(x)` holds (`fits` false from some point on), or 0.
-fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
-    if hi == 0 || !fits(1) {
-        return 0;
-    }
-    let (mut lo, mut hi) = (1u64, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
-
-/// Context lengths the concurrency chart samples: powers of two and their halves from 512 up.
-pub fn chart_contexts(max: u64) -> Vec<u64> {
-    let mut out = Vec::new();
-    let mut x = 512u64;
-    while x <= max.max(512) && out.len() < 64 {
-        out.push(x);
-        let half = x + x / 2;
-        if half <= max {
-            out.push(half);
-        }
-        x *= 2;
-    }
-    out
-}
-
-/// The planner's curve for `s` served by its engine: (context per request, requests of it that
-/// fit at once) from 512 tokens to four times `s`'s context (at least 32k, at most 1M); empty for
-/// training or `generate()`.
-pub fn concurrency_curve(s: &super::Scenario) -> Vec<(u64, f64)> {
-    if s.mode != super::scenario::Mode::Infer || s.serving.engine == Engine::Hf {
-        return Vec::new();
-    }
-    let context = s.sequence_tokens().saturating_add(s.generated);
-    let max = context.saturating_mul(4).clamp(32_768, 1 << 20);
-    chart_contexts(max)
-        .into_iter()
-        .map(|c| {
-            let mut t = s.clone();
-            (t.seq, t.generated, t.images) = (c, 0, 0);
-            let n =
-                super::estimate(&t).serving.map_or(0.0, |sv| if sv.status.starts() { sv.max_concurrency } else { 0.0 });
-            (c, n)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::largest;
-
-    #[test]
-    fn largest_finds_the_boundary() {
-        assert_eq!(largest(1000, &|x| x <= 137), 137);
-        assert_eq!(largest(1000, &|x| x <= 5000), 1000);
-        assert_eq!(largest(1000, &|_| false), 0);
-        assert_eq!(largest(u64::MAX, &|x| x <= 1 << 40), 1 << 40);
     }
 }

@@ -4,9 +4,9 @@
 //! Read from SGLang 0.3.6, 0.4.3.post4, 0.4.6.post5, 0.4.10.post2, 0.5.3, 0.5.6 and 0.5.23
 //! (`server_args.py` / `arg_groups/memory_hook.py`, `model_executor/model_runner.py`).
 
-use super::{context_tokens, kv_bytes, EngineBill, Serving, ServingStatus};
+use super::engine::{context_tokens, kv_bytes, EngineBill};
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, Note};
+use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, EngineVersion, MIB};
@@ -102,9 +102,30 @@ fn cell(arch: &Architecture, i: &Inference) -> f64 {
     arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv)
 }
 
-pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
+/// What SGLang sizes at start-up: the share it takes of the memory free before loading
+/// (`mem_fraction_static`), the weights, and the pool of KV tokens the rest holds.
+struct Pool {
+    version: EngineVersion,
+    tp: u64,
+    chunked: u64,
+    graph_bs: u64,
+    fraction: f64,
+    nccl: f64,
+    context_bytes: f64,
+    free_before: f64,
+    weights_bytes: f64,
+    weights_formula: Msg,
+    /// What is left for the pool after the weights (negative when they do not fit the share).
+    rest: f64,
+    /// Bytes per token of the pool: full layers, and the sliding-window layers at `SWA_RATIO`.
+    token_bytes: f64,
+    full: u64,
+    windowed: u64,
+    tokens: u64,
+}
+
+fn pool(p: &Plan, i: &Inference) -> Pool {
     let version = i.engine.version.unwrap_or(CURRENT);
-    let context = context_tokens(p, i);
     let tp = i.tp.max(1);
     let gpu_mib = p.gpu.bytes as f64 / MIB;
     let (chunked_default, graph_bs) = defaults(version, gpu_mib, tp);
@@ -125,104 +146,118 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
     let token_bytes = per_layer * (full as f64 + SWA_RATIO * windowed as f64);
     let tokens = if rest > 0.0 && token_bytes > 0.0 { (rest / token_bytes).floor() as u64 } else { 0 };
-    let pool = tokens as f64 * token_bytes;
-    let requests = p.batch.max(1);
-    let concurrency = tokens as f64 / context as f64;
-    let status = if tokens == 0 {
-        ServingStatus::NoKvMemory { available: rest as i64 }
-    } else if context > tokens {
+    Pool {
+        version,
+        tp,
+        chunked,
+        graph_bs,
+        fraction,
+        nccl,
+        context_bytes,
+        free_before,
+        weights_bytes,
+        weights_formula: w.formula,
+        rest,
+        token_bytes,
+        full,
+        windowed,
+        tokens,
+    }
+}
+
+/// Whether SGLang starts, and whether `requests` of `context` tokens run at once.
+fn status(s: &Pool, context: u64, requests: u64) -> ServingStatus {
+    let concurrency = s.tokens as f64 / context as f64;
+    if s.tokens == 0 {
+        ServingStatus::NoKvMemory { available: s.rest as i64 }
+    } else if context > s.tokens {
         ServingStatus::ContextTooLong {
-            needed_bytes: (context as f64 * token_bytes) as u64,
-            available_bytes: pool as u64,
-            longest: tokens,
+            needed_bytes: (context as f64 * s.token_bytes) as u64,
+            available_bytes: (s.tokens as f64 * s.token_bytes) as u64,
+            longest: s.tokens,
         }
     } else if (concurrency.floor() as u64) < requests {
         ServingStatus::Queues { concurrent: concurrency.floor() as u64 }
     } else {
         ServingStatus::Serves
-    };
-    let reserve = free_before * (1.0 - fraction);
-    let graphs = graph_bs as f64 * 2.0 * MIB;
-    let tp_arg = when(tp > 1, || msg!(TensorParallel, Arg::Int(tp)));
-    let mut lines: Vec<Component> = vec![
-        line(
-            ComponentId::Weights,
-            weights_bytes,
-            "§2",
-            msg!(EngineWeights, w.formula.arg(), Msg::empty().arg(), tp_arg, Msg::empty().arg()),
-        ),
-        line(
-            ComponentId::KvCache,
-            pool,
-            "§2",
-            msg!(
-                SglangPool,
-                Arg::Fixed(fraction, 3),
-                Arg::Bytes(free_before),
-                Arg::Bytes(weights_bytes),
-                Arg::Count(tokens),
-                Arg::Factor(token_bytes),
-                Arg::Int(full),
-                Arg::Int(windowed)
-            ),
-        ),
-        line(
-            ComponentId::Activations,
-            reserve,
-            "§2",
-            msg!(
-                SglangReserve,
-                Arg::Fixed(fraction, 3),
-                Arg::Bytes(free_before),
-                Arg::Count(chunked),
-                Arg::Int(graph_bs)
-            ),
-        ),
-        line(ComponentId::CudaContext, context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
-    ];
-    if nccl > 0.0 {
-        lines.push(line(
-            ComponentId::NonTorch,
-            nccl,
-            "§2",
-            msg!(
-                EngineNonTorch,
-                Arg::Bytes(0.0),
-                msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(tp)).arg(),
-                Msg::empty().arg()
-            ),
-        ));
     }
+}
+
+/// The process's lines on one GPU: weights, the pool, what the fraction leaves out (activations
+/// and CUDA graphs), the CUDA context and NCCL's buffers.
+fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
+    let reserve = s.free_before * (1.0 - s.fraction);
+    let tp_arg = when(s.tp > 1, || msg!(TensorParallel, Arg::Int(s.tp)));
+    let pool_formula = msg!(
+        SglangPool,
+        Arg::Fixed(s.fraction, 3),
+        Arg::Bytes(s.free_before),
+        Arg::Bytes(s.weights_bytes),
+        Arg::Count(s.tokens),
+        Arg::Factor(s.token_bytes),
+        Arg::Int(s.full),
+        Arg::Int(s.windowed)
+    );
+    let reserve_formula = msg!(
+        SglangReserve,
+        Arg::Fixed(s.fraction, 3),
+        Arg::Bytes(s.free_before),
+        Arg::Count(s.chunked),
+        Arg::Int(s.graph_bs)
+    );
+    let weights_formula =
+        msg!(EngineWeights, s.weights_formula.clone().arg(), Msg::empty().arg(), tp_arg, Msg::empty().arg());
+    let mut lines: Vec<Component> = vec![
+        line(ComponentId::Weights, s.weights_bytes, "§2", weights_formula),
+        line(ComponentId::KvCache, s.tokens as f64 * s.token_bytes, "§2", pool_formula),
+        line(ComponentId::Activations, reserve, "§2", reserve_formula),
+        line(ComponentId::CudaContext, s.context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
+    ];
+    if s.nccl > 0.0 {
+        let buffers = msg!(NcclBuffers, Arg::Bytes(s.nccl), Arg::Int(s.tp)).arg();
+        let formula = msg!(EngineNonTorch, Arg::Bytes(0.0), buffers, Msg::empty().arg());
+        lines.push(line(ComponentId::NonTorch, s.nccl, "§2", formula));
+    }
+    lines
+}
+
+pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
+    let s = pool(p, i);
+    let context = context_tokens(p, i);
+    let requests = p.batch.max(1);
+    let concurrency = s.tokens as f64 / context as f64;
+    let reserve = s.free_before * (1.0 - s.fraction);
+    let graphs = s.graph_bs as f64 * 2.0 * MIB;
     let serving = Serving {
         engine: Engine::Sglang,
-        version,
-        budget_bytes: (free_before * fraction) as u64,
-        weights_bytes: weights_bytes.round() as u64,
-        non_torch_bytes: nccl as u64,
+        version: s.version,
+        budget_bytes: (s.free_before * s.fraction) as u64,
+        weights_bytes: s.weights_bytes.round() as u64,
+        non_torch_bytes: s.nccl as u64,
         activation_peak_bytes: (reserve - graphs).max(0.0) as u64,
         cuda_graph_bytes: graphs as u64,
-        kv_pool_bytes: pool as u64,
-        kv_tokens: tokens,
+        kv_pool_bytes: (s.tokens as f64 * s.token_bytes) as u64,
+        kv_tokens: s.tokens,
         kv_blocks: None,
         max_concurrency: concurrency,
-        max_context: tokens / requests,
+        max_context: s.tokens / requests,
         host_bytes: 0,
         context_tokens: context,
         requests,
-        share: fraction,
-        status,
+        share: s.fraction,
+        status: status(&s, context, requests),
     };
     let note = msg!(
         SglangSummary,
-        Arg::Text(version.to_string()),
-        Arg::Fixed(fraction, 3),
-        Arg::Count(tokens),
+        Arg::Text(s.version.to_string()),
+        Arg::Fixed(s.fraction, 3),
+        Arg::Count(s.tokens),
         Arg::Count(context),
         Arg::Fixed(concurrency, 2),
         Arg::Int(requests),
         Arg::Count(serving.max_context)
     );
-    EngineBill { lines, serving, notes: vec![Note { key: "engine", text: note }] }
+    EngineBill { lines: lines(p, &s), serving, notes: vec![Note { key: "engine", text: note }] }
 }
 
 #[cfg(test)]

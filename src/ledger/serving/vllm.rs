@@ -4,10 +4,10 @@
 //! per layer group. Read from vLLM 0.6.6, 0.8.5, 0.10.2, 0.11.0, 0.14.1, 0.19.1, 0.20.2, 0.22.0 and
 //! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
 
-use super::{context_tokens, kv_bytes, largest, EngineBill, Serving, ServingStatus};
+use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
 use crate::ledger::activations::layer_class_name;
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, Note};
+use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, EngineVersion, MAX_CONTEXT, MIB};
@@ -371,6 +371,57 @@ fn layout_text(l: &Layout, arch: &Architecture) -> Arg {
         .arg()
 }
 
+/// The KV pool as vLLM cuts it into blocks, and what a request needs of it.
+struct Pool<'a> {
+    layout: Layout,
+    rules: &'a Rules,
+    /// What the budget leaves for the pool (negative when nothing is left).
+    available: f64,
+    blocks: u64,
+    per_block: f64,
+}
+
+impl Pool<'_> {
+    /// Blocks one request of `tokens` takes.
+    fn per_request(&self, tokens: u64) -> u64 {
+        self.layout.blocks_per_request(tokens, self.rules).max(1)
+    }
+
+    /// Whether vLLM starts (`free` on the card against its `budget`), and whether `requests` of
+    /// `context` tokens run at once.
+    fn status(&self, free: f64, budget: f64, context: u64, requests: u64) -> ServingStatus {
+        let r = self.rules;
+        let concurrency = self.blocks as f64 / self.per_request(context) as f64;
+        if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
+            ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
+        } else if self.available <= 0.0 || self.blocks == 0 {
+            ServingStatus::NoKvMemory { available: self.available as i64 }
+        } else if self.per_request(context) > self.blocks {
+            ServingStatus::ContextTooLong {
+                needed_bytes: (self.per_request(context) as f64 * self.per_block) as u64,
+                available_bytes: self.available as u64,
+                longest: largest(MAX_CONTEXT, &|l| self.per_request(l) <= self.blocks),
+            }
+        } else if (concurrency.floor() as u64) < requests {
+            ServingStatus::Queues { concurrent: concurrency.floor() as u64 }
+        } else {
+            ServingStatus::Serves
+        }
+    }
+
+    /// The KV tokens vLLM reports for the pool.
+    fn tokens(&self, context: u64) -> u64 {
+        let concurrency = self.blocks as f64 / self.per_request(context) as f64;
+        if self.rules.tokens_from_concurrency {
+            (concurrency * context as f64).floor() as u64
+        } else if self.layout.groups() > 1 && self.rules.hybrid {
+            self.blocks / self.layout.groups() * self.layout.block_size
+        } else {
+            self.blocks.saturating_mul(self.layout.block_size)
+        }
+    }
+}
+
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let context = context_tokens(p, i);
     let r = rules(p, i, context);
@@ -385,54 +436,25 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let layout = layout(p.arch, i, &r);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
-    let per_request = |l: u64| layout.blocks_per_request(l, &r).max(1);
-    let concurrency = blocks as f64 / per_request(context) as f64;
-    let tokens = if r.tokens_from_concurrency {
-        (concurrency * context as f64).floor() as u64
-    } else if layout.groups() > 1 && r.hybrid {
-        blocks / layout.groups() * layout.block_size
-    } else {
-        blocks.saturating_mul(layout.block_size)
-    };
+    let pool = Pool { layout, rules: &r, available, blocks, per_block };
+    let concurrency = blocks as f64 / pool.per_request(context) as f64;
+    let tokens = pool.tokens(context);
     let requests = p.batch.max(1);
-    let max_context = largest(MAX_CONTEXT, &|l| requests.saturating_mul(per_request(l)) <= blocks);
+    let max_context = largest(MAX_CONTEXT, &|l| requests.saturating_mul(pool.per_request(l)) <= blocks);
     let free = (total - p.overhead_mib * MIB).max(0.0);
-    let status = if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
-        ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
-    } else if available <= 0.0 || blocks == 0 {
-        ServingStatus::NoKvMemory { available: available as i64 }
-    } else if per_request(context) > blocks {
-        ServingStatus::ContextTooLong {
-            needed_bytes: (per_request(context) as f64 * per_block) as u64,
-            available_bytes: available as u64,
-            longest: largest(MAX_CONTEXT, &|l| per_request(l) <= blocks),
-        }
-    } else if (concurrency.floor() as u64) < requests {
-        ServingStatus::Queues { concurrent: concurrency.floor() as u64 }
-    } else {
-        ServingStatus::Serves
-    };
-    let pool = blocks as f64 * per_block;
-    let kv = line(
-        ComponentId::KvCache,
-        pool,
-        "§2",
-        msg!(
-            VllmKvPool,
-            Arg::Fixed(r.util, 2),
-            Arg::Bytes(total),
-            Arg::Bytes(budget),
-            Arg::Count(blocks),
-            layout_text(&layout, p.arch),
-            Arg::Count(tokens)
-        ),
+    let kv_formula = msg!(
+        VllmKvPool,
+        Arg::Fixed(r.util, 2),
+        Arg::Bytes(total),
+        Arg::Bytes(budget),
+        Arg::Count(blocks),
+        layout_text(&pool.layout, p.arch),
+        Arg::Count(tokens)
     );
-    let context_line = line(
-        ComponentId::CudaContext,
-        if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB },
-        "§3",
-        msg!(EngineContext, Arg::Factor(p.overhead_mib)),
-    );
+    let kv = line(ComponentId::KvCache, blocks as f64 * per_block, "§2", kv_formula);
+    let context_bytes = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
+    let context_line =
+        line(ComponentId::CudaContext, context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib)));
     let serving = Serving {
         engine: Engine::Vllm,
         version: r.version,
@@ -450,7 +472,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         context_tokens: context,
         requests,
         share: r.util,
-        status,
+        status: pool.status(free, budget, context, requests),
     };
     let lines = vec![w, act, nt, g, kv, context_line];
     let notes = vec![Note { key: "engine", text: summary(&serving, &r) }];

@@ -32,7 +32,7 @@ impl PlannerData {
                 .into_iter()
                 .filter_map(|l| crate::tree::serving_gain(s, l).map(|(_, after)| (l, after)))
                 .collect();
-        let curve = crate::ledger::serving::concurrency_curve(s);
+        let curve = crate::ledger::concurrency::concurrency_curve(s);
         let curve_text = CurveText {
             x_axis: text(lang, Text::PlannerX).to_string(),
             y_axis: text(lang, Text::PlannerY).to_string(),

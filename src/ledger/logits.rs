@@ -1,0 +1,145 @@
+//! The logits of a training step: what the loss holds at its peak per logit (batch × tokens ×
+//! vocabulary), by loss implementation — Hugging Face's fp32 upcast and log-softmax, the older
+//! shifted copy, a chunked or fused loss, a model's own 16-bit cross-entropy — and what autograd
+//! saves of it; the output a hand-written loop keeps through backward; the bf16 copy autocast
+//! makes of an fp32 LM head.
+
+use super::architecture::Architecture;
+use super::bill::{line, Component, ComponentId};
+use super::dtype::Dtype;
+use super::msg::{when, Arg, Msg};
+use super::plan::{Plan, Training};
+use super::scenario::LossKernel;
+use crate::msg;
+
+/// The dtype's bytes the model returns its logits in: fp32 from transformers before 4.46, which
+/// upcast inside the model (`loss=hf_shift`); else the activations'.
+fn returned_logit_bytes(loss: LossKernel, act: Dtype) -> f64 {
+    if loss == LossKernel::HfShift {
+        4.0
+    } else {
+        act.bytes()
+    }
+}
+
+/// Bytes per logit (batch × tokens × vocab) at the loss's peak, and what they are. Compiled with
+/// the model (`compile=1`: transformers computes the loss inside its forward; torchtitan and
+/// torchtune compile their loss function), Inductor fuses the fp32 upcast, the log-softmax and its
+/// backward: the graph keeps the logits it was given and writes one gradient of them.
+fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> (f64, Msg) {
+    let act_b = act.bytes();
+    let upcast = if act.is_half() { 4.0 } else { 0.0 };
+    if compiled && matches!(loss, LossKernel::Hf | LossKernel::HfShift) {
+        let returned = returned_logit_bytes(loss, act);
+        return (2.0 * returned, msg!(LossCompiled, Arg::Factor(returned)));
+    }
+    match loss {
+        // Backward of log-softmax: its saved fp32 output, the incoming gradient and the gradient
+        // it returns (12 B); the 16-bit logits are freed by then.
+        LossKernel::Hf => ((4.0 * 3.0_f64).max(act_b + upcast + 4.0), msg!(LossHf)),
+        // Forward: 16-bit logits + fp32 upcast + shifted fp32 copy + fp32 log-probabilities.
+        LossKernel::HfShift => (act_b + upcast + 4.0 + 4.0, msg!(LossHfShift)),
+        // The 16-bit logits stay for the chunks' backward; each chunk's fp32 log-probabilities.
+        LossKernel::Chunked => (act_b + 4.0, msg!(LossChunked)),
+        LossKernel::Fused => (0.0, msg!(LossFused)),
+        // Forward: 16-bit logits + their shifted copy + 16-bit log-probabilities; backward: the saved
+        // log-probabilities, the incoming gradient and the one it returns, as many. Autocast runs
+        // `cross_entropy` in fp32 (its fp32 op list): the 16-bit logits and their shifted copy, the
+        // fp32 cast and fp32 log-probabilities, 2 × 2 + 4 + 4 B (Accelerate's fp32 copy of the
+        // returned logits comes after the copy and the cast are freed; backward holds 3 × 4 B).
+        LossKernel::Half if autocast => (2.0 * act_b + 8.0, msg!(LossHalfConverted)),
+        LossKernel::Half => (3.0 * act_b, msg!(LossHalf)),
+    }
+}
+
+/// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused; the
+/// logits themselves when compiled).
+fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> f64 {
+    match loss {
+        LossKernel::Fused => 0.0,
+        LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
+        LossKernel::Half if !autocast => act.bytes(),
+        _ => 4.0,
+    }
+}
+
+/// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
+/// alive through the loss (a fused kernel caps inside).
+fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) -> f64 {
+    match loss {
+        _ if !arch.softcapping => 0.0,
+        LossKernel::Fused => 0.0,
+        _ => act.bytes(),
+    }
+}
+
+/// A fused linear-cross-entropy kernel (Liger's; Cut Cross-Entropy keeps less) never holds all
+/// the logits: one chunk of tokens × vocab at a time — the chunk is the next power of two of
+/// tokens ÷ ⌈vocab / hidden⌉, so that it matches the hidden states' size — in the activations' dtype
+/// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
+/// an fp32 loss per token. Returns (bytes, chunk tokens).
+fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
+    let tokens = p.batch.saturating_mul(p.tokens).max(1);
+    let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
+    let inc = vocab.div_ceil(hidden).max(1);
+    let chunk = tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens).min(tokens);
+    let act = p.acts.bytes();
+    let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
+    (bytes, chunk)
+}
+
+/// The logits a loop that keeps the model's output holds through backward: one copy in the dtype
+/// the model returns them (fp32 from transformers before 4.46, which upcast inside the model:
+/// `loss=hf_shift`; else the activations'); none from a fused loss, which returns no logits.
+pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
+    if !t.keeps_output || t.loss == LossKernel::Fused {
+        return 0.0;
+    }
+    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
+}
+
+/// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
+/// hook sees).
+pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
+    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast);
+    let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
+    let per_logit = loss_bytes + softcap;
+    let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
+    let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast) + softcap);
+    // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
+    // weight, which its backward keeps until the loss's gradient has passed.
+    let head_params = if t.fp32_head { p.arch.vocab.saturating_mul(p.arch.hidden) } else { 0 };
+    let head_copy = head_params as f64 * 2.0;
+    let held = held_output_bytes(p, t);
+    let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
+    let held_note = || when(held > 0.0, || msg!(HeldOutput, Arg::Bytes(held)));
+    if t.loss == LossKernel::Fused {
+        let (bytes, chunk) = fused_loss_bytes(p);
+        let formula = msg!(
+            LogitsFused,
+            Arg::Count(chunk),
+            Arg::Count(p.arch.vocab),
+            Arg::Factor(p.acts.bytes() + 4.0),
+            Arg::Count(p.batch * p.tokens),
+            Arg::Count(p.arch.hidden),
+            Arg::Factor(p.acts.bytes()),
+            Arg::Bytes(bytes),
+            head_note,
+            held_note()
+        );
+        return (line(ComponentId::Logits, bytes + head_copy + held, "§1", formula), 0.0);
+    }
+    let formula = msg!(
+        Logits,
+        Arg::Int(p.batch),
+        Arg::Count(p.tokens),
+        Arg::Count(p.arch.vocab),
+        Arg::Factor(per_logit),
+        Arg::Code(t.loss.id()),
+        what.arg(),
+        when(softcap > 0.0, || msg!(Softcap, Arg::Factor(softcap))),
+        head_note,
+        held_note()
+    );
+    (line(ComponentId::Logits, count * per_logit + head_copy + held, "§1", formula), saved)
+}

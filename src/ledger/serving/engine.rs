@@ -1,0 +1,57 @@
+//! What every engine's sizing shares: the bill it returns, the KV cache's bytes per element, the
+//! context of one request, and the search for the largest count that fits.
+
+use crate::ledger::bill::{Component, Note, Serving};
+use crate::ledger::plan::{Inference, Plan};
+use crate::ledger::storage::KvDtype;
+
+/// An engine's bill: the lines (summing to what the process holds on the GPU), the figures, notes.
+pub struct EngineBill {
+    pub lines: Vec<Component>,
+    pub serving: Serving,
+    pub notes: Vec<Note>,
+}
+
+/// KV bytes per element in vLLM and SGLang (an fp8 cache is one byte; int8 is taken as fp8; there
+/// is no 4-bit cache, so int4 stays 16-bit).
+pub fn kv_bytes(kv: KvDtype) -> f64 {
+    match kv {
+        KvDtype::Fp8 | KvDtype::Int8 => 1.0,
+        KvDtype::Bf16 | KvDtype::Fp16 | KvDtype::Int4 => 2.0,
+    }
+}
+
+/// Prompt + generated tokens per request.
+pub fn context_tokens(p: &Plan, i: &Inference) -> u64 {
+    p.tokens.saturating_add(i.generated).max(1)
+}
+
+/// The largest `x` in `1..=hi` for which `fits(x)` holds (`fits` false from some point on), or 0.
+pub fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
+    if hi == 0 || !fits(1) {
+        return 0;
+    }
+    let (mut lo, mut hi) = (1u64, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest;
+
+    #[test]
+    fn largest_finds_the_boundary() {
+        assert_eq!(largest(1000, &|x| x <= 137), 137);
+        assert_eq!(largest(1000, &|x| x <= 5000), 1000);
+        assert_eq!(largest(1000, &|_| false), 0);
+        assert_eq!(largest(u64::MAX, &|x| x <= 1 << 40), 1 << 40);
+    }
+}
