@@ -303,16 +303,48 @@ fn diagnose_reads_a_pasted_error() {
 }
 
 /// `--selftest`: the chapter's questions with the ledger's demonstrations; `q=N` alone; a bad `q`
-/// is an input error (exit 2) that names the accepted values.
+/// is an input error (exit 2) that names the accepted values. Each question's finding is checked
+/// against hand arithmetic on the default Llama-3.1-8B (8,030,261,248 parameters, 32 layers,
+/// 8 KV heads of 128, hidden 4,096, MLP 14,336) at 2,048 tokens on an RTX 4090.
 #[test]
 fn selftest_prints_the_questions_with_the_ledgers_numbers() {
     let (code, out, _) = run(&["--selftest", ""]);
     assert_eq!(code, 0);
-    for n in 1..=7 {
-        assert!(out.contains(&format!("\n{n}. ")) || out.starts_with("1. "), "question {n}");
+    // The seven questions, in order, each with its hint, answer and the ledger's finding.
+    let headings: Vec<&str> = out.lines().filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit())).collect();
+    let numbers: Vec<String> = headings.iter().map(|l| l.split('.').next().unwrap_or("").to_string()).collect();
+    assert_eq!(numbers, ["1", "2", "3", "4", "5", "6", "7"], "{out}");
+    for part in ["   hint: ", "   answer: ", "   ledger: "] {
+        assert_eq!(out.matches(part).count(), 7, "{part}");
     }
-    // The chapter's 16 B per parameter (§5 question 1), on Llama-3.1-8B's 8,030,261,248 parameters.
-    assert!(out.contains("= 16.0 B per parameter; × 8,030,261,248 parameters"), "{out}");
+    let finding = |n: usize| -> &str {
+        let start = out.find(&format!("\n{n}. ")).map_or(0, |i| i + 1);
+        let rest = &out[start..];
+        let ledger = rest.find("   ledger: ").map_or("", |i| &rest[i..]);
+        ledger.lines().next().unwrap_or("")
+    };
+    // 1. The chapter's 16 B per parameter: 2 + 2 + 8 + 4.
+    assert!(finding(1).contains("= 16.0 B per parameter; × 8,030,261,248 parameters"), "{}", finding(1));
+    // 2. LoRA r = 16 on all seven projections: 32 × 16 × (8,192 + 5,120 + 5,120 + 8,192 + 3 × 18,432)
+    //    = 41,943,040 trainable, 0.522 % of the model.
+    assert!(finding(2).contains("41,943,040 of 8,030,261,248 parameters train (0.522 %)"), "{}", finding(2));
+    // 3. Activations are linear in batch and sequence: twice either is × 2.
+    assert!(finding(3).contains("(× 2.00); twice the sequence: × 2.00"), "{}", finding(3));
+    // 4. An evaluation batch without no_grad keeps its graph beside the training step's peak.
+    assert!(finding(4).contains("without no_grad keeps"), "{}", finding(4));
+    // 5. A reserved-but-unallocated share of the card goes to the fragmentation node.
+    assert!(out.contains("   tree: Fragmentation (tree=fragmentation)"));
+    // 6. Four times the sequence: one sample of 4 × 2,048 = 8,192 tokens.
+    assert!(finding(6).contains("one sample of 8,192 tokens"), "{}", finding(6));
+    // 7. 2 × 32 × 8 × 128 × 2,048 × 2 B = 256 MiB of KV per request; 14.96 GiB of weights ÷ 256 MiB
+    //    = 59.8, so from 60 requests the KV cache outweighs the weights.
+    assert!(
+        finding(7).contains("adds 256.00 MiB of KV cache") && finding(7).contains("from 60 at once"),
+        "{}",
+        finding(7)
+    );
+    // The CLI prints code spans plainly.
+    assert!(!out.contains('`'), "{out}");
     let (code, out, _) = run(&["--selftest", "--lang", "zh", "q=7&seq=4096"]);
     assert_eq!(code, 0);
     assert!(out.starts_with("7. 推理服务先爆的是权重还是 KV?"), "{out}");

@@ -10,6 +10,26 @@ use vram_ledger::ledger::{estimate, fit, presets, units::Unit};
 use vram_ledger::validation::accuracy;
 use vram_ledger::{query, report};
 
+/// `print!` to stdout that ends the program quietly when the reader has gone (`vram-ledger … | head`
+/// closes the pipe; std's `print!` would panic there).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        if write!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `println!` the same way.
+macro_rules! outln {
+    () => { out!("\n") };
+    ($($arg:tt)*) => {{
+        out!($($arg)*);
+        out!("\n");
+    }};
+}
+
 const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
        vram-ledger --diagnose FILE [--json] [--lang zh] ['QUERY']
        vram-ledger --selftest [--lang zh] ['QUERY']
@@ -92,15 +112,15 @@ fn main() -> ExitCode {
             "--fit" => show_fit = true,
             "--gb" => unit = Unit::GB,
             "--keys" => {
-                print!("{}", keys_markdown());
+                out!("{}", keys_markdown());
                 return ExitCode::SUCCESS;
             }
             "--presets" => {
                 for m in presets::models() {
-                    println!("model {:<14} {:<28} {}", m.id, m.architecture.name, m.family);
+                    outln!("model {:<14} {:<28} {}", m.id, m.architecture.name, m.family);
                 }
                 for g in presets::GPUS {
-                    println!("gpu   {:<14} {:<28} {} MiB", g.id, g.name, g.mib);
+                    outln!("gpu   {:<14} {:<28} {} MiB", g.id, g.name, g.mib);
                 }
                 return ExitCode::SUCCESS;
             }
@@ -109,7 +129,7 @@ fn main() -> ExitCode {
             }
             "--card-table" => {
                 // Hidden helper for `make card`: src/ledger/speed_card.rs.
-                print!("{}", fit::speed_card_source(&fit::speed_card()));
+                out!("{}", fit::speed_card_source(&fit::speed_card()));
                 return ExitCode::SUCCESS;
             }
             "--links" => {
@@ -117,7 +137,7 @@ fn main() -> ExitCode {
                 return links_table();
             }
             "-h" | "--help" => {
-                println!("{USAGE}");
+                outln!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
             flag if flag.starts_with("--") => {
@@ -128,7 +148,7 @@ fn main() -> ExitCode {
         }
     }
     if card {
-        print!("{}", report::card_markdown(&fit::speed_card()));
+        out!("{}", report::card_markdown(&fit::speed_card()));
         if queries.is_empty() {
             return ExitCode::SUCCESS;
         }
@@ -166,18 +186,18 @@ fn main() -> ExitCode {
             v["max_seq"] = fit::max_seq(&s).into();
             v["largest_in_family"] = fit::largest_in_family(&s).map(|m| m.id).into();
         }
-        println!("{v}");
+        outln!("{v}");
     } else {
-        print!("{}", report::to_table(&s, &bill, unit));
+        out!("{}", report::to_table(&s, &bill, unit));
         if show_fit {
-            println!(
+            outln!(
                 "largest micro-batch with the 20 % margin: {}\nlongest sequence with the 20 % margin: {} tokens",
                 fit::max_batch(&s),
                 fit::max_seq(&s)
             );
             match fit::largest_in_family(&s) {
-                Some(m) => println!("largest model of its family with the 20 % margin: {}", m.id),
-                None => println!("largest model of its family with the 20 % margin: none"),
+                Some(m) => outln!("largest model of its family with the 20 % margin: {}", m.id),
+                None => outln!("largest model of its family with the 20 % margin: none"),
             }
         }
     }
@@ -203,8 +223,8 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     for n in view.question.map_or(1..=selftest::QUESTIONS, |q| q..=q) {
         let (Some((question, hint, answer)), Some(d)) = (selftest::texts(n), selftest::demo(n, &s)) else { continue };
-        let t = |id| render(lang, &Msg::plain(id));
-        println!(
+        let t = |id| plain(&render(lang, &Msg::plain(id)));
+        outln!(
             "{n}. {}\n   hint: {}\n   answer: {}\n   ledger: {}",
             t(question),
             t(hint),
@@ -212,18 +232,18 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
             plain(&render(lang, &d.finding))
         );
         if let Some((cause, node)) = d.diagnosis {
-            println!("   tree: {} (tree={})", vram_ledger::i18n::cause(lang, cause), node.id());
+            outln!("   tree: {} (tree={})", vram_ledger::i18n::cause(lang, cause), node.id());
         }
         for side in [&d.before, &d.after] {
             let label = side.label.as_deref().unwrap_or("this configuration");
-            println!(
+            outln!(
                 "   {label:<22} allocated {:>8.2} GiB  device {:>8.2} GiB  ?{}",
                 gib(side.bill.allocated_bytes()),
                 gib(side.bill.device_bytes()),
                 query::to_query(&side.scenario, &[])
             );
         }
-        println!();
+        outln!();
     }
     ExitCode::SUCCESS
 }
@@ -254,9 +274,9 @@ fn diagnose_paste(path: &str, given: &str, json: bool, lang: vram_ledger::i18n::
     };
     let p = vram_ledger::tree::paste::diagnose_paste(&text, scenario.as_ref());
     if json {
-        println!("{}", report::paste_json(&p));
+        outln!("{}", report::paste_json(&p));
     } else {
-        print!("{}", report::paste_text(&p, lang, scenario.is_some()));
+        out!("{}", report::paste_text(&p, lang, scenario.is_some()));
     }
     ExitCode::SUCCESS
 }
@@ -339,7 +359,7 @@ fn accuracy_report() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    print!("{}", accuracy::markdown(&outcomes));
+    out!("{}", accuracy::markdown(&outcomes));
     let problems = accuracy::problems(&outcomes);
     for p in &problems {
         eprintln!("accuracy: {p}");
@@ -361,11 +381,11 @@ fn links_table() -> ExitCode {
         eprintln!("error: cannot read {path}");
         return ExitCode::from(2);
     };
-    println!("# link\tcanonical query\tallocated_bytes\treserved_bytes\tdevice_bytes\tSNAPSHOT of the ledger's own output (a change detector), generated by `make links`");
+    outln!("# link\tcanonical query\tallocated_bytes\treserved_bytes\tdevice_bytes\tSNAPSHOT of the ledger's own output (a change detector), generated by `make links`");
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let parsed = query::parse(line);
         let bill = estimate(&parsed.scenario);
-        println!(
+        outln!(
             "{line}\t{}\t{}\t{}\t{}",
             query::to_query(&parsed.scenario, &[]),
             bill.allocated_bytes(),
