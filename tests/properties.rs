@@ -298,6 +298,89 @@ fn extreme_inputs_stay_finite() {
     assert!((800..=1100).contains(&b), "{b}");
 }
 
+/// The web bundle's JSON reader agrees with serde_json (the oracle) on what is JSON and on what it
+/// says, for generated documents and for arbitrary text.
+mod json_reader {
+    use proptest::prelude::*;
+    use vram_ledger::ledger::json::Json;
+
+    /// Whether the reader's value says what serde_json's says: numbers equal to 12 significant
+    /// digits (serde_json rounds the last bits of huge integers differently from Rust's correctly
+    /// rounded parse), strings equal, objects with the same keys (the last duplicate wins).
+    fn same(t: &serde_json::Value, o: &Json) -> bool {
+        use serde_json::Value as V;
+        match (t, o) {
+            (V::Null, Json::Null) => true,
+            (V::Bool(a), Json::Bool(b)) => a == b,
+            (V::Number(n), Json::Uint(_) | Json::Num(_)) => {
+                let (a, b) = (n.as_f64().unwrap_or(f64::NAN), o.as_f64().unwrap_or(f64::NAN));
+                a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+            }
+            (V::String(a), Json::Str(b)) => a == b,
+            (V::Array(a), Json::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+            (V::Object(m), Json::Object(members)) => {
+                let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys.len() == m.len() && m.iter().all(|(k, v)| o.get(k).is_some_and(|ov| same(v, ov)))
+            }
+            _ => false,
+        }
+    }
+
+    fn agree(text: &str) -> Result<(), TestCaseError> {
+        let theirs = serde_json::from_str::<serde_json::Value>(text);
+        let ours = Json::parse(text);
+        prop_assert_eq!(
+            theirs.is_ok(),
+            ours.is_ok(),
+            "{:?}: serde {:?} / ours {:?}",
+            text,
+            theirs.as_ref().err(),
+            ours.as_ref().err()
+        );
+        if let (Ok(t), Ok(o)) = (theirs, ours) {
+            prop_assert!(same(&t, &o), "{:?}: serde {:?} / ours {:?}", text, t, o);
+        }
+        Ok(())
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            (-1e30f64..1e30).prop_map(|f| f.to_string()),
+            "[a-z\\\\\"é😀 ]{0,8}".prop_map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))),
+            Just("1e400".to_string()),
+            Just("\"\\u00e9\\ud83d\\ude00\"".to_string()),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4).prop_map(|v| format!(
+                    "{{{}}}",
+                    v.iter().map(|(k, x)| format!("\"{k}\": {x}")).collect::<Vec<_>>().join(", ")
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn generated_documents(doc in document()) {
+            agree(&doc)?;
+        }
+
+        #[test]
+        fn arbitrary_text(text in "[\\[\\]{}\",:0-9a-z.eE+\\- \\\\]{0,24}") {
+            agree(&text)?;
+        }
+    }
+}
+
 /// `units::parse_decimal` (the wasm's number reader) against the standard library's: equal for
 /// every value a link, a config.json or a log writes (≤ 15 significant digits, a power of ten
 /// within ±22), within 4 ulps beyond; and the same refusals.

@@ -10,7 +10,7 @@
 use crate::ledger::units::{find, has};
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use crate::ledger::json::Json;
 
 use super::architecture::{
     Architecture, LayerKind, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
@@ -70,21 +70,16 @@ fn err<T>(m: Msg) -> Result<T, ConfigError> {
 }
 
 struct Fields<'a> {
-    obj: &'a Map<String, Value>,
+    obj: &'a [(String, Json)],
     prefix: &'a str,
 }
 
-/// A whole, non-negative number (also one written as `4.0`).
-fn whole(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.8e19).map(|f| f as u64))
-}
-
 impl<'a> Fields<'a> {
-    fn get(&self, key: &str) -> Option<&'a Value> {
-        self.obj.get(key)
+    fn get(&self, key: &str) -> Option<&'a Json> {
+        self.obj.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    fn raw(&self, key: &str) -> Option<&'a Value> {
+    fn raw(&self, key: &str) -> Option<&'a Json> {
         self.get(key).filter(|v| !v.is_null())
     }
 
@@ -95,7 +90,7 @@ impl<'a> Fields<'a> {
     /// A whole number ≥ `min`; `Ok(None)` when absent.
     fn opt_count(&self, key: &str, min: u64, max: u64) -> Result<Option<u64>, ConfigError> {
         let Some(v) = self.raw(key) else { return Ok(None) };
-        let n = whole(v).filter(|n| *n < 1_000_000_000_000_000_000);
+        let n = v.as_u64().filter(|n| *n < 1_000_000_000_000_000_000);
         match n {
             Some(n) if n < min => err(msg!(ConfigFieldZero, Arg::Text(self.name(key)))),
             Some(n) if n > max => err(msg!(ConfigFieldTooLarge, Arg::Text(self.name(key)), Arg::Int(n), Arg::Int(max))),
@@ -125,7 +120,7 @@ impl<'a> Fields<'a> {
     fn opt_bool(&self, key: &str) -> Result<Option<bool>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Json::Bool(b)) => Ok(Some(*b)),
             Some(v) => err(msg!(ConfigFieldNotBool, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
@@ -133,47 +128,29 @@ impl<'a> Fields<'a> {
     fn opt_float(&self, key: &str) -> Result<Option<f64>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            // A count written as a whole number is at least 1; any other number above 0.
-            Some(Value::Number(n)) => match (n.is_u64(), n.as_f64()) {
-                (true, Some(f)) if (1.0..1e6).contains(&f) => Ok(Some(f)),
-                (false, Some(f)) if f > 0.0 && f < 1e6 => Ok(Some(f)),
-                _ => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
-            },
+            Some(Json::Uint(n)) if (1..1_000_000).contains(n) => Ok(Some(*n as f64)),
+            Some(Json::Num(f)) if f.is_finite() && *f > 0.0 && *f < 1e6 => Ok(Some(*f)),
+            Some(Json::Uint(_) | Json::Num(_)) => err(msg!(ConfigFieldNotPositive, Arg::Text(self.name(key)))),
             Some(v) => err(msg!(ConfigFieldNotNumber, Arg::Text(self.name(key)), Arg::Text(short(v)))),
         }
     }
 
     fn opt_str(&self, key: &str) -> Option<&'a str> {
-        self.raw(key).and_then(Value::as_str)
+        self.raw(key).and_then(Json::as_str)
     }
 
-    fn object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, ConfigError> {
+    fn object(&self, key: &str) -> Result<Option<&'a [(String, Json)]>, ConfigError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Object(o)) => Ok(Some(o)),
+            Some(Json::Object(o)) => Ok(Some(o)),
             Some(_) => err(msg!(ConfigFieldNotObject, Arg::Text(self.name(key)))),
         }
     }
 }
 
-/// A short rendering of an offending value for an error message: at most 40 characters.
-fn short(v: &Value) -> String {
-    let s = match v {
-        Value::Number(n) => match (n.as_u64(), n.as_f64()) {
-            (Some(u), _) => u.to_string(),
-            (None, Some(f)) if f.is_finite() => crate::ledger::units::trim_float(f),
-            _ => "a number".to_string(),
-        },
-        Value::String(s) => format!("\"{s}\""),
-        Value::Array(_) => "[…]".to_string(),
-        Value::Object(_) => "{…}".to_string(),
-        other => other.to_string(),
-    };
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
-    }
+/// A short, safe rendering of an offending value for an error message.
+fn short(v: &Json) -> String {
+    v.short(40)
 }
 
 /// The largest text read as a config.json (a real one is a few kilobytes; a `tokenizer.json` of a
@@ -185,7 +162,7 @@ pub const MAX_CONFIG_BYTES: usize = 16 << 20;
 /// `weight_map`, …).
 fn other_model_file(top: &Fields) -> Option<Msg> {
     let has = |key: &str| top.get(key).is_some();
-    if has("added_tokens") || top.object("model").ok().flatten().is_some_and(|m| m.contains_key("vocab")) {
+    if has("added_tokens") || top.object("model").ok().flatten().is_some_and(|m| m.iter().any(|(k, _)| k == "vocab")) {
         Some(msg!(FileTokenizer))
     } else if has("weight_map") {
         Some(msg!(FileWeightIndex))
@@ -198,25 +175,24 @@ fn other_model_file(top: &Fields) -> Option<Msg> {
     }
 }
 
-/// Parses `config.json` text into an architecture. serde_json reads it in one pass (linear in its
-/// size, nesting limited to 128 levels), so any file a user drops — a `tokenizer.json` by mistake —
-/// is read or refused quickly, never a frozen tab; more than [`MAX_CONFIG_BYTES`] is refused unread.
+/// Parses `config.json` text into an architecture. The reader is linear (`super::json`), so any file
+/// a user drops — a `tokenizer.json` by mistake — is read or refused quickly, never a frozen tab;
+/// more than [`MAX_CONFIG_BYTES`] is refused unread.
 pub fn parse_config(text: &str) -> Result<Imported, ConfigError> {
     if text.len() > MAX_CONFIG_BYTES {
         return err(msg!(ConfigTooLarge, Arg::Bytes(text.len() as f64)));
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
+    let value = Json::parse(text).map_err(|e| ConfigError(msg!(ConfigNotJson, Arg::Text(e.to_string()))))?;
     from_value(&value)
 }
 
-pub fn from_value(value: &Value) -> Result<Imported, ConfigError> {
+pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     let Some(obj) = value.as_object() else {
         return err(msg!(ConfigNotObject));
     };
     let top = Fields { obj, prefix: "" };
     let model_type = match top.raw("model_type") {
-        Some(Value::String(s)) => s.as_str(),
+        Some(Json::Str(s)) => s.as_str(),
         Some(v) => return err(msg!(ConfigFieldNotString, Arg::Code("model_type"), Arg::Text(short(v)))),
         None => {
             return err(match other_model_file(&top) {
@@ -226,7 +202,7 @@ pub fn from_value(value: &Value) -> Result<Imported, ConfigError> {
         }
     };
     let name: String = match top.raw("_name_or_path") {
-        Some(Value::String(s)) if !s.is_empty() => s.chars().take(120).collect(),
+        Some(Json::Str(s)) if !s.is_empty() => s.chars().take(120).collect(),
         _ => model_type.chars().take(40).collect(),
     };
     let mut notes = Vec::new();
@@ -287,7 +263,7 @@ impl Family {
             "glm4_moe" | "glm4" => Family::Glm,
             // A nested text model of a known type.
             _ => match text.opt_str("model_type") {
-                Some(t) if t != model_type && !t.is_empty() => Family::of(t, &Fields { obj: &Map::new(), prefix: "" }),
+                Some(t) if t != model_type && !t.is_empty() => Family::of(t, &Fields { obj: &[], prefix: "" }),
                 _ => Family::Generic,
             },
         }
@@ -352,7 +328,7 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
             // Soft-capping of scores and logits (transformers' defaults 50.0 and 30.0); an explicit
             // null turns a cap off.
             let on = |key: &str| -> Result<bool, ConfigError> {
-                Ok(!matches!(f.get(key), Some(Value::Null)) && f.opt_float(key)?.is_none_or(|c| c > 0.0))
+                Ok(!matches!(f.get(key), Some(Json::Null)) && f.opt_float(key)?.is_none_or(|c| c > 0.0))
             };
             a.softcapping = on("final_logit_softcapping")? || on("attn_logit_softcapping")?;
         }
@@ -422,7 +398,7 @@ fn mla(f: &Fields) -> Result<Option<MlaSpec>, ConfigError> {
 /// `sliding_window_pattern`, Llama-4's chunked layers, Qwen3-Next's `full_attention_interval`).
 fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), ConfigError> {
     let window = f.opt_uint("sliding_window", 1 << 30)?.unwrap_or(0);
-    if let Some(Value::Array(types)) = f.raw("layer_types") {
+    if let Some(Json::Array(types)) = f.raw("layer_types") {
         let kinds: Vec<LayerKind> = types
             .iter()
             .map(|t| match t.as_str() {
@@ -528,7 +504,7 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
     let method = q.opt_str("quant_method").unwrap_or("").to_ascii_lowercase();
     let bits = q.opt_uint("bits", 64)?;
     let skipped = |needle: &str| match q.raw("modules_to_not_convert").or(q.raw("ignore")) {
-        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).any(|m| has(m, needle)),
+        Some(Json::Array(list)) => list.iter().filter_map(Json::as_str).any(|m| has(m, needle)),
         _ => false,
     };
     let layers = if skipped("self_attn") {
@@ -568,7 +544,7 @@ fn compressed_tensors(q: &Fields) -> Result<StorageFormat, ConfigError> {
         .map(|g| Fields { obj: g, prefix: "" });
     let weights =
         group.as_ref().and_then(|g| g.object("weights").ok().flatten()).map(|w| Fields { obj: w, prefix: "" });
-    let bits = weights.as_ref().and_then(|w| w.raw("num_bits")).and_then(whole).unwrap_or(4);
+    let bits = weights.as_ref().and_then(|w| w.raw("num_bits")).and_then(Json::as_u64).unwrap_or(4);
     let float = weights.as_ref().and_then(|w| w.opt_str("type")) == Some("float");
     let activations = group.as_ref().and_then(|g| g.raw("input_activations")).is_some();
     Ok(match (bits, float, activations) {

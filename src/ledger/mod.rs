@@ -6,7 +6,7 @@
 //! (tests/structure.rs checks this list against the imports):
 //!
 //! 1. `units`, `msg`, `dtype`, `speed_card` — numbers and their text, message ids, element types, the stored speed card
-//! 2. `storage` — how weights and the KV cache are stored (formats, bits, KV dtypes)
+//! 2. `storage`, `json` — how weights and the KV cache are stored (formats, bits, KV dtypes); the JSON reader for pasted files
 //! 3. `architecture` — a model's shape: layers, attention, MLP, experts, vision tower
 //! 4. `presets`, `hf_config`, `weights` — preset models and GPUs, config.json import, stored weights
 //! 5. `scenario` — everything the bill depends on, as typed values
@@ -28,6 +28,7 @@ pub mod estimate;
 pub mod fit;
 pub mod hf_config;
 pub mod inference;
+pub mod json;
 pub mod logits;
 pub mod msg;
 pub mod optimizer;

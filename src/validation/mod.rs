@@ -1,9 +1,9 @@
 //! Measured against estimated: reads the JSON that `tools/mem_report.py` prints (chapter 7.1,
 //! homework 1) and lines it up with a bill, component by component. Pure: the UI and tests use it.
 
+use crate::ledger::json::Json;
 use crate::ledger::msg::{Arg, Msg};
 use crate::msg;
-use serde_json::Value;
 
 // The measured set is read by the native CLI and tests only (TOML is not in the web bundle).
 #[cfg(not(target_arch = "wasm32"))]
@@ -27,26 +27,26 @@ pub struct MemReport {
 
 /// Reads `mem_report.py`'s JSON; errors name the field.
 pub fn parse_report(text: &str) -> Result<MemReport, Msg> {
-    let v: Value = serde_json::from_str(text).map_err(|e| msg!(ReportNotJson, Arg::Text(e.to_string())))?;
-    if v.get("tool").and_then(Value::as_str) != Some("vram-ledger/mem_report") {
+    let v = Json::parse(text).map_err(|e| msg!(ReportNotJson, Arg::Text(e.to_string())))?;
+    if v.get("tool").and_then(Json::as_str) != Some("vram-ledger/mem_report") {
         return Err(msg!(ReportTool));
     }
-    if v.get("version").and_then(Value::as_u64) != Some(1) {
+    if v.get("version").and_then(Json::as_u64) != Some(1) {
         return Err(msg!(ReportVersion));
     }
     let bytes = v.get("bytes").filter(|b| b.as_object().is_some()).ok_or(msg!(ReportBytes))?;
     let required = |key: &'static str| -> Result<u64, Msg> {
-        bytes.get(key).and_then(Value::as_u64).ok_or_else(|| msg!(ReportField, Arg::Code(key)))
+        bytes.get(key).and_then(Json::as_u64).ok_or_else(|| msg!(ReportField, Arg::Code(key)))
     };
     let optional = |key: &'static str| -> Result<Option<u64>, Msg> {
         match bytes.get(key) {
-            None | Some(Value::Null) => Ok(None),
+            None | Some(Json::Null) => Ok(None),
             Some(x) => x.as_u64().map(Some).ok_or_else(|| msg!(ReportFieldOrNull, Arg::Code(key))),
         }
     };
     Ok(MemReport {
-        device: v.get("device").and_then(Value::as_str).unwrap_or("unknown").chars().take(80).collect(),
-        query: v.get("query").and_then(Value::as_str).map(|q| q.chars().take(2000).collect()),
+        device: v.get("device").and_then(Json::as_str).unwrap_or("unknown").chars().take(80).collect(),
+        query: v.get("query").and_then(Json::as_str).map(|q| q.chars().take(2000).collect()),
         weights: required("weights")?,
         gradients: required("gradients")?,
         optimizer: required("optimizer")?,
