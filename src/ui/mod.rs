@@ -14,10 +14,31 @@ use crate::i18n::Lang;
 /// a silent, dead page).
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
+    use wasm_bindgen::JsCast;
     console_error_panic_hook::set_once();
+    let Some(window) = web_sys::window() else { return };
+    // When index.html shows the prerendered page, the browser paints it before the app's first
+    // render (which draws the same): the app mounts after the next frame. Else at once.
+    let prerendered = window.document().and_then(|d| d.query_selector("#boot > [id^=boot-]:not([hidden])").ok().flatten());
+    if prerendered.is_none() {
+        return mount();
+    }
+    let after_paint = wasm_bindgen::closure::Closure::once_into_js(|| {
+        let mount = wasm_bindgen::closure::Closure::once_into_js(mount);
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(mount.unchecked_ref());
+        }
+    });
+    if window.request_animation_frame(after_paint.unchecked_ref()).is_err() {
+        mount();
+    }
+}
+
+/// The app's first render, in the same task as the removal of what index.html painted while the
+/// wasm loaded (#boot), so the browser never paints a frame without either.
+#[cfg(target_arch = "wasm32")]
+fn mount() {
     let props = AppProps { query: location_query(), browser_lang: browser_lang(), base: page_base() };
-    // The frame index.html painted while the wasm loaded goes in the same task as the first render,
-    // so the browser never paints a frame without either.
     if let Some(boot) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot")) {
         boot.remove();
     }
