@@ -19,7 +19,9 @@ pub fn start() {
     let Some(window) = web_sys::window() else { return };
     // When index.html shows the prerendered page, the browser paints it before the app's first
     // render (which draws the same): the app mounts after the next frame. Else at once.
-    let prerendered = window.document().and_then(|d| d.query_selector("#boot > [id^=boot-]:not([hidden])").ok().flatten());
+    let prerendered = window
+        .document()
+        .and_then(|d| d.query_selector("#boot-zh:not([hidden]), #boot-en:not([hidden])").ok().flatten());
     if prerendered.is_none() {
         return mount();
     }
