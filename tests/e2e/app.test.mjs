@@ -105,16 +105,18 @@ test('is usable at 360 px', async () => {
   assert.deepEqual(page.problems, []);
 });
 
-test('the page frame paints before the wasm arrives, in the link\'s language, and goes when the app renders', async () => {
+test('a link\'s page frame paints before the wasm arrives, in the link\'s language, and goes when the app renders', async () => {
   const page = await openPage(browser);
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   await page.route(/\.wasm$/, async (route) => { await held; await route.continue(); });
-  await page.goto(`${root.url}?lang=zh`, { waitUntil: 'domcontentloaded' });
-  assert.equal(await page.textContent('#boot h1'), 'VRAM Ledger · 显存账本');
-  assert.match(await page.textContent('#boot .boot-loading'), /正在载入计算器.*Loading the calculator/);
+  // A link with a query (not only a language, which gets the prerendered default page).
+  await page.goto(`${root.url}?lang=zh&seq=4096`, { waitUntil: 'domcontentloaded' });
+  assert.equal(await page.isVisible('#boot-frame'), true);
+  assert.equal(await page.textContent('#boot-frame h1'), 'VRAM Ledger · 显存账本');
+  assert.match(await page.textContent('#boot-frame .boot-loading'), /正在载入计算器.*Loading the calculator/);
   assert.match(await page.textContent('#boot-tagline'), /显存账/);
-  const frame = await page.$eval('#boot .app-header', (h) => h.getBoundingClientRect().height);
+  const frame = await page.$eval('#boot-frame .app-header', (h) => h.getBoundingClientRect().height);
   await shot(page, 'boot-frame-zh');
   release();
   await ready(page);
