@@ -74,7 +74,7 @@ pub fn serving_json(s: &Serving) -> Value {
 fn serving_text(s: &Serving, unit: Unit) -> String {
     let mut out = format!(
         "\n{} {}: budget {}, KV pool {}, {} KV tokens{}\nmax concurrency for {} tokens per request: {:.2}x; longest context for {} request(s): {} tokens\n",
-        s.engine.id(),
+        s.engine.name(),
         s.version,
         format_bytes(s.budget_bytes, unit),
         format_bytes(s.kv_pool_bytes, unit),
@@ -160,7 +160,7 @@ pub fn describe_mode(s: &Scenario) -> String {
             "inference{}, {} weights, {} + {} tokens × {}",
             match s.serving.engine {
                 crate::ledger::scenario::Engine::Hf => String::new(),
-                e => format!(" on {}", e.id()),
+                e => format!(" on {}", e.name()),
             },
             s.quant.id(),
             group(s.sequence_tokens()),

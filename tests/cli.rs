@@ -224,7 +224,11 @@ fn json_serving_object_has_the_contract_names() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert!(v["serving"].is_null(), "generate() has no serving object");
     let (_, table, _) = run(&["model=qwen3-8b&mode=infer&engine=sglang&seq=8192&gpu=h100-80g"]);
-    assert!(table.contains("sglang 0.5.23: budget") && table.contains("KV tokens"), "{table}");
+    // The engine named as its project writes it (Engine::name).
+    assert!(
+        table.contains("SGLang 0.5.23: budget") && table.contains("on SGLang") && table.contains("KV tokens"),
+        "{table}"
+    );
 }
 
 /// `--diagnose FILE ['QUERY']`: the contract's JSON names, the text in both languages, stdin, errors.
