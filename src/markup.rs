@@ -85,6 +85,15 @@ impl Markup {
         self.0.push_str(&crate::ledger::units::fixed(if x.is_finite() { x.abs() } else { 0.0 }, 1));
     }
 
+    /// ` name="12.3"`: an attribute with a number's value (one decimal).
+    pub fn push_number_attribute(&mut self, name: &'static str, x: f64) {
+        self.0.push(' ');
+        self.0.push_str(name);
+        self.0.push_str("=\"");
+        self.push_number(x);
+        self.0.push('"');
+    }
+
     pub fn push(&mut self, m: &Markup) {
         self.0.push_str(&m.0);
     }

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{css_color, font, px, rgb, Chart, Shape, Target, AXIS, CAPACITY, GRID_ALPHA, MARGIN};
+use super::{css_color, font, house_style, px, rgb, Chart, Shape, Target, AXIS, CAPACITY, MARGIN};
 use crate::ledger::bill::{Bill, ComponentId, MARGIN as MARGIN_SHARE};
 use crate::ledger::msg::Msg;
 use crate::ledger::units::fixed;
@@ -72,19 +72,16 @@ fn draw(
         .x_label_area_size(28)
         .y_label_area_size(52)
         .build_cartesian_2d(0.0..slots, 0.0..top)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_labels(6)
-        .y_label_formatter(&|v| fixed(*v, 1))
-        .y_desc(text.axis.as_str())
-        .axis_desc_style(font(12.0).color(&AXIS))
-        .label_style(font(12.0).color(&AXIS))
-        .axis_style(AXIS)
-        .bold_line_style(AXIS.mix(GRID_ALPHA))
-        .light_line_style(TRANSPARENT)
-        .draw()?;
+    house_style(
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(6)
+            .y_label_formatter(&|v| fixed(*v, 1))
+            .y_desc(text.axis.as_str()),
+    )
+    .draw()?;
     for (i, bar) in bars.iter().enumerate() {
         let (x0, x1) = (i as f64 + 0.25, i as f64 + 0.75);
         let mut stacked = 0.0;

@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{font, px, Chart, Shape, Target, AXIS, CAPACITY, FITS, GRID_ALPHA};
+use super::{font, house_style, px, Chart, Shape, Target, CAPACITY, FITS};
 use crate::markup::Markup;
 
 /// Texts the chart needs, in the reader's language.
@@ -67,21 +67,18 @@ fn draw(
         .y_label_area_size(52)
         // Both axes log₂ (plotters labels their whole powers of two).
         .build_cartesian_2d((x_lo..x_hi).log_scale().base(2.0), (0.5..y_hi).log_scale().base(2.0))?;
-    chart
-        .configure_mesh()
-        // At most nine labels: plotters then labels only whole powers of two.
-        .x_labels(9)
-        .y_labels(9)
-        .x_label_formatter(&|v| tokens_label(v.round() as u64))
-        .y_label_formatter(&|v| if *v >= 1.0 { format!("{}", v.round() as u64) } else { String::new() })
-        .x_desc(text.x_axis.as_str())
-        .y_desc(text.y_axis.as_str())
-        .axis_desc_style(font(12.0).color(&AXIS))
-        .label_style(font(12.0).color(&AXIS))
-        .axis_style(AXIS)
-        .bold_line_style(AXIS.mix(GRID_ALPHA))
-        .light_line_style(TRANSPARENT)
-        .draw()?;
+    house_style(
+        chart
+            .configure_mesh()
+            // At most nine labels: plotters then labels only whole powers of two.
+            .x_labels(9)
+            .y_labels(9)
+            .x_label_formatter(&|v| tokens_label(v.round() as u64))
+            .y_label_formatter(&|v| if *v >= 1.0 { format!("{}", v.round() as u64) } else { String::new() })
+            .x_desc(text.x_axis.as_str())
+            .y_desc(text.y_axis.as_str()),
+    )
+    .draw()?;
     let points: Vec<(f64, f64)> = curve.iter().map(|&(c, n)| (c as f64, n.max(0.5))).collect();
     if !points.is_empty() {
         chart.draw_series(std::iter::once(PathElement::new(points, CURVE.stroke_width(2))))?;

@@ -15,7 +15,10 @@ mod concurrency;
 pub use bars::{stacked_bars, Bar, ChartText};
 pub use concurrency::{concurrency, tokens_label, CurveText};
 
-use plotters::style::{FontDesc, FontFamily, FontStyle, RGBColor};
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::Ranged;
+use plotters::prelude::DrawingBackend;
+use plotters::style::{Color, FontDesc, FontFamily, FontStyle, RGBColor, TRANSPARENT};
 
 use crate::ledger::bill::ComponentId;
 use crate::markup::Markup;
@@ -38,31 +41,21 @@ impl Chart {
         let mut out = self.svg.clone();
         out.truncate_to(end);
         for t in &self.targets {
-            match t.shape {
-                Shape::Rect { x, y, w, h } => {
-                    out.push_raw(r#"<rect fill="transparent" x=""#);
-                    out.push_number(x);
-                    out.push_raw(r#"" y=""#);
-                    out.push_number(y);
-                    out.push_raw(r#"" width=""#);
-                    out.push_number(w);
-                    out.push_raw(r#"" height=""#);
-                    out.push_number(h);
-                }
-                Shape::Circle { x, y, r } => {
-                    out.push_raw(r#"<circle fill="transparent" cx=""#);
-                    out.push_number(x);
-                    out.push_raw(r#"" cy=""#);
-                    out.push_number(y);
-                    out.push_raw(r#"" r=""#);
-                    out.push_number(r);
-                }
+            let (element, attributes) = match t.shape {
+                Shape::Rect { x, y, w, h } => ("<rect", [("x", x), ("y", y), ("width", w), ("height", h)].to_vec()),
+                Shape::Circle { x, y, r } => ("<circle", [("cx", x), ("cy", y), ("r", r)].to_vec()),
+            };
+            out.push_raw(element);
+            out.push_raw(r#" fill="transparent""#);
+            for (name, value) in attributes {
+                out.push_number_attribute(name, value);
             }
             if let Some(c) = t.component {
-                out.push_raw(r#"" data-component=""#);
+                out.push_raw(r#" data-component=""#);
                 out.push_raw(c.id());
+                out.push_raw(r#"""#);
             }
-            out.push_raw(r#""><title>"#);
+            out.push_raw("><title>");
             out.push_text(&t.title);
             out.push_raw(if matches!(t.shape, Shape::Rect { .. }) { "</title></rect>" } else { "</title></circle>" });
         }
@@ -142,6 +135,21 @@ const FITS: RGBColor = RGBColor(0x16, 0xa3, 0x4a);
 /// The charts' font at `px` pixels (plotters' SVG backend writes the size ÷ 1.24).
 fn font(px: f64) -> FontDesc<'static> {
     FontDesc::new(FontFamily::SansSerif, px * 1.24, FontStyle::Normal)
+}
+
+/// The charts' house style on a mesh: axis, labels and their titles in the axis grey, the grid
+/// faint, no light lines.
+fn house_style<'m, 'a, 'b, X, Y, DB>(mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged,
+    Y: Ranged,
+    DB: DrawingBackend,
+{
+    mesh.axis_desc_style(font(12.0).color(&AXIS))
+        .label_style(font(12.0).color(&AXIS))
+        .axis_style(AXIS)
+        .bold_line_style(AXIS.mix(GRID_ALPHA))
+        .light_line_style(TRANSPARENT)
 }
 
 /// A pixel coordinate of plotters' backend as the targets' f64.
