@@ -6,6 +6,7 @@ use crate::i18n::plain;
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
 use crate::ledger::bill::{Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
+use crate::ledger::phases::{self, Phase};
 use crate::ledger::scenario::Scenario;
 use crate::ledger::units::{format_bytes, group, params_short, Unit};
 
@@ -13,11 +14,14 @@ use crate::ledger::units::{format_bytes, group, params_short, Unit};
 /// "device_bytes", "gpu", "fits", "verdict", "components":[{"id","bytes","formula","section"}], "notes"}`.
 /// The components sum to device_bytes; `architecture` is every shape field the ledger used.
 /// Inference on a serving engine adds `serving` ([`serving_json`]); it is `null` otherwise.
+/// `phases` are the step's moments in time order ([`phases_json`]) and `peak_phase` the name of the
+/// one whose totals are the bill's.
 pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
     let range = |kind| {
         let (low, high) = bill.range(kind);
         json!([low, high])
     };
+    let phases = phases::of(bill);
     json!({
         "schema": 1,
         "model": {
@@ -46,7 +50,52 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         })).collect::<Vec<_>>(),
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
         "serving": bill.serving.as_ref().map(serving_json),
+        "phases": phases_json(&phases),
+        "peak_phase": phases::peak(&phases).map(|p| p.name.id()),
     })
+}
+
+/// `[{"name", "allocated_bytes", "reserved_bytes", "device_bytes", "components": {id: bytes}}]`.
+pub fn phases_json(phases: &[Phase]) -> Value {
+    phases
+        .iter()
+        .map(|p| {
+            let components: serde_json::Map<String, Value> =
+                p.components.iter().map(|(id, b)| (id.id().to_string(), json!(b))).collect();
+            json!({
+                "name": p.name.id(),
+                "allocated_bytes": p.total(TotalKind::Allocated),
+                "reserved_bytes": p.total(TotalKind::Reserved),
+                "device_bytes": p.total(TotalKind::Device),
+                "components": components,
+            })
+        })
+        .collect()
+}
+
+/// The phases as a table: one line per phase with its three totals and its largest components,
+/// the peak marked.
+pub fn phases_table(bill: &Bill, unit: Unit) -> String {
+    let phases = phases::of(bill);
+    let peak = phases::peak(&phases).map(|p| p.name);
+    let mut out = format!("{:<16} {:>14} {:>14} {:>14}  largest\n", "phase", "allocated", "reserved", "device");
+    for p in &phases {
+        let mut largest: Vec<&(crate::ledger::ComponentId, u64)> =
+            p.components.iter().filter(|(id, _)| id.layer() == TotalKind::Allocated).collect();
+        largest.sort_by_key(|(_, b)| std::cmp::Reverse(*b));
+        let named: Vec<String> =
+            largest.iter().take(3).map(|(id, b)| format!("{} {}", id.id(), format_bytes(*b, unit))).collect();
+        out.push_str(&format!(
+            "{:<16} {:>14} {:>14} {:>14}  {}{}\n",
+            p.name.id(),
+            format_bytes(p.total(TotalKind::Allocated), unit),
+            format_bytes(p.total(TotalKind::Reserved), unit),
+            format_bytes(p.total(TotalKind::Device), unit),
+            named.join(", "),
+            if peak == Some(p.name) { "  ← peak" } else { "" }
+        ));
+    }
+    out
 }
 
 /// The `serving` object (its names are a public contract, like the query keys).
@@ -146,6 +195,11 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
     ));
     if let Some(sv) = &bill.serving {
         out.push_str(&serving_text(sv, unit));
+    }
+    let phases = phases::of(bill);
+    if let Some(peak) = phases::peak(&phases) {
+        let names: Vec<&str> = phases.iter().map(|p| p.name.id()).collect();
+        out.push_str(&format!("peak phase: {} (of {}; --phases shows each)\n", peak.name.id(), names.join(", ")));
     }
     for n in &bill.notes {
         out.push_str(&format!("note: {}\n", plain(&n.text.to_string())));

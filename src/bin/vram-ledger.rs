@@ -30,7 +30,8 @@ macro_rules! outln {
     }};
 }
 
-const USAGE: &str = "usage: vram-ledger [--json] [--card] [--fit] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
+const USAGE: &str =
+    "usage: vram-ledger [--json] [--card] [--fit] [--phases] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
        vram-ledger --diagnose FILE [--json] [--lang zh] ['QUERY']
        vram-ledger --selftest [--lang zh] ['QUERY']
 
@@ -40,6 +41,8 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
   --json     print the bill as JSON (schema 1)
   --card     print the chapter's speed card regenerated from the ledger (Markdown)
   --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin)
+  --phases   also print the step's phases (load, forward, loss, backward, optimizer_step, zero_grad; prefill,
+             decode; an engine's load, profile, cuda_graphs, serving) with their totals, the peak marked
   --gb       show 10^9-byte GB instead of GiB
   --keys     print the documented query keys (Markdown)
   --presets  list model and GPU preset ids
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
     let mut json = false;
     let mut card = false;
     let mut show_fit = false;
+    let mut show_phases = false;
     let mut unit = Unit::GiB;
     let mut queries = Vec::new();
     let mut config = None;
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
             "--selftest" => selftest = true,
             "--card" => card = true,
             "--fit" => show_fit = true,
+            "--phases" => show_phases = true,
             "--gb" => unit = Unit::GB,
             "--keys" => {
                 out!("{}", keys_markdown());
@@ -189,6 +194,9 @@ fn main() -> ExitCode {
         outln!("{v}");
     } else {
         out!("{}", report::to_table(&s, &bill, unit));
+        if show_phases {
+            out!("\n{}", report::phases_table(&bill, unit));
+        }
         if show_fit {
             outln!(
                 "largest micro-batch with the 20 % margin: {}\nlongest sequence with the 20 % margin: {} tokens",

@@ -187,6 +187,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 未切分的梯度({1} B)与 `reduce-scatter` 输入({2} B):{0} × ({1} + {2}) B",
         ),
         HeldOutput => (" + the output the loop keeps through backward: {0}", " + 循环在反向时仍持有的输出:{0}"),
+        SlackHeldFromBackward => (
+            "; the step peaks at the optimizer step, but the caching allocator keeps the segments backward reserved: + {0} to reach backward's reserved memory",
+            ";峰值在优化器步,但缓存分配器保留着反向传播时预留的段:+ {0},达到反向传播时的保留显存",
+        ),
         WrapCache => (
             " + FSDP's wrap cache unfilled (rank 0, `sync_module_states`): {0}",
             " + `FSDP` 包装缓存未用满(0 号进程,`sync_module_states`):{0}",

@@ -197,6 +197,64 @@ pub struct Note {
     pub text: Msg,
 }
 
+/// The allocator's slack on a set of live tensors: a share of what a step allocates and frees
+/// (`ComponentId::is_transient`), a share of what stays, and what FSDP's wrap cache leaves unfilled
+/// by the step's default-stream tensors (all but the gathered layers, buckets and step temporaries).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlackRule {
+    pub transient: f64,
+    pub persistent: f64,
+    pub wrap_cache: f64,
+}
+
+/// (transient, persistent, reusable) bytes of a live set, for the slack rule.
+pub fn slack_basis(live: impl Iterator<Item = (ComponentId, f64)>) -> (f64, f64, f64) {
+    let (mut transient, mut persistent, mut reusable) = (0.0, 0.0, 0.0);
+    for (id, b) in live.filter(|(id, _)| id.layer() == TotalKind::Allocated) {
+        if !id.is_transient() {
+            persistent += b;
+            continue;
+        }
+        transient += b;
+        if !matches!(id, ComponentId::GatheredLayer | ComponentId::ZeroBuckets | ComponentId::OptimizerStep) {
+            reusable += b;
+        }
+    }
+    (transient, persistent, reusable)
+}
+
+impl SlackRule {
+    /// The slack on a live set given as its (transient, persistent, reusable) bytes.
+    pub fn bytes(&self, (transient, persistent, reusable): (f64, f64, f64)) -> f64 {
+        let unfilled = (self.wrap_cache - reusable * (1.0 + self.transient)).max(0.0);
+        transient * self.transient + persistent * self.persistent + unfilled
+    }
+}
+
+/// What a bill's phases are made of besides its lines (`super::phases::of`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Timeline {
+    /// A training step.
+    Training(StepAmounts),
+    /// `generate()`: the generated tokens' KV, one prefill layer's working set, a decoding step's
+    /// transient (the cache `torch.cat` grows while the old one is alive).
+    Generate { kv_generated: f64, prefill_peak: f64, decode_transient: f64, slack: SlackRule },
+    /// A serving engine at start-up.
+    Engine,
+}
+
+/// A training step's amounts that no single line holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepAmounts {
+    /// Every gradient of the step (the optimizer step holds them all).
+    pub all_gradients: u64,
+    /// The gradients that exist at backward's start.
+    pub at_start_gradients: u64,
+    /// The optimizer step's temporaries.
+    pub temporaries: u64,
+    pub slack: SlackRule,
+}
+
 /// The whole bill for one GPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bill {
@@ -216,6 +274,8 @@ pub struct Bill {
     pub open_high_bytes: u64,
     /// What a serving engine makes of the card (inference with `engine` other than `hf`).
     pub serving: Option<Serving>,
+    /// What the step's phases are made of (`super::phases::of`).
+    pub timeline: Timeline,
 }
 
 impl Bill {

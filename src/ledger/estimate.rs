@@ -3,9 +3,12 @@
 //! is allocated and the CUDA context. Every line carries its formula with the scenario's numbers.
 
 use super::activations::training_activations;
-use super::bill::{line, Bill, Component, ComponentId, Note, TotalKind};
+use super::bill::{
+    line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, SlackRule, StepAmounts, Timeline, TotalKind,
+};
 use super::logits::{held_output_bytes, training_logits};
 use super::msg::{when, Arg, Msg};
+use super::phases::{self, PhaseName};
 use super::plan::{resolve, Inference, Plan, Training, Work};
 use super::scenario::MIB;
 use super::vision::vision_activations;
@@ -30,12 +33,27 @@ pub const SLACK_TRANSIENT_EXPANDABLE: f64 = 0.02;
 pub const SLACK_INFERENCE: f64 = 0.03;
 
 /// What a set of lines produces besides the lines.
-#[derive(Default)]
 struct Extras {
     saved_logits: f64,
     backward_overlap: f64,
     gradients: f64,
     open_high: f64,
+    timeline: Timeline,
+    /// A training step that peaks at the optimizer step, not at backward's start.
+    peaks_at_step: bool,
+}
+
+impl Extras {
+    fn of(timeline: Timeline) -> Extras {
+        Extras {
+            saved_logits: 0.0,
+            backward_overlap: 0.0,
+            gradients: 0.0,
+            open_high: 0.0,
+            timeline,
+            peaks_at_step: false,
+        }
+    }
 }
 
 /// The memory bill of one GPU for `s`.
@@ -52,32 +70,34 @@ pub fn estimate(s: &super::Scenario) -> Bill {
                 notes.extend(engine.notes);
                 notes.extend(serving::status_note(&engine.serving));
                 serving = Some(engine.serving);
-                Extras::default()
+                Extras::of(Timeline::Engine)
             }
-            None => {
-                inference_lines(&plan, i, &mut lines, &mut notes);
-                Extras::default()
-            }
+            None => Extras::of(inference_lines(&plan, i, &mut lines, &mut notes)),
         },
     };
     lines.extend(drill::lines(&plan));
     if serving.is_none() {
-        // What a step frees, what stays, and what of the former the default stream allocates (the
-        // gathered layers, buckets and the step's small temporaries come from other streams' pools
-        // or the small-block pool).
-        let (mut transient, mut persistent, mut reusable) = (0.0, 0.0, 0.0);
-        for c in &lines {
-            let b = c.bytes as f64;
-            if !c.id.is_transient() {
-                persistent += b;
-                continue;
+        // The allocator's slack on what is live at the peak: the lines, or — when a training step
+        // peaks at the optimizer step — what is live then (the activations and logits freed, every
+        // gradient and the step's temporaries).
+        // The caching allocator keeps what it reserved: at an optimizer-step peak the reserved
+        // memory is at least what backward's start reserved.
+        let (basis, kept) = match &extras.timeline {
+            Timeline::Training(step) if extras.peaks_at_step => {
+                let rule = &step.slack;
+                let measure = |name| {
+                    let live = phases::training_live(name, &lines, step);
+                    let allocated: f64 = live.iter().map(|(_, b)| b).sum();
+                    let basis = slack_basis(live.into_iter());
+                    (allocated, rule.bytes(basis), basis)
+                };
+                let (backward, backward_slack, _) = measure(PhaseName::Backward);
+                let (allocated, slack, basis) = measure(PhaseName::OptimizerStep);
+                (basis, Some(phases::slack_kept(backward + backward_slack, allocated, slack)))
             }
-            transient += b;
-            if !matches!(c.id, ComponentId::GatheredLayer | ComponentId::ZeroBuckets | ComponentId::OptimizerStep) {
-                reusable += b;
-            }
-        }
-        lines.extend(overheads(&plan, transient, persistent, reusable));
+            _ => (slack_basis(lines.iter().map(|c| (c.id, c.bytes as f64))), None),
+        };
+        lines.extend(overheads(&plan, basis, kept));
     }
     lines.extend(drill::zombie(&plan));
     Bill {
@@ -89,6 +109,7 @@ pub fn estimate(s: &super::Scenario) -> Bill {
         gradient_bytes: super::bill::to_bytes(extras.gradients),
         open_high_bytes: super::bill::to_bytes(extras.open_high),
         serving,
+        timeline: extras.timeline,
     }
 }
 
@@ -155,11 +176,19 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     if host > 0.0 {
         notes.push(Note { key: "offload_host", text: msg!(NoteOffloadHost, Arg::Bytes(host)) });
     }
+    let step = StepAmounts {
+        all_gradients: to_bytes(peak.all_gradients),
+        at_start_gradients: to_bytes(peak.at_start),
+        temporaries: to_bytes(peak.temporaries),
+        slack: slack_rule(p),
+    };
     Extras {
         saved_logits,
         backward_overlap: peak.backward_overlap,
         gradients: peak.all_gradients,
         open_high: open_high + copy,
+        timeline: Timeline::Training(step),
+        peaks_at_step: !peak.at_backward_start,
     }
 }
 
@@ -175,6 +204,9 @@ struct StepPeak {
     step_room: f64,
     /// What of activations + logits + the gradients line never coexists within forward + backward.
     backward_overlap: f64,
+    /// The gradients that exist at backward's start, and the optimizer step's temporaries.
+    at_start: f64,
+    temporaries: f64,
 }
 
 /// A step peaks at one end of backward: its start (weights, states, activations, logits and the
@@ -192,6 +224,8 @@ fn step_peak(p: &Plan, t: &Training, freed: f64) -> StepPeak {
         at_backward_start: beyond_backward <= at_start,
         step_room: freed - (all - gradients),
         backward_overlap: (freed + gradients - (freed + at_start).max(all)).max(0.0),
+        at_start,
+        temporaries,
     }
 }
 
@@ -200,12 +234,14 @@ fn effective_batch(p: &Plan, t: &Training) -> Msg {
     msg!(NoteEffectiveBatch, Arg::Int(p.batch), Arg::Int(t.accum), Arg::Int(p.gpus), Arg::Count(effective))
 }
 
-fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &mut Vec<Note>) {
+fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &mut Vec<Note>) -> Timeline {
     lines.push(inference::weights(p, i));
     let kv = inference::kv_cache(p, i);
     let prompt_kv = inference::kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes;
     let logits = inference::logits(p);
-    lines.push(inference::prefill(p, i, kv.bytes.saturating_sub(prompt_kv) as f64, logits.bytes as f64));
+    let kv_generated = kv.bytes.saturating_sub(prompt_kv) as f64;
+    let (prefill, prefill_peak, decode_transient) = inference::prefill(p, i, kv_generated, logits.bytes as f64);
+    lines.push(prefill);
     lines.push(kv);
     lines.push(logits);
     if let Some((c, note)) = vision_activations(p) {
@@ -213,28 +249,50 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
         notes.push(Note { key: "vision_tokens", text: note });
     }
     lines.extend(inference::dequant_buffer(p, i));
+    Timeline::Generate { kv_generated, prefill_peak, decode_transient, slack: slack_rule(p) }
 }
 
-/// The allocator's slack on what is allocated, the CUDA context and, over several GPUs, NCCL's
-/// buffers.
-fn overheads(p: &Plan, transient: f64, persistent: f64, reusable: f64) -> impl Iterator<Item = Component> {
-    let allocated = transient + persistent;
-    let (bytes, formula) = match &p.work {
-        Work::Train(t) => {
-            let share = if p.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT };
+/// The allocator's slack rule of `p`: in training a share of what a step allocates and frees and a
+/// share of what stays, plus what FSDP's wrap cache leaves unfilled; in inference one share of all.
+fn slack_rule(p: &Plan) -> SlackRule {
+    match &p.work {
+        Work::Train(t) => SlackRule {
+            transient: if p.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT },
+            persistent: SLACK_PERSISTENT,
             // The cache FSDP's wrapping left: the step's default-stream tensors reuse it; what they
             // leave unfilled stays reserved.
-            let cache = training::fsdp_wrap_cache(p, t);
-            let unfilled = (cache - reusable * (1.0 + share)).max(0.0);
+            wrap_cache: training::fsdp_wrap_cache(p, t),
+        },
+        Work::Infer(_) => SlackRule { transient: SLACK_INFERENCE, persistent: SLACK_INFERENCE, wrap_cache: 0.0 },
+    }
+}
+
+/// The allocator's slack on what is live at the peak (`basis`: its transient, persistent and
+/// reusable bytes) — or `kept`, when the allocator keeps more reserved from earlier in the step —
+/// the CUDA context and, over several GPUs, NCCL's buffers.
+fn overheads(p: &Plan, basis: (f64, f64, f64), kept: Option<f64>) -> impl Iterator<Item = Component> {
+    let (transient, persistent, reusable) = basis;
+    let allocated = transient + persistent;
+    let rule = slack_rule(p);
+    let (bytes, formula) = match &p.work {
+        Work::Train(_) => {
+            let share = rule.transient;
+            let held = kept.map_or(0.0, |k| k - rule.bytes(basis));
+            let unfilled = (rule.wrap_cache - reusable * (1.0 + share)).max(0.0);
             (
-                transient * share + persistent * SLACK_PERSISTENT + unfilled,
+                kept.unwrap_or(rule.bytes(basis)),
                 msg!(
                     AllocatorSlackTraining,
                     Arg::Bytes(transient),
                     Arg::Fixed(share * 100.0, 0),
                     Arg::Bytes(persistent),
                     Arg::Fixed(SLACK_PERSISTENT * 100.0, 0),
-                    when(unfilled > 0.0, || msg!(WrapCache, Arg::Bytes(unfilled)))
+                    msg!(
+                        OptimizerLine,
+                        when(unfilled > 0.0, || msg!(WrapCache, Arg::Bytes(unfilled))),
+                        when(held > 0.0, || msg!(SlackHeldFromBackward, Arg::Bytes(held)))
+                    )
+                    .arg()
                 ),
             )
         }

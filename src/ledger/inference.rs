@@ -132,14 +132,15 @@ fn uniform_kv_cache(p: &Plan, i: &Inference, kv_heads_here: u64) -> Component {
 /// logits (`logits`) come after that peak, so this line is what the peak needs beyond them — or a
 /// decoding step's transient, whichever is larger: `torch.cat` writes one layer's grown cache
 /// while the old one is alive (measured with tools/measure_generate.py on transformers 5.24).
-pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> Component {
+/// Also returns the prefill's peak and the decoding step's transient (the phases' activations).
+pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64;
     let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
     if i.generated == 0 {
         let formula = msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(peak));
-        return line(ComponentId::Activations, peak, "§2", formula);
+        return (line(ComponentId::Activations, peak, "§2", formula), peak, 0.0);
     }
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
     let cat_copy = arch.kv_elements_per_layer(kv_heads_here) as f64
@@ -159,7 +160,7 @@ pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> Compo
         Arg::Bytes(cat_copy),
         Arg::Bytes(rest)
     );
-    line(ComponentId::Activations, rest, "§2", formula)
+    (line(ComponentId::Activations, rest, "§2", formula), peak, cat_copy)
 }
 
 /// Only the last position is projected when generating (transformers ≥ 4.45, vLLM): its 16-bit

@@ -11,7 +11,7 @@
 //! 4. `presets`, `hf_config`, `weights` — preset models and GPUs, config.json import, stored weights
 //! 5. `scenario` — everything the bill depends on, as typed values
 //! 6. `bill` — the bill: components, totals, notes, what a serving engine makes of the card
-//! 7. `plan` — the scenario resolved: what trains, in which dtype, sharded how, where
+//! 7. `plan`, `phases` — the scenario resolved: what trains, in which dtype, sharded how, where; a bill as the moments of its step
 //! 8. `activations`, `logits`, `vision`, `training`, `serving::engine` — bill lines, and what every engine shares
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
@@ -32,6 +32,7 @@ pub mod json;
 pub mod logits;
 pub mod msg;
 pub mod optimizer;
+pub mod phases;
 pub mod plan;
 pub mod presets;
 pub mod scenario;

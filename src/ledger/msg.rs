@@ -185,6 +185,8 @@ msg_ids!(
     PreviousInputs,
     DequantKept,
     WrapCache,
+    /// At an optimizer-step peak: the reserve backward built, which the caching allocator keeps.
+    SlackHeldFromBackward,
     VisionActivations,
     GatheredLayer,
     GatheredDeepspeed,

@@ -1,0 +1,244 @@
+//! A bill as the moments of a step: what is live in each phase, component by component, in time
+//! order. Training: `load` (what stays through the run), `forward` (the saved activations grown to
+//! their full size, the vision tower's working set, the layers ZeRO-3 gathered), `loss` (+ the
+//! logits and their copies), `backward` (its start: + DeepSpeed's buckets and the gradients that
+//! exist yet — the LM head's and DDP's buckets), `optimizer_step` (the activations and logits
+//! freed, every gradient and the step's temporaries), `zero_grad` (the gradients gone).
+//! `generate()`: `load`, `prefill` (the prompt's cache and one layer's working set), `decode` (the
+//! cache grown to prompt + generated, the last position's logits, a step's transient). A serving
+//! engine: `load`, `profile` (its profiling run's peak), `cuda_graphs`, `serving` (the KV pool).
+//!
+//! The peak is the phase with the most allocated (`peak`): which end of backward holds
+//! a training step's peak is what these phases give. Each phase's reserved memory adds the
+//! allocator's slack on what is live then, by the bill's rule (`SlackRule`); the bill's totals are
+//! its peak phase's.
+
+use super::bill::{slack_basis, to_bytes, Bill, Component, ComponentId, SlackRule, StepAmounts, Timeline, TotalKind};
+
+/// A moment of the step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseName {
+    Load,
+    Forward,
+    Loss,
+    Backward,
+    OptimizerStep,
+    ZeroGrad,
+    Prefill,
+    Decode,
+    Profile,
+    CudaGraphs,
+    Serving,
+}
+
+impl PhaseName {
+    /// The name in the JSON output and the CLI (a public contract).
+    pub fn id(self) -> &'static str {
+        match self {
+            PhaseName::Load => "load",
+            PhaseName::Forward => "forward",
+            PhaseName::Loss => "loss",
+            PhaseName::Backward => "backward",
+            PhaseName::OptimizerStep => "optimizer_step",
+            PhaseName::ZeroGrad => "zero_grad",
+            PhaseName::Prefill => "prefill",
+            PhaseName::Decode => "decode",
+            PhaseName::Profile => "profile",
+            PhaseName::CudaGraphs => "cuda_graphs",
+            PhaseName::Serving => "serving",
+        }
+    }
+}
+
+/// What is live in one phase: bytes per component (those with none left out), in bill order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    pub name: PhaseName,
+    pub components: Vec<(ComponentId, u64)>,
+}
+
+impl Phase {
+    pub fn bytes(&self, id: ComponentId) -> u64 {
+        self.components.iter().filter(|(c, _)| *c == id).map(|(_, b)| *b).sum()
+    }
+
+    /// What `torch.cuda.memory_allocated()`, `memory_reserved()` and nvidia-smi would read then.
+    pub fn total(&self, kind: TotalKind) -> u64 {
+        let rank = |k: TotalKind| match k {
+            TotalKind::Allocated => 0,
+            TotalKind::Reserved => 1,
+            TotalKind::Device => 2,
+        };
+        self.components
+            .iter()
+            .filter(|(c, _)| rank(c.layer()) <= rank(kind))
+            .map(|(_, b)| *b)
+            .fold(0, u64::saturating_add)
+    }
+}
+
+/// A phase's slack when an earlier phase reserved `reserved_before`: its own `slack` on what is live,
+/// or, when that reaches less, what keeps the reserved memory where it was.
+pub fn slack_kept(reserved_before: f64, allocated: f64, slack: f64) -> f64 {
+    if allocated + slack >= reserved_before {
+        slack
+    } else {
+        reserved_before - allocated
+    }
+}
+
+/// Lines that stay through a training step (weights, adapters, master copy, states, what the drill
+/// keeps) and the device-level ones (outside the allocator).
+fn stays(id: ComponentId) -> bool {
+    use ComponentId::*;
+    matches!(id, Weights | AdapterWeights | MasterWeights | Optimizer | Fp32Module | EvalGraph | KeptTensors)
+        || matches!(id.layer(), TotalKind::Device)
+        || id == CudaGraphs
+}
+
+/// The allocated tensors live in a training phase, from the bill's lines and the step's amounts.
+pub fn training_live(name: PhaseName, lines: &[Component], step: &StepAmounts) -> Vec<(ComponentId, f64)> {
+    use ComponentId::*;
+    let in_forward = |id: ComponentId| matches!(id, Activations | VisionActivations | GatheredLayer | DequantBuffer);
+    let mut live: Vec<(ComponentId, f64)> = lines
+        .iter()
+        .filter(|c| c.id.layer() == TotalKind::Allocated && c.bytes > 0)
+        .filter(|c| match name {
+            PhaseName::Forward => stays(c.id) || in_forward(c.id),
+            PhaseName::Loss => stays(c.id) || in_forward(c.id) || c.id == Logits,
+            PhaseName::Backward => stays(c.id) || in_forward(c.id) || matches!(c.id, Logits | ZeroBuckets),
+            PhaseName::OptimizerStep => stays(c.id) || c.id == DequantBuffer,
+            _ => stays(c.id),
+        })
+        .map(|c| (c.id, c.bytes as f64))
+        .collect();
+    match name {
+        PhaseName::Backward => live.push((Gradients, step.at_start_gradients as f64)),
+        PhaseName::OptimizerStep => {
+            live.push((Gradients, step.all_gradients as f64));
+            live.push((OptimizerStep, step.temporaries as f64));
+        }
+        _ => {}
+    }
+    live
+}
+
+/// The phases of `bill`, in time order.
+pub fn of(bill: &Bill) -> Vec<Phase> {
+    let lines = &bill.components;
+    let outside: Vec<(ComponentId, u64)> = lines
+        .iter()
+        .filter(|c| matches!(c.id.layer(), TotalKind::Device) || c.id == ComponentId::CudaGraphs)
+        .filter(|c| c.bytes > 0)
+        .map(|c| (c.id, c.bytes))
+        .collect();
+    // Each phase's reserved memory: its live tensors and the slack on them, but never less than
+    // what an earlier phase reserved (the caching allocator keeps its segments).
+    let with_slack = |steps: Vec<(PhaseName, Vec<(ComponentId, f64)>)>, rule: &SlackRule| -> Vec<Phase> {
+        let mut reserved_so_far = 0.0f64;
+        steps
+            .into_iter()
+            .map(|(name, live)| {
+                let allocated: f64 = live.iter().map(|(_, b)| b).sum();
+                let slack = slack_kept(reserved_so_far, allocated, rule.bytes(slack_basis(live.iter().copied())));
+                reserved_so_far = reserved_so_far.max(allocated + slack);
+                let mut components: Vec<(ComponentId, u64)> =
+                    live.into_iter().filter(|(_, b)| *b > 0.0).map(|(id, b)| (id, to_bytes(b))).collect();
+                components.push((ComponentId::AllocatorSlack, to_bytes(slack)));
+                components
+                    .extend(outside.iter().filter(|(id, _)| *id != ComponentId::CudaGraphs || name != PhaseName::Load));
+                components.sort_by_key(|(id, _)| ComponentId::ALL.iter().position(|c| c == id));
+                Phase { name, components }
+            })
+            .collect()
+    };
+    match &bill.timeline {
+        Timeline::Training(step) => with_slack(
+            [
+                PhaseName::Load,
+                PhaseName::Forward,
+                PhaseName::Loss,
+                PhaseName::Backward,
+                PhaseName::OptimizerStep,
+                PhaseName::ZeroGrad,
+            ]
+            .into_iter()
+            .map(|name| (name, training_live(name, lines, step)))
+            .collect(),
+            &step.slack,
+        ),
+        Timeline::Generate { kv_generated, prefill_peak, decode_transient, slack } => {
+            with_slack(generate_steps(lines, *kv_generated, *prefill_peak, *decode_transient), slack)
+        }
+        Timeline::Engine => engine_phases(lines),
+    }
+}
+
+/// The phase whose allocated total is the largest — of equals, the one that reserves more, then the
+/// last (the loss and backward's start hold the same when nothing has a gradient yet): the bill's
+/// peak (a serving engine's pool adds to what its profiling run allocated).
+pub fn peak(phases: &[Phase]) -> Option<&Phase> {
+    let key = |p: &Phase| (p.total(TotalKind::Allocated), p.total(TotalKind::Device));
+    phases.iter().fold(None, |best: Option<&Phase>, p| match best {
+        Some(b) if key(b) > key(p) => Some(b),
+        _ => Some(p),
+    })
+}
+
+/// `generate()`'s moments and what is live in each: the load, the prefill (the prompt's cache and
+/// one layer's working set) and, when tokens are generated, the decode (the whole cache, the last
+/// position's logits, a step's transient).
+fn generate_steps(
+    lines: &[Component],
+    kv_generated: f64,
+    prefill_peak: f64,
+    decode_transient: f64,
+) -> Vec<(PhaseName, Vec<(ComponentId, f64)>)> {
+    let allocated = |id: ComponentId| lines.iter().find(|c| c.id == id).map_or(0.0, |c| c.bytes as f64);
+    let kv = allocated(ComponentId::KvCache);
+    let load: Vec<(ComponentId, f64)> = lines
+        .iter()
+        .filter(|c| c.id.layer() == TotalKind::Allocated && stays(c.id))
+        .map(|c| (c.id, c.bytes as f64))
+        .collect();
+    let mut running = load.clone();
+    running.push((ComponentId::DequantBuffer, allocated(ComponentId::DequantBuffer)));
+    running.push((ComponentId::VisionActivations, allocated(ComponentId::VisionActivations)));
+    let mut prefill = running.clone();
+    prefill.push((ComponentId::KvCache, kv - kv_generated));
+    prefill.push((ComponentId::Activations, prefill_peak));
+    let mut steps = vec![(PhaseName::Load, load)];
+    if kv_generated > 0.0 || decode_transient > 0.0 {
+        let mut decode = running;
+        decode.push((ComponentId::KvCache, kv));
+        decode.push((ComponentId::Logits, allocated(ComponentId::Logits)));
+        decode.push((ComponentId::Activations, decode_transient));
+        steps.push((PhaseName::Prefill, prefill));
+        steps.push((PhaseName::Decode, decode));
+    } else {
+        // Nothing is generated: the prompt's last logits close the prefill.
+        prefill.push((ComponentId::Logits, allocated(ComponentId::Logits)));
+        steps.push((PhaseName::Prefill, prefill));
+    }
+    steps
+}
+
+/// A serving engine's start-up: loading, its profiling run, capturing CUDA graphs, then serving
+/// with the pool (every line of its bill).
+fn engine_phases(lines: &[Component]) -> Vec<Phase> {
+    let keep = |ids: &[ComponentId]| -> Vec<(ComponentId, u64)> {
+        lines.iter().filter(|c| ids.contains(&c.id) && c.bytes > 0).map(|c| (c.id, c.bytes)).collect()
+    };
+    use ComponentId::*;
+    let load = [Weights, NonTorch, CudaContext, ZombieProcess];
+    let phase = |name, ids: &[ComponentId]| Phase { name, components: keep(ids) };
+    vec![
+        phase(PhaseName::Load, &load),
+        phase(PhaseName::Profile, &[Weights, Activations, NonTorch, CudaContext, ZombieProcess]),
+        phase(PhaseName::CudaGraphs, &[Weights, CudaGraphs, NonTorch, CudaContext, ZombieProcess]),
+        Phase {
+            name: PhaseName::Serving,
+            components: lines.iter().filter(|c| c.bytes > 0).map(|c| (c.id, c.bytes)).collect(),
+        },
+    ]
+}
