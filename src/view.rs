@@ -22,6 +22,8 @@ pub struct View {
     pub oom: Option<Reading>,
     /// `view=selftest`: the chapter's self-test instead of the calculator.
     pub selftest: bool,
+    /// `view=timeline`: the step's memory over its phases alone (a chapter page's picture).
+    pub timeline: bool,
     /// `q=1…7`: one question of the self-test alone (a chapter embeds it beside its paragraph).
     pub question: Option<u8>,
     pub errors: Vec<Problem>,
@@ -63,12 +65,13 @@ pub fn read(ui: &[(String, String)]) -> View {
             None
         })
     });
-    let selftest = match get("view") {
-        None | Some("calculator") => false,
-        Some("selftest") => true,
+    let (selftest, timeline) = match get("view") {
+        None | Some("calculator") => (false, false),
+        Some("selftest") => (true, false),
+        Some("timeline") => (false, true),
         Some(v) => {
-            errors.push(problem("view", v, &["calculator", "selftest"]));
-            false
+            errors.push(problem("view", v, &["calculator", "selftest", "timeline"]));
+            (false, false)
         }
     };
     let question = get("q").and_then(|v| match v.parse::<u8>() {
@@ -78,7 +81,7 @@ pub fn read(ui: &[(String, String)]) -> View {
             None
         }
     });
-    View { lang, unit, embed: get("embed") == Some("1"), tree, oom, selftest, question, errors }
+    View { lang, unit, embed: get("embed") == Some("1"), tree, oom, selftest, timeline, question, errors }
 }
 
 #[cfg(test)]
@@ -115,6 +118,7 @@ mod tests {
 
     #[test]
     fn defaults_and_last_occurrence() {
+        assert!(read(&ui(&[("view", "timeline")])).timeline);
         let v = read(&ui(&[("unit", "gb"), ("unit", "gib"), ("embed", "1")]));
         assert_eq!((v.unit, v.embed, v.lang, v.tree), (crate::ledger::units::Unit::GiB, true, None, None));
         assert!(v.errors.is_empty());

@@ -17,7 +17,7 @@ fn mount(query: &str, lang: Lang) -> web_sys::Element {
     document.body().expect("a body").append_child(&root).expect("appended");
     yew::Renderer::<App>::with_root_and_props(
         root.clone(),
-        AppProps { query: query.into(), browser_lang: lang, base: String::new() },
+        AppProps { query: query.into(), browser_lang: lang, base: String::new(), above_the_fold: false },
     )
     .render();
     root

@@ -1,6 +1,6 @@
 //! Charts, drawn with plotters' SVG backend: the stacked memory bars against the GPU's capacity
-//! with the chapter's 80 % line ([`stacked_bars`]) and the serving planner's requests-at-once
-//! curve ([`concurrency`]). Each is a function from data to a [`Chart`]: the picture as
+//! with the chapter's 80 % line ([`stacked_bars`]), the serving planner's requests-at-once
+//! curve ([`concurrency`]) and the step's memory over its phases ([`timeline`]). Each is a function from data to a [`Chart`]: the picture as
 //! [`Markup`] (plotters escapes every text it writes) and its hover targets as data — a rectangle
 //! or a point in the picture's pixels with the text it shows — which the page draws as focusable
 //! elements over the picture. Pure, so it is tested natively and the page's server-side render
@@ -11,9 +11,11 @@
 
 mod bars;
 mod concurrency;
+mod timeline;
 
 pub use bars::{stacked_bars, Bar, ChartText};
 pub use concurrency::{concurrency, tokens_label, CurveText};
+pub use timeline::{timeline, TimelineText};
 
 use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::Ranged;

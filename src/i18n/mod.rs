@@ -59,6 +59,10 @@ impl Lang {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Text {
     EngineHf,
+    TimelineTitle,
+    TimelineHint,
+    PeakPhase,
+    PhaseTotal,
     EngineDefault,
     PlannerTitle,
     PlannerHint,
@@ -118,6 +122,7 @@ pub enum Text {
     CopyEmbed,
     CopyMarkdown,
     DownloadSvg,
+    DownloadTimelineSvg,
     Total,
     BringModel,
     PasteConfig,
@@ -181,6 +186,13 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
     use Text::*;
     match t {
         EngineHf => ("HF generate()", "HF generate()"),
+        TimelineTitle => ("Memory through the step", "一步之中的显存"),
+        TimelineHint => (
+            "What is live at each moment of the step, stacked as in the bars; the marked moment is the peak, whose totals are the bill's. Hover or focus a moment for what is live then.",
+            "这一步里每个时刻还活着的张量,按堆叠图的顺序叠起来;标出的时刻就是峰值,账单的三个总数就是它的。悬停或聚焦某个时刻可看当时的组成。",
+        ),
+        PeakPhase => ("The peak is at", "峰值出现在"),
+        PhaseTotal => ("on the device", "整卡"),
         EngineDefault => ("engine default", "引擎默认"),
         PlannerTitle => ("How many users, at what context", "多少个用户、多长的上下文"),
         PlannerHint => ("Requests that fit at once against the context per request, on this card with this engine. The dot is your batch at your context; each lever changes one setting and shows what it buys.", "在这张卡、这个引擎下,同时能容纳的请求数随每请求上下文长度的变化。圆点是你的并发数与上下文;每个杠杆只改一个设置,并给出它带来的变化。"),
@@ -240,6 +252,7 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         CopyEmbed => ("Copy embed code", "复制嵌入代码"),
         CopyMarkdown => ("Copy as Markdown", "复制为 Markdown 表格"),
         DownloadSvg => ("Download chart (SVG)", "下载图表 SVG"),
+        DownloadTimelineSvg => ("Download the step's timeline (SVG)", "下载一步之中的显存图 SVG"),
         Total => ("Total (device)", "合计(整卡占用)"),
         BringModel => ("Bring your own model (config.json)", "导入自己的模型(config.json)"),
         PasteConfig => ("Paste a config.json, or drop the file here", "粘贴 config.json,或把文件拖到这里"),
@@ -314,6 +327,27 @@ pub fn pick(lang: Lang, (en, zh): (&'static str, &'static str)) -> &'static str 
 /// The control label of a scenario key (every key has one, so a new key needs its two labels).
 pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
     pick(lang, k.def().label)
+}
+
+/// A moment of the step, in words.
+pub fn phase(lang: Lang, p: crate::ledger::phases::PhaseName) -> &'static str {
+    use crate::ledger::phases::PhaseName::*;
+    pick(
+        lang,
+        match p {
+            Load => ("load", "加载"),
+            Forward => ("forward", "前向"),
+            Loss => ("loss", "损失"),
+            Backward => ("backward's start", "反向开始"),
+            OptimizerStep => ("optimizer step", "优化器步"),
+            ZeroGrad => ("zero_grad", "梯度清零"),
+            Prefill => ("prefill", "预填充"),
+            Decode => ("decode", "解码"),
+            Profile => ("profiling run", "预分析运行"),
+            CudaGraphs => ("CUDA graphs", "CUDA graphs 捕获"),
+            Serving => ("serving", "服务"),
+        },
+    )
 }
 
 pub fn verdict(lang: Lang, v: Verdict) -> &'static str {

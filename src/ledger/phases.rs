@@ -142,12 +142,18 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
                 let allocated: f64 = live.iter().map(|(_, b)| b).sum();
                 let slack = slack_kept(reserved_so_far, allocated, rule.bytes(slack_basis(live.iter().copied())));
                 reserved_so_far = reserved_so_far.max(allocated + slack);
-                let mut components: Vec<(ComponentId, u64)> =
-                    live.into_iter().filter(|(_, b)| *b > 0.0).map(|(id, b)| (id, to_bytes(b))).collect();
-                components.push((ComponentId::AllocatorSlack, to_bytes(slack)));
-                components
-                    .extend(outside.iter().filter(|(id, _)| *id != ComponentId::CudaGraphs || name != PhaseName::Load));
-                components.sort_by_key(|(id, _)| ComponentId::ALL.iter().position(|c| c == id));
+                // In bill order: the live tensors, the slack, what is outside the allocator.
+                let bytes = |id: ComponentId| -> u64 {
+                    match id {
+                        ComponentId::AllocatorSlack => to_bytes(slack),
+                        ComponentId::CudaGraphs if name == PhaseName::Load => 0,
+                        _ if id.layer() == TotalKind::Allocated => {
+                            to_bytes(live.iter().filter(|(c, _)| *c == id).map(|(_, b)| b).sum())
+                        }
+                        _ => outside.iter().filter(|(c, _)| *c == id).map(|(_, b)| *b).sum(),
+                    }
+                };
+                let components = ComponentId::ALL.iter().map(|&id| (id, bytes(id))).filter(|(_, b)| *b > 0).collect();
                 Phase { name, components }
             })
             .collect()

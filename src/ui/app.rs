@@ -11,9 +11,9 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, planner, render_bars,
-    render_chart, self_test, speed_card, switches, verdict_card, Controls, ModelImport, OomTreeProps, PlannerData,
-    Share,
+    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_bars,
+    render_chart, render_timeline, self_test, speed_card, switches, timeline_view, verdict_card, Controls, ModelImport,
+    OomTreeProps, PlannerData, Share,
 };
 use super::embed;
 use super::state::{Action, CalcState, Same};
@@ -34,6 +34,10 @@ pub struct AppProps {
     pub browser_lang: Lang,
     /// The page's address without its query: links are `{base}?{query}` (relative when empty).
     pub base: String,
+    /// Only what the first screen shows (the header, the controls, the verdict, the charts, what
+    /// fits): the build's prerendered page, which the app then completes.
+    #[prop_or_default]
+    pub above_the_fold: bool,
 }
 
 /// Writes the state into the address bar with `replaceState` (never `pushState`: inside a course
@@ -195,6 +199,11 @@ pub fn app(props: &AppProps) -> Html {
     let chart = use_memo((lang, Same(bill.clone()), drawn), |(lang, bill, (gpus, before))| {
         render_chart(*lang, &bill.0, *gpus, before.as_ref().map(|b| &*b.0))
     });
+    let timeline = use_memo((lang, Same(bill.clone())), |(lang, bill)| {
+        let (chart, peak) = render_timeline(*lang, &bill.0);
+        (Rc::new(chart), peak)
+    });
+    let (timeline_chart, peak) = (&timeline.0, timeline.1);
     let header = |title: Text, tagline: Text| {
         let s = state.clone();
         let on_lang = Callback::from(move |l| s.dispatch(Action::SetLang(l)));
@@ -232,7 +241,18 @@ pub fn app(props: &AppProps) -> Html {
             </div>
         };
     }
-    let full_query = CalcState { embed: false, ..(*state).clone() }.share_query(props.browser_lang);
+    let full_query = CalcState { embed: false, timeline: false, ..(*state).clone() }.share_query(props.browser_lang);
+    if state.timeline {
+        // The picture alone, for a chapter page (embedded, it posts its height as the calculator does).
+        return html! {
+            <div class={classes!("app", state.embed.then_some("embed"))} data-testid="timeline-page">
+                { notices }
+                <p class="scenario-line" data-testid="scenario">{ crate::i18n::scenario_line(lang, scenario) }</p>
+                { timeline_view(lang, timeline_chart, peak) }
+                <p class="open-full"><a href={with_base(&full_query)} data-testid="open-full" target="_blank" rel="noopener">{ text(lang, Text::OpenFull) }</a></p>
+            </div>
+        };
+    }
     if state.embed {
         return html! {
             <div class="app embed" data-testid="embed">
@@ -270,30 +290,36 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
+                        { timeline_view(lang, timeline_chart, peak) }
                         { planner_view }
                         { what_fits(lang, *fits, (*speed_card_html).clone()) }
                     </div>
                 </div>
-                { ledger_table(lang, state.unit, &bill) }
-                { measured_compare(lang, state.unit, &bill, &state.report,
-                    { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
-                    { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }) }
-                { oom_tree(&OomTreeProps {
-                    lang, scenario: scenario.clone(), selected: state.tree, pasted: state.pasted.clone(),
-                    onselect: { let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) },
-                    onapply: { let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) },
-                    onpaste: { let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) },
-                    typed_error: state.typed_error,
-                    onerror: { let s = state.clone(); Callback::from(move |e| s.dispatch(Action::TypedError(e))) },
-                    onset, found: tree_found, diagram: tree_diagram,
-                }) }
-                { export(lang, state.unit, scenario, &bill, gpus_drawn) }
-                <Share lang={lang} url={with_base(&query)} embed_code={embed::embed_code(&embed_src)} />
+                // What index.html prerenders stops here (`above_the_fold`): the rest comes with the app.
+                if !props.above_the_fold {
+                    { ledger_table(lang, state.unit, &bill, peak_line(lang, peak)) }
+                    { measured_compare(lang, state.unit, &bill, &state.report,
+                        { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
+                        { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }) }
+                    { oom_tree(&OomTreeProps {
+                        lang, scenario: scenario.clone(), selected: state.tree, pasted: state.pasted.clone(),
+                        onselect: { let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) },
+                        onapply: { let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) },
+                        onpaste: { let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) },
+                        typed_error: state.typed_error,
+                        onerror: { let s = state.clone(); Callback::from(move |e| s.dispatch(Action::TypedError(e))) },
+                        onset, found: tree_found, diagram: tree_diagram,
+                    }) }
+                    { export(lang, state.unit, scenario, &bill, gpus_drawn) }
+                    <Share lang={lang} url={with_base(&query)} embed_code={embed::embed_code(&embed_src)} />
+                }
             </main>
-            <footer class="app-footer">
-                { text(lang, Text::Footer) }{ " · " }
-                <a href={with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))} data-testid="to-selftest">{ text(lang, Text::SelfTest) }</a>
-            </footer>
+            if !props.above_the_fold {
+                <footer class="app-footer">
+                    { text(lang, Text::Footer) }{ " · " }
+                    <a href={with_base(&CalcState { selftest: true, ..(*state).clone() }.share_query(props.browser_lang))} data-testid="to-selftest">{ text(lang, Text::SelfTest) }</a>
+                </footer>
+            }
         </div>
     }
 }

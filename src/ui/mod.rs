@@ -40,19 +40,20 @@ pub fn start() {
 /// wasm loaded (#boot), so the browser never paints a frame without either.
 #[cfg(target_arch = "wasm32")]
 fn mount() {
-    let props = AppProps { query: location_query(), browser_lang: browser_lang(), base: page_base() };
+    let props =
+        AppProps { query: location_query(), browser_lang: browser_lang(), base: page_base(), above_the_fold: false };
     if let Some(boot) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot")) {
         boot.remove();
     }
     yew::Renderer::<App>::with_props(props).render();
 }
 
-/// The page as the app renders it with no query and `lang`, before any wasm runs: yew's server
-/// renderer on the host (`vram-ledger-web --prerender`). Links in it are relative (`?view=…`), as
-/// the page's own address is not known yet.
+/// The default page's first screen as the app renders it with no query and `lang`, before any wasm
+/// runs: yew's server renderer on the host (`vram-ledger-web --prerender`). Links in it are
+/// relative (`?view=…`), as the page's own address is not known yet.
 #[cfg(feature = "prerender")]
 pub fn prerender(lang: Lang) -> String {
-    let props = AppProps { query: String::new(), browser_lang: lang, base: String::new() };
+    let props = AppProps { query: String::new(), browser_lang: lang, base: String::new(), above_the_fold: true };
     futures::executor::block_on(yew::ServerRenderer::<App>::with_props(move || props).hydratable(false).render())
 }
 

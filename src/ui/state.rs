@@ -38,6 +38,8 @@ pub struct CalcState {
     pub embed: bool,
     /// `view=selftest`: the chapter's self-test; `q=N`: its question N alone.
     pub selftest: bool,
+    /// `view=timeline`: the step's memory over its phases alone.
+    pub timeline: bool,
     pub question: Option<u8>,
     /// Problems found in the link the page was opened with, or in a typed value.
     pub errors: Vec<Problem>,
@@ -92,6 +94,7 @@ impl CalcState {
             unit: v.unit,
             embed: v.embed,
             selftest: v.selftest,
+            timeline: v.timeline,
             question: v.question,
             errors,
             warnings: parsed.warnings,
@@ -114,6 +117,9 @@ impl CalcState {
         }
         if self.embed {
             ui.push(("embed", "1"));
+        }
+        if self.timeline {
+            ui.push(("view", "timeline"));
         }
         if self.selftest {
             ui.push(("view", "selftest"));

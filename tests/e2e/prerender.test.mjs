@@ -1,7 +1,8 @@
-// The result before the wasm: the default page is in index.html as the app rendered it at build
-// time (tools/prerender.mjs), in the reader's language, and it is what the wasm then draws — the
-// verdict, the totals, the bars, the ledger, everything the page says. A link with a query paints
-// the frame instead.
+// The result before the wasm: the default page's first screen is in index.html as the app rendered
+// it at build time (tools/prerender.mjs), in the reader's language, and it is what the wasm then
+// draws — the header, the controls, the verdict, the totals, the bars, the step's timeline, what
+// fits; the app adds the sections below (the ledger, the tree, …). A link with a query paints the
+// frame instead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, serve, openPage, ready, shot } from './harness.mjs';
@@ -21,10 +22,6 @@ after(async () => {
 function seen(scope) {
   const q = (sel) => document.querySelector(`${scope} ${sel}`);
   const text = (sel) => q(sel)?.textContent ?? null;
-  // The page's text without the share section (its link and embed code name the page's own
-  // address, which only the browser knows) and without whitespace between elements.
-  const main = q('main').cloneNode(true);
-  main.querySelector('.share')?.remove();
   return {
     title: text('[data-testid="title"]'),
     scenario: text('[data-testid="scenario"]'),
@@ -33,9 +30,13 @@ function seen(scope) {
     chart: q('[data-testid="chart"] svg')?.outerHTML ?? null,
     targets: [...document.querySelectorAll(`${scope} [data-testid="chart"] .segment`)].map((r) =>
       [r.getAttribute('data-component'), r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('height'), r.textContent]),
-    ledger: text('[data-testid="ledger"]'),
+    timeline: q('[data-testid="timeline"] svg')?.outerHTML ?? null,
+    moments: [...document.querySelectorAll(`${scope} [data-testid="timeline"] .phase`)].map((r) => r.textContent),
+    peak: q('[data-testid="timeline-card"]')?.getAttribute('data-peak') ?? null,
     fits: text('[data-testid="what-fits"]'),
-    main: main.textContent.replace(/\s+/g, ' '),
+    // Everything the first screen says (the header, the controls and the results).
+    header: text('header').replace(/\s+/g, ' '),
+    screen: q('.layout').textContent.replace(/\s+/g, ' '),
   };
 }
 
@@ -58,6 +59,8 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     const drawn = await after.evaluate(seen, 'body');
     assert.ok(painted.totals.every((b) => Number(b) > 0), JSON.stringify(painted.totals));
     assert.ok(painted.targets.length >= 5, 'the segments are there');
+    assert.equal(painted.moments.length, 6, 'the step\'s six moments');
+    assert.equal(painted.peak, 'backward', 'the default LoRA step peaks at backward\'s start');
     assert.deepEqual(painted, drawn);
     assert.deepEqual(after.problems, []);
   });

@@ -47,10 +47,17 @@ pub fn export(lang: Lang, unit: Unit, scenario: &Scenario, bill: &Rc<Bill>, gpus
             let _ = download_svg(render_chart(lang, &bill, gpus, None).standalone_svg().as_str());
         })
     };
+    let on_timeline = {
+        let bill = bill.clone();
+        Callback::from(move |_| {
+            let _ = download_svg(super::render_timeline(lang, &bill).0.standalone_svg().as_str());
+        })
+    };
     html! {
         <div class="export">
             <button type="button" data-testid="copy-markdown" onclick={on_copy}>{ text(lang, Text::CopyMarkdown) }</button>
             <button type="button" data-testid="download-svg" onclick={on_svg}>{ text(lang, Text::DownloadSvg) }</button>
+            <button type="button" data-testid="download-timeline-svg" onclick={on_timeline}>{ text(lang, Text::DownloadTimelineSvg) }</button>
         </div>
     }
 }

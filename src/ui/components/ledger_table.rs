@@ -7,8 +7,8 @@ use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::{fixed, format_bytes, Unit};
 
-/// The table of `bill`'s non-zero components.
-pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill) -> Html {
+/// The table of `bill`'s non-zero components, under the phase that holds the peak.
+pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill, peak: Html) -> Html {
     let device = bill.device_bytes().max(1) as f64;
     let row = |c: &crate::ledger::bill::Component| {
         html! {
@@ -24,6 +24,7 @@ pub fn ledger_table(lang: Lang, unit: Unit, bill: &Bill) -> Html {
     };
     html! {
         <div class="ledger-wrap">
+            { peak }
             <table class="ledger" data-testid="ledger">
                 <thead>
                     <tr>

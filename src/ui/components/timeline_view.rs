@@ -1,0 +1,64 @@
+//! The step's memory over its phases, under the bars: what is live at each moment, the peak marked.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::chart_view::ChartPicture;
+use crate::chart::{timeline, Chart, TimelineText};
+use crate::i18n::{self, text, Lang, Text};
+use crate::ledger::bill::{Bill, ComponentId};
+use crate::ledger::phases::{self, PhaseName};
+use crate::ledger::units::fixed;
+
+fn name_zh(id: ComponentId) -> String {
+    i18n::component(Lang::Zh, id).to_string()
+}
+
+fn name_en(id: ComponentId) -> String {
+    i18n::component(Lang::En, id).to_string()
+}
+
+/// The timeline of `bill` in the reader's language, and the name of its peak phase.
+pub fn render_timeline(lang: Lang, bill: &Bill) -> (Chart, Option<PhaseName>) {
+    let phases = phases::of(bill);
+    let peak = phases::peak(&phases).map(|p| p.name);
+    let peak_index = phases.iter().position(|p| Some(p.name) == peak);
+    let chart_text = TimelineText {
+        axis: text(lang, Text::ChartAxis).to_string(),
+        capacity: format!(
+            "{} {} GiB",
+            text(lang, Text::Capacity),
+            fixed(bill.gpu_bytes as f64 / (1u64 << 30) as f64, 1)
+        ),
+        margin_line: "80 %".to_string(),
+        phases: phases.iter().map(|p| i18n::phase(lang, p.name).to_string()).collect(),
+        peak: peak.map(|p| format!("{} {}", text(lang, Text::PeakPhase), i18n::phase(lang, p))).unwrap_or_default(),
+        component: if lang == Lang::Zh { name_zh } else { name_en },
+        total: text(lang, Text::PhaseTotal).to_string(),
+    };
+    (timeline(&phases, peak_index, bill.gpu_bytes, &chart_text, 640, 300), peak)
+}
+
+/// The timeline section.
+pub fn timeline_view(lang: Lang, chart: &Rc<Chart>, peak: Option<PhaseName>) -> Html {
+    html! {
+        <section class="chart-card timeline" data-testid="timeline-card" data-peak={peak.map(|p| p.id())}>
+            <h2>{ text(lang, Text::TimelineTitle) }</h2>
+            <p class="hint">{ text(lang, Text::TimelineHint) }</p>
+            <ChartPicture chart={chart.clone()} testid="timeline" detail_testid="timeline-detail" />
+        </section>
+    }
+}
+
+/// "The peak is at backward's start": which phase the bill's totals are.
+pub fn peak_line(lang: Lang, peak: Option<PhaseName>) -> Html {
+    match peak {
+        Some(p) => html! {
+            <p class="peak-phase" data-testid="peak-phase" data-phase={p.id()}>
+                { format!("{} {}", text(lang, Text::PeakPhase), i18n::phase(lang, p)) }
+            </p>
+        },
+        None => html! {},
+    }
+}
