@@ -8,7 +8,8 @@ use crate::ledger::bill::{Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::phases::{self, Phase};
 use crate::ledger::scenario::Scenario;
-use crate::ledger::units::{format_bytes, group, params_short, Unit};
+use crate::ledger::units::{format_bytes, group, human_bytes, params_short, Unit};
+use crate::validation::trace::{compare, Trace};
 
 /// `{"schema":1, "model":{"id","name","parameters","architecture"}, "allocated_bytes", "reserved_bytes",
 /// "device_bytes", "gpu", "fits", "verdict", "components":[{"id","bytes","formula","section"}], "notes"}`.
@@ -474,4 +475,103 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
         });
     }
     out
+}
+
+/// The `trace` object of `--trace FILE --json`: `{"format", "peak_bytes", "reserved_peak_bytes",
+/// "categories": {category: bytes at the measured peak}, "predicted": {component: bytes at the
+/// predicted peak}, "diverges_at"}` (the contract), and beside it `events`,
+/// `preexisting_bytes`, `peak_time_us`, `predicted_categories`, `largest_gap` and `by_phase`
+/// (`[{"name", "predicted_bytes", "measured_bytes"}]`). Without a bill the predicted parts are
+/// empty and `diverges_at` is null.
+pub fn trace_json(trace: &Trace, bill: Option<&Bill>) -> Value {
+    use crate::validation::trace::Category;
+    let by_category = |by: &[u64; 8]| -> serde_json::Map<String, Value> {
+        Category::ALL.iter().map(|c| (c.id().to_string(), json!(by[c.index()]))).collect()
+    };
+    let phases = bill.map(phases::of).unwrap_or_default();
+    let comparison = compare::compare(trace, &phases);
+    let predicted: serde_json::Map<String, Value> = phases::peak(&phases)
+        .map(|p| p.components.iter().map(|(id, b)| (id.id().to_string(), json!(b))).collect())
+        .unwrap_or_default();
+    let by_phase: Vec<Value> = comparison.iter().flat_map(|c| &c.measured_by_phase).map(|(name, predicted, measured)| {
+        json!({"name": name.id(), "predicted_bytes": predicted, "measured_bytes": measured})
+    }).collect();
+    json!({
+        "format": trace.format.id(),
+        "peak_bytes": trace.peak_bytes,
+        "reserved_peak_bytes": trace.reserved_peak_bytes,
+        "categories": by_category(&trace.categories),
+        "predicted": predicted,
+        "diverges_at": comparison.as_ref().map(|c| c.diverges_at.id()),
+        "events": trace.events,
+        "preexisting_bytes": trace.preexisting_bytes,
+        "peak_time_us": trace.peak_time_us,
+        "predicted_categories": comparison.as_ref().map(|c| Value::Object(by_category(&c.predicted))),
+        "largest_gap": comparison.as_ref().map(|c| c.largest_gap.id()),
+        "by_phase": by_phase,
+    })
+}
+
+/// `--trace FILE ['QUERY']` for people: the trace's peak, its categories beside the predicted
+/// ones, the phases with both curves, and where they part.
+pub fn trace_text(trace: &Trace, bill: Option<&Bill>, unit: Unit) -> String {
+    use crate::validation::trace::Category;
+    let b = |x: u64| if unit == Unit::GB { format_bytes(x, unit) } else { human_bytes(x as f64) };
+    let mut out = format!(
+        "trace: {} · {} {} · peak allocated {} at {:.1} ms",
+        trace.format.id(),
+        group(trace.events as u64),
+        if trace.events == 1 { "event" } else { "events" },
+        b(trace.peak_bytes),
+        trace.peak_time_us as f64 / 1000.0
+    );
+    if let Some(r) = trace.reserved_peak_bytes {
+        out.push_str(&format!(" · peak reserved {}", b(r)));
+    }
+    out.push('\n');
+    if trace.preexisting_bytes > 0 {
+        out.push_str(&format!("live before the first recorded event: {} (unknown)\n", b(trace.preexisting_bytes)));
+    }
+    let phases = bill.map(phases::of).unwrap_or_default();
+    let comparison = compare::compare(trace, &phases);
+    out.push_str(&format!("\n{:<16} {:>14} {:>14} {:>14}\n", "category", "measured", "predicted", "difference"));
+    for c in Category::ALL {
+        let m = trace.categories[c.index()];
+        let p = comparison.as_ref().map(|x| x.predicted[c.index()]);
+        if m == 0 && p.unwrap_or(0) == 0 {
+            continue;
+        }
+        let diff = p.map_or(String::new(), |p| signed_bytes(m as i128 - p as i128, unit));
+        out.push_str(&format!("{:<16} {:>14} {:>14} {:>14}\n", c.id(), b(m), p.map_or("—".into(), b), diff));
+    }
+    let Some(c) = comparison else {
+        out.push_str("\n(give QUERY, the run's configuration, to lay the trace over the ledger's phases)\n");
+        return out;
+    };
+    out.push_str(&format!("\n{:<16} {:>14} {:>14}\n", "phase", "predicted", "measured"));
+    for (name, predicted, measured) in &c.measured_by_phase {
+        let mark = if *name == c.peak_phase { "  ← predicted peak" } else { "" };
+        out.push_str(&format!(
+            "{:<16} {:>14} {:>14}{mark}\n",
+            name.id(),
+            b(*predicted),
+            measured.map_or("—".into(), b)
+        ));
+    }
+    out.push_str(&format!(
+        "\nthey part most at: {} · the category furthest from the ledger at the peak: {}\n",
+        c.diverges_at.id(),
+        c.largest_gap.id()
+    ));
+    out
+}
+
+fn signed_bytes(d: i128, unit: Unit) -> String {
+    let magnitude = u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX);
+    let magnitude = if unit == Unit::GB { format_bytes(magnitude, unit) } else { human_bytes(magnitude as f64) };
+    if d < 0 {
+        format!("−{magnitude}")
+    } else {
+        format!("+{magnitude}")
+    }
 }

@@ -23,6 +23,7 @@ It depends on torch only.
     print(report.json())          # call before optimizer.zero_grad()
 
     python tools/mem_report.py --demo      # a tiny random model, one step, on CUDA if present
+    python tools/mem_report.py --timeline step.json   # the same step's profiler memory timeline
 """
 
 import argparse
@@ -154,8 +155,10 @@ class _Block(torch.nn.Module):
         return x + self.down(torch.nn.functional.silu(self.gate(n)) * self.up(n))
 
 
-def demo(device, layers=2, hidden=256, heads=4, ffn=688, vocab=1000, seq=128, batch=2):
-    """One AdamW step of a tiny random decoder; returns the report as a dict."""
+def demo(device, layers=2, hidden=256, heads=4, ffn=688, vocab=1000, seq=128, batch=2, timeline=None):
+    """One AdamW step of a tiny random decoder; returns the report as a dict. With `timeline` (a
+    path ending .json, .json.gz or .raw.json.gz), the step runs under torch.profiler with memory
+    profiling and its memory timeline is written there: the format `vram-ledger --trace` reads."""
     torch.manual_seed(0)
     embed = torch.nn.Embedding(vocab, hidden)
     blocks = torch.nn.ModuleList(_Block(hidden, heads, ffn) for _ in range(layers))
@@ -168,7 +171,8 @@ def demo(device, layers=2, hidden=256, heads=4, ffn=688, vocab=1000, seq=128, ba
         f"&ffn={ffn}&vocab={vocab}&tied=0&method=full&precision=fp32&gc=0&seq={seq}&batch={batch}"
     )
     report = MemReport(model, optimizer, query=query)
-    with report.step():
+
+    def step():
         x = model["embed"](tokens)
         for block in model["blocks"]:
             x = block(x)
@@ -176,6 +180,20 @@ def demo(device, layers=2, hidden=256, heads=4, ffn=688, vocab=1000, seq=128, ba
         loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, vocab), tokens[:, 1:].reshape(-1))
         loss.backward()
         optimizer.step()
+
+    profiler = contextlib.nullcontext()
+    if timeline:
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if str(device).startswith("cuda"):
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        profiler = torch.profiler.profile(
+            activities=activities, profile_memory=True, record_shapes=True, with_stack=True
+        )
+    with profiler as prof, report.step():
+        step()
+    if timeline:
+        where = "cuda:0" if str(device).startswith("cuda") else "cpu"
+        prof.export_memory_timeline(timeline, device=where)
     return report.as_dict()
 
 
@@ -183,11 +201,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--demo", action="store_true", help="measure one step of a tiny random model")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument(
+        "--timeline",
+        metavar="OUT",
+        help="also record the demo's step with torch.profiler and write its memory timeline to OUT "
+        "(.json, .json.gz or .raw.json.gz): `vram-ledger --trace OUT 'QUERY'` lays it over the ledger",
+    )
     args = parser.parse_args(argv)
-    if not args.demo:
+    if not args.demo and not args.timeline:
         parser.print_help()
         return 2
-    print(json.dumps(demo(args.device)))
+    print(json.dumps(demo(args.device, timeline=args.timeline)))
     return 0
 
 

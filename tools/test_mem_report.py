@@ -30,6 +30,24 @@ class DemoStep(unittest.TestCase):
         self.assertIsNone(b["peak_allocated"])
         self.assertEqual(report["tool"], "vram-ledger/mem_report")
 
+    def test_the_timeline_is_the_layout_the_trace_reader_reads(self):
+        import json
+        import os
+        import tempfile
+
+        import mem_report
+
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "step.json")
+            report = mem_report.demo("cpu", timeline=out)
+            with open(out) as f:
+                times, sizes = json.load(f)
+        self.assertEqual(len(times), len(sizes))
+        # A leading 0 column, then the profiler's eight categories.
+        self.assertTrue(all(len(row) == 9 and row[0] == 0 for row in sizes))
+        # The parameters (column 1) are on the device through the step.
+        self.assertEqual(max(row[1] for row in sizes), report["bytes"]["weights"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -33,6 +33,7 @@ macro_rules! outln {
 const USAGE: &str =
     "usage: vram-ledger [--json] [--card] [--fit] [--phases] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
        vram-ledger --diagnose FILE [--json] [--lang zh] ['QUERY']
+       vram-ledger --trace FILE [--json] [--gb] ['QUERY']
        vram-ledger --selftest [--lang zh] ['QUERY']
 
 QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&seq=4096&gpu=rtx4090'.
@@ -50,6 +51,10 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
   --diagnose FILE  read a pasted OOM error, nvidia-smi, memory_summary or engine log ('-' reads stdin)
              and place it on the decision tree; with QUERY (your configuration) the levers are
              ranked by what each saves for it
+  --trace FILE  read your run's memory trace — a snapshot pickle (torch.cuda.memory._dump_snapshot),
+             the profiler's export_memory_timeline JSON (.json, .json.gz, .raw.json.gz) or
+             tools/mem_report.py's JSON — and lay it over QUERY's phases: bytes per category at
+             the peak, measured beside predicted, and the phase where they part most
   --selftest the chapter's seven self-test questions, each answered with a demonstration on QUERY's
              scenario (two bills that differ in one key); q=N in QUERY prints question N alone
   --lang zh  the diagnosis or the self-test in Chinese (default English; --json carries both)
@@ -83,6 +88,7 @@ fn main() -> ExitCode {
     let mut queries = Vec::new();
     let mut config = None;
     let mut diagnose = None;
+    let mut trace = None;
     let mut selftest = false;
     let mut lang = vram_ledger::i18n::Lang::En;
     let mut args = std::env::args().skip(1);
@@ -99,6 +105,13 @@ fn main() -> ExitCode {
                 Some(path) => diagnose = Some(path),
                 None => {
                     eprintln!("error: --diagnose needs a file (or - for stdin)\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--trace" => match args.next() {
+                Some(path) => trace = Some(path),
+                None => {
+                    eprintln!("error: --trace needs a file (or - for stdin)\n\n{USAGE}");
                     return ExitCode::from(2);
                 }
             },
@@ -165,6 +178,9 @@ fn main() -> ExitCode {
     let given = queries.first().map_or("", String::as_str);
     if let Some(path) = diagnose {
         return diagnose_paste(&path, given, json, lang);
+    }
+    if let Some(path) = trace {
+        return read_trace(&path, given, json, unit);
     }
     if selftest {
         return print_selftest(given, lang);
@@ -289,6 +305,95 @@ fn diagnose_paste(path: &str, given: &str, json: bool, lang: vram_ledger::i18n::
     ExitCode::SUCCESS
 }
 
+/// `--trace FILE ['QUERY']`: the trace read (gunzipped when it is gzip) and laid over QUERY's
+/// phases; without QUERY, a mem_report's own query is used when it has one. Exit 2 when the file
+/// cannot be read or is not a trace, or QUERY is bad.
+fn read_trace(path: &str, given: &str, json: bool, unit: Unit) -> ExitCode {
+    use vram_ledger::validation::trace;
+    let bytes = match read_bounded(path, trace::MAX_TRACE_BYTES) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let t = match trace::read(&bytes) {
+        Ok(t) => t,
+        Err(m) => {
+            eprintln!("error: {}", plain(&m.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let own_query = if given.is_empty() && t.format == trace::TraceFormat::MemReport {
+        std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|text| vram_ledger::validation::parse_report(text).ok())
+            .and_then(|r| r.query)
+    } else {
+        None
+    };
+    let q = own_query.as_deref().unwrap_or(given);
+    let scenario = if q.is_empty() {
+        None
+    } else {
+        match scenario_or_report(q) {
+            Ok(s) => Some(s),
+            Err(code) => return code,
+        }
+    };
+    let bill = scenario.as_ref().map(estimate);
+    if json {
+        let mut v = match (&scenario, &bill) {
+            (Some(s), Some(b)) => report::to_json(s, b),
+            _ => serde_json::json!({"schema": 1}),
+        };
+        v["trace"] = report::trace_json(&t, bill.as_ref());
+        outln!("{v}");
+    } else {
+        out!("{}", report::trace_text(&t, bill.as_ref(), unit));
+    }
+    ExitCode::SUCCESS
+}
+
+/// A file's bytes (stdin for `-`), decompressed when it is gzip; more than `limit` is refused
+/// without reading further.
+fn read_bounded(path: &str, limit: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let source: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?)
+    };
+    let mut source = std::io::BufReader::new(source);
+    let gzip = std::io::BufRead::fill_buf(&mut source).map(|b| b.starts_with(&[0x1f, 0x8b])).unwrap_or(false);
+    let reader = gunzipped(source, gzip);
+    let mut bytes = Vec::new();
+    reader.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() > limit {
+        return Err(format!(
+            "{path} is larger than {} MiB{}: record fewer events (one step; _record_memory_history(max_entries=100000))",
+            limit >> 20,
+            if gzip { " decompressed" } else { "" }
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The bytes of `source`, gunzipped when `gzip` (flate2 is a native dependency only).
+#[cfg(not(target_arch = "wasm32"))]
+fn gunzipped(source: impl std::io::Read + 'static, gzip: bool) -> Box<dyn std::io::Read> {
+    if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(source))
+    } else {
+        Box::new(source)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn gunzipped(source: impl std::io::Read + 'static, _: bool) -> Box<dyn std::io::Read> {
+    Box::new(source)
+}
+
 /// `--config FILE 'QUERY'`: the link of the imported model (its notes and the link on stderr),
 /// then QUERY's keys, which win over the config's where both set one.
 fn custom_model_query(path: &str, given: &str) -> Result<String, String> {
@@ -337,7 +442,7 @@ Generated by `vram-ledger --keys`.\n\n| key | values | default | meaning |\n|---
     for k in query::KEYS.iter() {
         out.push_str(&format!("| `{}` | {} | {} | {} |\n", k.name, query::values_doc(k), k.doc.default, k.doc.meaning));
     }
-    out.push_str("\nKeys the web app reads (the CLI ignores them): `lang` (zh, en), `embed` (1), `tree` (a decision-tree node), `unit` (gib, gb), `oom` (the numbers read from a pasted OOM error, never its text), `view` (calculator, selftest: the chapter's seven self-test questions), `q` (1–7: one question of the self-test; `--selftest` reads it too).\n");
+    out.push_str("\nKeys the web app reads (the CLI ignores them): `lang` (zh, en), `embed` (1), `tree` (a decision-tree node), `unit` (gib, gb), `oom` (the numbers read from a pasted OOM error, never its text), `view` (calculator, selftest: the chapter's seven self-test questions, timeline: the step's memory over its phases alone), `q` (1–7: one question of the self-test; `--selftest` reads it too).\n");
     out
 }
 

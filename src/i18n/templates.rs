@@ -670,6 +670,40 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ReportBytes => ("field `bytes` is missing or not an object", "缺少字段 `bytes`,或它不是对象"),
         ReportField => ("field `bytes.{0}` must be a whole number of bytes", "字段 `bytes.{0}` 应为整数字节数"),
         ReportFieldOrNull => ("field `bytes.{0}` must be a whole number of bytes or null", "字段 `bytes.{0}` 应为整数字节数或 null"),
+        TraceTooLarge => (
+            "the trace is {0}; traces above {1} are refused (record fewer events: `_record_memory_history(max_entries=100000)`, or one step)",
+            "这份 trace 有 {0};超过 {1} 的不读(少记一些事件:`_record_memory_history(max_entries=100000)`,或只记一步)",
+        ),
+        TraceEmpty => ("the trace is empty", "trace 是空的"),
+        TraceGzipped => ("the trace is gzipped: decompress it first (`gunzip x.json.gz`)", "trace 是 gzip 压缩的:请先解压(`gunzip x.json.gz`)"),
+        TraceUnknown => (
+            "not a trace this reads: a memory snapshot pickle (`torch.cuda.memory._dump_snapshot`), the profiler's `export_memory_timeline` JSON, or tools/mem_report.py's JSON",
+            "不是能读的 trace:应为显存快照 pickle(`torch.cuda.memory._dump_snapshot`)、profiler 的 `export_memory_timeline` JSON,或 tools/mem_report.py 的 JSON",
+        ),
+        TraceNotUtf8 => ("the JSON is not UTF-8 text", "这份 JSON 不是 UTF-8 文本"),
+        TraceChromeTrace => (
+            "a Chrome trace (`export_chrome_trace`) has no memory by category: export the memory timeline instead (`prof.export_memory_timeline(\"x.json\")` with `profile_memory=True, record_shapes=True, with_stack=True`)",
+            "Chrome trace(`export_chrome_trace`)没有按类别的显存:请改导出显存时间线(`prof.export_memory_timeline(\"x.json\")`,并开 `profile_memory=True, record_shapes=True, with_stack=True`)",
+        ),
+        TraceBadRow => ("row {0} of the memory timeline has {1} sizes; torch writes 9 (a 0, then 8 categories)", "显存时间线第 {0} 行有 {1} 个数;torch 写的是 9 个(一个 0,再 8 个类别)"),
+        TraceRowsTimes => ("the memory timeline has not one row of sizes per time", "显存时间线的 sizes 行数与 times 个数不一致"),
+        TraceBadEvent => ("raw event {0} has {1} numbers; torch writes 4 (time, action, bytes, category)", "原始事件 {0} 有 {1} 个数;torch 写的是 4 个(时间、动作、字节、类别)"),
+        TraceBadCategory => ("raw event {0} has a category outside 0–7", "原始事件 {0} 的类别不在 0–7 之内"),
+        TraceBadTimeline => ("not a memory timeline: expected `{0}` at byte {1}", "不是显存时间线:第 {1} 字节处应为 `{0}`"),
+        TraceNoEvents => (
+            "the trace records no memory events (was `_record_memory_history()` called before the step?)",
+            "trace 里没有显存事件(是否在这一步之前调用了 `_record_memory_history()`?)",
+        ),
+        TraceRefusedGlobal => (
+            "refused: this pickle names code to run (a GLOBAL opcode); a memory snapshot holds only lists, dicts, strings and numbers",
+            "已拒绝:这个 pickle 要调用代码(GLOBAL 操作码);显存快照里只有列表、字典、字符串和数字",
+        ),
+        TracePickleOpcode => ("not a pickle this reads: opcode {0} out of place at byte {1}", "不是能读的 pickle:第 {1} 字节处的操作码 {0} 不合规则"),
+        TracePickleTruncated => ("the pickle ends too early (a partial download?)", "pickle 提前结束了(是否没有下载完整?)"),
+        TraceNotSnapshot => (
+            "a pickle, but not a memory snapshot: it has no `device_traces` (record with `torch.cuda.memory._record_memory_history()` and save with `_dump_snapshot`)",
+            "是 pickle,但不是显存快照:没有 `device_traces`(请用 `torch.cuda.memory._record_memory_history()` 记录、`_dump_snapshot` 保存)",
+        ),
         ArchAtLeastOne => ("`{0}` must be at least 1", "`{0}` 至少为 1"),
         ArchKvHeads => ("`kv_heads` ({0}) cannot exceed `heads` ({1})", "`kv_heads`({0})不能超过 `heads`({1})"),
         ArchActiveExperts => (

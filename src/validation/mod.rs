@@ -8,6 +8,7 @@ use crate::msg;
 // The measured set is read by the native CLI and tests only (TOML is not in the web bundle).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod accuracy;
+pub mod trace;
 
 use crate::ledger::bill::{Bill, ComponentId};
 
