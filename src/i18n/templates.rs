@@ -686,7 +686,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Chrome trace(`export_chrome_trace`)没有按类别的显存:请改导出显存时间线(`prof.export_memory_timeline(\"x.json\")`,并开 `profile_memory=True, record_shapes=True, with_stack=True`)",
         ),
         TraceBadRow => ("row {0} of the memory timeline has {1} sizes; torch writes 9 (a 0, then 8 categories)", "显存时间线第 {0} 行有 {1} 个数;torch 写的是 9 个(一个 0,再 8 个类别)"),
-        TraceRowsTimes => ("the memory timeline has not one row of sizes per time", "显存时间线的 sizes 行数与 times 个数不一致"),
+        TraceRowsTimes => ("the memory timeline has not one row of sizes per time", "显存时间线的数值行数与时间点个数不一致"),
         TraceBadEvent => ("raw event {0} has {1} numbers; torch writes 4 (time, action, bytes, category)", "原始事件 {0} 有 {1} 个数;torch 写的是 4 个(时间、动作、字节、类别)"),
         TraceBadCategory => ("raw event {0} has a category outside 0–7", "原始事件 {0} 的类别不在 0–7 之内"),
         TraceBadTimeline => ("not a memory timeline: expected `{0}` at byte {1}", "不是显存时间线:第 {1} 字节处应为 `{0}`"),
