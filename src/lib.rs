@@ -12,6 +12,7 @@ pub mod i18n;
 pub mod ledger;
 pub mod markup;
 pub mod query;
+pub mod readers;
 pub mod report;
 pub mod selftest;
 pub mod tree;

@@ -23,7 +23,10 @@ export async function minifyJs(dir) {
     if (!name.endsWith('.js')) continue;
     const path = join(dir, name);
     const source = await readFile(path, 'utf8');
-    const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true, format: { comments: false } });
+    // The trace worker's glue is a classic script (wasm-bindgen's no-modules target): its global
+    // `wasm_bindgen` is what Trunk's loader shim calls, so it is minified as a script, top level kept.
+    const classic = name.startsWith('vram-ledger-reader');
+    const out = await minify(source, { module: !classic, toplevel: false, compress: { passes: 2 }, mangle: true, format: { comments: false } });
     if (!out.code) throw new Error(`terser produced nothing for ${name}`);
     await writeFile(path, out.code);
     const before = sri(source);

@@ -317,7 +317,7 @@ fn read_trace(path: &str, given: &str, json: bool, unit: Unit) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let t = match trace::read(&bytes) {
+    let t = match trace::read_file(&bytes, &mut |_| {}) {
         Ok(t) => t,
         Err(m) => {
             eprintln!("error: {}", plain(&m.to_string()));
@@ -355,8 +355,7 @@ fn read_trace(path: &str, given: &str, json: bool, unit: Unit) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// A file's bytes (stdin for `-`), decompressed when it is gzip; more than `limit` is refused
-/// without reading further.
+/// A file's bytes (stdin for `-`); more than `limit` is refused without reading further.
 fn read_bounded(path: &str, limit: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let source: Box<dyn Read> = if path == "-" {
@@ -364,34 +363,15 @@ fn read_bounded(path: &str, limit: usize) -> Result<Vec<u8>, String> {
     } else {
         Box::new(std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?)
     };
-    let mut source = std::io::BufReader::new(source);
-    let gzip = std::io::BufRead::fill_buf(&mut source).map(|b| b.starts_with(&[0x1f, 0x8b])).unwrap_or(false);
-    let reader = gunzipped(source, gzip);
     let mut bytes = Vec::new();
-    reader.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {path}: {e}"))?;
+    source.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {path}: {e}"))?;
     if bytes.len() > limit {
         return Err(format!(
-            "{path} is larger than {} MiB{}: record fewer events (one step; _record_memory_history(max_entries=100000))",
-            limit >> 20,
-            if gzip { " decompressed" } else { "" }
+            "{path} is larger than {} MiB: record fewer events (one step; _record_memory_history(max_entries=100000))",
+            limit >> 20
         ));
     }
     Ok(bytes)
-}
-
-/// The bytes of `source`, gunzipped when `gzip` (flate2 is a native dependency only).
-#[cfg(not(target_arch = "wasm32"))]
-fn gunzipped(source: impl std::io::Read + 'static, gzip: bool) -> Box<dyn std::io::Read> {
-    if gzip {
-        Box::new(flate2::read::MultiGzDecoder::new(source))
-    } else {
-        Box::new(source)
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-fn gunzipped(source: impl std::io::Read + 'static, _: bool) -> Box<dyn std::io::Read> {
-    Box::new(source)
 }
 
 /// `--config FILE 'QUERY'`: the link of the imported model (its notes and the link on stderr),

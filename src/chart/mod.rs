@@ -15,7 +15,7 @@ mod timeline;
 
 pub use bars::{stacked_bars, Bar, ChartText};
 pub use concurrency::{concurrency, tokens_label, CurveText};
-pub use timeline::{timeline, TimelineText};
+pub use timeline::{timeline, Measured, TimelineText};
 
 use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::Ranged;

@@ -29,17 +29,29 @@ pub struct TimelineText {
     pub total: String,
 }
 
-/// `phases` in time order against a GPU of `gpu_bytes`, the `peak`-th marked; `width` × `height`.
+/// A user's trace laid on the phases' axis: (position on it, 0 = the first phase; bytes allocated).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    pub points: Vec<(f64, u64)>,
+    /// Its legend: "measured (your trace)".
+    pub label: String,
+}
+
+/// The measured curve's colour: the page's text colour in either scheme (CSS maps it).
+const MEASURED: RGBColor = RGBColor(0x11, 0x18, 0x27);
+
+/// `phases` in time order against a GPU of `gpu_bytes`, the `peak`-th marked, a user's `measured`
+/// curve over them when there is one; `width` × `height`.
 pub fn timeline(
     phases: &[Phase],
     peak: Option<usize>,
     gpu_bytes: u64,
+    measured: Option<&Measured>,
     text: &TimelineText,
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
 ) -> Chart {
     let mut targets = Vec::new();
-    match Markup::svg((width, height), |root| draw(root, phases, peak, gpu_bytes, text, &mut targets)) {
+    match Markup::svg((width, height), |root| draw(root, phases, peak, gpu_bytes, measured, text, &mut targets)) {
         Ok(svg) => Chart { svg, width, height, targets },
         Err(_) => Chart::blank(width, height),
     }
@@ -82,12 +94,15 @@ fn draw(
     phases: &[Phase],
     peak: Option<usize>,
     gpu_bytes: u64,
+    measured: Option<&Measured>,
     text: &TimelineText,
     targets: &mut Vec<Target>,
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
     let capacity = gpu_bytes as f64 / GIB;
-    let tallest =
-        phases.iter().map(|p| p.total(crate::ledger::bill::TotalKind::Device) as f64 / GIB).fold(0.0, f64::max);
+    let measured_top = measured.map_or(0.0, |m| m.points.iter().map(|p| p.1 as f64 / GIB).fold(0.0, f64::max));
+    let tallest = (phases.iter())
+        .map(|p| p.total(crate::ledger::bill::TotalKind::Device) as f64 / GIB)
+        .fold(measured_top, f64::max);
     let top = Some(tallest.max(capacity) * 1.08).filter(|t| t.is_finite() && *t > 0.0).unwrap_or(1.0);
     let last = phases.len().saturating_sub(1).max(1) as f64;
     let mut chart = ChartBuilder::on(root)
@@ -129,6 +144,9 @@ fn draw(
             EmptyElement::at((0.0, level)) + Text::new(label.to_string(), (4, -4), style),
         ))?;
     }
+    if let Some(m) = measured {
+        draw_measured(&mut chart, m, last)?;
+    }
     let label_style = font(11.0).color(&AXIS).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, p) in phases.iter().enumerate() {
         let label = text.phases.get(i).cloned().unwrap_or_default();
@@ -159,9 +177,29 @@ fn draw(
     Ok(())
 }
 
+type Plot<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The measured curve as a line over the areas, its legend at its end.
+fn draw_measured(chart: &mut Plot, m: &Measured, last: f64) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let points: Vec<(f64, f64)> =
+        m.points.iter().map(|&(x, b)| (crate::ledger::units::within(x, -0.05, last + 0.05), b as f64 / GIB)).collect();
+    chart.draw_series(std::iter::once(PathElement::new(points.clone(), MEASURED.stroke_width(2))))?;
+    if let Some(&(x, y)) = points.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        let style = font(12.0)
+            .color(&MEASURED)
+            .pos(Pos::new(if x > last / 2.0 { HPos::Right } else { HPos::Left }, VPos::Bottom));
+        chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + Text::new(m.label.clone(), (0, -18), style)))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{stacks, timeline, TimelineText};
+    use super::{stacks, timeline, Measured, TimelineText};
     use crate::ledger::bill::ComponentId;
     use crate::ledger::phases::{Phase, PhaseName};
 
@@ -192,9 +230,16 @@ mod tests {
         let bands = stacks(&phases);
         assert_eq!(bands[0], (ComponentId::Weights, vec![(0.0, 1.0), (0.0, 1.0)]));
         assert_eq!(bands[1], (ComponentId::Activations, vec![(1.0, 1.0), (1.0, 3.0)]));
-        let chart = timeline(&phases, Some(1), 24 * g, &text(), 480, 280);
+        let chart = timeline(&phases, Some(1), 24 * g, None, &text(), (480, 280));
         assert_eq!(chart.targets.len(), 2);
         assert_eq!(chart.targets[1].title, "step: weights 1.00 GiB, activations 2.00 GiB, device 3.00 GiB");
         assert!(chart.svg.as_str().contains("&lt;card&gt;") && chart.svg.as_str().contains("peak"));
+        assert!(!chart.svg.as_str().contains("#111827"), "no measured line without a trace");
+        // A trace 5 GiB high raises the axis above the bill's 3 GiB and the card's 24 GiB? No: the
+        // card is higher; its line is drawn in the measured colour with its label.
+        let m = Measured { points: vec![(0.0, g), (1.0, 5 * g)], label: "<mine>".into() };
+        let with = timeline(&phases, Some(1), 24 * g, Some(&m), &text(), (480, 280));
+        assert!(with.svg.as_str().contains("#111827") && with.svg.as_str().contains("&lt;mine&gt;"));
+        assert_eq!(with.targets.len(), 2);
     }
 }

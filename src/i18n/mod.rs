@@ -61,6 +61,25 @@ pub enum Text {
     EngineHf,
     TimelineTitle,
     TimelineHint,
+    TraceSummary,
+    TraceHowTo,
+    TraceFile,
+    TracePaste,
+    TraceRead,
+    TraceReading,
+    TraceMeasured,
+    TraceCategory,
+    TraceMeasuredColumn,
+    TracePredictedColumn,
+    TraceDifference,
+    TracePartsAt,
+    TraceLargestGap,
+    TraceEvents,
+    TracePeak,
+    TraceReservedPeak,
+    TracePreexisting,
+    TraceRemove,
+    TraceNoQuery,
     PeakPhase,
     PhaseTotal,
     EngineDefault,
@@ -187,6 +206,31 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
     match t {
         EngineHf => ("HF generate()", "HF generate()"),
         TimelineTitle => ("Memory through the step", "一步之中的显存"),
+        TraceSummary => ("Lay your own trace over it", "把你自己的 trace 叠上来"),
+        TraceHowTo => (
+            "Record one step: `torch.cuda.memory._record_memory_history()` then `torch.cuda.memory._dump_snapshot(\"snap.pickle\")`; or torch.profiler with `profile_memory=True, record_shapes=True, with_stack=True` then `prof.export_memory_timeline(\"step.json\")` (.json.gz too); or `python tools/mem_report.py --timeline step.json`. The file is read here, in your browser, and never leaves it or goes into the link.",
+            "记录一步:`torch.cuda.memory._record_memory_history()`,之后 `torch.cuda.memory._dump_snapshot(\"snap.pickle\")`;或用 torch.profiler(`profile_memory=True, record_shapes=True, with_stack=True`)之后 `prof.export_memory_timeline(\"step.json\")`(.json.gz 也可以);或 `python tools/mem_report.py --timeline step.json`。文件只在你的浏览器里读,不会上传,也不会进链接。",
+        ),
+        TraceFile => ("Choose or drop a trace file", "选择或拖入 trace 文件"),
+        TracePaste => ("…or paste a timeline or mem_report JSON", "……或粘贴显存时间线或 mem_report 的 JSON"),
+        TraceRead => ("Read", "读取"),
+        TraceReading => ("Reading your trace", "正在读取你的 trace"),
+        TraceMeasured => ("measured (your trace)", "实测(你的 trace)"),
+        TraceCategory => ("category", "类别"),
+        TraceMeasuredColumn => ("measured at its peak", "实测峰值时"),
+        TracePredictedColumn => ("the ledger at its peak", "账本峰值时"),
+        TraceDifference => ("difference", "差值"),
+        TracePartsAt => ("They part most at", "两者相差最大的阶段:"),
+        TraceLargestGap => ("the category furthest from the ledger at the peak:", "峰值时与账本相差最大的类别:"),
+        TraceEvents => ("events", "个事件"),
+        TracePeak => ("peak allocated", "已分配峰值"),
+        TraceReservedPeak => ("peak reserved", "已预留峰值"),
+        TracePreexisting => ("live before the first recorded event (unknown)", "记录开始前已存在(类别未知)"),
+        TraceRemove => ("Remove the trace", "移除 trace"),
+        TraceNoQuery => (
+            "The measured curve is laid on the phases by its peak: record one step.",
+            "实测曲线按峰值对齐到各阶段上:请只记录一步。",
+        ),
         TimelineHint => (
             "What is live at each moment of the step, stacked as in the bars; the marked moment is the peak, whose totals are the bill's. Hover or focus a moment for what is live then.",
             "这一步里每个时刻还活着的张量,按堆叠图的顺序叠起来;标出的时刻就是峰值,账单的三个总数就是它的。悬停或聚焦某个时刻可看当时的组成。",
@@ -346,6 +390,24 @@ pub fn phase(lang: Lang, p: crate::ledger::phases::PhaseName) -> &'static str {
             Profile => ("profiling run", "预分析运行"),
             CudaGraphs => ("CUDA graphs", "CUDA graphs 捕获"),
             Serving => ("serving", "服务"),
+        },
+    )
+}
+
+/// A category of PyTorch's memory profiler (and of a snapshot's blocks by their frames).
+pub fn trace_category(lang: Lang, c: crate::validation::trace::Category) -> &'static str {
+    use crate::validation::trace::Category::*;
+    pick(
+        lang,
+        match c {
+            Parameter => ("parameters", "参数"),
+            OptimizerState => ("optimizer state", "优化器状态"),
+            Input => ("inputs", "输入"),
+            Temporary => ("temporaries", "临时张量"),
+            Activation => ("activations", "激活值"),
+            Gradient => ("gradients", "梯度"),
+            AutogradDetail => ("autograd's own", "autograd 内部"),
+            Unknown => ("unknown", "未知"),
         },
     )
 }

@@ -896,20 +896,32 @@ impl Signals {
     }
 }
 
-/// A value for a link: an integer, or 3 decimals when it has a fraction.
-fn link_value(v: f64) -> String {
+/// A value for a link: an integer, or 3 decimals when it has a fraction (a byte count of a million
+/// or more is a whole number); `exact` (the reader worker's answer): 6 decimals for any fraction.
+fn link_value(v: f64, exact: bool) -> String {
     let v = crate::ledger::units::within(v, -1e18, 1e18);
     let r = v.round();
-    if (v - r).abs() < 1e-9 || r.abs() >= 1e6 {
+    if (v - r).abs() < 1e-9 || (r.abs() >= 1e6 && !exact) {
         format!("{}", r as i64)
     } else {
-        format!("{}{}", if v < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(v.abs(), 3))
+        format!("{}{}", if v < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(v.abs(), if exact { 6 } else { 3 }))
     }
 }
 
 impl Reading {
     /// The `oom=` value that gives this reading back (lists and series cut to 64 entries).
     pub fn to_link(&self) -> String {
+        self.to_items(64, false)
+    }
+
+    /// The reading as the reader worker sends it to the page: the link's items, no list cut,
+    /// fractions to 6 decimals.
+    pub fn to_wire(&self) -> String {
+        self.to_items(usize::MAX, true)
+    }
+
+    fn to_items(&self, cap: usize, exact: bool) -> String {
+        let link_value = |v: f64| link_value(v, exact);
         let mut items: Vec<String> = Vec::new();
         let mut n = self.numbers.clone();
         for (i, f) in F::ALL.iter().enumerate() {
@@ -926,21 +938,26 @@ impl Reading {
         if let Some(b) = n.llama_buffer {
             items.push(format!("B{}", b as u8));
         }
-        items.extend(n.processes.iter().take(64).map(|p| format!("P{}", link_value(p.1))));
-        items.extend(n.smi_processes.iter().take(64).map(|p| format!("G{}:{}", p.0, link_value(p.2))));
-        items.extend(n.log_series.iter().take(64).map(|v| format!("L{}", link_value(*v))));
-        items.extend(n.smi_series.iter().take(64).map(|v| format!("S{}", link_value(*v))));
+        items.extend(n.processes.iter().take(cap).map(|p| format!("P{}", link_value(p.1))));
+        items.extend(n.smi_processes.iter().take(cap).map(|p| format!("G{}:{}", p.0, link_value(p.2))));
+        items.extend(n.log_series.iter().take(cap).map(|v| format!("L{}", link_value(*v))));
+        items.extend(n.smi_series.iter().take(cap).map(|v| format!("S{}", link_value(*v))));
         items.join(",")
     }
 
     /// The reading an `oom=` value describes; `None` when it is not one (at most 400 items, every
     /// number finite).
     pub fn from_link(text: &str) -> Option<Reading> {
-        let mut r = Reading::default();
-        let n = &mut r.numbers;
         if text.split(',').nth(400).is_some() {
             return None;
         }
+        Reading::from_wire(text)
+    }
+
+    /// The reading the reader worker sent ([`Reading::to_wire`]): the link's items, any number.
+    pub fn from_wire(text: &str) -> Option<Reading> {
+        let mut r = Reading::default();
+        let n = &mut r.numbers;
         for item in text.split(',') {
             let mut chars = item.chars();
             let tag = chars.next()?;

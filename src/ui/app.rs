@@ -12,8 +12,8 @@ use yew::prelude::*;
 
 use super::components::{
     chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_bars,
-    render_chart, render_timeline, self_test, speed_card, switches, timeline_view, verdict_card, Controls, ModelImport,
-    OomTreeProps, PlannerData, Share,
+    render_chart, render_timeline, self_test, speed_card, switches, timeline_view, trace_comparison, verdict_card,
+    Controls, ModelImport, OomTreeProps, PlannerData, Share, TraceDrop,
 };
 use super::embed;
 use super::state::{Action, CalcState, Same};
@@ -22,9 +22,10 @@ use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::scenario::Mode;
 use crate::ledger::units::fixed;
-use crate::ledger::{estimate, fit};
+use crate::ledger::{estimate, fit, phases};
 use crate::query::Key;
 use crate::selftest;
+use crate::validation::trace::Trace;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct AppProps {
@@ -199,11 +200,31 @@ pub fn app(props: &AppProps) -> Html {
     let chart = use_memo((lang, Same(bill.clone()), drawn), |(lang, bill, (gpus, before))| {
         render_chart(*lang, &bill.0, *gpus, before.as_ref().map(|b| &*b.0))
     });
-    let timeline = use_memo((lang, Same(bill.clone())), |(lang, bill)| {
-        let (chart, peak) = render_timeline(*lang, &bill.0);
+    // The user's trace, read by the trace worker (never in the link); else a pasted mem_report's
+    // one measured moment.
+    let trace = use_state(|| None::<Rc<Trace>>);
+    let pasted_trace = use_memo(state.report.clone(), |r| {
+        crate::validation::parse_report(r).ok().map(|r| Rc::new(crate::validation::trace::from_mem_report(&r)))
+    });
+    let drawn_trace = (*trace).clone().or_else(|| (*pasted_trace).clone());
+    let timeline = use_memo((lang, Same(bill.clone()), drawn_trace.map(Same)), |(lang, bill, trace)| {
+        let (chart, peak) = render_timeline(*lang, &bill.0, trace.as_ref().map(|t| &*t.0));
         (Rc::new(chart), peak)
     });
     let (timeline_chart, peak) = (&timeline.0, timeline.1);
+    let trace_part = {
+        let on_trace = {
+            let trace = trace.clone();
+            Callback::from(move |t: Option<Rc<Trace>>| trace.set(t))
+        };
+        let comparison = (*trace).as_ref().map(|t| trace_comparison(lang, state.unit, t, &phases::of(&bill)));
+        html! {
+            <>
+                <TraceDrop lang={lang} {on_trace} />
+                { comparison.unwrap_or_default() }
+            </>
+        }
+    };
     let header = |title: Text, tagline: Text| {
         let s = state.clone();
         let on_lang = Callback::from(move |l| s.dispatch(Action::SetLang(l)));
@@ -248,7 +269,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class={classes!("app", state.embed.then_some("embed"))} data-testid="timeline-page">
                 { notices }
                 <p class="scenario-line" data-testid="scenario">{ crate::i18n::scenario_line(lang, scenario) }</p>
-                { timeline_view(lang, timeline_chart, peak) }
+                { timeline_view(lang, timeline_chart, peak, !state.timeline) }
                 <p class="open-full"><a href={with_base(&full_query)} data-testid="open-full" target="_blank" rel="noopener">{ text(lang, Text::OpenFull) }</a></p>
             </div>
         };
@@ -290,7 +311,7 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
-                        { timeline_view(lang, timeline_chart, peak) }
+                        { timeline_view(lang, timeline_chart, peak, !state.timeline) }
                         { planner_view }
                         { what_fits(lang, *fits, (*speed_card_html).clone()) }
                     </div>
@@ -300,7 +321,7 @@ pub fn app(props: &AppProps) -> Html {
                     { ledger_table(lang, state.unit, &bill, peak_line(lang, peak)) }
                     { measured_compare(lang, state.unit, &bill, &state.report,
                         { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
-                        { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }) }
+                        { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }, trace_part) }
                     { oom_tree(&OomTreeProps {
                         lang, scenario: scenario.clone(), selected: state.tree, pasted: state.pasted.clone(),
                         onselect: { let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) },
@@ -310,7 +331,7 @@ pub fn app(props: &AppProps) -> Html {
                         onerror: { let s = state.clone(); Callback::from(move |e| s.dispatch(Action::TypedError(e))) },
                         onset, found: tree_found, diagram: tree_diagram,
                     }) }
-                    { export(lang, state.unit, scenario, &bill, gpus_drawn) }
+                    { export(lang, state.unit, scenario, &bill, gpus_drawn, (*trace).clone()) }
                     <Share lang={lang} url={with_base(&query)} embed_code={embed::embed_code(&embed_src)} />
                 }
             </main>

@@ -4,6 +4,7 @@
 mod app;
 pub mod components;
 pub mod embed;
+pub mod reader_worker;
 pub mod state;
 
 pub use app::{App, AppProps};

@@ -4,10 +4,12 @@
 import { launch, serve } from './harness.mjs';
 import { download, BUDGET } from './download.mjs';
 
-const { files, raw, gzip } = await download();
+const { files, raw, gzip, onDemand, onDemandGzip } = await download();
 console.log('file'.padEnd(48), 'raw'.padStart(10), 'gzip -9'.padStart(10));
 for (const f of files) console.log(f.name.padEnd(48), String(f.raw).padStart(10), String(f.gzip).padStart(10));
 console.log('total the app downloads'.padEnd(48), String(raw).padStart(10), String(gzip).padStart(10), `(node zlib level 9; budget ${BUDGET}, checked by make test)`);
+for (const f of onDemand) console.log(`${f.name} (on demand)`.padEnd(48), String(f.raw).padStart(10), String(f.gzip).padStart(10));
+console.log('the trace worker, loaded when a trace is dropped'.padEnd(48), ''.padStart(10), String(onDemandGzip).padStart(10));
 
 const browser = await launch();
 const server = await serve('/');

@@ -12,6 +12,12 @@ after(async () => { await browser?.close(); await root?.close(); });
 const qwen = readFileSync('tests/data/configs/qwen2.5-0.5b.json', 'utf8');
 const cors = { 'access-control-allow-origin': '*', 'content-type': 'application/json' };
 
+// The reader worker answers asynchronously: wait until the status says `re`.
+async function statusSays(page, re) {
+  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('[data-testid="import-status"]')?.textContent ?? ''), re.source);
+  assert.match(await page.textContent('[data-testid="import-status"]'), re);
+}
+
 async function open(page) {
   await page.goto(root.url);
   await ready(page);
@@ -30,10 +36,10 @@ test('a pasted config.json becomes the model; a broken one gets a message naming
 
   await page.fill('[data-testid="config-json"]', qwen.replace('"hidden_size": 896', '"hidden_size": "wide"'));
   await page.click('[data-testid="use-config"]');
-  assert.match(await page.textContent('[data-testid="import-status"]'), /`hidden_size`/);
+  await statusSays(page, /`hidden_size`/);
   await page.fill('[data-testid="config-json"]', '{"model_type": "llama", <img src=x onerror=alert(1)>');
   await page.click('[data-testid="use-config"]');
-  assert.match(await page.textContent('[data-testid="import-status"]'), /not valid JSON/);
+  await statusSays(page, /not valid JSON/);
   const name = JSON.stringify({ ...JSON.parse(qwen), _name_or_path: '<img src=x onerror=alert(1)>' });
   await page.fill('[data-testid="config-json"]', name);
   await page.click('[data-testid="use-config"]');

@@ -19,8 +19,10 @@ after(async () => { await browser?.close(); await root?.close(); });
 
 async function paste(page, text) {
   await page.$eval('[data-testid="oom-paste"]', (el, t) => { el.value = t; }, text);
+  // The reader worker answers asynchronously: a result there before is marked, and the new one awaited.
+  await page.$$eval('[data-testid="paste-result"]', (els) => els.forEach((el) => { el.dataset.stale = '1'; }));
   await page.click('[data-testid="paste-run"]');
-  await page.waitForSelector('[data-testid="paste-result"]');
+  await page.waitForSelector('[data-testid="paste-result"]:not([data-stale])');
 }
 
 test('a pasted PyTorch error lands on its node, and the link carries only its numbers', async () => {

@@ -61,3 +61,36 @@ test('the timeline downloads as SVG with each moment\'s title', async () => {
   assert.match(svg, /<title>backward&apos;s start: /);
   assert.deepEqual(page.problems, []);
 });
+
+// The user's trace (tests/data/traces: synthetic, in PyTorch's layouts; the step's numbers by hand
+// in tools/make_trace_fixtures.py), read by the reader worker and laid over the timeline.
+test('a dropped trace is read off the page, drawn over the phases and compared by category', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=full&gpu=h100-80g`);
+  await ready(page);
+  await page.click('[data-testid="trace-link"]');
+  assert.equal(await page.$eval('[data-testid="measured"]', (d) => d.open), true, 'the link opens the panel');
+  await page.setInputFiles('[data-testid="trace-file"]', 'tests/data/traces/timeline.json.gz');
+  await page.waitForSelector('[data-testid="trace-result"]', { timeout: 20000 });
+  // optimizer state 2000 MiB measured = 1.95 GiB; the peak 4500 MiB = 4.39 GiB.
+  assert.match(await page.textContent('[data-testid="measured-optimizer_state"]'), /1\.95 GiB/);
+  assert.match(await page.textContent('[data-testid="trace-facts"]'), /memory_timeline · 8 .*4\.39 GiB/);
+  const phases = ['load', 'forward', 'loss', 'backward', 'optimizer_step', 'zero_grad'];
+  assert.ok(phases.includes(await page.getAttribute('[data-testid="trace-result"]', 'data-diverges')));
+  const svg = await page.innerHTML('[data-testid="timeline"]');
+  assert.match(svg, /#111827/, 'the measured curve');
+  assert.match(svg, /measured \(your trace\)/);
+  assert.doesNotMatch(await page.evaluate(() => location.search), /trace|timeline|json|4718592000/, 'nothing of the trace in the link');
+
+  await page.setInputFiles('[data-testid="trace-file"]', 'tests/data/traces/snapshot.pickle');
+  await page.waitForFunction(() => /snapshot/.test(document.querySelector('[data-testid="trace-facts"]')?.textContent ?? ''), null, { timeout: 20000 });
+  // 512 MiB reserved before the history + the 8192 MiB segment = 8.50 GiB.
+  assert.match(await page.textContent('[data-testid="trace-facts"]'), /8\.50 GiB/);
+  assert.match(await page.textContent('[data-testid="measured-unknown"]'), /0\.20 GiB/);
+  await shot(page, 'timeline-trace');
+
+  await page.setInputFiles('[data-testid="trace-file"]', 'tests/data/traces/hostile.pickle');
+  await page.waitForSelector('[data-testid="trace-error"]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid="trace-error"]'), /refused/);
+  assert.deepEqual(page.problems, []);
+});

@@ -8,6 +8,7 @@ use crate::i18n::{self, render, text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
+use crate::validation::trace::Trace;
 
 /// Saves `svg` as a file through a `data:` URL on a temporary link.
 fn download_svg(svg: &str) -> Option<()> {
@@ -36,7 +37,15 @@ fn markdown(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> String {
 }
 
 /// Copy the ledger as Markdown and download the chart as SVG; both are made when clicked.
-pub fn export(lang: Lang, unit: Unit, scenario: &Scenario, bill: &Rc<Bill>, gpus: u64) -> Html {
+/// `trace`: the user's trace, drawn over the exported timeline as on the page.
+pub fn export(
+    lang: Lang,
+    unit: Unit,
+    scenario: &Scenario,
+    bill: &Rc<Bill>,
+    gpus: u64,
+    trace: Option<Rc<Trace>>,
+) -> Html {
     let on_copy = {
         let (s, bill) = (scenario.clone(), bill.clone());
         Callback::from(move |_| super::share::copy(&markdown(lang, unit, &s, &bill)))
@@ -50,7 +59,7 @@ pub fn export(lang: Lang, unit: Unit, scenario: &Scenario, bill: &Rc<Bill>, gpus
     let on_timeline = {
         let bill = bill.clone();
         Callback::from(move |_| {
-            let _ = download_svg(super::render_timeline(lang, &bill).0.standalone_svg().as_str());
+            let _ = download_svg(super::render_timeline(lang, &bill, trace.as_deref()).0.standalone_svg().as_str());
         })
     };
     html! {

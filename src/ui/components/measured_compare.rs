@@ -9,7 +9,48 @@ use crate::ledger::bill::Bill;
 use crate::ledger::units::{fixed, format_bytes, Unit};
 use crate::validation::{compare, parse_report};
 
-/// The comparison box. `pasted` is the report as typed (the app's state: `Action::SetReport`),
+/// One line of a measured-against-estimated table.
+pub struct Row {
+    pub what: &'static str,
+    /// `measured-{testid}` names the row.
+    pub testid: &'static str,
+    pub measured: u64,
+    pub estimated: u64,
+}
+
+/// The table of measured against estimated bytes, each row's error as a share of the measured.
+pub fn comparison_table(lang: Lang, unit: Unit, rows: &[Row], testid: &'static str) -> Html {
+    let row = |r: &Row| {
+        let error = (r.measured > 0).then(|| (r.estimated as f64 - r.measured as f64) / r.measured as f64);
+        let shown = error.map(|e| format!("{}{} %", if e < 0.0 { "−" } else { "+" }, fixed(e.abs() * 100.0, 1)));
+        html! {
+            <tr data-testid={format!("measured-{}", r.testid)} data-error={error.map(crate::ledger::units::trim_float).unwrap_or_default()}>
+                <th scope="row"><code>{ r.what }</code></th>
+                <td class="num">{ format_bytes(r.measured, unit) }</td>
+                <td class="num">{ format_bytes(r.estimated, unit) }</td>
+                <td class="num">{ shown.unwrap_or_else(|| "—".into()) }</td>
+            </tr>
+        }
+    };
+    html! {
+        <div class="ledger-wrap">
+            <table class="ledger" data-testid={testid}>
+                <thead>
+                    <tr>
+                        <th scope="col">{ text(lang, Text::Component) }</th>
+                        <th scope="col" class="num">{ text(lang, Text::Measured) }</th>
+                        <th scope="col" class="num">{ text(lang, Text::Estimated) }</th>
+                        <th scope="col" class="num">{ text(lang, Text::Error) }</th>
+                    </tr>
+                </thead>
+                <tbody>{ for rows.iter().map(row) }</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The comparison box: a pasted report, or a trace file (`trace`: its reader and what it read,
+/// whose curve the timeline draws). `pasted` is the report as typed (the app's state: `Action::SetReport`),
 /// compared with `bill` on every render; `oninput` hands the new text to the app, `onload` loads
 /// the configuration the report names (its `query`).
 pub fn measured_compare(
@@ -19,6 +60,7 @@ pub fn measured_compare(
     pasted: &str,
     oninput: Callback<String>,
     onload: Callback<String>,
+    trace: Html,
 ) -> Html {
     let oninput =
         Callback::from(move |e: InputEvent| oninput.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()));
@@ -38,34 +80,10 @@ pub fn measured_compare(
                         </button>
                     }
                 });
-                let row = |r: &crate::validation::Row| {
-                    let error = r
-                        .error()
-                        .map(|e| format!("{}{} %", if e < 0.0 { "−" } else { "+" }, fixed(e.abs() * 100.0, 1)));
-                    html! {
-                        <tr data-testid={format!("measured-{}", r.what)} data-error={r.error().map(crate::ledger::units::trim_float).unwrap_or_default()}>
-                            <th scope="row"><code>{ r.what }</code></th>
-                            <td class="num">{ format_bytes(r.measured, unit) }</td>
-                            <td class="num">{ format_bytes(r.estimated, unit) }</td>
-                            <td class="num">{ error.unwrap_or_else(|| "—".into()) }</td>
-                        </tr>
-                    }
-                };
-                let table = html! {
-                    <div class="ledger-wrap">
-                        <table class="ledger" data-testid="measured-table">
-                            <thead>
-                                <tr>
-                                    <th scope="col">{ text(lang, Text::Component) }</th>
-                                    <th scope="col" class="num">{ text(lang, Text::Measured) }</th>
-                                    <th scope="col" class="num">{ text(lang, Text::Estimated) }</th>
-                                    <th scope="col" class="num">{ text(lang, Text::Error) }</th>
-                                </tr>
-                            </thead>
-                            <tbody>{ for rows.iter().map(row) }</tbody>
-                        </table>
-                    </div>
-                };
+                let rows: Vec<Row> = (rows.iter())
+                    .map(|r| Row { what: r.what, testid: r.what, measured: r.measured, estimated: r.estimated })
+                    .collect();
+                let table = comparison_table(lang, unit, &rows, "measured-table");
                 html! {
                     <>
                         <p class="tree-hint">{ format!("{}: {}", text(lang, Text::MeasuredOn), report.device) } { load.unwrap_or_default() }</p>
@@ -76,9 +94,11 @@ pub fn measured_compare(
         }
     };
     html! {
-        <details class="model-import measured" data-testid="measured">
+        <details class="model-import measured" id="measured" data-testid="measured">
             <summary>{ text(lang, Text::MeasuredTitle) }</summary>
             <p class="tree-hint">{ text(lang, Text::MeasuredHint) }</p>
+            <p class="tree-hint">{ super::code_spans(text(lang, Text::TraceHowTo)) }</p>
+            { trace }
             <textarea data-testid="measured-json" rows="3" spellcheck="false" aria-label={text(lang, Text::MeasuredTitle)}
                 placeholder="{\"tool\": \"vram-ledger/mem_report\", …}" {oninput} value={pasted.to_string()} />
             { body }

@@ -19,6 +19,7 @@ mod self_test;
 mod share;
 mod speed_card;
 mod timeline_view;
+mod trace_drop;
 mod verdict_card;
 
 pub use chart_view::{chart_view, render_bars, render_chart, ChartPicture};
@@ -35,6 +36,7 @@ pub use self_test::self_test;
 pub use share::Share;
 pub use speed_card::speed_card;
 pub use timeline_view::{peak_line, render_timeline, timeline_view};
+pub use trace_drop::{trace_comparison, TraceDrop};
 pub use verdict_card::verdict_card;
 
 /// Text whose `` `code spans` `` are shown as code ([`crate::i18n::code_spans`]).

@@ -1,7 +1,7 @@
 //! Bring your own model: paste or drop a Hugging Face `config.json`, or fetch one by model id from
 //! the Hub, from ModelScope or from a Hub mirror (the Hub is unreachable from many networks in
 //! mainland China). Everything the user supplies is untrusted: it is parsed by `ledger::hf_config`
-//! (errors name the field) and only ever shown as text.
+//! in the reader worker (errors name the field) and only ever shown as text.
 
 use gloo::file::callbacks::FileReader;
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -10,9 +10,10 @@ use yew::prelude::*;
 
 use crate::i18n::{render, text, Lang, Text};
 use crate::ledger::architecture::Architecture;
-use crate::ledger::hf_config::{config_url, host_of, parse_config, valid_model_id, Hub, DEFAULT_MIRROR};
+use crate::ledger::hf_config::{config_url, host_of, valid_model_id, Hub, DEFAULT_MIRROR};
 use crate::ledger::msg::{Arg, Msg};
 use crate::msg;
+use crate::readers::Answer;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelImportProps {
@@ -62,15 +63,30 @@ pub fn model_import(props: &ModelImportProps) -> Html {
     let status = use_state(|| Status::Idle);
     let reader = use_mut_ref(|| None::<FileReader>);
 
+    // The config is read in the reader worker (`crate::readers::config`): it answers with the
+    // custom model's link, read back here by the query parser the page has anyway.
     let accept = {
         let onimport = props.onimport.clone();
         let status = status.clone();
-        Callback::from(move |text_in: String| match parse_config(&text_in) {
-            Ok(imported) => {
-                status.set(Status::Done(imported.architecture.name.to_string(), imported.notes));
-                onimport.emit(imported.architecture);
+        Callback::from(move |text_in: String| {
+            status.set(Status::Busy);
+            let (onimport, answer_status) = (onimport.clone(), status.clone());
+            let started = crate::ui::reader_worker::ask("config", text_in.into(), move |answer| {
+                match answer {
+                    Some(Answer::Config(query, name, notes)) => {
+                        let mut architecture = crate::query::parse(&query).scenario.architecture;
+                        architecture.name = name.into();
+                        answer_status.set(Status::Done(architecture.name.to_string(), notes));
+                        onimport.emit(architecture);
+                    }
+                    Some(Answer::Failed(m)) => answer_status.set(Status::Error(m)),
+                    _ => answer_status.set(Status::Error(msg!(ConfigNotJson, Arg::Text(String::new())))),
+                }
+                true
+            });
+            if !started {
+                status.set(Status::Error(msg!(FetchReadFailed, Arg::Text("Web Worker".into()))));
             }
-            Err(e) => status.set(Status::Error(e.0)),
         })
     };
     let on_paste_input = {

@@ -12,7 +12,7 @@ use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::query::Key;
 use crate::tree::paste::{diagnose_reading, figures, Advice, Pasted};
-use crate::tree::reader::{read, Reading};
+use crate::tree::reader::Reading;
 use crate::tree::{
     self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
 };
@@ -248,11 +248,23 @@ fn paste_form(props: &OomTreeProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let (text, cut) = pasted_text();
-            cb.emit((!text.trim().is_empty()).then(|| {
-                let mut r = read(&text);
+            if text.trim().is_empty() {
+                cb.emit(None);
+                return;
+            }
+            // Read in the reader worker (`crate::readers::paste`), which sends the reading back;
+            // the answer before goes meanwhile.
+            cb.emit(None);
+            let answer_cb = cb.clone();
+            crate::ui::reader_worker::ask("paste", text.into(), move |answer| {
+                let mut r = match answer {
+                    Some(crate::readers::Answer::Paste(r)) => *r,
+                    _ => Reading::default(),
+                };
                 r.signals.truncated |= cut;
-                Box::new(r)
-            }));
+                answer_cb.emit(Some(Box::new(r)));
+                true
+            });
         })
     };
     let ontyped = {

@@ -46,6 +46,12 @@ impl TraceFormat {
             TraceFormat::MemReport => "mem_report",
         }
     }
+
+    pub fn from_id(id: &str) -> Option<TraceFormat> {
+        [TraceFormat::Snapshot, TraceFormat::MemoryTimeline, TraceFormat::MemoryTimelineRaw, TraceFormat::MemReport]
+            .into_iter()
+            .find(|f| f.id() == id)
+    }
 }
 
 /// The profiler's categories (`torch.profiler._memory_profiler.Category`, and `None` as unknown),
@@ -121,8 +127,34 @@ pub struct Trace {
     pub preexisting_bytes: u64,
 }
 
+/// A file as dropped: gunzipped when it is gzip (at most [`MAX_TRACE_BYTES`] out), then read.
+pub fn read_file(bytes: &[u8], progress: Progress) -> Result<Trace, Msg> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        let mut gz = flate2::read::MultiGzDecoder::new(bytes).take(MAX_TRACE_BYTES as u64 + 1);
+        if gz.read_to_end(&mut out).is_err() {
+            return Err(msg!(TracePickleTruncated));
+        }
+        if out.len() > MAX_TRACE_BYTES {
+            return Err(msg!(TraceTooLarge, Arg::Bytes(out.len() as f64), Arg::Bytes(MAX_TRACE_BYTES as f64)));
+        }
+        progress(0.05);
+        return read_reporting(&out, progress);
+    }
+    read_reporting(bytes, progress)
+}
+
 /// Reads a trace from its bytes (already decompressed).
 pub fn read(bytes: &[u8]) -> Result<Trace, Msg> {
+    read_reporting(bytes, &mut |_| {})
+}
+
+/// Told how far the reading is: the share of the input read (0–1), every few MiB.
+pub type Progress<'a> = &'a mut dyn FnMut(f64);
+
+/// [`read`], saying how far it is as it goes (the page's worker posts it).
+pub fn read_reporting(bytes: &[u8], progress: Progress) -> Result<Trace, Msg> {
     if bytes.len() > MAX_TRACE_BYTES {
         return Err(msg!(TraceTooLarge, Arg::Bytes(bytes.len() as f64), Arg::Bytes(MAX_TRACE_BYTES as f64)));
     }
@@ -130,15 +162,11 @@ pub fn read(bytes: &[u8]) -> Result<Trace, Msg> {
     match start.map(|i| bytes[i]) {
         None => Err(msg!(TraceEmpty)),
         Some(0x1f) if bytes.get(1) == Some(&0x8b) => Err(msg!(TraceGzipped)),
-        Some(0x80) => read_snapshot(bytes),
-        Some(b'[') => timeline::read(bytes),
+        Some(0x80) => snapshot::read(bytes, progress),
+        Some(b'[') => timeline::read(bytes, progress),
         Some(b'{') => read_json_object(bytes),
         Some(_) => Err(msg!(TraceUnknown)),
     }
-}
-
-fn read_snapshot(bytes: &[u8]) -> Result<Trace, Msg> {
-    snapshot::read(bytes)
 }
 
 /// A JSON object: mem_report.py's report, or a file of the profiler that has no memory by category.

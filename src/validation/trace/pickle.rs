@@ -73,6 +73,7 @@ impl<'a> Pickle<'a> {
 }
 
 const NONE: u32 = u32::MAX;
+const REPORT_EVERY: usize = 4 << 20;
 
 enum Item {
     Mark,
@@ -90,11 +91,17 @@ struct Machine<'a> {
     memoized: u32,
 }
 
-/// Reads `input` as a pickle; errors name the opcode and its byte.
-pub fn read(input: &[u8]) -> Result<Pickle<'_>, Msg> {
+/// Reads `input` as a pickle; errors name the opcode and its byte. `progress` hears the share
+/// read every 4 MiB.
+pub fn read<'a>(input: &'a [u8], progress: super::Progress) -> Result<Pickle<'a>, Msg> {
     let mut m = Machine { s: input, i: 0, nodes: Vec::new(), stack: Vec::new(), memo: Vec::new(), memoized: 0 };
+    let mut next_report = REPORT_EVERY;
     loop {
         let at = m.i;
+        if at >= next_report {
+            progress(at as f64 / input.len() as f64);
+            next_report = at + REPORT_EVERY;
+        }
         let op = m.take(1)?[0];
         if op == b'.' {
             break;

@@ -88,8 +88,8 @@ impl Classifier<'_, '_> {
     }
 }
 
-pub fn read(bytes: &[u8]) -> Result<Trace, Msg> {
-    let p = pickle::read(bytes)?;
+pub fn read(bytes: &[u8], progress: super::Progress) -> Result<Trace, Msg> {
+    let p = pickle::read(bytes, progress)?;
     let traces = p.get(p.root, "device_traces").ok_or(msg!(TraceNotSnapshot))?;
     let device = (p.items(traces).iter().enumerate())
         .max_by_key(|(_, t)| p.items(**t).len())

@@ -15,7 +15,10 @@ use crate::msg;
 /// The columns of a row of sizes: the leading 0 and the eight categories.
 const SIZE_COLUMNS: usize = 9;
 
-pub fn read(bytes: &[u8]) -> Result<Trace, Msg> {
+/// Rows between two reports of progress.
+const REPORT_EVERY: usize = 1 << 16;
+
+pub fn read(bytes: &[u8], progress: super::Progress) -> Result<Trace, Msg> {
     let mut r = Reader { s: bytes, i: 0 };
     r.open()?;
     r.open()?;
@@ -29,17 +32,19 @@ pub fn read(bytes: &[u8]) -> Result<Trace, Msg> {
         state.apply(&first)?;
         return Ok(state.finish());
     }
+    let len = bytes.len() as f64;
+    let mut report = |at: usize| progress(at as f64 / len);
     r.open()?;
     if r.peek() == Some(b'[') {
-        coalesced(first, r)
+        coalesced(first, r, &mut report)
     } else {
         let second = r.ints_to_close()?;
-        raw(vec![first, second], r)
+        raw(vec![first, second], r, &mut report)
     }
 }
 
 /// `[times, sizes]`: `r` stands inside `sizes`, before its first row.
-fn coalesced(times: Vec<i64>, mut r: Reader) -> Result<Trace, Msg> {
+fn coalesced(times: Vec<i64>, mut r: Reader, report: &mut dyn FnMut(usize)) -> Result<Trace, Msg> {
     let mut curve = CurveBuilder::new(times.len());
     let (mut peak, mut peak_time, mut at_peak) = (0u64, 0i64, [0u64; 8]);
     let mut rows = 0usize;
@@ -60,6 +65,9 @@ fn coalesced(times: Vec<i64>, mut r: Reader) -> Result<Trace, Msg> {
         }
         curve.push(Sample { time_us: time, allocated: total, reserved: None });
         rows += 1;
+        if rows % REPORT_EVERY == 0 {
+            report(r.i);
+        }
         if !r.comma_or_close()? {
             break;
         }
@@ -83,7 +91,7 @@ fn coalesced(times: Vec<i64>, mut r: Reader) -> Result<Trace, Msg> {
 }
 
 /// Raw events: `r` stands after the first two, before a comma or the list's end.
-fn raw(first: Vec<Vec<i64>>, mut r: Reader) -> Result<Trace, Msg> {
+fn raw(first: Vec<Vec<i64>>, mut r: Reader, report: &mut dyn FnMut(usize)) -> Result<Trace, Msg> {
     let mut state = RawState::default();
     for event in &first {
         state.apply(event)?;
@@ -92,6 +100,9 @@ fn raw(first: Vec<Vec<i64>>, mut r: Reader) -> Result<Trace, Msg> {
         r.open()?;
         let event = r.ints_to_close()?;
         state.apply(&event)?;
+        if state.samples.len() % REPORT_EVERY == 0 {
+            report(r.i);
+        }
     }
     r.end()?;
     Ok(state.finish())

@@ -1,0 +1,194 @@
+//! The readers of what a user brings — a trace file, a `config.json`, a pasted OOM log — run in the
+//! page's reader worker (`src/bin/vram-ledger-reader.rs`), started only when one is brought, so
+//! none of them is in the first download (docs/size.md). This is what the page and the worker say
+//! to each other, one JSON text per message.
+//!
+//! The page posts `[kind, payload]`: `"trace"` with a File or a string, `"config"` or `"paste"`
+//! with a string. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
+//! while reading and `{"trace": {...}, "memory_bytes": n}`; for a config
+//! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for a paste
+//! `{"paste": Reading::to_wire}`; or `{"error": msg}`. A message is `{"id": its index in
+//! `MsgId::ALL`, "args": [...]}`. The worker writes with serde_json; the page reads with the
+//! ledger's JSON reader (already in its bundle), and every answer is used through the codecs the
+//! page has anyway: a link's query for a model, `Reading::from_wire` for a paste.
+
+use crate::ledger::json::Json;
+use crate::ledger::msg::{Arg, Msg, MsgId};
+use crate::tree::reader::Reading;
+use crate::validation::trace::{Sample, Trace, TraceFormat};
+use serde_json::{json, Value};
+
+/// What the page hears from the worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Ready,
+    Progress(f64),
+    /// A trace, and the worker's memory after reading it (bytes).
+    Trace(Box<Trace>, u64),
+    /// A config.json as the custom model's query (everything the bill uses), its name (which a
+    /// link does not carry) and the importer's notes.
+    Config(String, String, Vec<Msg>),
+    Paste(Box<Reading>),
+    Failed(Msg),
+}
+
+/// Nested messages deeper than this are not read back.
+const MAX_DEPTH: usize = 4;
+
+pub fn encode_msg(m: &Msg) -> Value {
+    json!({ "id": m.id as usize, "args": m.args.iter().map(encode_arg).collect::<Vec<Value>>() })
+}
+
+fn encode_arg(a: &Arg) -> Value {
+    match a {
+        Arg::Int(n) => json!({ "int": n }),
+        Arg::Count(n) => json!({ "count": n }),
+        Arg::Bytes(b) => json!({ "bytes": b }),
+        Arg::Factor(x) => json!({ "factor": x }),
+        Arg::Fixed(x, d) => json!({ "fixed": x, "decimals": d }),
+        Arg::Code(s) => json!({ "text": s }),
+        Arg::Text(s) => json!({ "text": s }),
+        Arg::Msg(m) => json!({ "msg": encode_msg(m) }),
+        Arg::List(ms) => json!({ "list": ms.iter().map(encode_msg).collect::<Vec<Value>>() }),
+    }
+}
+
+pub fn decode_msg(v: &Json, depth: usize) -> Option<Msg> {
+    let id = *MsgId::ALL.get(v.get("id")?.as_u64()? as usize)?;
+    let args = v.get("args")?.as_array()?.iter().map(|a| decode_arg(a, depth)).collect::<Option<Vec<Arg>>>()?;
+    Some(Msg::new(id, args))
+}
+
+fn decode_arg(a: &Json, depth: usize) -> Option<Arg> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    let num = |k: &str| a.get(k).and_then(Json::as_f64);
+    let uint = |k: &str| a.get(k).and_then(Json::as_u64);
+    Some(if let Some(n) = uint("int") {
+        Arg::Int(n)
+    } else if let Some(n) = uint("count") {
+        Arg::Count(n)
+    } else if let Some(b) = num("bytes") {
+        Arg::Bytes(b)
+    } else if let Some(x) = num("factor") {
+        Arg::Factor(x)
+    } else if let Some(x) = num("fixed") {
+        Arg::Fixed(x, uint("decimals")?.min(9) as u32)
+    } else if let Some(m) = a.get("msg") {
+        Arg::Msg(Box::new(decode_msg(m, depth + 1)?))
+    } else if let Some(list) = a.get("list").and_then(Json::as_array) {
+        Arg::List(list.iter().map(|m| decode_msg(m, depth + 1)).collect::<Option<Vec<Msg>>>()?)
+    } else {
+        Arg::Text(a.get("text")?.as_str()?.chars().take(400).collect())
+    })
+}
+
+pub fn ready() -> String {
+    json!({ "ready": true }).to_string()
+}
+
+pub fn progress(share: f64) -> String {
+    json!({ "progress": share }).to_string()
+}
+
+pub fn failed(m: &Msg) -> String {
+    json!({ "error": encode_msg(m) }).to_string()
+}
+
+/// A trace read (or why not), and the worker's memory then.
+pub fn trace(result: &Result<Trace, Msg>, memory_bytes: u64) -> String {
+    let t = match result {
+        Ok(t) => t,
+        Err(m) => return failed(m),
+    };
+    json!({
+        "trace": {
+            "format": t.format.id(),
+            "curve": t.curve.iter().map(|s| json!([s.time_us, s.allocated, s.reserved])).collect::<Vec<Value>>(),
+            "peak_bytes": t.peak_bytes,
+            "peak_time_us": t.peak_time_us,
+            "reserved_peak_bytes": t.reserved_peak_bytes,
+            "categories": t.categories.to_vec(),
+            "events": t.events,
+            "preexisting_bytes": t.preexisting_bytes,
+        },
+        "memory_bytes": memory_bytes,
+    })
+    .to_string()
+}
+
+/// A config.json read: the custom model's link (what the CLI's `--config` prints) and the notes.
+pub fn config(text: &str) -> String {
+    match crate::ledger::hf_config::parse_config(text) {
+        Ok(imported) => {
+            let s = crate::ledger::Scenario {
+                model_id: None,
+                architecture: imported.architecture,
+                ..crate::ledger::Scenario::default()
+            };
+            let notes: Vec<Value> = imported.notes.iter().map(encode_msg).collect();
+            let query = crate::query::to_query(&s, &[]);
+            json!({ "config": { "query": query, "name": s.architecture.name, "notes": notes } }).to_string()
+        }
+        Err(e) => failed(&e.0),
+    }
+}
+
+/// A paste read.
+pub fn paste(text: &str) -> String {
+    json!({ "paste": crate::tree::reader::read(text).to_wire() }).to_string()
+}
+
+/// The page's reading of a worker's message; `None` for anything else.
+pub fn decode(text: &str) -> Option<Answer> {
+    let v = Json::parse(text).ok()?;
+    if v.get("ready").is_some() {
+        return Some(Answer::Ready);
+    }
+    if let Some(p) = v.get("progress").and_then(Json::as_f64) {
+        return Some(Answer::Progress(p));
+    }
+    if let Some(e) = v.get("error") {
+        return decode_msg(e, 0).map(Answer::Failed);
+    }
+    if let Some(c) = v.get("config") {
+        let notes = c.get("notes")?.as_array()?.iter().map(|m| decode_msg(m, 0)).collect::<Option<Vec<Msg>>>()?;
+        let name = c.get("name")?.as_str()?.chars().take(200).collect();
+        return Some(Answer::Config(c.get("query")?.as_str()?.to_string(), name, notes));
+    }
+    if let Some(p) = v.get("paste") {
+        return Reading::from_wire(p.as_str()?).map(|r| Answer::Paste(Box::new(r)));
+    }
+    let t = v.get("trace")?;
+    decode_trace(t)
+        .map(|trace| Answer::Trace(Box::new(trace), v.get("memory_bytes").and_then(Json::as_u64).unwrap_or(0)))
+}
+
+fn decode_trace(t: &Json) -> Option<Trace> {
+    let uint = |k: &str| t.get(k).and_then(Json::as_u64);
+    let mut categories = [0u64; 8];
+    for (slot, c) in categories.iter_mut().zip(t.get("categories").and_then(Json::as_array)?) {
+        *slot = c.as_u64()?;
+    }
+    let curve = (t.get("curve").and_then(Json::as_array)?.iter())
+        .map(|p| {
+            let p = p.as_array()?;
+            Some(Sample {
+                time_us: p.first()?.as_f64()? as i64,
+                allocated: p.get(1)?.as_u64()?,
+                reserved: p.get(2).and_then(Json::as_u64),
+            })
+        })
+        .collect::<Option<Vec<Sample>>>()?;
+    Some(Trace {
+        format: TraceFormat::from_id(t.get("format").and_then(Json::as_str)?)?,
+        curve,
+        peak_bytes: uint("peak_bytes")?,
+        peak_time_us: t.get("peak_time_us").and_then(Json::as_f64)? as i64,
+        reserved_peak_bytes: uint("reserved_peak_bytes"),
+        categories,
+        events: uint("events")? as usize,
+        preexisting_bytes: uint("preexisting_bytes")?,
+    })
+}

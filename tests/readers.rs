@@ -1,0 +1,97 @@
+//! What the reader worker tells the page (src/readers.rs) gives back exactly what the readers
+//! read natively: every config.json fixture the same architecture, every real pasted OOM report
+//! (tests/data/oom_reports.toml) the same diagnosis, a trace the same trace, an error the same
+//! message. The expected values are the native readers' own results: these are round-trip tests.
+
+use serde::Deserialize;
+use vram_ledger::i18n::{render, Lang};
+use vram_ledger::ledger::hf_config::parse_config;
+use vram_ledger::ledger::msg::{Arg, Msg, MsgId};
+use vram_ledger::readers::{self, decode, Answer};
+use vram_ledger::tree::paste::{diagnose_paste, diagnose_reading};
+use vram_ledger::validation::trace;
+
+#[test]
+fn a_config_comes_back_as_its_link_and_name_with_the_same_architecture() {
+    let dir = format!("{}/tests/data/configs", env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("configs") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        let native = parse_config(&text);
+        let answer = decode(&readers::config(&text));
+        match (native, answer) {
+            (Ok(imported), Some(Answer::Config(query, name, notes))) => {
+                let mut a = vram_ledger::query::parse(&query).scenario.architecture;
+                a.name = name.into();
+                assert_eq!(a, imported.architecture, "{}", path.display());
+                assert_eq!(notes, imported.notes, "{}", path.display());
+                n += 1;
+            }
+            (Err(e), Some(Answer::Failed(m))) => assert_eq!(m, e.0, "{}", path.display()),
+            (native, answer) => panic!("{}: {:?} / {answer:?}", path.display(), native.is_ok()),
+        }
+    }
+    assert!(n >= 20, "{n} configs");
+    // A broken one: the same message, with its field.
+    let broken = r#"{"model_type": "llama", "hidden_size": "wide"}"#;
+    let Err(e) = parse_config(broken) else { panic!("read") };
+    assert_eq!(decode(&readers::config(broken)), Some(Answer::Failed(e.0)));
+}
+
+#[derive(Deserialize)]
+struct Report {
+    id: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Reports {
+    report: Vec<Report>,
+}
+
+#[test]
+fn every_real_paste_gets_the_same_diagnosis_through_the_worker() {
+    let reports: Reports = toml::from_str(include_str!("data/oom_reports.toml")).expect("fixture");
+    assert_eq!(reports.report.len(), 96);
+    let s = vram_ledger::query::parse("model=qwen2.5-7b&method=lora&gpu=rtx4090").scenario;
+    for r in &reports.report {
+        let Some(Answer::Paste(reading)) = decode(&readers::paste(&r.text)) else { panic!("{}", r.id) };
+        // The link's codec rounds a byte count to a whole byte and drops pids; the diagnosis, its
+        // numbers as shown, its path and advice are the same.
+        let (via, native) = (diagnose_reading(*reading, Some(&s)), diagnose_paste(&r.text, Some(&s)));
+        assert_eq!((via.cause, via.node, &via.path), (native.cause, native.node, &native.path), "{}", r.id);
+        for lang in [Lang::En, Lang::Zh] {
+            assert_eq!(render(lang, &via.why), render(lang, &native.why), "{}", r.id);
+        }
+        assert_eq!(via.advice, native.advice, "{}", r.id);
+        let near = match (via.other_processes, native.other_processes) {
+            (Some(a), Some(b)) => (a - b).abs() <= 2.0,
+            (a, b) => a == b,
+        };
+        assert!(near, "{}: {:?} {:?}", r.id, via.other_processes, native.other_processes);
+    }
+}
+
+#[test]
+fn a_trace_and_a_message_come_back_unchanged() {
+    let bytes =
+        std::fs::read(format!("{}/tests/data/traces/snapshot.pickle", env!("CARGO_MANIFEST_DIR"))).expect("fixture");
+    let t = trace::read(&bytes).expect("reads");
+    assert_eq!(decode(&readers::trace(&Ok(t.clone()), 7)), Some(Answer::Trace(Box::new(t), 7)));
+    let m = Msg::new(
+        MsgId::TraceTooLarge,
+        vec![
+            Arg::Bytes(3.5e8),
+            Arg::Msg(Box::new(Msg::new(MsgId::ReportField, vec![Arg::Text("weights".into())]))),
+            Arg::Fixed(0.25, 2),
+        ],
+    );
+    assert_eq!(decode(&readers::failed(&m)), Some(Answer::Failed(m)));
+    assert_eq!(decode(&readers::progress(0.5)), Some(Answer::Progress(0.5)));
+    assert_eq!(decode(&readers::ready()), Some(Answer::Ready));
+    // Anything else is not an answer (the page says so rather than guessing).
+    for junk in ["", "{}", "[1]", r#"{"error": {"id": 99999, "args": []}}"#, r#"{"paste": 3}"#] {
+        assert_eq!(decode(junk), None, "{junk}");
+    }
+}
