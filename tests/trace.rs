@@ -218,3 +218,15 @@ fn the_cli_reads_a_gzipped_trace_and_writes_the_contract() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("refused"));
 }
+
+#[test]
+fn pickle_longs_are_little_endian_twos_complement() {
+    use trace::pickle::{read, Node};
+    // LONG1 of 0xff = −1; of 00 01 = 256; of zero bytes = 0 (pickletools' encode_long).
+    for (bytes, v) in
+        [(&b"\x80\x02\x8a\x01\xff."[..], -1), (b"\x80\x02\x8a\x02\x00\x01.", 256), (b"\x80\x02\x8a\x00.", 0)]
+    {
+        let p = read(bytes, &mut |_| {}).expect("reads");
+        assert_eq!(p.node(p.root), &Node::Int(v));
+    }
+}

@@ -65,6 +65,15 @@ fn scenario_or_report(text: &str) -> Result<vram_ledger::ledger::Scenario, ExitC
     parsed_or_report(query::parse(text))
 }
 
+/// As [`scenario_or_report`] for a QUERY that may be left out (`None` when it is empty).
+fn optional_scenario(text: &str) -> Result<Option<vram_ledger::ledger::Scenario>, ExitCode> {
+    if text.is_empty() {
+        Ok(None)
+    } else {
+        scenario_or_report(text).map(Some)
+    }
+}
+
 /// As [`scenario_or_report`], for a query already parsed.
 fn parsed_or_report(parsed: query::Parsed) -> Result<vram_ledger::ledger::Scenario, ExitCode> {
     for w in &parsed.warnings {
@@ -288,13 +297,9 @@ fn diagnose_paste(path: &str, given: &str, json: bool, lang: vram_ledger::i18n::
     }
     // A log is not always UTF-8 (a Windows console's code page): read what is.
     let text = String::from_utf8_lossy(&bytes);
-    let scenario = if given.is_empty() {
-        None
-    } else {
-        match scenario_or_report(given) {
-            Ok(s) => Some(s),
-            Err(code) => return code,
-        }
+    let scenario = match optional_scenario(given) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let p = vram_ledger::tree::paste::diagnose_paste(&text, scenario.as_ref());
     if json {
@@ -333,13 +338,9 @@ fn read_trace(path: &str, given: &str, json: bool, unit: Unit) -> ExitCode {
         None
     };
     let q = own_query.as_deref().unwrap_or(given);
-    let scenario = if q.is_empty() {
-        None
-    } else {
-        match scenario_or_report(q) {
-            Ok(s) => Some(s),
-            Err(code) => return code,
-        }
+    let scenario = match optional_scenario(q) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let bill = scenario.as_ref().map(estimate);
     if json {

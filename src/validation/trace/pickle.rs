@@ -171,14 +171,13 @@ impl Machine<'_> {
         let len = usize::try_from(self.uint(len_bytes)?).map_err(|_| msg!(TracePickleTruncated))?;
         let bytes = self.take(len)?;
         let negative = bytes.last().is_some_and(|b| b & 0x80 != 0);
-        let v = if len <= 8 {
+        let v = if len == 0 {
+            0
+        } else if len <= 8 {
+            // Little-endian two's complement: shifted up to bit 63 and back, the sign extends.
             let raw = bytes.iter().rev().fold(0u64, |a, &b| (a << 8) | u64::from(b));
             let shift = 64 - 8 * len as u32;
-            if len == 0 {
-                0
-            } else {
-                ((raw << (shift % 64)) as i64) >> (shift % 64)
-            }
+            ((raw << shift) as i64) >> shift
         } else if negative {
             i64::MIN
         } else {
