@@ -7,6 +7,7 @@ use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
 use crate::ledger::bill::{Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::phases::{self, Phase};
+use crate::ledger::rl::RlSummary;
 use crate::ledger::scenario::Scenario;
 use crate::ledger::units::{format_bytes, group, human_bytes, params_short, Unit};
 use crate::validation::trace::{compare, Trace};
@@ -51,6 +52,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         })).collect::<Vec<_>>(),
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
         "serving": bill.serving.as_ref().map(serving_json),
+        "rl": bill.rl.as_ref().map(rl_json),
         "phases": phases_json(&phases),
         "peak_phase": phases::peak(&phases).map(|p| p.name.id()),
     })
@@ -96,6 +98,50 @@ pub fn phases_table(bill: &Bill, unit: Unit) -> String {
             if peak == Some(p.name) { "  ← peak" } else { "" }
         ));
     }
+    out
+}
+
+/// The `rl` object of a preference or RL step (its names are a public contract).
+pub fn rl_json(r: &RlSummary) -> Value {
+    json!({
+        "objective": r.objective.id(),
+        "rollout": r.rollout.map(|x| x.id()),
+        "sequences_per_step": r.sequences_per_step,
+        "rollout_weights_bytes": r.rollout_weights_bytes,
+        "rollout_pool_bytes": r.rollout_pool_bytes,
+        "rollout_kv_tokens": r.rollout_kv_tokens,
+        "reference_bytes": r.reference_bytes,
+        "critic_bytes": r.critic_bytes,
+        "reward_bytes": r.reward_bytes,
+        "peak_phase": r.peak_phase.id(),
+        "engine_starts": !r.engine_fails,
+    })
+}
+
+fn rl_text(r: &RlSummary, unit: Unit) -> String {
+    let mut out = format!(
+        "
+{} ({} sequences per GPU per step): peak in {}",
+        r.objective.id(),
+        group(r.sequences_per_step),
+        r.peak_phase.id()
+    );
+    if let Some(rollout) = r.rollout {
+        out.push_str(&format!(
+            "; rollout {}: weights {}, KV {} ({} tokens){}",
+            rollout.id(),
+            format_bytes(r.rollout_weights_bytes, unit),
+            format_bytes(r.rollout_pool_bytes, unit),
+            group(r.rollout_kv_tokens),
+            if r.engine_fails { ", the engine does not start" } else { "" }
+        ));
+    }
+    for (name, bytes) in [("reference", r.reference_bytes), ("critic", r.critic_bytes), ("reward", r.reward_bytes)] {
+        if bytes > 0 {
+            out.push_str(&format!("; {name} {}", format_bytes(bytes, unit)));
+        }
+    }
+    out.push('\n');
     out
 }
 
@@ -196,6 +242,9 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
     ));
     if let Some(sv) = &bill.serving {
         out.push_str(&serving_text(sv, unit));
+    }
+    if let Some(r) = &bill.rl {
+        out.push_str(&rl_text(r, unit));
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {

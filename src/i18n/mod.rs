@@ -390,6 +390,8 @@ pub fn phase(lang: Lang, p: crate::ledger::phases::PhaseName) -> &'static str {
             Profile => ("profiling run", "预分析运行"),
             CudaGraphs => ("CUDA graphs", "CUDA graphs 捕获"),
             Serving => ("serving", "服务"),
+            Rollout => ("rollout", "采样(rollout)"),
+            Logprobs => ("log-probabilities (no grad)", "对数概率(无梯度)"),
         },
     )
 }
@@ -455,6 +457,12 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
             VisionActivations => ("Vision-tower activations", "视觉塔激活"),
             Logits => ("Logits", "logits"),
             KvCache => ("KV cache", "KV cache"),
+            RolloutWeights => ("Rollout engine's weights", "采样引擎的权重"),
+            RolloutKvCache => ("Rollout KV cache", "采样的 KV cache"),
+            ReferenceModel => ("Reference model", "参考模型"),
+            Critic => ("Critic (value model)", "价值模型(critic)"),
+            RewardModel => ("Reward model", "奖励模型"),
+            RolloutWorkspace => ("Rollout engine's workspace", "采样引擎的工作区"),
             DequantBuffer => ("Dequantization buffer", "反量化缓冲"),
             GatheredLayer => ("ZeRO-3 / FSDP gathered units", "ZeRO-3 / FSDP 聚合单元"),
             ZeroBuckets => ("DeepSpeed gradient buckets", "DeepSpeed 梯度桶"),

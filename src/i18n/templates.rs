@@ -559,6 +559,49 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "等效 batch = micro-batch {0} × 累积步数 {1} × {2} 张卡 = {3} 条序列/每次优化器更新;梯度累积不增加显存",
         ),
 
+        RlRollout => ("rollout, {0}: {1}", "采样,{0}:{1}"),
+        RlEngineWorkspace => (
+            "activation peak {0} + CUDA graphs {1} + memory outside PyTorch {2}",
+            "激活峰值 {0} + CUDA graphs {1} + PyTorch 之外的显存 {2}",
+        ),
+        RlLogprobActivations => (
+            "no-grad log-probability pass over {0} sequence(s) of {1} tokens: one layer's working set, {2}",
+            "无梯度的对数概率前向,{0} 条 × {1} token:一层的工作集 {2}",
+        ),
+        RlLogprobLogits => (
+            "{0} sequence(s) × {1} tokens × {2} vocabulary × {3} B (the 16-bit logits and their temperature-scaled copy) + one sequence's 16-bit log-softmax",
+            "{0} 条 × {1} token × 词表 {2} × {3} B(16 位 logits 及其除以温度的副本)+ 一条序列的 16 位 `log_softmax`",
+        ),
+        RlReference => (
+            "a frozen copy of the model for the reference log-probabilities: {0}{1}",
+            "计算参考对数概率的冻结模型副本:{0}{1}",
+        ),
+        RlCritic => (
+            "critic {0} (its value head counted as the LM head): weights, adapters, master copy and optimizer states {1}; its update runs apart from the policy's",
+            "价值模型 {0}(价值头按 LM head 计):权重、适配器、主权重与优化器状态 {1};它的更新与策略模型的更新分开进行",
+        ),
+        RlReward => ("reward model {0} in bf16: {1}", "奖励模型 {0},bf16:{1}"),
+        NoteRlSequences => (
+            "{0} sequence(s) per GPU per step (micro-batch × accumulation), each {1} prompt + {2} completion tokens; the loss's logits cover the completion",
+            "每卡每步 {0} 条序列(micro-batch × 累积步数),每条提示 {1} + 生成 {2} token;损失的 logits 只算生成部分",
+        ),
+        NoteRlDivisible => (
+            "TRL refuses this: the generation batch (micro-batch × accumulation × GPUs = {0}) must be a multiple of generations = {1}",
+            "`TRL` 会拒绝:生成批量(micro-batch × 累积步数 × 卡数 = {0})必须是 `generations` = {1} 的整数倍",
+        ),
+        NoteRlEngineFree => (
+            "the rollout engine does not start: {0} is free when it starts, gpu_memory_utilization {1} asks for {2} (vLLM: \"Free memory on device … is less than desired GPU memory utilization\")",
+            "采样引擎起不来:启动时只剩 {0},`gpu_memory_utilization` {1} 要 {2}(vLLM:`Free memory on device … is less than desired GPU memory utilization`)",
+        ),
+        NoteRlEngineNoCache => (
+            "the rollout engine does not start: gpu_memory_utilization {0} leaves its KV cache no room for one sequence (vLLM: \"No available memory for the cache blocks\")",
+            "采样引擎起不来:`gpu_memory_utilization` {0} 留给 KV cache 的空间放不下一条序列(vLLM:`No available memory for the cache blocks`)",
+        ),
+        NoteRlSleepHost => (
+            "sleep level 1 keeps the engine's weights in host RAM between rollouts: {0}",
+            "休眠级别 1 在两次采样之间把引擎权重放在内存里:{0}",
+        ),
+
         BadUint => (
             "`{0}={1}` is not accepted: a whole number from {2} to {3}",
             "`{0}={1}` 无效:应为 {2} 至 {3} 的整数",

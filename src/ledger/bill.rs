@@ -18,6 +18,16 @@ pub enum ComponentId {
     VisionActivations,
     Logits,
     KvCache,
+    /// RL: the rollout engine's copy of the policy's weights on the trainer's card.
+    RolloutWeights,
+    /// RL: the rollout engine's KV pool (vLLM's blocks), or `generate()`'s cache in a rollout.
+    RolloutKvCache,
+    /// DPO / KL: a frozen copy of the model for the reference log-probabilities.
+    ReferenceModel,
+    /// PPO: the critic (value model), its weights and optimizer states.
+    Critic,
+    /// PPO: a reward model's weights.
+    RewardModel,
     DequantBuffer,
     GatheredLayer,
     /// DeepSpeed ZeRO-1/2's gradient buckets (and the copy a bucket's reduction makes).
@@ -34,6 +44,8 @@ pub enum ComponentId {
     NonTorch,
     /// Serving engines: the memory CUDA graphs hold.
     CudaGraphs,
+    /// RL: the rollout engine's activation peak, CUDA graphs and non-torch memory.
+    RolloutWorkspace,
     CudaContext,
     /// Drill: a leftover process of an earlier run holds memory on the card (not this process's).
     ZombieProcess,
@@ -41,7 +53,7 @@ pub enum ComponentId {
 
 impl ComponentId {
     /// In bill order (stable: the chart stacks them in this order, bottom to top).
-    pub const ALL: [ComponentId; 21] = [
+    pub const ALL: [ComponentId; 27] = [
         ComponentId::Weights,
         ComponentId::AdapterWeights,
         ComponentId::MasterWeights,
@@ -51,6 +63,11 @@ impl ComponentId {
         ComponentId::VisionActivations,
         ComponentId::Logits,
         ComponentId::KvCache,
+        ComponentId::RolloutWeights,
+        ComponentId::RolloutKvCache,
+        ComponentId::ReferenceModel,
+        ComponentId::Critic,
+        ComponentId::RewardModel,
         ComponentId::DequantBuffer,
         ComponentId::GatheredLayer,
         ComponentId::ZeroBuckets,
@@ -61,6 +78,7 @@ impl ComponentId {
         ComponentId::AllocatorSlack,
         ComponentId::NonTorch,
         ComponentId::CudaGraphs,
+        ComponentId::RolloutWorkspace,
         ComponentId::CudaContext,
         ComponentId::ZombieProcess,
     ];
@@ -76,6 +94,12 @@ impl ComponentId {
             ComponentId::VisionActivations => "vision_activations",
             ComponentId::Logits => "logits",
             ComponentId::KvCache => "kv_cache",
+            ComponentId::RolloutWeights => "rollout_weights",
+            ComponentId::RolloutKvCache => "rollout_kv_cache",
+            ComponentId::ReferenceModel => "reference_model",
+            ComponentId::Critic => "critic",
+            ComponentId::RewardModel => "reward_model",
+            ComponentId::RolloutWorkspace => "rollout_workspace",
             ComponentId::DequantBuffer => "dequant_buffer",
             ComponentId::GatheredLayer => "gathered_layer",
             ComponentId::ZeroBuckets => "zero_buckets",
@@ -125,7 +149,9 @@ impl ComponentId {
     /// Which of the three totals first includes this component.
     pub fn layer(self) -> TotalKind {
         match self {
-            ComponentId::AllocatorSlack | ComponentId::CudaGraphs => TotalKind::Reserved,
+            ComponentId::AllocatorSlack | ComponentId::CudaGraphs | ComponentId::RolloutWorkspace => {
+                TotalKind::Reserved
+            }
             ComponentId::CudaContext | ComponentId::ZombieProcess | ComponentId::NonTorch => TotalKind::Device,
             _ => TotalKind::Allocated,
         }
@@ -231,6 +257,74 @@ impl SlackRule {
     }
 }
 
+/// A moment of the step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseName {
+    Load,
+    Forward,
+    Loss,
+    Backward,
+    OptimizerStep,
+    ZeroGrad,
+    Prefill,
+    Decode,
+    Profile,
+    CudaGraphs,
+    Serving,
+    /// RL: the completions generated.
+    Rollout,
+    /// RL / DPO: the no-grad passes for the old policy's and the reference's log-probabilities.
+    Logprobs,
+}
+
+impl PhaseName {
+    /// The name in the JSON output and the CLI (a public contract).
+    pub fn id(self) -> &'static str {
+        match self {
+            PhaseName::Load => "load",
+            PhaseName::Forward => "forward",
+            PhaseName::Loss => "loss",
+            PhaseName::Backward => "backward",
+            PhaseName::OptimizerStep => "optimizer_step",
+            PhaseName::ZeroGrad => "zero_grad",
+            PhaseName::Prefill => "prefill",
+            PhaseName::Decode => "decode",
+            PhaseName::Profile => "profile",
+            PhaseName::CudaGraphs => "cuda_graphs",
+            PhaseName::Serving => "serving",
+            PhaseName::Rollout => "rollout",
+            PhaseName::Logprobs => "logprobs",
+        }
+    }
+}
+
+/// What is live in one phase: bytes per component (those with none left out), in bill order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    pub name: PhaseName,
+    pub components: Vec<(ComponentId, u64)>,
+}
+
+impl Phase {
+    pub fn bytes(&self, id: ComponentId) -> u64 {
+        self.components.iter().filter(|(c, _)| *c == id).map(|(_, b)| *b).sum()
+    }
+
+    /// What `torch.cuda.memory_allocated()`, `memory_reserved()` and nvidia-smi would read then.
+    pub fn total(&self, kind: TotalKind) -> u64 {
+        let rank = |k: TotalKind| match k {
+            TotalKind::Allocated => 0,
+            TotalKind::Reserved => 1,
+            TotalKind::Device => 2,
+        };
+        self.components
+            .iter()
+            .filter(|(c, _)| rank(c.layer()) <= rank(kind))
+            .map(|(_, b)| *b)
+            .fold(0, u64::saturating_add)
+    }
+}
+
 /// What a bill's phases are made of besides its lines (`super::phases::of`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Timeline {
@@ -241,6 +335,8 @@ pub enum Timeline {
     Generate { kv_generated: f64, prefill_peak: f64, decode_transient: f64, slack: SlackRule },
     /// A serving engine at start-up.
     Engine,
+    /// Phases worked out where the bill was (a preference or RL step: `super::rl`).
+    Phases(Vec<Phase>),
 }
 
 /// A training step's amounts that no single line holds.
@@ -276,6 +372,8 @@ pub struct Bill {
     pub serving: Option<Serving>,
     /// What the step's phases are made of (`super::phases::of`).
     pub timeline: Timeline,
+    /// A preference or RL step (`objective` other than `sft`): the `rl` object of the JSON output.
+    pub rl: Option<RlSummary>,
 }
 
 impl Bill {
@@ -368,6 +466,9 @@ impl Bill {
         let mut on_device = verdict_for(self.device_bytes(), self.gpu_bytes);
         if on_device == Verdict::Fits && self.high_end_decides() {
             on_device = Verdict::FitsWithoutMargin;
+        }
+        if self.rl.as_ref().is_some_and(|r| r.engine_fails) {
+            return Verdict::DoesNotFit;
         }
         match &self.serving {
             None => on_device,
@@ -485,4 +586,26 @@ impl ServingStatus {
     pub fn starts(self) -> bool {
         matches!(self, ServingStatus::Serves | ServingStatus::Queues { .. })
     }
+}
+
+/// The `rl` object of the JSON output (its field names are a public contract).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RlSummary {
+    pub objective: super::scenario::Objective,
+    /// What generates the completions (`None` for DPO, which has no rollout).
+    pub rollout: Option<super::scenario::Rollout>,
+    /// Sequences one GPU runs per optimizer step: GRPO's and PPO's completions (micro-batch ×
+    /// accumulation: TRL's generation batch), DPO's chosen and rejected sequences.
+    pub sequences_per_step: u64,
+    pub rollout_weights_bytes: u64,
+    pub rollout_pool_bytes: u64,
+    /// Tokens the rollout's cache holds: the vLLM pool's capacity, or `generate()`'s sequences ×
+    /// (prompt + completion).
+    pub rollout_kv_tokens: u64,
+    pub reference_bytes: u64,
+    pub critic_bytes: u64,
+    pub reward_bytes: u64,
+    pub peak_phase: PhaseName,
+    /// The rollout engine cannot start (too little free memory, or no room for its KV cache).
+    pub engine_fails: bool,
 }

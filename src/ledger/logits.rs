@@ -79,7 +79,7 @@ fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) ->
 /// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
 /// an fp32 loss per token. Returns (bytes, chunk tokens).
 fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
-    let tokens = p.batch.saturating_mul(p.tokens).max(1);
+    let tokens = p.batch.saturating_mul(p.logit_tokens).max(1);
     let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
     let inc = vocab.div_ceil(hidden).max(1);
     let chunk = tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens).min(tokens);
@@ -95,7 +95,7 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
     if !t.keeps_output || t.loss == LossKernel::Fused {
         return 0.0;
     }
-    p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
+    p.batch as f64 * p.logit_tokens as f64 * p.arch.vocab as f64 * returned_logit_bytes(t.loss, p.acts)
 }
 
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
@@ -104,7 +104,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast);
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
-    let count = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64;
+    let count = p.batch as f64 * p.logit_tokens as f64 * p.arch.vocab as f64;
     let saved = count * (saved_bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast) + softcap);
     // PEFT's k-bit recipe leaves the LM head in fp32; autocast computes it from a bf16 copy of the
     // weight, which its backward keeps until the loss's gradient has passed.
@@ -120,7 +120,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
             Arg::Count(chunk),
             Arg::Count(p.arch.vocab),
             Arg::Factor(p.acts.bytes() + 4.0),
-            Arg::Count(p.batch * p.tokens),
+            Arg::Count(p.batch * p.logit_tokens),
             Arg::Count(p.arch.hidden),
             Arg::Factor(p.acts.bytes()),
             Arg::Bytes(bytes),
@@ -132,7 +132,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let formula = msg!(
         Logits,
         Arg::Int(p.batch),
-        Arg::Count(p.tokens),
+        Arg::Count(p.logit_tokens),
         Arg::Count(p.arch.vocab),
         Arg::Factor(per_logit),
         Arg::Code(t.loss.id()),

@@ -15,8 +15,10 @@
 //! 8. `activations`, `logits`, `vision`, `training`, `serving::engine` — bill lines, and what every engine shares
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
-//! 11. `estimate` — the bill of a scenario
-//! 12. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
+//! 11. `step` — the bill of a supervised step or of inference
+//! 12. `rl` — a preference or RL step as its phases, made of those bills
+//! 13. `estimate` — the bill of any scenario
+//! 14. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
 
 pub mod activations;
 pub mod architecture;
@@ -35,9 +37,11 @@ pub mod optimizer;
 pub mod phases;
 pub mod plan;
 pub mod presets;
+pub mod rl;
 pub mod scenario;
 pub mod serving;
 pub mod speed_card;
+pub mod step;
 pub mod storage;
 pub mod training;
 pub mod units;

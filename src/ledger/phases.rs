@@ -14,68 +14,7 @@
 //! its peak phase's.
 
 use super::bill::{slack_basis, to_bytes, Bill, Component, ComponentId, SlackRule, StepAmounts, Timeline, TotalKind};
-
-/// A moment of the step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PhaseName {
-    Load,
-    Forward,
-    Loss,
-    Backward,
-    OptimizerStep,
-    ZeroGrad,
-    Prefill,
-    Decode,
-    Profile,
-    CudaGraphs,
-    Serving,
-}
-
-impl PhaseName {
-    /// The name in the JSON output and the CLI (a public contract).
-    pub fn id(self) -> &'static str {
-        match self {
-            PhaseName::Load => "load",
-            PhaseName::Forward => "forward",
-            PhaseName::Loss => "loss",
-            PhaseName::Backward => "backward",
-            PhaseName::OptimizerStep => "optimizer_step",
-            PhaseName::ZeroGrad => "zero_grad",
-            PhaseName::Prefill => "prefill",
-            PhaseName::Decode => "decode",
-            PhaseName::Profile => "profile",
-            PhaseName::CudaGraphs => "cuda_graphs",
-            PhaseName::Serving => "serving",
-        }
-    }
-}
-
-/// What is live in one phase: bytes per component (those with none left out), in bill order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Phase {
-    pub name: PhaseName,
-    pub components: Vec<(ComponentId, u64)>,
-}
-
-impl Phase {
-    pub fn bytes(&self, id: ComponentId) -> u64 {
-        self.components.iter().filter(|(c, _)| *c == id).map(|(_, b)| *b).sum()
-    }
-
-    /// What `torch.cuda.memory_allocated()`, `memory_reserved()` and nvidia-smi would read then.
-    pub fn total(&self, kind: TotalKind) -> u64 {
-        let rank = |k: TotalKind| match k {
-            TotalKind::Allocated => 0,
-            TotalKind::Reserved => 1,
-            TotalKind::Device => 2,
-        };
-        self.components
-            .iter()
-            .filter(|(c, _)| rank(c.layer()) <= rank(kind))
-            .map(|(_, b)| *b)
-            .fold(0, u64::saturating_add)
-    }
-}
+pub use super::bill::{Phase, PhaseName};
 
 /// A phase's slack when an earlier phase reserved `reserved_before`: its own `slack` on what is live,
 /// or, when that reaches less, what keeps the reserved memory where it was.
@@ -177,6 +116,7 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
             with_slack(generate_steps(lines, *kv_generated, *prefill_peak, *decode_transient), slack)
         }
         Timeline::Engine => engine_phases(lines),
+        Timeline::Phases(phases) => phases.clone(),
     }
 }
 

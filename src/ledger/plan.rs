@@ -243,6 +243,9 @@ pub struct Plan<'a> {
     pub text_tokens: u64,
     /// Tokens the language model sees per sequence: text + vision.
     pub tokens: u64,
+    /// Tokens per sequence whose logits a training loss computes: all of them, or GRPO's and PPO's
+    /// completion (TRL's `logits_to_keep`, verl's response slice).
+    pub logit_tokens: u64,
     pub batch: u64,
     pub gpus: u64,
     /// The model's parameters (`Architecture::parameters`, counted once).
@@ -320,6 +323,12 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         gpu: &s.gpu,
         text_tokens: s.seq,
         tokens: s.sequence_tokens(),
+        logit_tokens: match s.rl.objective {
+            super::scenario::Objective::Grpo | super::scenario::Objective::Ppo if s.mode == Mode::Train => {
+                s.rl.completion_len.min(s.sequence_tokens())
+            }
+            _ => s.sequence_tokens(),
+        },
         batch: s.batch,
         gpus: s.gpus,
         parameters,

@@ -173,6 +173,71 @@ impl Engine {
     }
 }
 
+keyword_enum!(
+    /// What the step optimises (`objective`): supervised fine-tuning, or a preference / RL objective
+    /// whose step has more moments than forward and backward (`super::rl`).
+    Objective { Sft => "sft", Dpo => "dpo", Grpo => "grpo", Ppo => "ppo" }
+);
+
+keyword_enum!(
+    /// Where DPO's and the KL term's reference log-probabilities come from (`ref`): the policy with
+    /// its adapters disabled (PEFT: no copy), a frozen copy of the model, or computed before training.
+    Reference { Adapter => "adapter", Model => "model", Precomputed => "precomputed" }
+);
+
+keyword_enum!(
+    /// What generates GRPO's and PPO's completions (`rollout`): `generate()` in the trainer, a vLLM
+    /// engine in the trainer's process sharing the card (TRL's `vllm_mode="colocate"`, verl,
+    /// OpenRLHF's `--colocate_all_models`), an engine that reads the trainer's own weights (Unsloth's
+    /// `fast_inference`), or an engine on other GPUs.
+    Rollout { Hf => "hf", Colocate => "colocate", Shared => "shared", Server => "server" }
+);
+
+/// The preference / RL part of a training scenario (`objective` other than `sft`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RlSettings {
+    pub objective: Objective,
+    /// `None`: `adapter` for LoRA / QLoRA, `model` for full fine-tuning.
+    pub reference: Option<Reference>,
+    /// Completions per prompt (TRL's `num_generations`, verl's `rollout.n`).
+    pub generations: u64,
+    pub prompt_len: u64,
+    pub completion_len: u64,
+    pub rollout: Rollout,
+    /// The engine's `gpu_memory_utilization` on a shared card.
+    pub rollout_util: f64,
+    /// vLLM's sleep level between rollouts: 0 = awake, 1 = weights to host RAM and the pool dropped,
+    /// 2 = both dropped.
+    pub sleep: u8,
+    /// The KL term's weight: above 0 the step needs reference log-probabilities.
+    pub beta: f64,
+    /// Sequences per no-grad log-probability pass; `None`: the micro-batch.
+    pub logprob_batch: Option<u64>,
+    /// PPO's critic: a preset id, `None` = the policy's architecture.
+    pub critic: Option<&'static str>,
+    /// PPO's reward model: a preset id, `None` = a rule-based reward.
+    pub reward: Option<&'static str>,
+}
+
+impl Default for RlSettings {
+    fn default() -> Self {
+        RlSettings {
+            objective: Objective::Sft,
+            reference: None,
+            generations: 8,
+            prompt_len: 512,
+            completion_len: 256,
+            rollout: Rollout::Hf,
+            rollout_util: 0.3,
+            sleep: 0,
+            beta: 0.0,
+            logprob_batch: None,
+            critic: None,
+            reward: None,
+        }
+    }
+}
+
 /// A release of a serving engine, `0.11` or `0.5.23`: the rules that changed between releases
 /// (defaults, what the budget counts) follow it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -435,6 +500,8 @@ pub struct Scenario {
     pub drill: Drill,
     /// What serves the model in inference (ignored in training).
     pub serving: EngineSettings,
+    /// Preference and RL training (`objective`, training only).
+    pub rl: RlSettings,
 }
 
 impl Default for Scenario {
@@ -481,6 +548,7 @@ impl Default for Scenario {
             overhead_mib: DEFAULT_OVERHEAD_MIB,
             drill: Drill::default(),
             serving: EngineSettings::default(),
+            rl: RlSettings::default(),
         }
     }
 }
@@ -552,6 +620,24 @@ impl Scenario {
     /// Tokens the language model sees per sequence: text + vision tokens.
     pub fn sequence_tokens(&self) -> u64 {
         self.seq.saturating_add(self.vision_tokens())
+    }
+
+    /// A preference or RL training step (`objective` other than `sft`).
+    pub fn is_rl(&self) -> bool {
+        self.mode == Mode::Train && self.rl.objective != Objective::Sft
+    }
+
+    /// Where the reference log-probabilities come from, when the step needs them: DPO always, GRPO
+    /// and PPO with a KL term (`beta` > 0); as set, else the adapters disabled for LoRA / QLoRA and
+    /// a frozen copy for full fine-tuning.
+    pub fn reference(&self) -> Option<Reference> {
+        let needed = match self.rl.objective {
+            Objective::Sft => false,
+            Objective::Dpo => true,
+            Objective::Grpo | Objective::Ppo => self.rl.beta > 0.0,
+        };
+        let default = if self.method == Method::Full { Reference::Model } else { Reference::Adapter };
+        (needed && self.mode == Mode::Train).then(|| self.rl.reference.unwrap_or(default))
     }
 
     pub fn effective_batch(&self) -> u64 {

@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Offload, Optimizer, Precision,
-    Recipe, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer,
+    Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::{fixed, trim_float};
@@ -161,6 +161,48 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
     }
 }
 
+/// The preference / RL settings of a training step: the objective, and what it needs (DPO's
+/// reference; GRPO's and PPO's completions, rollout engine, KL weight; PPO's critic and reward).
+fn rl_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
+    let rl = &s.rl;
+    let pick = |key: Key, value: &str, list: Vec<(String, String)>| select(key, lang, value, one_group(list), set(key));
+    let count = |key: Key, value: u64, min: &'static str| number(key, lang, value.to_string(), min, "1", set(key));
+    let objective = pick(Key::Objective, rl.objective.id(), options(Objective::ALL, Objective::id));
+    let generates = matches!(rl.objective, Objective::Grpo | Objective::Ppo);
+    let reference = match s.reference() {
+        Some(r) => pick(Key::Ref, r.id(), options(Reference::ALL, Reference::id)),
+        None => html! {},
+    };
+    let presets_list = || presets::models().iter().map(|m| (m.id.to_string(), m.id.to_string())).collect::<Vec<_>>();
+    let mut rewards = vec![("none".to_string(), "none".to_string())];
+    rewards.extend(presets_list());
+    let engine_on_card = matches!(rl.rollout, Rollout::Colocate | Rollout::Shared);
+    html! {
+        <>
+            { objective }
+            if generates {
+                { count(Key::Generations, rl.generations, "1") }
+                { count(Key::PromptLen, rl.prompt_len, "1") }
+                { count(Key::CompletionLen, rl.completion_len, "1") }
+                { segmented(Key::Rollout, lang, rl.rollout.id(), options(Rollout::ALL, Rollout::id), set(Key::Rollout)) }
+                if engine_on_card {
+                    { number(Key::RolloutUtil, lang, trim_float(rl.rollout_util), "0.01", "0.05", set(Key::RolloutUtil)) }
+                    { segmented(Key::Sleep, lang, &rl.sleep.to_string(), (0..=2).map(|l| (l.to_string(), l.to_string())).collect(), set(Key::Sleep)) }
+                }
+                { number(Key::Beta, lang, trim_float(rl.beta), "0", "0.01", set(Key::Beta)) }
+            }
+            { reference }
+            if rl.objective != Objective::Sft {
+                { optional_number(Key::LogprobBatch, lang, rl.logprob_batch.map(|v| v.to_string()), s.batch.to_string(), "1", set(Key::LogprobBatch)) }
+            }
+            if rl.objective == Objective::Ppo {
+                { pick(Key::Critic, rl.critic.unwrap_or(s.model_id.as_deref().unwrap_or("")), presets_list()) }
+                { pick(Key::Reward, rl.reward.unwrap_or("none"), rewards) }
+            }
+        </>
+    }
+}
+
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let (lang, s) = (props.lang, &props.scenario);
@@ -234,8 +276,11 @@ pub fn controls(props: &ControlsProps) -> Html {
                 { segmented(Key::Mode, lang, s.mode.id(), mode_options, set(Key::Mode)) }
                 if train {
                     { segmented(Key::Method, lang, s.method.id(), method_options, set(Key::Method)) }
+                    { rl_controls(lang, s, &set) }
                 }
-                { seq_slider }
+                if !(train && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo)) {
+                    { seq_slider }
+                }
                 { batch_slider }
                 { rank_slider }
                 if adapters {

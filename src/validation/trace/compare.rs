@@ -16,12 +16,15 @@ use crate::ledger::phases::{Phase, PhaseName};
 pub fn category_of(id: ComponentId) -> Option<Category> {
     use ComponentId::*;
     match id {
-        Weights | AdapterWeights | Fp32Module | GatheredLayer => Some(Category::Parameter),
+        Weights | AdapterWeights | Fp32Module | GatheredLayer | RolloutWeights | ReferenceModel | RewardModel => {
+            Some(Category::Parameter)
+        }
+        Critic => Some(Category::OptimizerState),
         MasterWeights | Optimizer => Some(Category::OptimizerState),
         Gradients | ZeroBuckets => Some(Category::Gradient),
         Activations | VisionActivations | EvalGraph | KeptTensors => Some(Category::Activation),
-        Logits | OptimizerStep | DequantBuffer | KvCache => Some(Category::Temporary),
-        AllocatorSlack | NonTorch | CudaGraphs | CudaContext | ZombieProcess => None,
+        Logits | OptimizerStep | DequantBuffer | KvCache | RolloutKvCache => Some(Category::Temporary),
+        AllocatorSlack | NonTorch | CudaGraphs | RolloutWorkspace | CudaContext | ZombieProcess => None,
     }
 }
 

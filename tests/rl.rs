@@ -1,0 +1,215 @@
+//! Preference and RL steps (issue 26): the phases, the `rl` object, the rollout engine on the card.
+//! Expected numbers are hand arithmetic from the model's published shape (Llama-3.1-8B:
+//! 8,030,261,248 parameters, 32 layers, 8 KV heads of 128, vocabulary 128,256) or relations between
+//! bills the ledger already checks elsewhere (a DPO step is a supervised step over twice the batch).
+
+use vram_ledger::ledger::phases::{self, PhaseName};
+use vram_ledger::ledger::{estimate, ComponentId, Scenario, TotalKind, Verdict};
+use vram_ledger::query::parse as parse_query;
+use vram_ledger::report::to_json;
+
+const PARAMS: u64 = 8_030_261_248;
+/// K and V × 32 layers × 8 KV heads × 128 × 2 B.
+const KV_PER_TOKEN: u64 = 2 * 32 * 8 * 128 * 2;
+
+fn scenario(q: &str) -> Scenario {
+    let parsed = parse_query(q);
+    assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
+    parsed.scenario
+}
+
+fn phase_bytes(s: &Scenario, name: PhaseName, id: ComponentId) -> u64 {
+    let bill = estimate(s);
+    phases::of(&bill).iter().find(|p| p.name == name).map_or(0, |p| p.bytes(id))
+}
+
+#[test]
+fn grpo_phases_are_in_time_order_and_the_peak_is_the_largest() {
+    let s = scenario("objective=grpo&gpu=h100-80g&batch=8&rollout=colocate");
+    let bill = estimate(&s);
+    let names: Vec<&str> = phases::of(&bill).iter().map(|p| p.name.id()).collect();
+    assert_eq!(
+        names,
+        ["load", "rollout", "logprobs", "forward", "loss", "backward", "optimizer_step", "zero_grad"],
+        "the issue's phases, in time order"
+    );
+    let all = phases::of(&bill);
+    let peak = phases::peak(&all).expect("phases");
+    for kind in [TotalKind::Allocated, TotalKind::Reserved, TotalKind::Device] {
+        let bill_total = match kind {
+            TotalKind::Allocated => bill.allocated_bytes(),
+            TotalKind::Reserved => bill.reserved_bytes(),
+            TotalKind::Device => bill.device_bytes(),
+        };
+        assert_eq!(peak.total(kind), bill_total, "{kind:?}: the peak phase's total is the bill's");
+    }
+    assert!(all.iter().all(|p| p.total(TotalKind::Allocated) <= peak.total(TotalKind::Allocated)));
+    assert_eq!(bill.rl.as_ref().map(|r| r.peak_phase), Some(peak.name));
+}
+
+#[test]
+fn the_peak_phase_holds_the_bills_totals_across_rl_configurations() {
+    for q in [
+        "objective=dpo",
+        "objective=dpo&method=full&ref=model&gpu=h100-80g&gpus=8&zero=3",
+        "objective=dpo&ref=precomputed",
+        "objective=grpo&rollout=hf&batch=8&accum=2",
+        "objective=grpo&rollout=shared&method=qlora&rollout_util=0.6&sleep=1",
+        "objective=grpo&rollout=colocate&sleep=2&beta=0.04&gpu=h100-80g",
+        "objective=grpo&rollout=server&completion_len=4096&batch=4",
+        "objective=ppo&method=full&gpu=h200&gpus=8&zero=3&reward=llama-3.2-1b&critic=llama-3.2-1b",
+        "objective=ppo&rollout=colocate&gpu=a800-80g&offload=all&zero=3&gpus=8&method=full&beta=0.01",
+    ] {
+        let s = scenario(q);
+        let bill = estimate(&s);
+        let all = phases::of(&bill);
+        let peak = phases::peak(&all).expect("phases");
+        assert_eq!(peak.total(TotalKind::Device), bill.device_bytes(), "{q}");
+        assert_eq!(peak.total(TotalKind::Allocated), bill.allocated_bytes(), "{q}");
+        assert!(bill.device_bytes() > 0, "{q}");
+        let j = to_json(&s, &bill);
+        assert_eq!(j["rl"]["peak_phase"], j["peak_phase"], "{q}");
+    }
+}
+
+#[test]
+fn a_dpo_step_with_the_adapters_as_reference_is_a_supervised_step_over_twice_the_batch() {
+    // LoRA: PEFT disables the adapters for the reference, no copy; each pair is two sequences.
+    let dpo = estimate(&scenario("objective=dpo&batch=2&seq=1024"));
+    let sft = estimate(&scenario("batch=4&seq=1024"));
+    assert_eq!(dpo.allocated_bytes(), sft.allocated_bytes());
+    let rl = dpo.rl.expect("rl");
+    assert_eq!(rl.reference_bytes, 0);
+    assert_eq!(rl.sequences_per_step, 4);
+    assert_eq!(rl.rollout, None, "DPO has no rollout");
+}
+
+#[test]
+fn a_frozen_reference_copy_is_the_weights_in_bf16_sharded_under_zero3() {
+    let one = estimate(&scenario("objective=dpo&method=full&gpu=h200"));
+    assert_eq!(one.rl.expect("rl").reference_bytes, PARAMS * 2, "8,030,261,248 × 2 B");
+    let eight = estimate(&scenario("objective=dpo&method=full&gpu=h200&gpus=8&zero=3"));
+    assert_eq!(eight.rl.expect("rl").reference_bytes, PARAMS * 2 / 8, "÷ 8 GPUs");
+    // Precomputed reference log-probabilities: no copy and no reference pass.
+    let pre = estimate(&scenario("objective=dpo&method=full&gpu=h200&ref=precomputed"));
+    assert_eq!(pre.rl.as_ref().expect("rl").reference_bytes, 0);
+    assert!(!phases::of(&pre).iter().any(|p| p.name == PhaseName::Logprobs));
+}
+
+#[test]
+fn grpo_logits_cover_the_completion_only() {
+    // loss=hf's backward holds 12 B per logit: 1 × 256 completion tokens × 128,256 × 12 B.
+    let s = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256");
+    assert_eq!(phase_bytes(&s, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 12);
+    // The trainer's sequence is prompt + completion: checkpointing keeps 32 layer inputs of
+    // 768 tokens × 4,096 × 2 B = 192 MiB, as a supervised step of seq=768 does.
+    let sft = estimate(&scenario("seq=768"));
+    let grpo = estimate(&s);
+    let inputs = |b: &vram_ledger::ledger::Bill| b.component(ComponentId::Activations);
+    assert_eq!(inputs(&grpo), inputs(&sft));
+}
+
+#[test]
+fn generate_rollout_holds_the_cache_of_every_sequence() {
+    // 8 sequences × (512 + 256) tokens × 131,072 B per token.
+    let s = scenario("objective=grpo&batch=8&rollout=hf");
+    let rl = estimate(&s).rl.expect("rl");
+    assert_eq!(rl.rollout_kv_tokens, 8 * 768);
+    assert_eq!(rl.rollout_pool_bytes, 8 * 768 * KV_PER_TOKEN);
+    assert_eq!(phase_bytes(&s, PhaseName::Rollout, ComponentId::RolloutKvCache), 8 * 768 * KV_PER_TOKEN);
+    // Freed after the rollout.
+    assert_eq!(phase_bytes(&s, PhaseName::Backward, ComponentId::RolloutKvCache), 0);
+}
+
+#[test]
+fn a_colocated_engine_stays_awake_or_sleeps() {
+    let awake = scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.3");
+    let rl = estimate(&awake).rl.expect("rl");
+    assert_eq!(rl.rollout_weights_bytes, PARAMS * 2, "vLLM's own bf16 copy");
+    assert!(rl.rollout_pool_bytes > 0 && rl.rollout_kv_tokens > 0);
+    // Its weights, pool and workspace fit its share of the card: 0.3 × what PyTorch sees.
+    let share = 0.3 * vram_ledger::ledger::presets::gpu("h100-80g").expect("h100").torch_bytes() as f64;
+    let rollout = |s: &Scenario, id| phase_bytes(s, PhaseName::Rollout, id);
+    let engine = rollout(&awake, ComponentId::RolloutWeights)
+        + rollout(&awake, ComponentId::RolloutKvCache)
+        + rollout(&awake, ComponentId::RolloutWorkspace);
+    assert!((engine as f64 - share).abs() < 0.01 * share, "{engine} vs {share}");
+    // Awake: the weights and pool are resident through backward; asleep (level 1 or 2): gone.
+    let in_backward = |s: &Scenario| {
+        phase_bytes(s, PhaseName::Backward, ComponentId::RolloutWeights)
+            + phase_bytes(s, PhaseName::Backward, ComponentId::RolloutKvCache)
+    };
+    assert_eq!(in_backward(&awake), rl.rollout_weights_bytes + rl.rollout_pool_bytes);
+    let asleep = scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.3&sleep=2");
+    assert_eq!(in_backward(&asleep), 0);
+    // Asleep, the step's own phases shrink; the rollout, the same engine, does not.
+    let device = |s: &Scenario, name| {
+        phases::of(&estimate(s)).iter().find(|p| p.name == name).map_or(0, |p| p.total(TotalKind::Device))
+    };
+    assert!(device(&asleep, PhaseName::Backward) < device(&awake, PhaseName::Backward));
+    assert_eq!(device(&asleep, PhaseName::Rollout), device(&awake, PhaseName::Rollout));
+    // Unsloth's shared weights: the engine holds no copy of its own.
+    let shared = estimate(&scenario("objective=grpo&rollout=shared&gpu=h100-80g&rollout_util=0.5"));
+    assert_eq!(shared.rl.expect("rl").rollout_weights_bytes, 0);
+}
+
+#[test]
+fn an_engine_that_cannot_start_fails_the_verdict_with_a_note() {
+    // 0.1 × 79.2 GiB = 7.9 GiB cannot hold 15 GiB of bf16 weights: no room for the cache blocks.
+    let small = estimate(&scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.1"));
+    assert_eq!(small.verdict(), Verdict::DoesNotFit);
+    assert!(small.notes.iter().any(|n| n.key == "rl_engine"));
+    // 0.9 of the card asked for while the trainer's 15 GiB of weights are already there.
+    let greedy = estimate(&scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.9"));
+    assert_eq!(greedy.verdict(), Verdict::DoesNotFit);
+    let j = to_json(&scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.9"), &greedy);
+    assert_eq!(j["rl"]["engine_starts"], false);
+}
+
+#[test]
+fn ppo_critic_is_a_second_trained_model() {
+    // Full fine-tuning in mixed precision on one GPU: 2 (bf16) + 4 (fp32 master) + 8 (AdamW) B.
+    let bill = estimate(&scenario("objective=ppo&method=full&gpu=h200&rollout=server"));
+    let rl = bill.rl.expect("rl");
+    assert_eq!(rl.critic_bytes, PARAMS * 14);
+    assert_eq!(rl.reward_bytes, 0, "reward=none: a rule-based reward");
+    let with_rm = estimate(&scenario("objective=ppo&method=full&gpu=h200&rollout=server&reward=llama-3.1-8b"));
+    assert_eq!(with_rm.rl.expect("rl").reward_bytes, PARAMS * 2);
+}
+
+#[test]
+fn the_rl_object_names_the_issue_fields() {
+    let s = scenario("objective=grpo&rollout=colocate&gpu=h100-80g&batch=8");
+    let j = to_json(&s, &estimate(&s));
+    for field in [
+        "objective",
+        "rollout",
+        "sequences_per_step",
+        "rollout_weights_bytes",
+        "rollout_pool_bytes",
+        "rollout_kv_tokens",
+        "reference_bytes",
+        "critic_bytes",
+        "reward_bytes",
+        "peak_phase",
+    ] {
+        assert!(!j["rl"][field].is_null(), "rl.{field}");
+    }
+    assert_eq!(j["rl"]["objective"], "grpo");
+    assert_eq!(j["rl"]["rollout"], "colocate");
+    assert_eq!(j["rl"]["sequences_per_step"], 8);
+    // A supervised step has none.
+    let sft = scenario("");
+    assert!(to_json(&sft, &estimate(&sft))["rl"].is_null());
+}
+
+#[test]
+fn rl_keys_round_trip_and_refuse_bad_values() {
+    let q = "objective=ppo&ref=model&generations=16&prompt_len=1024&completion_len=4096&rollout=colocate&rollout_util=0.4&sleep=1&beta=0.04&logprob_batch=4&critic=llama-3.2-1b&reward=llama-3.2-1b";
+    let s = scenario(q);
+    let written = vram_ledger::query::to_query(&s, &[]);
+    assert_eq!(scenario(&written), s, "{written}");
+    for bad in ["objective=rlhf", "sleep=3", "rollout_util=0", "rollout=ray", "critic=gpt-9", "generations=0"] {
+        assert!(!parse_query(bad).errors.is_empty(), "{bad}");
+    }
+}
