@@ -170,6 +170,19 @@ pub enum TotalKind {
     Device,
 }
 
+impl TotalKind {
+    /// Whether this total counts the lines a total of `layer` first includes (device ⊇ reserved ⊇
+    /// allocated).
+    pub fn includes(self, layer: TotalKind) -> bool {
+        let rank = |k: TotalKind| match k {
+            TotalKind::Allocated => 0,
+            TotalKind::Reserved => 1,
+            TotalKind::Device => 2,
+        };
+        rank(layer) <= rank(self)
+    }
+}
+
 /// One line of the bill.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Component {
@@ -312,16 +325,7 @@ impl Phase {
 
     /// What `torch.cuda.memory_allocated()`, `memory_reserved()` and nvidia-smi would read then.
     pub fn total(&self, kind: TotalKind) -> u64 {
-        let rank = |k: TotalKind| match k {
-            TotalKind::Allocated => 0,
-            TotalKind::Reserved => 1,
-            TotalKind::Device => 2,
-        };
-        self.components
-            .iter()
-            .filter(|(c, _)| rank(c.layer()) <= rank(kind))
-            .map(|(_, b)| *b)
-            .fold(0, u64::saturating_add)
+        self.components.iter().filter(|(c, _)| kind.includes(c.layer())).map(|(_, b)| *b).fold(0, u64::saturating_add)
     }
 }
 
@@ -382,16 +386,7 @@ impl Bill {
     }
 
     fn sum_up_to(&self, kind: TotalKind) -> u64 {
-        let rank = |k: TotalKind| match k {
-            TotalKind::Allocated => 0,
-            TotalKind::Reserved => 1,
-            TotalKind::Device => 2,
-        };
-        self.components
-            .iter()
-            .filter(|c| rank(c.id.layer()) <= rank(kind))
-            .map(|c| c.bytes)
-            .fold(0, u64::saturating_add)
+        self.components.iter().filter(|c| kind.includes(c.id.layer())).map(|c| c.bytes).fold(0, u64::saturating_add)
     }
 
     /// The bytes of one class of tensors whenever they exist: the line's, except for the gradients,

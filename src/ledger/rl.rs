@@ -374,12 +374,12 @@ impl Parts<'_> {
         as_phase(phase.name, &lines)
     }
 
-    fn summary(&self, peak_phase: PhaseName) -> RlSummary {
+    fn summary(&self, sequences_per_step: u64, peak_phase: PhaseName) -> RlSummary {
         let bytes = |id: ComponentId| self.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum();
         RlSummary {
             objective: self.s.rl.objective,
             rollout: self.has_rollout().then_some(self.s.rl.rollout),
-            sequences_per_step: 0,
+            sequences_per_step,
             rollout_weights_bytes: self.rollout.weights,
             rollout_pool_bytes: self.rollout.pool,
             rollout_kv_tokens: self.rollout.kv_tokens,
@@ -431,7 +431,7 @@ pub fn estimate(s: &Scenario) -> Bill {
             merge(lines, extra_slack)
         }
     };
-    let summary = RlSummary { sequences_per_step: sequences, ..parts.summary(peak_name) };
+    let summary = parts.summary(sequences, peak_name);
     let t = &parts.trainer;
     Bill {
         components,
