@@ -269,7 +269,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class={classes!("app", state.embed.then_some("embed"))} data-testid="timeline-page">
                 { notices }
                 <p class="scenario-line" data-testid="scenario">{ crate::i18n::scenario_line(lang, scenario) }</p>
-                { timeline_view(lang, timeline_chart, peak, !state.timeline) }
+                { timeline_view(lang, timeline_chart, peak, !state.timeline, true) }
                 <p class="open-full"><a href={with_base(&full_query)} data-testid="open-full" target="_blank" rel="noopener">{ text(lang, Text::OpenFull) }</a></p>
             </div>
         };
@@ -311,7 +311,7 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
-                        { timeline_view(lang, timeline_chart, peak, !state.timeline) }
+                        { timeline_view(lang, timeline_chart, peak, !state.timeline, !props.above_the_fold) }
                         { planner_view }
                         { what_fits(lang, *fits, (*speed_card_html).clone()) }
                     </div>

@@ -1,8 +1,9 @@
 // The result before the wasm: the default page's first screen is in index.html as the app rendered
 // it at build time (tools/prerender.mjs), in the reader's language, and it is what the wasm then
-// draws — the header, the controls, the verdict, the totals, the bars, the step's timeline, what
-// fits; the app adds the sections below (the ledger, the tree, …). A link with a query paints the
-// frame instead.
+// draws — the header, the controls, the verdict, the totals, the bars, the step's timeline card with
+// its peak, what fits; the app adds the timeline's picture in the place kept for it (below the first
+// screen) and the sections below (the ledger, the tree, …). A link with a query paints the frame
+// instead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, serve, openPage, ready, shot } from './harness.mjs';
@@ -30,13 +31,28 @@ function seen(scope) {
     chart: q('[data-testid="chart"] svg')?.outerHTML ?? null,
     targets: [...document.querySelectorAll(`${scope} [data-testid="chart"] .segment`)].map((r) =>
       [r.getAttribute('data-component'), r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('height'), r.textContent]),
-    timeline: q('[data-testid="timeline"] svg')?.outerHTML ?? null,
-    moments: [...document.querySelectorAll(`${scope} [data-testid="timeline"] .phase`)].map((r) => r.textContent),
     peak: q('[data-testid="timeline-card"]')?.getAttribute('data-peak') ?? null,
     fits: text('[data-testid="what-fits"]'),
-    // Everything the first screen says (the header, the controls and the results).
+    // Everything the first screen says (the header, the controls and the results), the timeline's
+    // picture and its detail line aside.
     header: text('header').replace(/\s+/g, ' '),
-    screen: q('.layout').textContent.replace(/\s+/g, ' '),
+    screen: (() => {
+      const layout = q('.layout').cloneNode(true);
+      layout.querySelectorAll('[data-testid="timeline"], [data-testid="timeline-detail"], [data-testid="timeline-later"]')
+        .forEach((e) => e.remove());
+      return layout.textContent.replace(/\s+/g, ' ');
+    })(),
+  };
+}
+
+/** The timeline card's picture: its moments, and the height kept for it. */
+function timeline(scope) {
+  const card = document.querySelector(`${scope} [data-testid="timeline-card"]`);
+  const picture = card?.querySelector('[data-testid="timeline"], [data-testid="timeline-later"]');
+  return {
+    moments: [...(card?.querySelectorAll('[data-testid="timeline"] .phase') ?? [])].map((r) => r.textContent),
+    height: picture?.getBoundingClientRect().height ?? 0,
+    card: card?.getBoundingClientRect().height ?? 0,
   };
 }
 
@@ -51,17 +67,23 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     assert.equal(await before.isVisible(`#boot-${lang === 'en' ? 'zh' : 'en'}`), false);
     assert.equal(await before.isVisible(`#boot-${lang} [data-testid="chart"] svg`), true, 'the bars are on screen');
     const painted = await before.evaluate(seen, `#boot-${lang}`);
+    const kept = await before.evaluate(timeline, `#boot-${lang}`);
     await shot(before, `prerendered-${lang}`);
 
     const after = await openPage(browser, { locale });
     await after.goto(root.url);
     await ready(after);
     const drawn = await after.evaluate(seen, 'body');
+    const timelineDrawn = await after.evaluate(timeline, 'body');
     assert.ok(painted.totals.every((b) => Number(b) > 0), JSON.stringify(painted.totals));
     assert.ok(painted.targets.length >= 5, 'the segments are there');
-    assert.equal(painted.moments.length, 6, 'the step\'s six moments');
     assert.equal(painted.peak, 'backward', 'the default LoRA step peaks at backward\'s start');
     assert.deepEqual(painted, drawn);
+    // The timeline's picture comes with the app, in the place the prerendered page kept for it.
+    assert.deepEqual(kept.moments, [], 'no picture before the wasm');
+    assert.equal(timelineDrawn.moments.length, 6, 'the step\'s six moments');
+    assert.ok(Math.abs(kept.height - timelineDrawn.height) <= 4, `picture height kept: ${kept.height} vs ${timelineDrawn.height}`);
+    assert.ok(Math.abs(kept.card - timelineDrawn.card) <= 12, `card height kept: ${kept.card} vs ${timelineDrawn.card}`);
     assert.deepEqual(after.problems, []);
   });
 }

@@ -47,12 +47,19 @@ pub fn render_timeline(lang: Lang, bill: &Bill, trace: Option<&Trace>) -> (Chart
 }
 
 /// The timeline section; `trace_link`: a link to the measured panel, where a trace is read.
-pub fn timeline_view(lang: Lang, chart: &Rc<Chart>, peak: Option<PhaseName>, trace_link: bool) -> Html {
+/// `drawn`: false in the build's prerendered page, which keeps the picture's place (it is below the
+/// first screen, and its SVG in both languages was 6 KB of index.html's gzip) for the app to fill.
+pub fn timeline_view(lang: Lang, chart: &Rc<Chart>, peak: Option<PhaseName>, trace_link: bool, drawn: bool) -> Html {
     html! {
         <section class="chart-card timeline" data-testid="timeline-card" data-peak={peak.map(|p| p.id())}>
             <h2>{ text(lang, Text::TimelineTitle) }</h2>
             <p class="hint">{ text(lang, Text::TimelineHint) }</p>
-            <ChartPicture chart={chart.clone()} testid="timeline" detail_testid="timeline-detail" />
+            if drawn {
+                <ChartPicture chart={chart.clone()} testid="timeline" detail_testid="timeline-detail" />
+            } else {
+                <div class="chart timeline-later" data-testid="timeline-later"></div>
+                <p class="segment-detail"></p>
+            }
             if trace_link {
                 <p class="hint"><a href="#measured" data-testid="trace-link" onclick={open_measured()}>{ text(lang, Text::TraceSummary) }</a></p>
             }
