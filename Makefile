@@ -47,7 +47,7 @@ test-native:
 test-python:
 	python3 -m unittest discover -s tools -p 'test_*.py'
 	@python3 -c 'import torch' 2>/dev/null || \
-		echo "torch is not installed: the mem_report.py demo, measure_gpu.py CPU-model and measure_saved.py count tests were skipped (the comparison is tested with the recorded tests/data/mem_report/recorded-cpu-torch-2.5.1.json)"
+		echo "torch is not installed: the mem_report.py demo, measure_gpu.py CPU-model, measure_saved.py count and measure_loss.py bytes-per-logit tests were skipped (the comparison is tested with the recorded tests/data/mem_report/recorded-cpu-torch-2.5.1.json)"
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test browser

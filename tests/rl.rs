@@ -74,9 +74,10 @@ fn the_peak_phase_holds_the_bills_totals_across_rl_configurations() {
 
 #[test]
 fn a_dpo_step_with_the_adapters_as_reference_is_a_supervised_step_over_twice_the_batch() {
-    // LoRA: PEFT disables the adapters for the reference, no copy; each pair is two sequences.
+    // LoRA: PEFT disables the adapters for the reference, no copy; each pair is two sequences, and
+    // the loss is TRL's selective_log_softmax over them.
     let dpo = estimate(&scenario("objective=dpo&batch=2&seq=1024"));
-    let sft = estimate(&scenario("batch=4&seq=1024"));
+    let sft = estimate(&scenario("batch=4&seq=1024&loss=selective"));
     assert_eq!(dpo.allocated_bytes(), sft.allocated_bytes());
     let rl = dpo.rl.expect("rl");
     assert_eq!(rl.reference_bytes, 0);
@@ -98,15 +99,30 @@ fn a_frozen_reference_copy_is_the_weights_in_bf16_sharded_under_zero3() {
 
 #[test]
 fn grpo_logits_cover_the_completion_only() {
-    // loss=hf's backward holds 12 B per logit: 1 × 256 completion tokens × 128,256 × 12 B.
+    // TRL's selective_log_softmax (the RL objectives' default loss). Under the Trainer's mixed
+    // precision Accelerate returns fp32 logits: 16 B per logit at backward; under DeepSpeed the
+    // bf16 logits and each sequence's bf16 log-softmax, 2 + 2 B (tools/measure_loss.py counted
+    // 16.00 and 4.00 B per logit on the CPU). 1 × 256 completion tokens × 128,256.
     let s = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256");
-    assert_eq!(phase_bytes(&s, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 12);
+    assert_eq!(phase_bytes(&s, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 16);
+    let ds = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256&gpus=2&zero=2");
+    assert_eq!(phase_bytes(&ds, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 4);
+    // loss=hf, when a link asks for it, keeps its 12 B per logit (3 × fp32 at log-softmax's
+    // backward), and the link keeps saying so.
+    let hf = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256&loss=hf");
+    assert_eq!(phase_bytes(&hf, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 12);
+    assert!(vram_ledger::query::to_query(&hf, &[]).contains("loss=hf"));
+    assert!(!vram_ledger::query::to_query(&s, &[]).contains("loss="));
     // The trainer's sequence is prompt + completion: checkpointing keeps 32 layer inputs of
     // 768 tokens × 4,096 × 2 B = 192 MiB, as a supervised step of seq=768 does.
-    let sft = estimate(&scenario("seq=768"));
     let grpo = estimate(&s);
-    let inputs = |b: &vram_ledger::ledger::Bill| b.component(ComponentId::Activations);
-    assert_eq!(inputs(&grpo), inputs(&sft));
+    let activations = grpo.components.iter().find(|c| c.id == ComponentId::Activations).expect("activations");
+    let formula = vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &activations.formula);
+    assert!(
+        formula.starts_with("checkpointing: 32 layer inputs × 768 tokens × 1 seq × 4,096 × 2 B = 192.00 MiB"),
+        "{formula}"
+    );
+    assert!(activations.bytes >= 32 * 768 * 4096 * 2);
 }
 
 #[test]
@@ -212,4 +228,96 @@ fn rl_keys_round_trip_and_refuse_bad_values() {
     for bad in ["objective=rlhf", "sleep=3", "rollout_util=0", "rollout=ray", "critic=gpt-9", "generations=0"] {
         assert!(!parse_query(bad).errors.is_empty(), "{bad}");
     }
+}
+
+/// The OOM tree's RL levers (issue 26): each acts on the step it names, changes what it says, and
+/// the saving is the difference of the two bills; a lever that does not apply says so.
+#[test]
+fn rl_levers_change_the_step_they_name() {
+    use vram_ledger::tree::{self, Lever};
+    let saving = |s: &Scenario, l: Lever| tree::saving(s, l).unwrap_or_else(|| panic!("{l:?} applies"));
+
+    // A colocated engine, awake, at TRL's 0.3: its bf16 weights and pool stay through backward.
+    // Asleep (level 2) they do not; the rollout phase, the same engine, stays.
+    let awake = scenario(
+        "model=qwen2.5-1.5b&objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.3&batch=8&method=full&gpus=8&zero=3",
+    );
+    let slept = Lever::RolloutSleep.apply(&awake).expect("applies");
+    assert_eq!(slept.rl.sleep, 2);
+    assert_eq!(Lever::RolloutSleep.apply(&slept), None, "already asleep");
+    let rl = estimate(&awake).rl.expect("rl");
+    assert!(saving(&awake, Lever::RolloutSleep) > 0);
+    // Half the share: 0.15 of the card; its pool shrinks, its weights do not.
+    let half = Lever::RolloutShare.apply(&awake).expect("applies");
+    assert!((half.rl.rollout_util - 0.15).abs() < 1e-9);
+    let after = estimate(&half).rl.expect("rl");
+    assert_eq!(after.rollout_weights_bytes, rl.rollout_weights_bytes);
+    assert!(after.rollout_pool_bytes < rl.rollout_pool_bytes);
+    // Llama-3.1-8B at 0.3 of an 80 GB card: half (0.15 × 79.2 GiB = 11.9 GiB) cannot hold its
+    // 2 × 8,030,261,248 B of weights: not offered.
+    let tight =
+        scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.3&batch=8&method=full&gpus=8&zero=3");
+    assert!(estimate(&tight).rl.is_some_and(|r| !r.engine_fails));
+    assert_eq!(Lever::RolloutShare.apply(&tight), None);
+    // On other GPUs: no engine on these.
+    let server = Lever::RolloutServer.apply(&awake).expect("applies");
+    assert_eq!(estimate(&server).rl.expect("rl").rollout_weights_bytes, 0);
+    assert!(saving(&awake, Lever::RolloutServer) > 0);
+
+    // Fewer generations: half the completions per prompt and per micro-batch.
+    let t = Lever::FewerGenerations.apply(&awake).expect("applies");
+    assert_eq!((t.rl.generations, t.batch), (4, 4));
+    assert!(saving(&awake, Lever::FewerGenerations) > 0);
+    // The log-probability passes' batch: from the micro-batch (8) to 4.
+    assert_eq!(Lever::LogprobBatch.apply(&awake).expect("applies").rl.logprob_batch, Some(4));
+
+    // A KL term with full fine-tuning loads a frozen bf16 copy (÷ 8 under ZeRO-3): β = 0 drops it.
+    let kl = scenario("objective=grpo&rollout=server&method=full&beta=0.04&gpu=h200&gpus=8&zero=3");
+    assert_eq!(estimate(&kl).rl.expect("rl").reference_bytes, PARAMS * 2 / 8);
+    assert_eq!(Lever::NoKl.apply(&kl).expect("applies").rl.beta, 0.0);
+    assert!(saving(&kl, Lever::NoKl) >= (PARAMS * 2 / 8) as i64);
+    // DPO precomputes its reference instead; GRPO cannot (its completions are new each step).
+    let dpo = scenario("objective=dpo&method=full&gpu=h200");
+    assert!(saving(&dpo, Lever::RefPrecomputed) >= (PARAMS * 2) as i64);
+    assert_eq!(Lever::RefPrecomputed.apply(&kl), None);
+    // None of them acts on a supervised step.
+    let sft = scenario("batch=8");
+    for l in [
+        Lever::FewerGenerations,
+        Lever::LogprobBatch,
+        Lever::RolloutShare,
+        Lever::RolloutSleep,
+        Lever::RefPrecomputed,
+        Lever::NoKl,
+        Lever::RolloutServer,
+    ] {
+        assert_eq!(l.apply(&sft), None, "{l:?}");
+    }
+}
+
+/// The fit solvers of an RL step: the longest completion and the most completions per prompt.
+#[test]
+fn rl_fit_solvers_answer_in_completions() {
+    use vram_ledger::ledger::fit;
+    let s = scenario("objective=grpo&rollout=hf&batch=4&gpu=rtx4090");
+    let c = fit::max_completion_len(&s).expect("grpo");
+    assert!(c > 0);
+    let mut at = s.clone();
+    at.rl.completion_len = c;
+    assert_eq!(estimate(&at).verdict(), Verdict::Fits, "{c} fits with the margin");
+    at.rl.completion_len = c + 1;
+    assert_ne!(estimate(&at).verdict(), Verdict::Fits, "{} does not", c + 1);
+    // Generations: 4 completions of 8 per prompt → half a prompt per step, rounded up to one;
+    // the micro-batch is the completions of one prompt.
+    let g = fit::max_generations(&s).expect("grpo");
+    let mut at = s.clone();
+    at.rl.generations = g;
+    at.batch = g;
+    assert_eq!(estimate(&at).verdict(), Verdict::Fits);
+    at.rl.generations = g + 1;
+    at.batch = g + 1;
+    assert_ne!(estimate(&at).verdict(), Verdict::Fits);
+    // Not for DPO or supervised steps.
+    assert_eq!(fit::max_completion_len(&scenario("objective=dpo")), None);
+    assert_eq!(fit::max_generations(&scenario("")), None);
 }

@@ -167,7 +167,18 @@ fn levers_change_one_thing_and_save_what_the_ledger_says() {
     assert_eq!(Lever::Checkpointing.apply(&on), None);
     assert_eq!(Lever::HalveBatch.apply(&on), None);
     assert_eq!(Lever::Adam8bit.apply(&scenario("mode=infer")), None);
-    assert_eq!(levers(NodeId::Sharding), &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload]);
+    assert_eq!(
+        levers(NodeId::Sharding),
+        &[
+            Lever::Shard,
+            Lever::Adam8bit,
+            Lever::Qlora,
+            Lever::Offload,
+            Lever::RefPrecomputed,
+            Lever::NoKl,
+            Lever::RolloutServer
+        ]
+    );
     // ⑦ expandable segments: the allocator's slack on what a step frees, 14 % → 2 %, in training only,
     // once (the bill: docs/training.md, `alloc`).
     assert_eq!(levers(NodeId::Fragmentation), &[Lever::Expandable]);

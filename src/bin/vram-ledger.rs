@@ -41,7 +41,8 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
              custom-model link is printed to stderr, and QUERY adds the rest (mode, seq, gpu …)
   --json     print the bill as JSON (schema 1)
   --card     print the chapter's speed card regenerated from the ledger (Markdown)
-  --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin)
+  --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin);
+             for GRPO / PPO the longest completion and the most completions per prompt too
   --phases   also print the step's phases (load, forward, loss, backward, optimizer_step, zero_grad; prefill,
              decode; an engine's load, profile, cuda_graphs, serving) with their totals, the peak marked
   --gb       show 10^9-byte GB instead of GiB
@@ -213,8 +214,17 @@ fn main() -> ExitCode {
         let mut v = report::to_json(&s, &bill);
         if show_fit {
             v["max_batch"] = fit::max_batch(&s).into();
-            v["max_seq"] = fit::max_seq(&s).into();
+            // GRPO / PPO do not read `seq` (their sequence is prompt + completion).
+            v["max_seq"] =
+                if fit::max_completion_len(&s).is_some() { serde_json::Value::Null } else { fit::max_seq(&s).into() };
             v["largest_in_family"] = fit::largest_in_family(&s).map(|m| m.id).into();
+            // GRPO / PPO: the longest completion and the most completions per prompt.
+            if let Some(c) = fit::max_completion_len(&s) {
+                v["max_completion_len"] = c.into();
+            }
+            if let Some(g) = fit::max_generations(&s) {
+                v["max_generations"] = g.into();
+            }
         }
         outln!("{v}");
     } else {
@@ -223,14 +233,23 @@ fn main() -> ExitCode {
             out!("\n{}", report::phases_table(&bill, unit));
         }
         if show_fit {
-            outln!(
-                "largest micro-batch with the 20 % margin: {}\nlongest sequence with the 20 % margin: {} tokens",
-                fit::max_batch(&s),
-                fit::max_seq(&s)
-            );
+            outln!("largest micro-batch with the 20 % margin: {}", fit::max_batch(&s));
+            let completion = fit::max_completion_len(&s);
+            if completion.is_none() {
+                outln!("longest sequence with the 20 % margin: {} tokens", fit::max_seq(&s));
+            }
             match fit::largest_in_family(&s) {
                 Some(m) => outln!("largest model of its family with the 20 % margin: {}", m.id),
                 None => outln!("largest model of its family with the 20 % margin: none"),
+            }
+            if let Some(c) = completion {
+                outln!("longest completion with the 20 % margin: {c} tokens (prompt {} kept)", s.rl.prompt_len);
+            }
+            if let Some(g) = fit::max_generations(&s) {
+                outln!(
+                    "most completions per prompt with the 20 % margin: {g} (the same prompts per step; the micro-batch \
+                     grows with them)"
+                );
             }
         }
     }

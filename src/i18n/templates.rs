@@ -167,6 +167,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "LM head 输出 + fp32 上转 + 错位的 fp32 副本 + fp32 log-softmax",
         ),
         LossChunked => ("LM head output + fp32 log-softmax of each chunk", "LM head 输出 + 每个分块的 fp32 log-softmax"),
+        LossSelective => (
+            "selective_log_softmax: the 16-bit logits + each sequence's 16-bit log-softmax, kept for backward; no fp32 upcast",
+            "`selective_log_softmax`:16 位 logits + 逐条序列的 16 位 log-softmax(留给反向),不上转 fp32",
+        ),
+        LossSelectiveFp32 => (
+            "selective_log_softmax on the fp32 logits Accelerate returns under mixed precision: the logits kept for backward + two fp32 gradients of them + their sum",
+            "混合精度下 `Accelerate` 把 logits 转成 fp32 返回,`selective_log_softmax` 走 `logsumexp` 路径:logits 留给反向 + 两份 fp32 梯度 + 二者之和",
+        ),
         LossHalf => ("loss=half: 16-bit logits, their shifted copy and 16-bit log-softmax, no upcast", "`loss=half`:16 位 logits、其移位副本与 16 位 log-softmax,无上转"),
         LossHalfConverted => (
             "loss=half under autocast: 16-bit logits + shifted copy, fp32 cast + log-softmax",
@@ -569,8 +577,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "无梯度的对数概率前向,{0} 条 × {1} token:一层的工作集 {2}",
         ),
         RlLogprobLogits => (
-            "{0} sequence(s) × {1} tokens × {2} vocabulary × {3} B (the 16-bit logits and their temperature-scaled copy) + one sequence's 16-bit log-softmax",
-            "{0} 条 × {1} token × 词表 {2} × {3} B(16 位 logits 及其除以温度的副本)+ 一条序列的 16 位 `log_softmax`",
+            "{0} sequence(s) × {1} tokens × {2} vocabulary × {3} B (the 16-bit logits, divided by the temperature in place) + one sequence's 16-bit log-softmax",
+            "{0} 条 × {1} token × 词表 {2} × {3} B(16 位 logits,原地除以温度)+ 一条序列的 16 位 `log_softmax`",
+        ),
+        RlLogprobLogitsFp32 => (
+            "{0} sequence(s) × {1} tokens × {2} vocabulary × {3} B (the 16-bit logits and the fp32 copy Accelerate returns under mixed precision) + one sequence's fp32 logsumexp",
+            "{0} 条 × {1} token × 词表 {2} × {3} B(16 位 logits 及混合精度下 `Accelerate` 返回的 fp32 副本)+ 一条序列的 fp32 `logsumexp`",
         ),
         RlReference => (
             "a frozen copy of the model for the reference log-probabilities: {0}{1}",

@@ -5,7 +5,7 @@ use super::architecture::Architecture;
 use super::bill::Verdict;
 use super::estimate::estimate;
 use super::presets::{self, ModelPreset};
-use super::scenario::{Gpu, Method, Mode, Scenario};
+use super::scenario::{Gpu, Method, Mode, Objective, Scenario};
 use super::storage::StorageFormat;
 
 /// Upper bounds of the searches: beyond them the answer is "at least this".
@@ -73,6 +73,44 @@ pub fn max_seq(s: &Scenario) -> u64 {
         probe.seq = q;
         fits_with_margin(&probe)
     })
+}
+
+/// The most completion tokens per sequence (`completion_len`) a GRPO / PPO step fits with the
+/// 20 % margin, the prompt kept: the trainer's sequence, its logits and the rollout's cache grow
+/// with it; a rollout engine sized by `rollout_util` keeps its pool and must hold one whole
+/// sequence. `None` for other objectives.
+pub fn max_completion_len(s: &Scenario) -> Option<u64> {
+    if !generates(s) {
+        return None;
+    }
+    let mut probe = s.clone();
+    Some(largest_fitting(MAX_SEQ, |c| {
+        probe.rl.completion_len = c;
+        fits_with_margin(&probe)
+    }))
+}
+
+/// The most completions per prompt (`generations`) a GRPO / PPO step fits with the 20 % margin,
+/// with the same prompts per optimizer step and the same accumulation: the micro-batch, which
+/// counts completions (TRL's `per_device_train_batch_size`), grows with them. `None` for other
+/// objectives.
+pub fn max_generations(s: &Scenario) -> Option<u64> {
+    if !generates(s) {
+        return None;
+    }
+    let per_step = s.batch.saturating_mul(s.accum).saturating_mul(s.gpus).max(1);
+    let prompts = (per_step / s.rl.generations.max(1)).max(1);
+    let per_micro_step = s.accum.saturating_mul(s.gpus).max(1);
+    let mut probe = s.clone();
+    Some(largest_fitting(super::scenario::MAX_GENERATIONS, |g| {
+        probe.rl.generations = g;
+        probe.batch = prompts.saturating_mul(g).div_ceil(per_micro_step);
+        fits_with_margin(&probe)
+    }))
+}
+
+fn generates(s: &Scenario) -> bool {
+    s.mode == Mode::Train && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo)
 }
 
 /// Text-only dense presets, the candidates for "the largest model that fits"; a preset with the

@@ -49,6 +49,15 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
         // returned logits comes after the copy and the cast are freed; backward holds 3 × 4 B).
         LossKernel::Half if autocast => (2.0 * act_b + 8.0, msg!(LossHalfConverted)),
         LossKernel::Half => (3.0 * act_b, msg!(LossHalf)),
+        // TRL's selective_log_softmax. Under the Trainer's mixed precision Accelerate wraps the
+        // model's forward in autocast and converts its outputs to fp32 (`convert_outputs_to_fp32`):
+        // fp32 logits take the logsumexp path, which keeps them for backward, where the gather's
+        // gradient and the rows' stacked gradient (each a full fp32 copy) meet their sum: 16 B,
+        // counted tensor by tensor on the CPU (tools/measure_loss.py). 16-bit logits (DeepSpeed, or
+        // no mixed precision) take a loop over the sequences, each row's log-softmax in their dtype,
+        // kept by autograd: 2 × 2 B.
+        LossKernel::Selective if autocast => (16.0, msg!(LossSelectiveFp32)),
+        LossKernel::Selective => (2.0 * act_b, msg!(LossSelective)),
     }
 }
 
@@ -59,6 +68,8 @@ fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast:
         LossKernel::Fused => 0.0,
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
         LossKernel::Half if !autocast => act.bytes(),
+        LossKernel::Selective if autocast => 4.0,
+        LossKernel::Selective => act.bytes(),
         _ => 4.0,
     }
 }

@@ -422,7 +422,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         master_weights,
         optimizer: s.optimizer,
         saved: saved_view(s, trains, base, kbit_prepared, autocast, fsdp),
-        loss: s.loss,
+        loss: s.loss(),
         checkpointing: s.checkpointing.is_on(),
         accum: s.accum,
         shard,

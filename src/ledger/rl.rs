@@ -16,7 +16,7 @@
 
 pub use super::bill::RlSummary;
 use super::bill::{line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, SlackRule, Timeline};
-use super::msg::{Arg, Msg};
+use super::msg::{Arg, Msg, MsgId};
 use super::phases::{self, Phase, PhaseName};
 use super::presets;
 use super::scenario::{
@@ -184,16 +184,20 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
 }
 
 /// The no-grad log-probability pass: one layer's working set over `batch` sequences of `tokens`,
-/// and the logits of `logit_tokens` each — the model's 16-bit logits, their temperature-scaled
-/// copy, and one sequence's log-softmax at a time, in bf16 (TRL's `selective_log_softmax` loops
-/// over the sequences and does not upcast 16-bit logits).
-fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64) -> [Component; 2] {
+/// and the logits of `logit_tokens` each, scaled by the temperature in place (TRL ≥ 1.0; before,
+/// `logits / temperature` made a copy), with one sequence's log-softmax at a time (TRL's
+/// `selective_log_softmax` loops over the sequences). `autocast`: the trainer's model runs under
+/// Accelerate's mixed precision, which returns its 16-bit logits converted to fp32 — both exist at
+/// the conversion, 2 + 4 B, and each row's logsumexp works in fp32; else the 16-bit logits alone.
+fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64, autocast: bool) -> [Component; 2] {
     let i = inference_scenario(s, batch, tokens, 0, copy_format(s));
     let working = step(&i).component(ComponentId::Activations);
     let vocab = s.architecture.vocab;
-    let per_logit = 2.0 * 2.0;
-    let logits =
-        batch as f64 * logit_tokens as f64 * vocab as f64 * per_logit + logit_tokens as f64 * vocab as f64 * 2.0;
+    let (per_logit, per_row_logit) = if autocast { (2.0 + 4.0, 4.0) } else { (2.0, 2.0) };
+    let logits = batch as f64 * logit_tokens as f64 * vocab as f64 * per_logit
+        + logit_tokens as f64 * vocab as f64 * per_row_logit;
+    let args = [Arg::Int(batch), Arg::Count(logit_tokens), Arg::Count(vocab), Arg::Factor(per_logit)];
+    let formula = Msg::with(if autocast { MsgId::RlLogprobLogitsFp32 } else { MsgId::RlLogprobLogits }, args);
     [
         line(
             ComponentId::Activations,
@@ -201,12 +205,7 @@ fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64) -> [C
             "§3",
             msg!(RlLogprobActivations, Arg::Int(batch), Arg::Count(tokens), Arg::Bytes(working as f64)),
         ),
-        line(
-            ComponentId::Logits,
-            logits,
-            "§1",
-            msg!(RlLogprobLogits, Arg::Int(batch), Arg::Count(logit_tokens), Arg::Count(vocab), Arg::Factor(per_logit)),
-        ),
+        line(ComponentId::Logits, logits, "§1", formula),
     ]
 }
 
@@ -295,6 +294,8 @@ struct Parts<'a> {
     stays: Vec<Component>,
     rule: SlackRule,
     offloaded: bool,
+    /// The trainer's model runs under Accelerate's mixed precision (its logits come back in fp32).
+    autocast: bool,
 }
 
 /// Sequences per GPU per step, and the notes on them (TRL refuses a generation batch that is not
@@ -353,7 +354,7 @@ impl Parts<'_> {
             let tokens = self.trainer_s.sequence_tokens();
             let batch = rl.logprob_batch.unwrap_or(self.trainer_s.batch).max(1);
             let logit_tokens = if self.has_rollout() { rl.completion_len } else { tokens };
-            let mut extra: Vec<Component> = logprob_lines(s, batch, tokens, logit_tokens).into();
+            let mut extra: Vec<Component> = logprob_lines(s, batch, tokens, logit_tokens, self.autocast).into();
             if self.offloaded {
                 extra.extend(self.resident.iter().filter(|c| c.id == ComponentId::ReferenceModel).cloned());
             }
@@ -411,7 +412,8 @@ pub fn estimate(s: &Scenario) -> Bill {
     // The reference copy is offloaded with the parameters (verl's `ref.fsdp_config.param_offload`).
     let offloaded = s.offload == super::scenario::Offload::All && s.zero == 3 && s.gpus > 1;
     let stays = resident.iter().filter(|c| !(offloaded && c.id == ComponentId::ReferenceModel)).cloned().collect();
-    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded };
+    let autocast = matches!(super::plan::resolve(&trainer_s).work, super::plan::Work::Train(ref t) if t.autocast);
+    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
 

@@ -64,8 +64,10 @@ keyword_enum!(
     /// fp32 log-probabilities one chunk at a time; `fused` = a fused linear-cross-entropy kernel
     /// (Liger, Apple's Cut Cross-Entropy, Unsloth) that never materialises the logits; `half` = a
     /// model's own cross-entropy on its 16-bit logits, without upcast (remote-code models such as
-    /// Qwen v1, Baichuan 2, InternLM: a shifted 16-bit copy and 16-bit log-probabilities).
-    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused", Half => "half" }
+    /// Qwen v1, Baichuan 2, InternLM: a shifted 16-bit copy and 16-bit log-probabilities);
+    /// `selective` = TRL's `selective_log_softmax` (DPO, GRPO, PPO; ms-swift's and verl's own copy):
+    /// the 16-bit logits and, one sequence at a time, their 16-bit log-softmax, which autograd keeps.
+    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused", Half => "half", Selective => "selective" }
 );
 
 keyword_enum!(
@@ -383,6 +385,8 @@ impl Gpu {
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// The longest context any solver considers (the query keys' limit on `seq`).
 pub const MAX_CONTEXT: u64 = 100_000_000;
+/// The most completions per prompt (`generations`).
+pub const MAX_GENERATIONS: u64 = 4096;
 pub const MIB: f64 = 1024.0 * 1024.0;
 
 /// The default CUDA context + library footprint per process, in MiB: between PyTorch's measured
@@ -466,7 +470,8 @@ pub struct Scenario {
     pub targets: LoraTargets,
     pub checkpointing: Checkpointing,
     pub attention: AttentionKernel,
-    pub loss: LossKernel,
+    /// The loss implementation; `None`: `selective` for a preference or RL objective, else `hf`.
+    pub loss: Option<LossKernel>,
     pub bnb: Bitsandbytes,
     /// The training recipe; `None`: `peft` for LoRA over a bitsandbytes base (QLoRA), else `plain`.
     pub recipe: Option<Recipe>,
@@ -526,7 +531,7 @@ impl Default for Scenario {
             targets: LoraTargets::All,
             checkpointing: Checkpointing::Full,
             attention: AttentionKernel::Sdpa,
-            loss: LossKernel::Hf,
+            loss: None,
             bnb: Bitsandbytes::Fixed,
             recipe: None,
             lora_dropout: 0.0,
@@ -572,6 +577,22 @@ impl Scenario {
             (Mode::Train, Method::Qlora) => StorageFormat::Nf4,
             (Mode::Train, _) => StorageFormat::Bf16,
             (Mode::Infer, _) => arch.checkpoint.0,
+        }
+    }
+
+    /// The loss in effect: as set, else [`Scenario::default_loss`].
+    pub fn loss(&self) -> LossKernel {
+        self.loss.unwrap_or(self.default_loss())
+    }
+
+    /// The loss a link that omits `loss` means: TRL's `selective_log_softmax` for DPO, GRPO and
+    /// PPO (their trainers compute per-token log-probabilities, not a cross-entropy), else Hugging
+    /// Face's cross-entropy.
+    pub fn default_loss(&self) -> LossKernel {
+        if self.rl.objective == Objective::Sft {
+            LossKernel::Hf
+        } else {
+            LossKernel::Selective
         }
     }
 

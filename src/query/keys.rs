@@ -16,7 +16,7 @@ use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
     LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Rollout, Scenario,
-    TrainingLoop, Zero3Impl, GIB,
+    TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1053,10 +1053,10 @@ keys! {
     Loss = "loss" {
         label: ("Loss implementation (logits)", "损失实现(logits)"),
         read: Read::Word(|| ids(LossKernel::ALL, LossKernel::id)),
-        set: |s, v| keyword(v.word(), LossKernel::from_id, |l| s.loss = l),
-        write: |s, c| differs(s.loss.id(), c.default.loss.id()),
+        set: |s, v| keyword(v.word(), LossKernel::from_id, |l| s.loss = Some(l)),
+        write: |s, _| s.loss.filter(|l| *l != s.default_loss()).map(|l| l.id().to_string()),
         architecture: false,
-        doc: doc!("hf", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast)"),
+        doc: doc!("hf; selective for objective=dpo|grpo|ppo", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast), selective = TRL's selective_log_softmax, which DPO, GRPO and PPO trainers use for per-token log-probabilities (TRL ≥ 0.15, ms-swift, verl without flash-attn): the 16-bit logits and each sequence's 16-bit log-softmax, 2 × 2 B per logit, no upcast"),
     },
     Recipe = "recipe" {
         label: ("Training recipe", "训练配方"),
@@ -1272,7 +1272,7 @@ keys! {
     },
     Generations = "generations" {
         label: ("Completions per prompt", "每个 prompt 的生成数"),
-        read: Read::Uint { min: 1, max: 4096 },
+        read: Read::Uint { min: 1, max: MAX_GENERATIONS },
         set: |s, v| {
             s.rl.generations = v.uint();
             Ok(())

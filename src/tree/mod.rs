@@ -10,7 +10,8 @@ pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NOD
 
 use crate::ledger::bill::ComponentId;
 use crate::ledger::scenario::{
-    Allocator, Checkpointing, Engine, Method, Mode, Offload, Optimizer, Precision, Scenario, GIB,
+    Allocator, Checkpointing, Engine, Method, Mode, Objective, Offload, Optimizer, Precision, Reference, Rollout,
+    Scenario, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::fixed;
@@ -254,10 +255,25 @@ pub enum Lever {
     KvEightBit,
     /// A quantized checkpoint for 16-bit served weights (FP8 with 128×128 blocks; llama.cpp's Q4_K_M).
     QuantizedWeights,
+    /// GRPO / PPO: half the completions per prompt, and per micro-batch (the prompts per step kept).
+    FewerGenerations,
+    /// Preference / RL: half the sequences per no-grad log-probability pass (`logprob_batch`).
+    LogprobBatch,
+    /// A rollout engine on the card: half its `gpu_memory_utilization` (`rollout_util`).
+    RolloutShare,
+    /// A rollout engine on the card put to sleep between rollouts (vLLM's level 2, TRL's
+    /// `vllm_enable_sleep_mode`; Unsloth's standby for shared weights).
+    RolloutSleep,
+    /// DPO: the reference's log-probabilities computed before training (`ref=precomputed`).
+    RefPrecomputed,
+    /// GRPO / PPO: no KL term (`beta=0`, TRL's default since 0.19): no reference pass.
+    NoKl,
+    /// GRPO / PPO: the rollout engine on other GPUs (`rollout=server`).
+    RolloutServer,
 }
 
 impl Lever {
-    pub const ALL: [Lever; 12] = [
+    pub const ALL: [Lever; 19] = [
         Lever::HalveBatch,
         Lever::Checkpointing,
         Lever::OneDtype,
@@ -270,6 +286,13 @@ impl Lever {
         Lever::EngineShare,
         Lever::KvEightBit,
         Lever::QuantizedWeights,
+        Lever::FewerGenerations,
+        Lever::LogprobBatch,
+        Lever::RolloutShare,
+        Lever::RolloutSleep,
+        Lever::RefPrecomputed,
+        Lever::NoKl,
+        Lever::RolloutServer,
     ];
 
     /// The lever's id in `data-testid`s (`lever-kveightbit`).
@@ -287,6 +310,13 @@ impl Lever {
             Lever::EngineShare => "engineshare",
             Lever::KvEightBit => "kveightbit",
             Lever::QuantizedWeights => "quantizedweights",
+            Lever::FewerGenerations => "fewergenerations",
+            Lever::LogprobBatch => "logprobbatch",
+            Lever::RolloutShare => "rolloutshare",
+            Lever::RolloutSleep => "rolloutsleep",
+            Lever::RefPrecomputed => "refprecomputed",
+            Lever::NoKl => "nokl",
+            Lever::RolloutServer => "rolloutserver",
         }
     }
 
@@ -321,6 +351,34 @@ impl Lever {
             Lever::QuantizedWeights => Bi {
                 zh: "换量化权重(FP8 分块;llama.cpp 为 Q4_K_M)",
                 en: "A quantized checkpoint (block FP8; Q4_K_M in llama.cpp)",
+            },
+            Lever::FewerGenerations => Bi {
+                zh: "每个提示的生成数减半(micro-batch 随之减半,每步提示数不变)",
+                en: "Half the completions per prompt (and per micro-batch; the same prompts per step)",
+            },
+            Lever::LogprobBatch => Bi {
+                zh: "对数概率前向的批量减半(logprob_batch)",
+                en: "Halve the log-probability passes' batch (logprob_batch)",
+            },
+            Lever::RolloutShare => Bi {
+                zh: "采样引擎的显存份额减半(rollout_util,即 gpu_memory_utilization)",
+                en: "Halve the rollout engine's share of the card (rollout_util: its gpu_memory_utilization)",
+            },
+            Lever::RolloutSleep => Bi {
+                zh: "采样之间让引擎休眠(vLLM sleep 级别 2;Unsloth standby)",
+                en: "Put the engine to sleep between rollouts (vLLM sleep level 2; Unsloth's standby)",
+            },
+            Lever::RefPrecomputed => Bi {
+                zh: "训练前预先算好参考模型的对数概率(precompute_ref_log_probs)",
+                en: "Compute the reference log-probabilities before training (precompute_ref_log_probs)",
+            },
+            Lever::NoKl => Bi {
+                zh: "去掉 KL 项(beta=0):不加载、不前向参考模型",
+                en: "Drop the KL term (beta=0): no reference model, no reference pass",
+            },
+            Lever::RolloutServer => Bi {
+                zh: "把采样引擎放到其他 GPU(vllm_mode=server)",
+                en: "Move the rollout engine to other GPUs (vllm_mode=server)",
             },
         }
     }
@@ -427,20 +485,110 @@ impl Lever {
                     if s.serving.engine == Engine::Llamacpp { StorageFormat::Q4KM } else { StorageFormat::Fp8Block };
                 t.quant_layers = None;
             }
+            Lever::FewerGenerations
+            | Lever::LogprobBatch
+            | Lever::RolloutShare
+            | Lever::RolloutSleep
+            | Lever::RefPrecomputed
+            | Lever::NoKl
+            | Lever::RolloutServer => return rl_lever(self, s),
         }
         (t != *s).then_some(t)
     }
 }
 
+/// The preference / RL levers: `None` when the step is not one they act on.
+fn rl_lever(lever: Lever, s: &Scenario) -> Option<Scenario> {
+    let rl = &s.rl;
+    let generates = s.is_rl() && matches!(rl.objective, Objective::Grpo | Objective::Ppo);
+    let engine_on_card = generates && matches!(rl.rollout, Rollout::Colocate | Rollout::Shared);
+    let mut t = s.clone();
+    match lever {
+        Lever::FewerGenerations => {
+            if !generates || rl.generations < 2 {
+                return None;
+            }
+            t.rl.generations = rl.generations / 2;
+            if s.batch >= 2 {
+                t.batch = s.batch / 2;
+            } else if s.accum >= 2 {
+                t.accum = s.accum / 2;
+            } else {
+                return None;
+            }
+        }
+        Lever::LogprobBatch => {
+            let has_pass = generates || s.reference().is_some_and(|r| r != Reference::Precomputed);
+            let now = rl.logprob_batch.unwrap_or(if rl.objective == Objective::Dpo { 2 * s.batch } else { s.batch });
+            if !s.is_rl() || !has_pass || now < 2 {
+                return None;
+            }
+            t.rl.logprob_batch = Some(now / 2);
+        }
+        Lever::RolloutShare => {
+            if !engine_on_card || rl.sleep > 0 {
+                return None;
+            }
+            // Half, to a 0.05 step; the engine must still start.
+            t.rl.rollout_util = ((rl.rollout_util / 2.0 * 20.0).round() / 20.0).max(0.05);
+            if estimate(&t).rl.is_none_or(|r| r.engine_fails) {
+                return None;
+            }
+        }
+        Lever::RolloutSleep => {
+            if !engine_on_card || rl.sleep > 0 {
+                return None;
+            }
+            t.rl.sleep = if rl.rollout == Rollout::Shared { 1 } else { 2 };
+        }
+        Lever::RefPrecomputed => {
+            if !s.is_rl() || rl.objective != Objective::Dpo || s.reference() == Some(Reference::Precomputed) {
+                return None;
+            }
+            t.rl.reference = Some(Reference::Precomputed);
+        }
+        Lever::NoKl => {
+            if !generates || rl.beta <= 0.0 {
+                return None;
+            }
+            t.rl.beta = 0.0;
+        }
+        Lever::RolloutServer => {
+            if !generates || rl.rollout == Rollout::Server {
+                return None;
+            }
+            t.rl.rollout = Rollout::Server;
+        }
+        _ => return None,
+    }
+    (t != *s).then_some(t)
+}
+
 /// The levers a node offers.
 pub fn levers(id: NodeId) -> &'static [Lever] {
     match id {
-        NodeId::Batch => &[Lever::HalveBatch, Lever::EngineShare, Lever::KvEightBit],
+        NodeId::Batch => &[
+            Lever::HalveBatch,
+            Lever::FewerGenerations,
+            Lever::LogprobBatch,
+            Lever::RolloutShare,
+            Lever::RolloutSleep,
+            Lever::EngineShare,
+            Lever::KvEightBit,
+        ],
         NodeId::Checkpointing => &[Lever::Checkpointing],
         NodeId::DtypeNoGrad => &[Lever::OneDtype, Lever::QuantizedWeights],
         NodeId::SeqLen => &[Lever::ShorterSequence],
         NodeId::Fragmentation => &[Lever::Expandable],
-        NodeId::Sharding => &[Lever::Shard, Lever::Adam8bit, Lever::Qlora, Lever::Offload],
+        NodeId::Sharding => &[
+            Lever::Shard,
+            Lever::Adam8bit,
+            Lever::Qlora,
+            Lever::Offload,
+            Lever::RefPrecomputed,
+            Lever::NoKl,
+            Lever::RolloutServer,
+        ],
         _ => &[],
     }
 }

@@ -20,7 +20,7 @@ use super::state::{Action, CalcState, Same};
 use crate::chart::Bar;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
-use crate::ledger::scenario::Mode;
+use crate::ledger::scenario::{Mode, Scenario};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, fit, phases};
 use crate::query::Key;
@@ -114,19 +114,48 @@ fn what_if(lang: Lang, before: &Bill, after: &Bill, onundo: Callback<MouseEvent>
     }
 }
 
-/// The largest batch and the longest sequence that fit, then the speed card.
-fn what_fits(lang: Lang, (max_batch, max_seq): (u64, u64), speed_card: Html) -> Html {
+/// What the fit solvers found: the largest micro-batch and the longest sequence; for GRPO / PPO,
+/// whose sequence is prompt + completion, the longest completion and the most completions per
+/// prompt instead of the sequence.
+#[derive(Clone, Copy, PartialEq, Default)]
+struct Fits {
+    max_batch: u64,
+    max_seq: u64,
+    rollout: Option<(u64, u64)>,
+}
+
+impl Fits {
+    fn of(s: &Scenario) -> Fits {
+        let rollout = fit::max_completion_len(s).zip(fit::max_generations(s));
+        let max_seq = if rollout.is_some() { 0 } else { fit::max_seq(s) };
+        Fits { max_batch: fit::max_batch(s), max_seq, rollout }
+    }
+}
+
+/// The fit solvers' answers, then the speed card.
+fn what_fits(lang: Lang, fits: Fits, speed_card: Html) -> Html {
     let fits_text =
         |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
     let tokens = if lang == Lang::Zh { " token" } else { " tokens" };
+    let row = |label: Text, testid: &'static str, n: u64, suffix: &str| {
+        html! {
+            <>
+                <dt>{ text(lang, label) }</dt>
+                <dd data-testid={testid} data-value={n.to_string()}>{ fits_text(n, suffix) }</dd>
+            </>
+        }
+    };
     html! {
         <section class="fits" data-testid="what-fits">
             <h2>{ text(lang, Text::WhatFits) }</h2>
             <dl class="totals">
-                <dt>{ text(lang, Text::MaxBatch) }</dt>
-                <dd data-testid="max-batch" data-value={max_batch.to_string()}>{ fits_text(max_batch, "") }</dd>
-                <dt>{ text(lang, Text::MaxSeq) }</dt>
-                <dd data-testid="max-seq" data-value={max_seq.to_string()}>{ fits_text(max_seq, tokens) }</dd>
+                { row(Text::MaxBatch, "max-batch", fits.max_batch, "") }
+                if let Some((completion, generations)) = fits.rollout {
+                    { row(Text::MaxCompletion, "max-completion", completion, tokens) }
+                    { row(Text::MaxGenerations, "max-generations", generations, "") }
+                } else {
+                    { row(Text::MaxSeq, "max-seq", fits.max_seq, tokens) }
+                }
             </dl>
             { speed_card }
         </section>
@@ -145,13 +174,17 @@ pub fn app(props: &AppProps) -> Html {
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
     // The embed mode shows no fit solvers.
-    let fits = use_memo((scenario.clone(), state.embed || state.selftest), |(s, skip)| {
-        if *skip {
-            (0, 0)
-        } else {
-            (fit::max_batch(s), fit::max_seq(s))
-        }
-    });
+    let fits =
+        use_memo(
+            (scenario.clone(), state.embed || state.selftest),
+            |(s, skip)| {
+                if *skip {
+                    Fits::default()
+                } else {
+                    Fits::of(s)
+                }
+            },
+        );
     // The self-test's demonstrations (none on the calculator's page).
     let demos = use_memo((scenario.clone(), lang, state.selftest, state.question), |(s, lang, on, only)| {
         if !*on {

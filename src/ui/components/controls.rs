@@ -295,7 +295,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { checkbox(Key::Gc, lang, s.checkpointing.is_on(), set(Key::Gc)) }
                     { pick(Key::Compile, s.compile.id(), options(Compile::ALL, Compile::id)) }
                     { count(Key::Accum, s.accum, "1") }
-                    { pick(Key::Loss, s.loss.id(), options(LossKernel::ALL, LossKernel::id)) }
+                    { pick(Key::Loss, s.loss().id(), options(LossKernel::ALL, LossKernel::id)) }
                     { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
                     { pick(Key::Alloc, s.alloc.id(), options(Allocator::ALL, Allocator::id)) }
                     { pick(Key::Zero, &s.zero.to_string(), zero_options) }
