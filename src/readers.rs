@@ -7,7 +7,9 @@
 //! with a string. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
 //! while reading and `{"trace": {...}, "memory_bytes": n}`; for a config
 //! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for a paste
-//! `{"paste": Reading::to_wire}`; or `{"error": msg}`. A message is `{"id": its index in
+//! `{"paste": Reading::to_wire}`; for `"selftest"` with the calculator's query (and `q=N`), the
+//! chapter's questions with the ledger's demonstrations on it (`{"selftest": [question…]}`, see
+//! [`selftest`]); or `{"error": msg}`. A message is `{"id": its index in
 //! `MsgId::ALL`, "args": [...]}`. The worker writes with serde_json; the page reads with the
 //! ledger's JSON reader (already in its bundle), and every answer is used through the codecs the
 //! page has anyway: a link's query for a model, `Reading::from_wire` for a paste.
@@ -29,7 +31,24 @@ pub enum Answer {
     /// link does not carry) and the importer's notes.
     Config(String, String, Vec<Msg>),
     Paste(Box<Reading>),
+    SelfTest(Vec<SelfTestItem>),
     Failed(Msg),
+}
+
+/// A self-test question as the page draws it: its texts in both languages (English, Chinese) and
+/// the two configurations of its demonstration as links, which the page bills itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfTestItem {
+    pub n: u8,
+    pub question: (String, String),
+    pub hint: (String, String),
+    pub answer: (String, String),
+    pub finding: (String, String),
+    /// Question 5: the OOM tree's reading of the finding and the node it goes to.
+    pub diagnosis: Option<(crate::tree::paste::Cause, crate::tree::NodeId)>,
+    /// Each bar: the `key=value` that differs (`None`: the reader's configuration) and its link.
+    pub before: (Option<String>, String),
+    pub after: (Option<String>, String),
 }
 
 /// Nested messages deeper than this are not read back.
@@ -140,6 +159,71 @@ pub fn paste(text: &str) -> String {
     json!({ "paste": crate::tree::reader::read(text).to_wire() }).to_string()
 }
 
+/// The chapter's self-test on the calculator's `query`: every question (or `q=N`'s alone), its texts
+/// in both languages, the finding's numbers rendered, and the two configurations as links. Read
+/// in the worker: the demonstrations and their texts are not in the page's bundle.
+pub fn selftest(query: &str) -> String {
+    use crate::i18n::{pick, Lang};
+    use crate::selftest::{demo, texts, QUESTIONS};
+    let parsed = crate::query::parse(query);
+    let only = crate::view::read(&parsed.ui).question;
+    let s = parsed.scenario;
+    let both = |t: (&'static str, &'static str)| json!([pick(Lang::En, t), pick(Lang::Zh, t)]);
+    let side = |side: &crate::selftest::Side| json!({ "label": side.label, "query": crate::query::to_query(&side.scenario, &[]) });
+    let items: Vec<Value> = only
+        .map_or(1..=QUESTIONS, |n| n..=n)
+        .filter_map(|n| {
+            let (t, d) = (texts(n)?, demo(n, &s)?);
+            Some(json!({
+                "n": n,
+                "question": both(t.question),
+                "hint": both(t.hint),
+                "answer": both(t.answer),
+                "finding": [d.finding.render(Lang::En), d.finding.render(Lang::Zh)],
+                "diagnosis": d.diagnosis.map(|(c, node)| json!([c.id(), node.id()])),
+                "before": side(&d.before),
+                "after": side(&d.after),
+            }))
+        })
+        .collect();
+    json!({ "selftest": items }).to_string()
+}
+
+fn decode_selftest(items: &[Json]) -> Option<Vec<SelfTestItem>> {
+    let text = |v: &Json| v.as_str().map(|s| s.chars().take(2000).collect::<String>());
+    let both = |v: &Json| {
+        let pair = v.as_array()?;
+        Some((text(pair.first()?)?, text(pair.get(1)?)?))
+    };
+    let side = |v: &Json| {
+        let label = v.get("label").and_then(&text);
+        Some((label, text(v.get("query")?)?))
+    };
+    items
+        .iter()
+        .take(usize::from(crate::selftest::QUESTIONS))
+        .map(|q| {
+            let diagnosis = match q.get("diagnosis").and_then(Json::as_array) {
+                Some(pair) => Some((
+                    crate::tree::paste::Cause::from_id(pair.first()?.as_str()?)?,
+                    crate::tree::NodeId::from_id(pair.get(1)?.as_str()?)?,
+                )),
+                None => None,
+            };
+            Some(SelfTestItem {
+                n: u8::try_from(q.get("n")?.as_u64()?).ok()?,
+                question: both(q.get("question")?)?,
+                hint: both(q.get("hint")?)?,
+                answer: both(q.get("answer")?)?,
+                finding: both(q.get("finding")?)?,
+                diagnosis,
+                before: side(q.get("before")?)?,
+                after: side(q.get("after")?)?,
+            })
+        })
+        .collect()
+}
+
 /// The page's reading of a worker's message; `None` for anything else.
 pub fn decode(text: &str) -> Option<Answer> {
     let v = Json::parse(text).ok()?;
@@ -159,6 +243,9 @@ pub fn decode(text: &str) -> Option<Answer> {
     }
     if let Some(p) = v.get("paste") {
         return Reading::from_wire(p.as_str()?).map(|r| Answer::Paste(Box::new(r)));
+    }
+    if let Some(items) = v.get("selftest") {
+        return decode_selftest(items.as_array()?).map(Answer::SelfTest);
     }
     let t = v.get("trace")?;
     decode_trace(t)

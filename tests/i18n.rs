@@ -251,6 +251,23 @@ fn every_template_has_both_texts_with_the_same_placeholders() {
     }
 }
 
+/// The self-test's texts (its own table: only the reader worker and the CLI link it) follow the
+/// templates' rules: both languages, the finding's placeholders alike, no English word in Chinese.
+#[test]
+fn the_self_test_texts_follow_the_template_rules() {
+    for n in 1..=vram_ledger::selftest::QUESTIONS {
+        let t = vram_ledger::selftest::texts(n).expect("seven questions");
+        for (en, zh) in [t.question, t.hint, t.answer, t.finding] {
+            assert!(!en.is_empty() && !zh.is_empty(), "q{n}");
+            assert_eq!(placeholders(en), placeholders(zh), "q{n}: {en} | {zh}");
+            let bad = english_words(zh);
+            assert!(bad.is_empty(), "q{n} leaves {bad:?} in: {zh}");
+        }
+        let p = placeholders(t.finding.0);
+        assert!(p.iter().enumerate().all(|(i, k)| i == *k), "q{n}: {p:?}");
+    }
+}
+
 /// No Chinese template leaves an English word (the user's own values come in as arguments).
 #[test]
 fn chinese_templates_have_no_english_words() {

@@ -95,3 +95,39 @@ fn a_trace_and_a_message_come_back_unchanged() {
         assert_eq!(decode(junk), None, "{junk}");
     }
 }
+
+/// The self-test comes from the worker (its demonstrations and texts are not in the page's
+/// bundle): each question's texts in both languages, the finding as the native demonstration
+/// renders it, question 5's tree node, and two links whose bills are the demonstration's own.
+#[test]
+fn the_self_test_comes_back_as_texts_and_two_links_per_question() {
+    use vram_ledger::ledger::estimate;
+    use vram_ledger::selftest::{demo, texts, QUESTIONS};
+    for q in [
+        "",
+        "model=qwen3-8b&method=qlora&seq=4096&gpu=rtx4090",
+        "mode=infer&engine=vllm&gpu=h20",
+        "q=5&model=custom&layers=4&hidden=512&heads=8&kv_heads=2&head_dim=64&ffn=1024&vocab=32000",
+    ] {
+        let Some(Answer::SelfTest(items)) = decode(&readers::selftest(q)) else { panic!("{q}: no self-test") };
+        let s = vram_ledger::query::parse(q).scenario;
+        let expected: Vec<u8> = if q.starts_with("q=5") { vec![5] } else { (1..=QUESTIONS).collect() };
+        assert_eq!(items.iter().map(|i| i.n).collect::<Vec<_>>(), expected, "{q}");
+        for item in &items {
+            let (t, d) = (texts(item.n).expect("texts"), demo(item.n, &s).expect("demo"));
+            assert_eq!(item.question, (t.question.0.to_string(), t.question.1.to_string()));
+            assert_eq!(item.hint, (t.hint.0.to_string(), t.hint.1.to_string()));
+            assert_eq!(item.answer, (t.answer.0.to_string(), t.answer.1.to_string()));
+            assert_eq!(item.finding, (d.finding.render(Lang::En), d.finding.render(Lang::Zh)), "{q} q{}", item.n);
+            assert_eq!(item.diagnosis, d.diagnosis);
+            for (link, side) in [(&item.before, &d.before), (&item.after, &d.after)] {
+                assert_eq!(link.0, side.label);
+                let bill = estimate(&vram_ledger::query::parse(&link.1).scenario);
+                assert_eq!(bill.device_bytes(), side.bill.device_bytes(), "{q} q{}: {}", item.n, link.1);
+            }
+        }
+    }
+    // Anything else in its place is not a self-test.
+    assert_eq!(decode(r#"{"selftest": [{"n": 1}]}"#), None);
+    assert_eq!(decode(r#"{"selftest": [{"n": 300, "question": ["a", "b"]}]}"#), None);
+}

@@ -8,18 +8,18 @@ mod common;
 use common::scenario;
 use vram_ledger::i18n::{render, Lang};
 use vram_ledger::ledger::bill::{ComponentId as C, TotalKind};
-use vram_ledger::ledger::msg::{Arg, Msg};
+use vram_ledger::ledger::msg::Arg;
 use vram_ledger::ledger::presets;
 use vram_ledger::ledger::{estimate, fit};
 use vram_ledger::query;
-use vram_ledger::selftest::{demo, texts, Demo, QUESTIONS};
+use vram_ledger::selftest::{demo, texts, Demo, Finding, QUESTIONS};
 use vram_ledger::tree::paste::Cause;
 use vram_ledger::tree::NodeId;
 use vram_ledger::view;
 
 /// The numbers a finding shows, in the order its template places them.
-fn numbers(m: &Msg) -> Vec<f64> {
-    m.args
+fn numbers(f: &Finding) -> Vec<f64> {
+    f.args
         .iter()
         .filter_map(|a| match a {
             Arg::Int(n) => Some(*n as f64),
@@ -215,7 +215,7 @@ fn every_question_renders_on_every_preset() {
                     assert!(x.is_finite() && x >= 0.0, "{} {mode} q{n}: {x}", m.id);
                 }
                 for lang in [Lang::Zh, Lang::En] {
-                    let text = render(lang, &d.finding);
+                    let text = d.finding.render(lang);
                     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
                 }
             }

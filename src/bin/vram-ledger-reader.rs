@@ -19,6 +19,7 @@ fn main() {
         let reply = match job.get(0).as_string().as_deref() {
             Some("config") => readers::config(&payload.as_string().unwrap_or_default()),
             Some("paste") => readers::paste(&payload.as_string().unwrap_or_default()),
+            Some("selftest") => readers::selftest(&payload.as_string().unwrap_or_default()),
             _ => {
                 let result = payload_bytes(payload).and_then(|bytes| {
                     vram_ledger::validation::trace::read_file(&bytes, &mut |s| post(readers::progress(s)))

@@ -259,8 +259,6 @@ fn main() -> ExitCode {
 /// `--selftest ['QUERY']`: each question, its hint, its answer and the ledger's demonstration on
 /// the query's scenario; `q=N` prints question N alone. Exit 2 when QUERY is bad.
 fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
-    use vram_ledger::i18n::render;
-    use vram_ledger::ledger::msg::Msg;
     use vram_ledger::selftest;
     let parsed = query::parse(given);
     let view = vram_ledger::view::read(&parsed.ui);
@@ -274,14 +272,14 @@ fn print_selftest(given: &str, lang: vram_ledger::i18n::Lang) -> ExitCode {
     };
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     for n in view.question.map_or(1..=selftest::QUESTIONS, |q| q..=q) {
-        let (Some((question, hint, answer)), Some(d)) = (selftest::texts(n), selftest::demo(n, &s)) else { continue };
-        let t = |id| plain(&render(lang, &Msg::plain(id)));
+        let (Some(texts), Some(d)) = (selftest::texts(n), selftest::demo(n, &s)) else { continue };
+        let t = |pair| plain(vram_ledger::i18n::pick(lang, pair));
         outln!(
             "{n}. {}\n   hint: {}\n   answer: {}\n   ledger: {}",
-            t(question),
-            t(hint),
-            t(answer),
-            plain(&render(lang, &d.finding))
+            t(texts.question),
+            t(texts.hint),
+            t(texts.answer),
+            plain(&d.finding.render(lang))
         );
         if let Some((cause, node)) = d.diagnosis {
             outln!("   tree: {} (tree={})", vram_ledger::i18n::cause(lang, cause), node.id());

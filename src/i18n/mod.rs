@@ -126,6 +126,8 @@ pub enum Text {
     SelfTestIntro,
     Hint,
     Answer,
+    SelfTestLoading,
+    SelfTestFailed,
     SeeInLedger,
     ToCalculator,
     GpuN,
@@ -282,6 +284,11 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         SelfTest => ("Self-test (§5)", "自测题(第 5 节)"),
         SelfTestIntro => ("The chapter's seven questions. Each answer is shown on your configuration: two bills that differ in one key.", "本章的七道自测题。每个答案都在你的配置上演示:两份只差一个键的账单。"),
         Hint => ("Hint", "提示"),
+        SelfTestLoading => ("Working out the questions on your configuration…", "正在用你的配置演算这些题…"),
+        SelfTestFailed => (
+            "The self-test could not be worked out in this browser (it needs a Web Worker).",
+            "这个浏览器里算不出自测题(需要 Web Worker)。",
+        ),
         Answer => ("Answer", "答案"),
         SeeInLedger => ("See it in the ledger ↗", "在账本里看 ↗"),
         ToCalculator => ("← The calculator", "← 回到计算器"),
@@ -446,6 +453,7 @@ pub fn cause(lang: Lang, c: crate::tree::paste::Cause) -> &'static str {
         Other => ("None of the tree's levers applies", "决策树的杠杆都不对症"),
         Unknown => ("Not enough information", "信息不够"),
         HostRam => ("The host ran out of RAM", "主机内存不足"),
+        Rollout => ("The rollout engine beside the trainer", "与训练器共卡的采样引擎"),
     };
     pick(lang, (en, zh))
 }
@@ -540,15 +548,27 @@ pub fn render(lang: Lang, m: &Msg) -> String {
     out
 }
 
+/// A template that is not a [`MsgId`]'s (the self-test's, which only the reader worker and the CLI
+/// link) with `args` in its `{n}` places, in `lang`.
+pub fn fill(lang: Lang, template: (&'static str, &'static str), args: &[Arg]) -> String {
+    let mut out = String::with_capacity(96);
+    fill_into(lang, pick(lang, template), args, &mut out);
+    out
+}
+
 fn render_into(lang: Lang, m: &Msg, out: &mut String) {
-    let mut rest = template_in(m.id, lang);
+    fill_into(lang, template_in(m.id, lang), &m.args, out);
+}
+
+fn fill_into(lang: Lang, template: &str, args: &[Arg], out: &mut String) {
+    let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
         match (after[..digits].parse::<usize>(), after.as_bytes().get(digits)) {
             (Ok(n), Some(b'}')) => {
-                if let Some(a) = m.args.get(n) {
+                if let Some(a) = args.get(n) {
                     render_arg(lang, a, out);
                 }
                 rest = &after[digits + 1..];

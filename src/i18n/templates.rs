@@ -508,6 +508,34 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         DoMaxModelLen => ("`--max-model-len {0}` fits; or raise `--gpu-memory-utilization`, use `--kv-cache-dtype fp8`, more tensor-parallel GPUs or a quantized checkpoint", "`--max-model-len {0}` 放得下;或调高 `--gpu-memory-utilization`、用 `--kv-cache-dtype fp8`、加张量并行卡数或换量化权重"),
         WhyVllmKvNeeded => ("one request of {0} tokens needs {1} of KV cache, more than the {2} available", "一个 {0} token 的请求需要 {1} 的 KV cache,超过可用的 {2}"),
         WhyVllmNoBlocks => ("the weights and the profiling run leave nothing of the budget for the KV cache", "权重和剖析运行占满了预算,KV cache 一点不剩"),
+        WhyRolloutNoBlocks => (
+            "vLLM inside the trainer found no room for its KV cache: its share of the card (`vllm_gpu_memory_utilization`) holds its weights and warm-up and nothing more — before vLLM 0.9.1 that share also had to cover the trainer's own weights and states",
+            "训练进程里的 vLLM 放不下 KV cache:它的显存份额(`vllm_gpu_memory_utilization`)装下权重和预热就没有余量了;vLLM 0.9.1 之前,这份额还要算上训练器自己的权重和状态",
+        ),
+        WhyRolloutFree => (
+            "{0} of {1} was free when vLLM started inside the trainer, below the {2} its utilization asks for: the trainer's weights (and states) were on the card first",
+            "训练进程里的 vLLM 启动时 {1} 中只空闲 {0},低于它要的 {2}:训练器的权重(和状态)先占了这张卡",
+        ),
+        WhyRolloutWakeUp => (
+            "the rollout engine could not map its memory back when it woke up: what the trainer left on the card (the caching allocator's reserved memory, gradients, optimizer states) and the engine's weights and pool do not fit at once",
+            "采样引擎唤醒时拿不回显存:训练器留在卡上的东西(缓存分配器保留的显存、梯度、优化器状态)和引擎的权重、KV 池同时放不下",
+        ),
+        WhyVllmSampler => (
+            "vLLM ran out of memory warming its sampler up: `max_num_seqs` requests' logits at once, beside its weights and pool",
+            "vLLM 预热采样器时显存不足:一次放 `max_num_seqs` 个请求的 logits,再加上权重和 KV 池",
+        ),
+        DoRolloutShare => (
+            "size the engine's share (`rollout_util`, `vllm_gpu_memory_utilization`) for its weights plus a pool of at least one sequence; put it to sleep between rollouts (`vllm_enable_sleep_mode`), or move it to its own GPUs (`vllm_mode=server`); set your configuration (`objective=grpo&rollout=colocate…`) for the numbers",
+            "按引擎的权重加至少一条序列的 KV 池来定它的份额(`rollout_util`、`vllm_gpu_memory_utilization`);采样之间让它休眠(`vllm_enable_sleep_mode`),或把它放到单独的卡上(`vllm_mode=server`);在配置里设好(`objective=grpo&rollout=colocate…`)可得到具体数字",
+        ),
+        DoRolloutWakeUp => (
+            "free the trainer's cache before the rollout (`torch.cuda.empty_cache()`), offload its optimizer or parameters while the engine runs, lower the engine's share (`rollout_util`), or sleep at level 2",
+            "采样前释放训练器的缓存(`torch.cuda.empty_cache()`),引擎运行时把优化器或参数卸载到 CPU,调低引擎份额(`rollout_util`),或用 2 级休眠",
+        ),
+        DoSampler => (
+            "lower `--max-num-seqs` (or `--gpu-memory-utilization`)",
+            "调低 `--max-num-seqs`(或 `--gpu-memory-utilization`)",
+        ),
         DoEngineLevers => ("raise the share (`--gpu-memory-utilization`, `--mem-fraction-static`), use a quantized checkpoint or more GPUs; set your configuration with `engine=` to get the numbers", "调高占比(`--gpu-memory-utilization`、`--mem-fraction-static`)、换量化权重或加卡;在配置里设 `engine=` 可得到具体数字"),
         WhySglang => ("SGLang's `--mem-fraction-static` leaves no room for the KV pool after the weights", "SGLang 的 `--mem-fraction-static` 在放下权重后没有给 KV 池留空间"),
         WhyLlamaWeights => ("llama.cpp could not allocate {0} for the offloaded layers", "llama.cpp 无法为卸载到 GPU 的层分配 {0}"),
@@ -765,36 +793,6 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`active_experts` ({0}) must be between 1 and `experts` ({1})",
             "`active_experts`({0})必须在 1 到 `experts`({1})之间",
         ),
-
-        // The chapter's self-test (§5): the questions in the chapter's words, a hint, the answer.
-        Q1 => ("In full fine-tuning with bf16 mixed precision, what makes up the 16 bytes per parameter?", "全参 bf16 混合精度每参数 16 字节怎么组成?"),
-        Q1Hint => ("Count the copies of each parameter and their bytes: the one the forward uses, the one backward writes, the optimizer's, the one the update goes to.", "数一数每个参数有几份、每份几字节:前向用的、反向写的、优化器记的、更新落到的。"),
-        Q1Answer => ("Weights 2 (bf16) + gradients 2 (bf16) + AdamW's two states m and v 8 (fp32) + fp32 master weights 4 = 16 B. Activations, logits and overheads come on top.", "权重 2(bf16)+ 梯度 2(bf16)+ AdamW 的两个状态 m、v 8(fp32)+ fp32 主权重 4 = 16 B。激活、logits 和框架开销另算。"),
-        Q1Finding => ("{0}, full fine-tuning: weights {1} B + gradients {2} B + AdamW {3} B + master weights {4} B = {5} B per parameter; × {6} parameters = {7} before any activation.", "{0} 全参微调:权重 {1} B + 梯度 {2} B + AdamW {3} B + 主权重 {4} B = 每参数 {5} B;× {6} 个参数 = {7},还没算激活。"),
-        Q2 => ("Why do LoRA's gradients and optimizer states cover only the added parameters?", "为什么 LoRA 的梯度/优化器状态只占增量参数?"),
-        Q2Hint => ("Backward computes gradients only for parameters with `requires_grad=True`, and the optimizer keeps state only for those.", "反向只给 `requires_grad=True` 的参数算梯度,优化器也只为它们记状态。"),
-        Q2Answer => ("The base is frozen (`requires_grad=False`): no gradient, so no moments. Only the low-rank matrices A and B train, usually under 1 % of the model; the base weights still sit in memory.", "底座被冻结(`requires_grad=False`):没有梯度,也就没有动量。只有低秩矩阵 A、B 在训练,通常不到模型的 1 %;底座权重照样占着显存。"),
-        Q2Finding => ("LoRA r = {0}: {1} of {2} parameters train ({3} %). Gradients {4} → {5}, optimizer states {6} → {7}: {8} less.", "LoRA r = {0}:{2} 个参数里只有 {1} 个参与训练({3} %)。梯度 {4} → {5},优化器状态 {6} → {7}:省下 {8}。"),
-        Q3 => ("What do activations grow linearly with? Name two ways to cut them.", "激活显存随什么线性增长?两个降它的手段?"),
-        Q3Hint => ("Think of what each layer saves for backward: a copy for every token of every sample.", "想想每层为反向存了什么:每个样本的每个 token 各一份。"),
-        Q3Answer => ("With seq × batch × hidden × layers (eager attention adds an s² term). To cut them: a smaller batch or sequence (gradient accumulation keeps the effective batch), or gradient checkpointing, which keeps each layer's input and recomputes the rest in backward.", "随 `seq × batch × hidden × layers` 线性增长(eager 注意力另有 s² 项)。降法:减小 batch 或序列长度(用梯度累积保持有效 batch),或开 `gradient checkpointing`,只存每层输入,反向时重算。"),
-        Q3Finding => ("Without checkpointing, batch {0} → {1}: activations {2} → {3} (× {4}); twice the sequence: × {5}. Checkpointing on: {2} → {6} (−{7} %).", "不开梯度检查点,batch {0} → {1}:激活 {2} → {3}(× {4});序列翻倍:× {5}。开梯度检查点:{2} → {6}(−{7} %)。"),
-        Q4 => ("Why does validating in the middle of training run out of memory?", "“训练中途验证就 OOM”的机理?"),
-        Q4Hint => ("While it validates, is the model still recording for gradients?", "验证的时候,模型还在为求梯度做记录吗?"),
-        Q4Answer => ("The validation loop is not wrapped in `torch.no_grad()` / `torch.inference_mode()`: its forward still builds the graph and keeps every activation (no checkpointing in eval mode), on top of the gradients and optimizer states training left in memory.", "验证循环没包 `torch.no_grad()` / `torch.inference_mode()`:前向照样建计算图、存下全部激活(eval 模式不做梯度检查点),叠在训练留在显存里的梯度和优化器状态之上。"),
-        Q4Finding => ("The training step peaks at {0} allocated; an evaluation batch without `no_grad` keeps {1} of graph beside it: {2} (+{3} %).", "训练一步的分配峰值 {0};不包 `no_grad` 的验证 batch 在旁边再留 {1} 的计算图:{2}(+{3} %)。"),
-        Q5 => ("The peak is far below the card's memory, yet it runs out: what is most likely?", "峰值远小于显存总量却 OOM,最可能是什么?"),
-        Q5Hint => ("Compare `max_memory_allocated`, `max_memory_reserved` and nvidia-smi.", "对比 `max_memory_allocated`、`max_memory_reserved` 和 nvidia-smi。"),
-        Q5Answer => ("Fragmentation: the caching allocator's reserved blocks are cut up and no free piece is large enough (`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`). Or another process holds the card (a zombie, a leftover job), as nvidia-smi shows.", "碎片化:缓存分配器预留的块被切碎,没有一块空闲的够大(`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`)。或者别的进程占着卡(僵尸进程、残留任务),nvidia-smi 里看得到。"),
-        Q5Finding => ("A leftover process of the same run adds {5} in nvidia-smi (the right bar). The peak allocated is {0} of the {1} card ({2} %); an OOM message reporting {3} reserved, {4} of it not allocated, goes on the tree to:", "同一任务残留的进程在 nvidia-smi 里多占 {5}(右边的柱)。分配峰值是 {1} 卡里的 {0}({2} %);若报错说预留 {3}、其中 {4} 未分配,决策树把它归到:"),
-        Q6 => ("How do you prevent out-of-memory errors from long-tail samples?", "长尾样本 OOM 的预防?"),
-        Q6Hint => ("Memory is set by the longest sample in a batch, not by the average.", "显存由 batch 里最长的样本决定,不是平均长度。"),
-        Q6Answer => ("Measure the distribution of sequence lengths or resolutions first (max, p99), then cut off or bucket by length so that the longest batch fits too.", "先统计序列长度 / 分辨率的分布(最大值、99 分位),再截断(`cutoff_len`)或按长度分桶,让最长的 batch 也放得下。"),
-        Q6Finding => ("At {0} tokens the step needs {1}; one sample of {2} tokens needs {3}. The longest sequence that fits this card with the 20 % margin: {4} tokens — cap there (`cutoff_len`, `max_length`) or bucket by length.", "{0} token 时这一步要 {1};一条 {2} token 的样本要 {3}。留 20 % 余量时这张卡放得下的最长序列:{4} token——截断到这里(`cutoff_len`、`max_length`)或按长度分桶。"),
-        Q7 => ("In serving, which runs out first: the weights or the KV cache?", "推理服务先爆的是权重还是 KV?"),
-        Q7Hint => ("The weights are fixed; what does each further concurrent request add?", "权重是固定的;每多一个并发请求,多出来的是什么?"),
-        Q7Answer => ("Under concurrency the KV cache runs out first: the weights are paid once, the KV grows with `max-model-len` × concurrent requests. Budget it first; vLLM's `gpu-memory-utilization` and `max-model-len` are the first levers.", "并发场景 KV 先爆:权重只占一次,KV 随 `max-model-len` × 并发数增长。先把这份预算算好;vLLM 的 `gpu-memory-utilization` 和 `max-model-len` 是第一组杠杆。"),
-        Q7Finding => ("Weights {0}, paid once; each request of {1} tokens adds {2} of KV cache. With the 20 % margin this card holds {3} such requests at once; from {4} at once the KV cache ({5}) outweighs the weights.", "权重 {0},只占一次;每个 {1} token 的请求多占 {2} 的 KV cache。留 20 % 余量时这张卡同时放得下 {3} 个这样的请求;并发到 {4} 个时 KV cache({5})就超过了权重。"),
     }
 }
 

@@ -44,9 +44,30 @@ pub enum Cause {
     Unknown,
     /// The operating system killed the process for host RAM (not a GPU out-of-memory).
     HostRam,
+    /// A rollout engine sharing the card with a trainer (GRPO, PPO): its share, its sleep, or the
+    /// trainer's state beside it.
+    Rollout,
 }
 
 impl Cause {
+    pub const ALL: [Cause; 11] = [
+        Cause::Zombie,
+        Cause::Fragmentation,
+        Cause::EvalNoGrad,
+        Cause::TensorList,
+        Cause::LongTail,
+        Cause::Shortage,
+        Cause::KvBudget,
+        Cause::Other,
+        Cause::Unknown,
+        Cause::HostRam,
+        Cause::Rollout,
+    ];
+
+    pub fn from_id(id: &str) -> Option<Cause> {
+        Cause::ALL.into_iter().find(|c| c.id() == id)
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Cause::Zombie => "zombie",
@@ -59,6 +80,7 @@ impl Cause {
             Cause::Other => "other",
             Cause::Unknown => "unknown",
             Cause::HostRam => "host_ram",
+            Cause::Rollout => "rollout",
         }
     }
 
@@ -69,7 +91,7 @@ impl Cause {
             Cause::Fragmentation => NodeId::Fragmentation,
             Cause::EvalNoGrad | Cause::TensorList => NodeId::DtypeNoGrad,
             Cause::LongTail | Cause::KvBudget => NodeId::SeqLen,
-            Cause::Shortage => NodeId::Batch,
+            Cause::Shortage | Cause::Rollout => NodeId::Batch,
             Cause::Other | Cause::Unknown | Cause::HostRam => NodeId::Measure,
         }
     }
@@ -423,7 +445,34 @@ fn mps(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     (Cause::Shortage, m(MsgId::WhyMps, &[b(alloc), b(request), b(max)]), todo(m(MsgId::DoMpsWatermark, &[])))
 }
 
+/// A rollout engine beside a trainer: it could not wake up, start, or find room for its pool.
+fn rollout(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
+    let n = &r.numbers;
+    if r.has(Format::VllmWakeUp) {
+        return Some((Cause::Rollout, m(MsgId::WhyRolloutWakeUp, &[]), todo(m(MsgId::DoRolloutWakeUp, &[]))));
+    }
+    if !r.signals.trainer {
+        return None;
+    }
+    if r.has(Format::VllmFreeMemory) {
+        let (free, total) = (n.free.unwrap_or(0.0), n.total.unwrap_or(0.0));
+        let fit_util = ((free - 0.5 * GIB) / total.max(1.0) * 100.0).floor() / 100.0;
+        let why = m(MsgId::WhyRolloutFree, &[b(free), b(total), b(n.requested.unwrap_or(0.0))]);
+        return Some((Cause::Rollout, why, todo(m(MsgId::DoLowerUtil, &[fx(fit_util.max(0.05))]))));
+    }
+    if r.has(Format::VllmNoBlocks) {
+        return Some((Cause::Rollout, m(MsgId::WhyRolloutNoBlocks, &[]), todo(m(MsgId::DoRolloutShare, &[]))));
+    }
+    if r.has(Format::VllmSampler) {
+        return Some((Cause::Rollout, m(MsgId::WhyVllmSampler, &[]), todo(m(MsgId::DoRolloutShare, &[]))));
+    }
+    None
+}
+
 fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
+    if let Some(c) = rollout(r) {
+        return Some(c);
+    }
     let n = &r.numbers;
     if r.has(Format::VllmFreeMemory) {
         let (free, total) = (n.free.unwrap_or(0.0), n.total.unwrap_or(0.0));
@@ -472,6 +521,9 @@ fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
             ));
         }
         return Some((Cause::KvBudget, m(MsgId::WhyVllmNoBlocks, &[]), todo(m(MsgId::DoEngineLevers, &[]))));
+    }
+    if r.has(Format::VllmSampler) {
+        return Some((Cause::KvBudget, m(MsgId::WhyVllmSampler, &[]), todo(m(MsgId::DoSampler, &[]))));
     }
     if r.has(Format::Sglang) {
         if let Some(f) = n.utilization.filter(|f| *f < 0.5) {
@@ -548,6 +600,16 @@ fn ranked_levers(cause: Cause, s: &Scenario) -> Vec<Advice> {
         // every lever, by what it saves.
         let candidates: &[Lever] = match cause {
             Cause::Fragmentation => levers(NodeId::Fragmentation),
+            Cause::Rollout => &[
+                Lever::RolloutShare,
+                Lever::RolloutSleep,
+                Lever::FewerGenerations,
+                Lever::LogprobBatch,
+                Lever::NoKl,
+                Lever::RolloutServer,
+                Lever::Offload,
+                Lever::Shard,
+            ],
             Cause::Shortage | Cause::LongTail | Cause::KvBudget => &Lever::ALL,
             _ => &[],
         };

@@ -38,6 +38,12 @@ pub enum Format {
     TrainingLog,
     /// Numbers typed into the form (peak allocated, peak reserved, nvidia-smi's used, the total).
     Typed,
+    /// vLLM's sleep mode could not map its memory back at `wake_up` ("CUDA Error: out of memory at
+    /// …/cumem_allocator.cpp"): a rollout engine beside a trainer.
+    VllmWakeUp,
+    /// vLLM ran out of memory warming its sampler up ("… when warming up sampler with N dummy
+    /// requests").
+    VllmSampler,
 }
 
 impl Format {
@@ -59,6 +65,8 @@ impl Format {
             Format::Llamacpp => "llamacpp",
             Format::TrainingLog => "training_log",
             Format::Typed => "typed",
+            Format::VllmWakeUp => "vllm_wake_up",
+            Format::VllmSampler => "vllm_sampler",
         }
     }
 
@@ -67,7 +75,7 @@ impl Format {
     }
 }
 
-pub const FORMATS: [Format; 16] = [
+pub const FORMATS: [Format; 18] = [
     Format::Torch22,
     Format::Torch21,
     Format::Torch15,
@@ -84,6 +92,8 @@ pub const FORMATS: [Format; 16] = [
     Format::Llamacpp,
     Format::TrainingLog,
     Format::Typed,
+    Format::VllmWakeUp,
+    Format::VllmSampler,
 ];
 
 /// Which buffer llama.cpp failed to allocate.
@@ -168,6 +178,9 @@ pub struct Signals {
     /// The operating system killed the process (SIGKILL, exit code −9, the kernel's OOM killer):
     /// host RAM, not the GPU.
     pub host_killed: bool,
+    /// The engine runs inside a trainer (TRL's GRPO, verl, OpenRLHF, Unsloth, ms-swift's RLHF): a
+    /// rollout engine sharing the card with the training step.
+    pub trainer: bool,
 }
 
 /// Everything read from a paste.
@@ -371,6 +384,27 @@ pub fn read(text: &str) -> Reading {
         has(&low, "out of memory") || has(&low, "outofmemoryerror") || has(&low, " oom") || !r.formats.is_empty();
     r
 }
+
+/// What names a trainer that runs a rollout engine beside its step: its modules, classes and
+/// settings as tracebacks and logs print them.
+const ROLLOUT_TRAINERS: [&str; 16] = [
+    "grpotrainer",
+    "grpo_trainer",
+    "rloo_trainer",
+    "trl/generation",
+    "vllm_mode",
+    "vllm_gpu_memory_utilization",
+    "verl/",
+    "verl.",
+    "fsdp_vllm",
+    "sharding_manager",
+    "openrlhf",
+    "unsloth",
+    "rollout",
+    "rlhf_trainer",
+    "swift rlhf",
+    "colocate",
+];
 
 /// What the operating system prints when it kills a process for host RAM.
 const HOST_KILLED: [&str; 8] = [
@@ -620,6 +654,13 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
         r.formats.push(Format::VllmNoBlocks);
         apply(low, VLLM_POOL, n, gb);
     }
+    // Sleep mode's allocator could not map memory back (verl, OpenRLHF, Unsloth: at `wake_up`).
+    if has(low, "cumem_allocator") && has(low, "out of memory") || has(low, "wake_up") && has(low, "out of memory") {
+        r.formats.push(Format::VllmWakeUp);
+    }
+    if has(low, "when warming up sampler") {
+        r.formats.push(Format::VllmSampler);
+    }
     if let Some((free, total)) = pair_after(low, "free memory on device", gb) {
         r.formats.push(Format::VllmFreeMemory);
         n.free = Some(free);
@@ -815,6 +856,7 @@ fn read_signals(low: &str, r: &mut Reading) {
     s.generation = has(low, "in generate") || has(low, ".generate(") || has(low, "in sample");
     s.backward = has(low, "backward");
     s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p));
+    s.trainer = ROLLOUT_TRAINERS.iter().any(|p| has(low, p));
     let keep = [
         ".append(loss",
         "losses.update(loss",
@@ -877,7 +919,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 10;
+const SIGNALS: usize = 11;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -892,6 +934,7 @@ impl Signals {
             &mut self.truncated,
             &mut self.oom,
             &mut self.host_killed,
+            &mut self.trainer,
         ]
     }
 }

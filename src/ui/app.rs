@@ -11,20 +11,18 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_bars,
-    render_chart, render_timeline, self_test, speed_card, switches, timeline_view, trace_comparison, verdict_card,
-    Controls, ModelImport, OomTreeProps, PlannerData, Share, TraceDrop,
+    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_chart,
+    render_timeline, self_test, self_test_chart, speed_card, switches, timeline_view, trace_comparison, verdict_card,
+    Controls, ModelImport, OomTreeProps, PlannerData, SelfTestAnswer, Share, TraceDrop,
 };
 use super::embed;
 use super::state::{Action, CalcState, Same};
-use crate::chart::Bar;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::scenario::{Mode, Scenario};
 use crate::ledger::units::fixed;
 use crate::ledger::{estimate, fit, phases};
 use crate::query::Key;
-use crate::selftest;
 use crate::validation::trace::Trace;
 
 #[derive(Properties, PartialEq, Clone)]
@@ -185,25 +183,6 @@ pub fn app(props: &AppProps) -> Html {
                 }
             },
         );
-    // The self-test's demonstrations (none on the calculator's page).
-    let demos = use_memo((scenario.clone(), lang, state.selftest, state.question), |(s, lang, on, only)| {
-        if !*on {
-            return Vec::new();
-        }
-        only.map_or(1..=selftest::QUESTIONS, |n| n..=n)
-            .filter_map(|n| {
-                let d = selftest::demo(n, s)?;
-                fn bar(lang: Lang, side: &selftest::Side) -> Bar<'_> {
-                    Bar {
-                        label: side.label.clone().unwrap_or_else(|| text(lang, Text::ThisConfig).to_string()),
-                        bill: &side.bill,
-                    }
-                }
-                let chart = render_bars(*lang, &[bar(*lang, &d.before), bar(*lang, &d.after)], d.after.bill.gpu_bytes);
-                Some((n, d, Rc::new(chart)))
-            })
-            .collect::<Vec<_>>()
-    });
     let plan = use_memo((scenario.clone(), lang), |(s, lang)| PlannerData::of(s, *lang));
     let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
     let tree_found = use_memo((state.pasted.clone(), scenario.clone()), |(p, s)| diagnosis(p, s));
@@ -236,6 +215,34 @@ pub fn app(props: &AppProps) -> Html {
     // The user's trace, read by the trace worker (never in the link); else a pasted mem_report's
     // one measured moment.
     let trace = use_state(|| None::<Rc<Trace>>);
+    // The self-test, from the reader worker (its demonstrations and texts load on demand): asked on
+    // the scenario and the question (`q=N`) alone; the last answer stays until the next comes.
+    let selftest_answer = use_state(|| None as SelfTestAnswer);
+    {
+        let answer = selftest_answer.clone();
+        let question = state.question.map(|n| n.to_string());
+        let ui: Vec<(&str, &str)> = question.iter().map(|q| ("q", q.as_str())).collect();
+        let asked = state.selftest.then(|| crate::query::to_query(scenario, &ui));
+        use_effect_with(asked, move |asked| {
+            if let Some(q) = asked {
+                let answered = answer.clone();
+                let started = super::reader_worker::ask("selftest", q.as_str().into(), move |a| {
+                    answered.set(Some(match a {
+                        Some(crate::readers::Answer::SelfTest(items)) => Ok(Rc::new(items)),
+                        _ => Err(()),
+                    }));
+                    true
+                });
+                if !started {
+                    answer.set(Some(Err(())));
+                }
+            }
+        });
+    }
+    let selftest_charts = use_memo(((*selftest_answer).clone(), lang), |(answer, lang)| match answer {
+        Some(Ok(items)) => items.iter().map(|i| self_test_chart(*lang, i)).collect::<Vec<_>>(),
+        _ => Vec::new(),
+    });
     let pasted_trace = use_memo(state.report.clone(), |r| {
         crate::validation::parse_report(r).ok().map(|r| Rc::new(crate::validation::trace::from_mem_report(&r)))
     });
@@ -277,7 +284,7 @@ pub fn app(props: &AppProps) -> Html {
     let base = props.base.clone();
     let with_base = |q: &str| if q.is_empty() { base.clone() } else { format!("{base}?{q}") };
     if state.selftest {
-        let page = self_test(lang, &demos, &base, state.embed);
+        let page = self_test(lang, &selftest_answer, &selftest_charts, &base, state.embed);
         if state.embed {
             return html! { <div class="app embed" data-testid="embed">{ notices }{ page }</div> };
         }

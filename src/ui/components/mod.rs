@@ -32,7 +32,7 @@ pub use model_import::ModelImport;
 pub use notices::notices;
 pub use oom_tree::{diagnosis, oom_tree, OomTreeProps};
 pub use planner::{planner, PlannerData};
-pub use self_test::self_test;
+pub use self_test::{self_test, self_test_chart, SelfTestAnswer};
 pub use share::Share;
 pub use speed_card::speed_card;
 pub use timeline_view::{peak_line, render_timeline, timeline_view};
