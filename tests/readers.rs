@@ -53,7 +53,7 @@ struct Reports {
 #[test]
 fn every_real_paste_gets_the_same_diagnosis_through_the_worker() {
     let reports: Reports = toml::from_str(include_str!("data/oom_reports.toml")).expect("fixture");
-    assert_eq!(reports.report.len(), 96);
+    assert_eq!(reports.report.len(), 101);
     let s = vram_ledger::query::parse("model=qwen2.5-7b&method=lora&gpu=rtx4090").scenario;
     for r in &reports.report {
         let Some(Answer::Paste(reading)) = decode(&readers::paste(&r.text)) else { panic!("{}", r.id) };
