@@ -274,6 +274,8 @@ pub struct Outcome {
     pub workload: Workload,
     /// The case's model is a preset released in [`CURRENT_FROM_YEAR`] or later.
     pub current_model: bool,
+    /// A preference or RL step (`objective` other than `sft`).
+    pub rl_objective: bool,
     pub measured_bytes: f64,
     pub estimated_bytes: f64,
     /// The bill's (low, high) for a total (allocated, reserved, device); `None` for other kinds.
@@ -390,6 +392,7 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .as_deref()
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
+                rl_objective: parsed.scenario.is_rl(),
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill),
                 range: kind.total().map(|t| {
@@ -506,6 +509,7 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     row(&label, summarize(current()));
     row("… inference weights as loaded", summarize(current().filter(|o| o.case.kind == "weights")));
     row("… KV cache", summarize(current().filter(|o| o.case.kind == "kv_cache")));
+    row("**preference and RL** (`objective` ≠ sft)", summarize(outcomes.iter().filter(|o| o.rl_objective)));
     let serving = || outcomes.iter().filter(|o| o.workload == Workload::Serving);
     for f in ServingFigure::ALL {
         let label = format!("serving: `{}`", f.id());
