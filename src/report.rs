@@ -277,11 +277,22 @@ pub fn describe_mode(s: &Scenario) -> String {
                 Method::Lora => format!("LoRA r={} {} on {}", s.rank, s.targets.id(), s.quant.id()),
                 Method::Qlora => format!("QLoRA r={} {} on {}", s.rank, s.targets.id(), s.quant.id()),
             };
+            use crate::ledger::scenario::Objective;
+            let step = match s.rl.objective {
+                Objective::Sft => format!("seq {} × batch {}", group(s.sequence_tokens()), s.batch),
+                Objective::Dpo => format!("dpo, seq {} × batch {} pairs", group(s.sequence_tokens()), s.batch),
+                o => format!(
+                    "{}, {} prompt + {} completion × batch {}, rollout {}",
+                    o.id(),
+                    group(s.rl.prompt_len),
+                    group(s.rl.completion_len),
+                    s.batch,
+                    s.rl.rollout.id()
+                ),
+            };
             format!(
-                "{method}, {}, seq {} × batch {}{}",
+                "{method}, {}, {step}{}",
                 s.optimizer.id(),
-                group(s.sequence_tokens()),
-                s.batch,
                 if s.checkpointing.is_on() { ", checkpointing" } else { "" }
             )
         }

@@ -397,7 +397,10 @@ fn a_rollout_engine_inside_a_trainer_is_the_rollout_s_cause() {
         assert_eq!(Reading::from_link(&r.to_link()), Some(r));
     }
     // With a colocated GRPO configuration: the rollout's levers, ranked by what they save.
-    let s = vram_ledger::query::parse("objective=grpo&rollout=colocate&rollout_util=0.3&batch=8&gpu=h100-80g&model=qwen2.5-1.5b&method=full").scenario;
+    let s = vram_ledger::query::parse(
+        "objective=grpo&rollout=colocate&rollout_util=0.3&batch=8&gpu=h100-80g&model=qwen2.5-1.5b&method=full",
+    )
+    .scenario;
     let p = diagnose_paste(&no_blocks, Some(&s));
     let levers: Vec<vram_ledger::tree::Lever> = p
         .advice

@@ -107,6 +107,11 @@ fn grpo_logits_cover_the_completion_only() {
     assert_eq!(phase_bytes(&s, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 16);
     let ds = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256&gpus=2&zero=2");
     assert_eq!(phase_bytes(&ds, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 4);
+    // An fp32 model (TRL before 0.19 loaded one without a torch_dtype) gives fp32 logits too: 16 B;
+    // its frozen reference copy is fp32 as well, 8,030,261,248 × 4 B.
+    let fp32 = scenario("objective=grpo&rollout=server&method=full&precision=fp32&beta=0.04&gpu=h200");
+    assert_eq!(phase_bytes(&fp32, PhaseName::Backward, ComponentId::Logits), 256 * 128_256 * 16);
+    assert_eq!(estimate(&fp32).rl.expect("rl").reference_bytes, PARAMS * 4);
     // loss=hf, when a link asks for it, keeps its 12 B per logit (3 × fp32 at log-softmax's
     // backward), and the link keeps saying so.
     let hf = scenario("objective=grpo&rollout=server&prompt_len=512&completion_len=256&loss=hf");

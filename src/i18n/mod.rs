@@ -496,11 +496,15 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
 
 /// The one-line description of a scenario, in the reader's language.
 pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
+    use crate::ledger::scenario::Objective;
     use crate::ledger::scenario::{Method, Mode};
     use crate::ledger::units::params_short;
     use crate::msg;
     let a = &s.architecture;
-    let tokens = Arg::Count(s.sequence_tokens());
+    // GRPO's and PPO's sequence is the prompt and its completion (`seq` is not theirs).
+    let generates = s.is_rl() && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo);
+    let tokens =
+        Arg::Count(if generates { s.rl.prompt_len.saturating_add(s.rl.completion_len) } else { s.sequence_tokens() });
     let body = match (s.mode, s.method) {
         (Mode::Infer, _) => {
             msg!(ScenarioInference, Arg::Code(s.quant.id()), tokens, Arg::Count(s.generated), Arg::Int(s.batch))
@@ -525,7 +529,9 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
             crate::ledger::msg::when(s.checkpointing.is_on(), || msg!(ScenarioCheckpointing))
         ),
     };
-    format!("{} · {} · {}", a.name, params_short(a.parameters()), render(lang, &body))
+    let objective = if s.is_rl() { format!(" · {}", s.rl.objective.id()) } else { String::new() };
+    let rollout = if generates { format!(" ({})", s.rl.rollout.id()) } else { String::new() };
+    format!("{} · {} · {}{objective}{rollout}", a.name, params_short(a.parameters()), render(lang, &body))
 }
 
 /// A column of the speed card.

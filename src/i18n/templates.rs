@@ -172,8 +172,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`selective_log_softmax`:16 位 logits + 逐条序列的 16 位 log-softmax(留给反向),不上转 fp32",
         ),
         LossSelectiveFp32 => (
-            "selective_log_softmax on the fp32 logits Accelerate returns under mixed precision: the logits kept for backward + two fp32 gradients of them + their sum",
-            "混合精度下 `Accelerate` 把 logits 转成 fp32 返回,`selective_log_softmax` 走 `logsumexp` 路径:logits 留给反向 + 两份 fp32 梯度 + 二者之和",
+            "selective_log_softmax on fp32 logits (Accelerate returns them in fp32 under mixed precision): the logits kept for backward + two fp32 gradients of them + their sum",
+            "`selective_log_softmax` 处理 fp32 logits(混合精度下 `Accelerate` 把 logits 转成 fp32 返回)走 `logsumexp` 路径:logits 留给反向 + 两份 fp32 梯度 + 二者之和",
         ),
         LossHalf => ("loss=half: 16-bit logits, their shifted copy and 16-bit log-softmax, no upcast", "`loss=half`:16 位 logits、其移位副本与 16 位 log-softmax,无上转"),
         LossHalfConverted => (

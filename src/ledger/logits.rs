@@ -56,7 +56,7 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
         // counted tensor by tensor on the CPU (tools/measure_loss.py). 16-bit logits (DeepSpeed, or
         // no mixed precision) take a loop over the sequences, each row's log-softmax in their dtype,
         // kept by autograd: 2 × 2 B.
-        LossKernel::Selective if autocast => (16.0, msg!(LossSelectiveFp32)),
+        LossKernel::Selective if autocast || act == Dtype::Fp32 => (16.0, msg!(LossSelectiveFp32)),
         LossKernel::Selective => (2.0 * act_b, msg!(LossSelective)),
     }
 }
@@ -68,7 +68,7 @@ fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast:
         LossKernel::Fused => 0.0,
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
         LossKernel::Half if !autocast => act.bytes(),
-        LossKernel::Selective if autocast => 4.0,
+        LossKernel::Selective if autocast || act == Dtype::Fp32 => 4.0,
         LossKernel::Selective => act.bytes(),
         _ => 4.0,
     }

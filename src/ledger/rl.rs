@@ -65,9 +65,11 @@ fn inference_scenario(s: &Scenario, batch: u64, prompt: u64, generated: u64, qua
 }
 
 /// The weights a second copy of the policy's model holds (the reference, the rollout engine's):
-/// 16-bit for full fine-tuning, the frozen base's format for adapters.
+/// for full fine-tuning the dtype the trainer loads (fp32 with `precision=fp32`, as TRL before 0.19
+/// loaded a model without a `torch_dtype`; else bf16), the frozen base's format for adapters.
 fn copy_format(s: &Scenario) -> StorageFormat {
     match s.method {
+        Method::Full if s.precision == super::scenario::Precision::Fp32 => StorageFormat::Fp32,
         Method::Full => StorageFormat::Bf16,
         Method::Lora | Method::Qlora => s.quant,
     }

@@ -1056,7 +1056,7 @@ keys! {
         set: |s, v| keyword(v.word(), LossKernel::from_id, |l| s.loss = Some(l)),
         write: |s, _| s.loss.filter(|l| *l != s.default_loss()).map(|l| l.id().to_string()),
         architecture: false,
-        doc: doc!("hf; selective for objective=dpo|grpo|ppo", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast), selective = TRL's selective_log_softmax, which DPO, GRPO and PPO trainers use for per-token log-probabilities (TRL ≥ 0.15, ms-swift, verl without flash-attn): the 16-bit logits and each sequence's 16-bit log-softmax, 2 × 2 B per logit, no upcast"),
+        doc: doc!("hf; selective for objective=dpo|grpo|ppo", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast), selective = TRL's selective_log_softmax, which DPO, GRPO and PPO trainers use for per-token log-probabilities (TRL ≥ 0.15, ms-swift, verl without flash-attn): on 16-bit logits (DeepSpeed) each sequence's 16-bit log-softmax beside them, 2 × 2 B per logit; on fp32 logits (the Trainer's mixed precision, whose Accelerate wrapper returns them in fp32, or precision=fp32) the logsumexp path, 16 B per logit at backward (tools/measure_loss.py)"),
     },
     Recipe = "recipe" {
         label: ("Training recipe", "训练配方"),
@@ -1268,7 +1268,7 @@ keys! {
         set: |s, v| keyword(v.word(), Reference::from_id, |r| s.rl.reference = Some(r)),
         write: |s, _| s.rl.reference.map(|r| r.id().into()),
         architecture: false,
-        doc: doc!("adapter for method=lora|qlora, model for full", "where DPO's (and, with `beta` > 0, GRPO's and PPO's) reference log-probabilities come from: adapter = the policy with its LoRA adapters disabled (PEFT, TRL: no copy); model = a frozen copy in the weights' 16-bit dtype (sharded under zero=3); precomputed = computed before training (TRL's precompute_ref_log_probs)"),
+        doc: doc!("adapter for method=lora|qlora, model for full", "where DPO's (and, with `beta` > 0, GRPO's and PPO's) reference log-probabilities come from: adapter = the policy with its LoRA adapters disabled (PEFT, TRL: no copy); model = a frozen copy in bf16 (fp32 with precision=fp32; sharded under zero=3); precomputed = computed before training (TRL's precompute_ref_log_probs)"),
     },
     Generations = "generations" {
         label: ("Completions per prompt", "每个 prompt 的生成数"),
