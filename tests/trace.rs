@@ -1,6 +1,7 @@
 //! The trace reader (src/validation/trace) on traces laid out as PyTorch writes them. The
-//! fixtures in tests/data/traces are synthetic (tools/make_trace_fixtures.py: no torch here); every
-//! expected number below is the hand arithmetic written in that script's docstrings, in MiB.
+//! fixtures in tests/data/traces are synthetic (tools/make_trace_fixtures.py) but one real CPU
+//! recording (`recorded-cpu-…`, its command beside its test); every expected number below is hand
+//! arithmetic, written in that script's docstrings or beside the test, in MiB unless said.
 
 use std::io::Read;
 use vram_ledger::ledger::bill::ComponentId;
@@ -229,4 +230,27 @@ fn pickle_longs_are_little_endian_twos_complement() {
         let p = read(bytes, &mut |_| {}).expect("reads");
         assert_eq!(p.node(p.root), &Node::Int(v));
     }
+}
+
+/// A real recording (issue 25): `python tools/mem_report.py --demo --timeline
+/// tests/data/traces/recorded-cpu-torch-2.9.1-timeline.json > tests/data/traces/recorded-cpu-torch-2.9.1-report.json`,
+/// torch 2.9.1 on the CPU, 2026-12-05: the demo model's first training step under the profiler.
+/// Expected: the demo has 2,094,336 fp32 parameters, counted by hand in tests/validation.rs — 8,377,344
+/// B of weights, as many of gradients, twice as many of AdamW states (its step counters, 0-d
+/// tensors, add a few bytes); the peak comes when all three exist.
+#[test]
+fn a_real_cpu_recording_gives_the_hand_counted_parameters_gradients_and_states() {
+    let t = trace::read(&fixture("recorded-cpu-torch-2.9.1-timeline.json")).expect("read");
+    assert_eq!(t.format, TraceFormat::MemoryTimeline);
+    let at = |c: Category| t.categories[c.index()];
+    assert_eq!(at(Category::Parameter), 2_094_336 * 4);
+    assert_eq!(at(Category::Gradient), 2_094_336 * 4);
+    let states = at(Category::OptimizerState);
+    assert!((2 * 2_094_336 * 4..2 * 2_094_336 * 4 + 1024).contains(&states), "{states}");
+    assert!(t.peak_bytes >= at(Category::Parameter) + at(Category::Gradient) + states);
+    // The report beside it carries the configuration the CLI lays the recording over.
+    let report: serde_json::Value =
+        serde_json::from_slice(&fixture("recorded-cpu-torch-2.9.1-report.json")).expect("report");
+    assert_eq!(report["bytes"]["weights"], 2_094_336 * 4);
+    assert!(vram_ledger::query::parse(report["query"].as_str().expect("query")).errors.is_empty());
 }

@@ -23,6 +23,7 @@ for the 4-bit and 8-bit cases, which are skipped without it).
 import argparse
 import datetime
 import math
+import os
 import sys
 from urllib.parse import parse_qsl
 
@@ -296,15 +297,28 @@ def run_steps(run, device):
     return model
 
 
-def measure(run):
-    """Peak allocated and reserved bytes of the run on the CUDA device."""
+def snapshot_path(directory, run):
+    """Where `--snapshot DIR` writes the run's memory snapshot: DIR/<case id>.pickle."""
+    return os.path.join(directory, slug(run["query"], run) + ".pickle")
+
+
+def measure(run, snapshot_dir=None):
+    """Peak allocated and reserved bytes of the run on the CUDA device; with `snapshot_dir`, the
+    run's allocator history too, as `torch.cuda.memory._dump_snapshot` writes it (the pickle that
+    pytorch.org/memory_viz draws and `vram-ledger --trace` lays over the ledger's phases)."""
     import torch
 
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
+    if snapshot_dir:
+        torch.cuda.memory._record_memory_history(max_entries=1_000_000)
     model = run_steps(run, "cuda")
     torch.cuda.synchronize()
+    if snapshot_dir:
+        os.makedirs(snapshot_dir, exist_ok=True)
+        torch.cuda.memory._dump_snapshot(snapshot_path(snapshot_dir, run))
+        torch.cuda.memory._record_memory_history(enabled=None)
     allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
     del model
     torch.cuda.empty_cache()
@@ -315,6 +329,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("queries", nargs="*", help="cases to run (default: the built-in list)")
     ap.add_argument("--list", action="store_true", help="print the default cases' queries and exit")
+    ap.add_argument(
+        "--snapshot",
+        metavar="DIR",
+        help="also record each run's allocator history and write it to DIR/<case id>.pickle "
+        "(torch.cuda.memory._dump_snapshot; read it with `vram-ledger --trace FILE 'QUERY'`)",
+    )
     args = ap.parse_args(argv)
     queries = args.queries or DEFAULT_CASES
     try:
@@ -339,7 +359,7 @@ def main(argv=None):
     print(f"# tools/measure_gpu.py on {device}, torch {torch.__version__}: paste into tests/data/measured.toml\n")
     for run in runs:
         try:
-            allocated, reserved = measure(run)
+            allocated, reserved = measure(run, args.snapshot)
         except ImportError as e:
             print(f"# skipped {run['query']}: {e}\n")
             continue

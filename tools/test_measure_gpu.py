@@ -56,6 +56,21 @@ class Queries(unittest.TestCase):
         self.assertIn("`model`", p.stderr)
 
 
+class Snapshot(unittest.TestCase):
+    def test_snapshot_names_the_case(self):
+        q = measure_gpu.DEFAULT_CASES[0]
+        path = measure_gpu.snapshot_path("snaps", measure_gpu.parse_query(q))
+        self.assertEqual(os.path.dirname(path), "snaps")
+        self.assertTrue(os.path.basename(path).startswith("gpu-full-16x2048-s1024-b4-".removeprefix("gpu-")))
+        self.assertTrue(path.endswith(".pickle"))
+
+    def test_snapshot_without_a_gpu_exits_2_with_a_message(self):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_gpu.py"), "--snapshot", "snaps",
+                            measure_gpu.DEFAULT_CASES[0]], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, "torch is not installed|no CUDA device")
+
+
 class Output(unittest.TestCase):
     def test_case_is_measured_set_toml(self):
         q = measure_gpu.DEFAULT_CASES[0]
