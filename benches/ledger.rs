@@ -21,6 +21,9 @@ fn benches(c: &mut Criterion) {
             "estimate llamacpp qwen3-32b",
             "model=qwen3-32b&mode=infer&quant=q4_k_m&engine=llamacpp&seq=32768&batch=4&gpu=rtx4090",
         ),
+        // A preference / RL step: the trainer's bill, a vLLM engine on the card, the log-probability pass.
+        ("estimate grpo colocate", "model=qwen2.5-7b&method=lora&objective=grpo&rollout=colocate&batch=8&gpu=h100-80g"),
+        ("estimate dpo full", "model=llama-3.1-8b&method=full&objective=dpo&gpus=8&zero=3&gpu=h100-80g"),
     ] {
         let s = query::parse(q).scenario;
         c.bench_function(name, |b| b.iter(|| estimate(black_box(&s))));
