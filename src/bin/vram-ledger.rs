@@ -214,14 +214,16 @@ fn main() -> ExitCode {
         let mut v = report::to_json(&s, &bill);
         if show_fit {
             v["max_batch"] = fit::max_batch(&s).into();
-            // GRPO / PPO do not read `seq` (their sequence is prompt + completion).
-            v["max_seq"] =
-                if fit::max_completion_len(&s).is_some() { serde_json::Value::Null } else { fit::max_seq(&s).into() };
-            v["largest_in_family"] = fit::largest_in_family(&s).map(|m| m.id).into();
-            // GRPO / PPO: the longest completion and the most completions per prompt.
-            if let Some(c) = fit::max_completion_len(&s) {
-                v["max_completion_len"] = c.into();
+            // GRPO / PPO do not read `seq` (their sequence is prompt + completion): the longest
+            // completion instead, and the most completions per prompt.
+            match fit::max_completion_len(&s) {
+                Some(c) => {
+                    v["max_seq"] = serde_json::Value::Null;
+                    v["max_completion_len"] = c.into();
+                }
+                None => v["max_seq"] = fit::max_seq(&s).into(),
             }
+            v["largest_in_family"] = fit::largest_in_family(&s).map(|m| m.id).into();
             if let Some(g) = fit::max_generations(&s) {
                 v["max_generations"] = g.into();
             }

@@ -496,13 +496,12 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
 
 /// The one-line description of a scenario, in the reader's language.
 pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
-    use crate::ledger::scenario::Objective;
     use crate::ledger::scenario::{Method, Mode};
     use crate::ledger::units::params_short;
     use crate::msg;
     let a = &s.architecture;
     // GRPO's and PPO's sequence is the prompt and its completion (`seq` is not theirs).
-    let generates = s.is_rl() && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo);
+    let generates = s.generates();
     let tokens =
         Arg::Count(if generates { s.rl.prompt_len.saturating_add(s.rl.completion_len) } else { s.sequence_tokens() });
     let body = match (s.mode, s.method) {

@@ -5,7 +5,7 @@ use super::architecture::Architecture;
 use super::bill::Verdict;
 use super::estimate::estimate;
 use super::presets::{self, ModelPreset};
-use super::scenario::{Gpu, Method, Mode, Objective, Scenario};
+use super::scenario::{Gpu, Method, Mode, Scenario};
 use super::storage::StorageFormat;
 
 /// Upper bounds of the searches: beyond them the answer is "at least this".
@@ -80,7 +80,7 @@ pub fn max_seq(s: &Scenario) -> u64 {
 /// with it; a rollout engine sized by `rollout_util` keeps its pool and must hold one whole
 /// sequence. `None` for other objectives.
 pub fn max_completion_len(s: &Scenario) -> Option<u64> {
-    if !generates(s) {
+    if !s.generates() {
         return None;
     }
     let mut probe = s.clone();
@@ -95,7 +95,7 @@ pub fn max_completion_len(s: &Scenario) -> Option<u64> {
 /// counts completions (TRL's `per_device_train_batch_size`), grows with them. `None` for other
 /// objectives.
 pub fn max_generations(s: &Scenario) -> Option<u64> {
-    if !generates(s) {
+    if !s.generates() {
         return None;
     }
     let per_step = s.batch.saturating_mul(s.accum).saturating_mul(s.gpus).max(1);
@@ -107,10 +107,6 @@ pub fn max_generations(s: &Scenario) -> Option<u64> {
         probe.batch = prompts.saturating_mul(g).div_ceil(per_micro_step);
         fits_with_margin(&probe)
     }))
-}
-
-fn generates(s: &Scenario) -> bool {
-    s.mode == Mode::Train && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo)
 }
 
 /// Text-only dense presets, the candidates for "the largest model that fits"; a preset with the

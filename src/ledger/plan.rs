@@ -323,12 +323,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         gpu: &s.gpu,
         text_tokens: s.seq,
         tokens: s.sequence_tokens(),
-        logit_tokens: match s.rl.objective {
-            super::scenario::Objective::Grpo | super::scenario::Objective::Ppo if s.mode == Mode::Train => {
-                s.rl.completion_len.min(s.sequence_tokens())
-            }
-            _ => s.sequence_tokens(),
-        },
+        logit_tokens: if s.generates() { s.rl.completion_len.min(s.sequence_tokens()) } else { s.sequence_tokens() },
         batch: s.batch,
         gpus: s.gpus,
         parameters,
@@ -397,7 +392,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     };
     let base = training_base(s, notes);
     let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
-    let deepspeed = matches!(s.zero, 1 | 2) || deepspeed_zero3;
+    let deepspeed = s.runs_deepspeed();
     let (kbit_prepared, fp32_head) = kbit_preparation(s, base, deepspeed, notes);
     let adapters = if s.precision == Precision::Bf16 { Dtype::Bf16 } else { Dtype::Fp32 };
     let offload = effective_offload(s, notes);
@@ -405,7 +400,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     // ZeRO-3 by FSDP (over several GPUs); its hooks (FSDP1's reentrant retention) hold frozen units.
     let fsdp = shard.zero == 3 && !deepspeed_zero3;
     let frozen_fsdp = fsdp && s.method != Method::Full;
-    let autocast = matches!(s.precision, Precision::Mixed | Precision::Fp8) && !deepspeed;
+    let autocast = s.trainer_autocast();
     let master_weights = s.method == Method::Full && matches!(s.precision, Precision::Mixed | Precision::Fp8);
     let gradients = gradient_dtype(s, master_weights && fsdp);
     Training {

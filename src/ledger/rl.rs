@@ -324,7 +324,7 @@ fn sequences(s: &Scenario, trainer_s: &Scenario, notes: &mut Vec<Note>) -> u64 {
 
 impl Parts<'_> {
     fn has_rollout(&self) -> bool {
-        matches!(self.s.rl.objective, Objective::Grpo | Objective::Ppo)
+        self.s.generates()
     }
 
     /// The phases the trainer's step does not have, each as lines with their formulas: the
@@ -414,7 +414,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     // The reference copy is offloaded with the parameters (verl's `ref.fsdp_config.param_offload`).
     let offloaded = s.offload == super::scenario::Offload::All && s.zero == 3 && s.gpus > 1;
     let stays = resident.iter().filter(|c| !(offloaded && c.id == ComponentId::ReferenceModel)).cloned().collect();
-    let autocast = matches!(super::plan::resolve(&trainer_s).work, super::plan::Work::Train(ref t) if t.autocast);
+    let autocast = trainer_s.trainer_autocast();
     let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);

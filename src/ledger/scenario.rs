@@ -648,6 +648,24 @@ impl Scenario {
         self.mode == Mode::Train && self.rl.objective != Objective::Sft
     }
 
+    /// A training step that generates its own completions (GRPO, PPO): its sequence is
+    /// `prompt_len` + `completion_len`, not `seq`, and a rollout comes before it.
+    pub fn generates(&self) -> bool {
+        self.mode == Mode::Train && matches!(self.rl.objective, Objective::Grpo | Objective::Ppo)
+    }
+
+    /// DeepSpeed runs the step (ZeRO-1/2, or ZeRO-3 by DeepSpeed): its engine casts the model to
+    /// 16 bits and runs no autocast.
+    pub fn runs_deepspeed(&self) -> bool {
+        matches!(self.zero, 1 | 2) || self.zero == 3 && self.zero3 == Zero3Impl::DeepSpeed
+    }
+
+    /// The Trainer's mixed precision through Accelerate: the model's forward under autocast, its
+    /// outputs (the logits) converted to fp32. Not under DeepSpeed.
+    pub fn trainer_autocast(&self) -> bool {
+        matches!(self.precision, Precision::Mixed | Precision::Fp8) && !self.runs_deepspeed()
+    }
+
     /// Where the reference log-probabilities come from, when the step needs them: DPO always, GRPO
     /// and PPO with a KL term (`beta` > 0); as set, else the adapters disabled for LoRA / QLoRA and
     /// a frozen copy for full fine-tuning.

@@ -500,7 +500,7 @@ impl Lever {
 /// The preference / RL levers: `None` when the step is not one they act on.
 fn rl_lever(lever: Lever, s: &Scenario) -> Option<Scenario> {
     let rl = &s.rl;
-    let generates = s.is_rl() && matches!(rl.objective, Objective::Grpo | Objective::Ppo);
+    let generates = s.generates();
     let engine_on_card = generates && matches!(rl.rollout, Rollout::Colocate | Rollout::Shared);
     let mut t = s.clone();
     match lever {

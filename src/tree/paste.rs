@@ -445,6 +445,12 @@ fn mps(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     (Cause::Shortage, m(MsgId::WhyMps, &[b(alloc), b(request), b(max)]), todo(m(MsgId::DoMpsWatermark, &[])))
 }
 
+/// The utilization that asks for what is free at start-up, less half a GiB of headroom, rounded
+/// down to the hundredth (what vLLM's "Free memory on device … is less than desired" allows).
+fn fitting_util(free: f64, total: f64) -> f64 {
+    ((free - 0.5 * GIB) / total.max(1.0) * 100.0).floor() / 100.0
+}
+
 /// A rollout engine beside a trainer: it could not wake up, start, or find room for its pool.
 fn rollout(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
     let n = &r.numbers;
@@ -456,7 +462,7 @@ fn rollout(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
     }
     if r.has(Format::VllmFreeMemory) {
         let (free, total) = (n.free.unwrap_or(0.0), n.total.unwrap_or(0.0));
-        let fit_util = ((free - 0.5 * GIB) / total.max(1.0) * 100.0).floor() / 100.0;
+        let fit_util = fitting_util(free, total);
         let why = m(MsgId::WhyRolloutFree, &[b(free), b(total), b(n.requested.unwrap_or(0.0))]);
         return Some((Cause::Rollout, why, todo(m(MsgId::DoLowerUtil, &[fx(fit_util.max(0.05))]))));
     }
@@ -478,7 +484,7 @@ fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
         let (free, total) = (n.free.unwrap_or(0.0), n.total.unwrap_or(0.0));
         let requested = n.requested.unwrap_or(0.0);
         let held = (total - free).max(0.0);
-        let fit_util = ((free - 0.5 * GIB) / total.max(1.0) * 100.0).floor() / 100.0;
+        let fit_util = fitting_util(free, total);
         if held > 0.25 * total {
             return Some((
                 Cause::Zombie,

@@ -168,7 +168,7 @@ fn rl_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) 
     let pick = |key: Key, value: &str, list: Vec<(String, String)>| select(key, lang, value, one_group(list), set(key));
     let count = |key: Key, value: u64, min: &'static str| number(key, lang, value.to_string(), min, "1", set(key));
     let objective = pick(Key::Objective, rl.objective.id(), options(Objective::ALL, Objective::id));
-    let generates = matches!(rl.objective, Objective::Grpo | Objective::Ppo);
+    let generates = s.generates();
     let reference = match s.reference() {
         Some(r) => pick(Key::Ref, r.id(), options(Reference::ALL, Reference::id)),
         None => html! {},
@@ -278,7 +278,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { segmented(Key::Method, lang, s.method.id(), method_options, set(Key::Method)) }
                     { rl_controls(lang, s, &set) }
                 }
-                if !(train && matches!(s.rl.objective, Objective::Grpo | Objective::Ppo)) {
+                if !s.generates() {
                     { seq_slider }
                 }
                 { batch_slider }
