@@ -37,8 +37,17 @@ test('a slider moved by keyboard updates the chart and the URL; a reload reprodu
   const historyBefore = await page.evaluate(() => history.length);
   const chartBefore = await page.innerHTML('[data-testid="chart"]');
   await page.focus('[data-testid="seq"]');
-  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight'); // one octave: 2048 → 4096
-  assert.equal(await page.inputValue('[data-testid="seq-typed"]'), '4096');
+  // One octave in four quarter steps (2048 · 2^(k/4), rounded): each press is awaited before the
+  // next, and a press that lands nowhere names where the focus went.
+  for (const expected of ['2435', '2896', '3444', '4096']) {
+    await page.keyboard.press('ArrowRight');
+    const reached = await page
+      .waitForFunction((v) => document.querySelector('[data-testid="seq-typed"]').value === v, expected, { timeout: 5000 })
+      .then(() => true, () => false);
+    const focus = await page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);
+    assert.ok(reached, `ArrowRight reached ${expected}; the slider shows ${await page.inputValue('[data-testid="seq-typed"]')}, the focus is on ${focus}`);
+    assert.equal(focus, 'seq', 'the slider keeps the focus while it redraws');
+  }
   const after = await page.getAttribute('[data-testid="total"]', 'data-bytes');
   assert.ok(BigInt(after) > BigInt(before), 'longer sequences need more memory');
   assert.notEqual(await page.innerHTML('[data-testid="chart"]'), chartBefore, 'the chart was redrawn');
