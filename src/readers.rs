@@ -7,7 +7,9 @@
 //! with a string. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
 //! while reading and `{"trace": {...}, "memory_bytes": n}`; for a config
 //! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for a paste
-//! `{"paste": Reading::to_wire}`; for `"selftest"` with the calculator's query (and `q=N`), the
+//! `{"paste": Reading::to_wire}`; for `"diagnose"` with the calculator's query and `oom=` (a
+//! reading's link), the paste diagnosis for that configuration, its texts rendered in both
+//! languages (`{"diagnosis": {...}}`, see [`Diagnosis`]); for `"selftest"` with the calculator's query (and `q=N`), the
 //! chapter's questions with the ledger's demonstrations on it (`{"selftest": [question…]}`, see
 //! [`selftest`]); or `{"error": msg}`. A message is `{"id": its index in
 //! `MsgId::ALL`, "args": [...]}`. The worker writes with serde_json; the page reads with the
@@ -16,7 +18,9 @@
 
 use crate::ledger::json::Json;
 use crate::ledger::msg::{Arg, Msg, MsgId};
+use crate::tree::paste::Cause;
 use crate::tree::reader::Reading;
+use crate::tree::{Lever, NodeId};
 use crate::validation::trace::{Sample, Trace, TraceFormat};
 use serde_json::{json, Value};
 
@@ -31,6 +35,7 @@ pub enum Answer {
     /// link does not carry) and the importer's notes.
     Config(String, String, Vec<Msg>),
     Paste(Box<Reading>),
+    Diagnosis(Box<Diagnosis>),
     SelfTest(Vec<SelfTestItem>),
     Failed(Msg),
 }
@@ -49,6 +54,33 @@ pub struct SelfTestItem {
     /// Each bar: the `key=value` that differs (`None`: the reader's configuration) and its link.
     pub before: (Option<String>, String),
     pub after: (Option<String>, String),
+}
+
+/// A paste's diagnosis for one configuration, as the reader worker made it for the page: the
+/// diagnosis runs there, and its texts are rendered there (`MsgId::is_paste_diagnosis`), so
+/// neither is in the first download.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnosis {
+    pub cause: Cause,
+    pub node: NodeId,
+    /// From the root to `node`.
+    pub path: Vec<NodeId>,
+    /// Why, in (English, Chinese).
+    pub why: (String, String),
+    /// The numbers read: (English label, Chinese label, value).
+    pub figures: Vec<(String, String, String)>,
+    pub advice: Vec<Advised>,
+}
+
+/// One line of a diagnosis's advice ([`crate::tree::paste::Advice`] with its text rendered).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Advised {
+    /// What to do, in (English, Chinese).
+    Do(String, String),
+    /// A lever and the device bytes it saves.
+    Saves(Lever, i64),
+    /// A serving lever, the requests at once and the longest context after it.
+    Serves(Lever, f64, u64),
 }
 
 /// Nested messages deeper than this are not read back.
@@ -159,6 +191,75 @@ pub fn paste(text: &str) -> String {
     json!({ "paste": crate::tree::reader::read(text).to_wire() }).to_string()
 }
 
+/// The paste diagnosis for the calculator's `query`, whose `oom=` is the reading's link.
+pub fn diagnosis(query: &str) -> String {
+    use crate::i18n::{render, Lang};
+    use crate::tree::paste::{diagnose_reading, figures, Advice};
+    let parsed = crate::query::parse(query);
+    let view = crate::view::read(&parsed.ui);
+    let Some(reading) = view.oom else {
+        return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
+    };
+    let p = diagnose_reading(reading, Some(&parsed.scenario));
+    let both = |m: &Msg| json!([render(Lang::En, m), render(Lang::Zh, m)]);
+    let advice: Vec<Value> = (p.advice.iter())
+        .map(|a| match a {
+            Advice::Do(m) => json!({ "do": both(m) }),
+            Advice::Saves { lever, bytes } => json!({ "lever": lever.id(), "saves": bytes }),
+            Advice::Serves { lever, concurrency, max_context } => {
+                json!({ "lever": lever.id(), "concurrency": concurrency, "max_context": max_context })
+            }
+        })
+        .collect();
+    let figures: Vec<Value> = figures(&p).into_iter().map(|((en, zh), v)| json!([en, zh, v])).collect();
+    json!({ "diagnosis": {
+        "cause": p.cause.id(),
+        "node": p.node.id(),
+        "path": p.path.iter().map(|n| n.id()).collect::<Vec<&str>>(),
+        "why": both(&p.why),
+        "figures": figures,
+        "advice": advice,
+    } })
+    .to_string()
+}
+
+fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
+    let text = |v: &Json| v.as_str().map(|s| s.chars().take(2000).collect::<String>());
+    let both = |v: &Json| {
+        let pair = v.as_array()?;
+        Some((text(pair.first()?)?, text(pair.get(1)?)?))
+    };
+    let node = |v: &Json| NodeId::from_id(v.as_str()?);
+    let lever = |v: &Json| v.get("lever").and_then(Json::as_str).and_then(Lever::from_id);
+    let advice = (d.get("advice")?.as_array()?.iter().take(64))
+        .map(|a| {
+            if let Some(t) = a.get("do") {
+                let (en, zh) = both(t)?;
+                Some(Advised::Do(en, zh))
+            } else if let Some(b) = a.get("saves") {
+                Some(Advised::Saves(lever(a)?, b.as_f64()? as i64))
+            } else {
+                let max_context = a.get("max_context")?.as_u64()?;
+                Some(Advised::Serves(lever(a)?, a.get("concurrency")?.as_f64()?, max_context))
+            }
+        })
+        .collect::<Option<Vec<Advised>>>()?;
+    let figures = (d.get("figures")?.as_array()?.iter().take(64))
+        .map(|f| {
+            let f = f.as_array()?;
+            Some((text(f.first()?)?, text(f.get(1)?)?, text(f.get(2)?)?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Diagnosis {
+        cause: Cause::from_id(d.get("cause")?.as_str()?)?,
+        node: node(d.get("node")?)?,
+        path: d.get("path")?.as_array()?.iter().take(32).map(node).collect::<Option<Vec<NodeId>>>()?,
+        why: both(d.get("why")?)?,
+        figures,
+        advice,
+    })
+}
+
 /// The chapter's self-test on the calculator's `query`: every question (or `q=N`'s alone), its texts
 /// in both languages, the finding's numbers rendered, and the two configurations as links. Read
 /// in the worker: the demonstrations and their texts are not in the page's bundle.
@@ -243,6 +344,9 @@ pub fn decode(text: &str) -> Option<Answer> {
     }
     if let Some(p) = v.get("paste") {
         return Reading::from_wire(p.as_str()?).map(|r| Answer::Paste(Box::new(r)));
+    }
+    if let Some(d) = v.get("diagnosis") {
+        return decode_diagnosis(d).map(|d| Answer::Diagnosis(Box::new(d)));
     }
     if let Some(items) = v.get("selftest") {
         return decode_selftest(items.as_array()?).map(Answer::SelfTest);

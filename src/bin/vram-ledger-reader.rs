@@ -8,6 +8,7 @@
 fn main() {
     use vram_ledger::readers;
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+    vram_ledger::i18n::load_paste_diagnosis_texts();
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let answer = scope.clone();
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
@@ -19,6 +20,7 @@ fn main() {
         let reply = match job.get(0).as_string().as_deref() {
             Some("config") => readers::config(&payload.as_string().unwrap_or_default()),
             Some("paste") => readers::paste(&payload.as_string().unwrap_or_default()),
+            Some("diagnose") => readers::diagnosis(&payload.as_string().unwrap_or_default()),
             Some("selftest") => readers::selftest(&payload.as_string().unwrap_or_default()),
             _ => {
                 let result = payload_bytes(payload).and_then(|bytes| {

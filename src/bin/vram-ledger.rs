@@ -31,7 +31,7 @@ macro_rules! outln {
 }
 
 const USAGE: &str =
-    "usage: vram-ledger [--json] [--card] [--fit] [--phases] [--gb] [--keys] [--presets] [--config FILE] 'QUERY'
+    "usage: vram-ledger [--json] [--card] [--fit] [--phases] [--gb] [--keys] [--frameworks] [--presets] [--config FILE] 'QUERY'
        vram-ledger --diagnose FILE [--json] [--lang zh] ['QUERY']
        vram-ledger --trace FILE [--json] [--gb] ['QUERY']
        vram-ledger --selftest [--lang zh] ['QUERY']
@@ -47,6 +47,7 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
              decode; an engine's load, profile, cuda_graphs, serving) with their totals, the peak marked
   --gb       show 10^9-byte GB instead of GiB
   --keys     print the documented query keys (Markdown)
+  --frameworks  print what each training framework's release sets (`framework=`), with sources (Markdown)
   --presets  list model and GPU preset ids
   --accuracy FILE  the accuracy report of a measured set (Markdown; exit 1 when it misses the bar)
   --diagnose FILE  read a pasted OOM error, nvidia-smi, memory_summary or engine log ('-' reads stdin)
@@ -141,6 +142,10 @@ fn main() -> ExitCode {
             "--gb" => unit = Unit::GB,
             "--keys" => {
                 out!("{}", keys_markdown());
+                return ExitCode::SUCCESS;
+            }
+            "--frameworks" => {
+                out!("{}", vram_ledger::ledger::framework::rules_markdown());
                 return ExitCode::SUCCESS;
             }
             "--presets" => {

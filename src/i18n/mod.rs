@@ -6,7 +6,7 @@
 
 mod templates;
 
-pub use templates::{template, template_in};
+pub use templates::{load_paste_diagnosis_texts, template, template_in};
 
 use std::fmt;
 

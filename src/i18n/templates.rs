@@ -10,8 +10,14 @@ use super::Lang;
 use crate::ledger::msg::MsgId;
 
 /// (English, Chinese) of a template: a lookup in a table the compiler builds from `text_of` (the
-/// wasm then carries the texts as data, not a 300-arm match as code).
+/// wasm then carries the texts as data, not a 300-arm match as code). The paste diagnosis's texts
+/// are in a table of their own, which only the reader worker (after
+/// [`load_paste_diagnosis_texts`]), the CLI and native tests reach: the page shows the diagnosis
+/// as the worker rendered it, so its texts are not in the first download (docs/size.md).
 pub fn template(id: MsgId) -> (&'static str, &'static str) {
+    if id.is_paste_diagnosis() {
+        return paste_diagnosis_text(id);
+    }
     TABLE.get(id as usize).copied().unwrap_or(("", ""))
 }
 
@@ -19,11 +25,54 @@ static TABLE: [(&str, &str); MsgId::ALL.len()] = {
     let mut table = [("", ""); MsgId::ALL.len()];
     let mut i = 0;
     while i < table.len() {
-        table[i] = text_of(MsgId::ALL[i]);
+        if !MsgId::ALL[i].is_paste_diagnosis() {
+            table[i] = text_of(MsgId::ALL[i]);
+        }
         i += 1;
     }
     table
 };
+
+const FIRST_DIAGNOSIS: usize = MsgId::WhyGrowth as usize;
+const DIAGNOSIS_TEXTS: usize = MsgId::DoHostRam as usize + 1 - FIRST_DIAGNOSIS;
+
+static PASTE_DIAGNOSIS_TABLE: [(&str, &str); DIAGNOSIS_TEXTS] = {
+    let mut table = [("", ""); DIAGNOSIS_TEXTS];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = text_of(MsgId::ALL[FIRST_DIAGNOSIS + i]);
+        i += 1;
+    }
+    table
+};
+
+fn paste_diagnosis_table(id: MsgId) -> (&'static str, &'static str) {
+    (id as usize).checked_sub(FIRST_DIAGNOSIS).and_then(|i| PASTE_DIAGNOSIS_TABLE.get(i)).copied().unwrap_or(("", ""))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn paste_diagnosis_text(id: MsgId) -> (&'static str, &'static str) {
+    paste_diagnosis_table(id)
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static PASTE_DIAGNOSIS: std::cell::Cell<Option<fn(MsgId) -> (&'static str, &'static str)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// In wasm the diagnosis's texts are empty until this is called: the reader worker calls it; the
+/// page never does, so the linker leaves the table out of the page.
+#[cfg(target_arch = "wasm32")]
+fn paste_diagnosis_text(id: MsgId) -> (&'static str, &'static str) {
+    PASTE_DIAGNOSIS.with(|t| t.get()).map_or(("", ""), |lookup| lookup(id))
+}
+
+/// Makes the paste diagnosis's texts available in this wasm module (the reader worker's).
+pub fn load_paste_diagnosis_texts() {
+    #[cfg(target_arch = "wasm32")]
+    PASTE_DIAGNOSIS.with(|t| t.set(Some(paste_diagnosis_table)));
+}
 
 /// (English, Chinese) of a template, evaluated at compile time.
 const fn text_of(id: MsgId) -> (&'static str, &'static str) {
@@ -130,6 +179,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ActivationsCheckpointed => (
             "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}, with its backward's gradients {12}{13}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
             "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8},连同其反向梯度 {12}{13}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+        ),
+        OffloadedCheckpoints => (
+            "{0}; the other layers' inputs, {1}, wait in pinned host RAM (`gc=unsloth`: Unsloth's offloaded checkpoint keeps the last layer's input and one or two reload buffers on the GPU)",
+            "{0};其余各层的输入共 {1} 放在锁页主机内存中(`gc=unsloth`:`Unsloth` 的卸载式检查点,GPU 上只留最后一层的输入和一到两个回载缓冲)",
         ),
         RetainedInputGrads => (
             " + {0} input gradients FSDP1 keeps (`gc=reentrant`) {1}",
@@ -337,6 +390,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         NoteOffloadParamsZero3 => (
             "ZeRO-{0} offloads only the optimizer (parameters need ZeRO-3)",
             "ZeRO-{0} 只卸载优化器(卸载参数需要 ZeRO-3)",
+        ),
+        NoteOffloadedCheckpoints => (
+            "offloaded checkpoint (`gc=unsloth`): {0} of layer inputs per process in pinned host RAM, copied back one layer at a time in backward",
+            "卸载式检查点(`gc=unsloth`):每个进程有 {0} 的层输入放在锁页主机内存中,反向时逐层拷回",
+        ),
+        NoteFramework => (
+            "{0} sets {1} (its defaults for the keys this link leaves out; a key the link sets wins)",
+            "{0} 设定了 {1}(链接没有给出的键取它的默认值;链接给出的键优先)",
+        ),
+        NoteFrameworkNothing => (
+            "{0}: none of its defaults changes this configuration (the link sets them, or they do not apply)",
+            "{0}:它的默认值都没有改变这个配置(链接已给出,或不适用)",
         ),
         NoteOffloadHost => (
             "CPU offload: {0} per process in host RAM (pinned); the optimizer step runs on the CPU", "CPU 卸载:每个进程占主机内存 {0}(锁页);优化器更新在 CPU 上进行"),
@@ -659,6 +724,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ),
         BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
         HintLayerPattern => ("1 to 64 letters of F (full), S (sliding window), C (chunked), L (linear)", "1 到 64 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)"),
+        HintFrameworkVersion => ("a release such as 5.25, 1.9 or 2026.8.19", "形如 5.25、1.9 或 2026.8.19 的版本号"),
         HintEngineVersion => ("a release such as 0.11 or 0.5.23", "形如 0.11 或 0.5.23 的版本号"),
         UnknownKey => ("unknown key `{0}` ignored", "未知参数 `{0}`,已忽略"),
         KvHeadsOverHeads => (

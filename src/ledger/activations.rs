@@ -337,8 +337,9 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 /// keeps, which is not freed by then) counts.
 /// Also returns what FSDP1's retention of every recomputed layer's input gradient would add when the
 /// checkpoint's implementation is not said (`Training::unknown_reentrant`: the range's high end); with
-/// `gc=reentrant` (`retains_input_grads`) the line holds it.
-pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64) {
+/// `gc=reentrant` (`retains_input_grads`) the line holds it. Last, the bytes Unsloth's offloaded
+/// checkpoint keeps in host RAM (`gc=unsloth`).
+pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
@@ -357,11 +358,11 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
         layer,
     };
     if t.selective {
-        (selective_activations(p, t, step.layer_bytes, freed_logits_bytes, step.final_norm), 0.0)
+        (selective_activations(p, t, step.layer_bytes, freed_logits_bytes, step.final_norm), 0.0, 0.0)
     } else if t.checkpointing {
         checkpointed_activations(p, t, &step, freed_logits_bytes)
     } else {
-        (stored_activations(p, t, &step), 0.0)
+        (stored_activations(p, t, &step), 0.0, 0.0)
     }
 }
 
@@ -382,18 +383,31 @@ struct Step {
 }
 
 /// Checkpointed: each layer keeps its input, and one layer is recomputed at a time beyond what the
-/// logits freed; also what the reentrant retention adds when its implementation is not said.
-fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_bytes: f64) -> (Component, f64) {
+/// logits freed; also what the reentrant retention adds when its implementation is not said, and
+/// what an offloaded checkpoint keeps in host RAM.
+///
+/// Unsloth's offloaded checkpoint (`gc=unsloth`, unsloth-zoo `gradient_checkpointing.py`) copies
+/// each layer's input to a pinned host buffer in forward, except the last layer's (`LAST_GC_INDEX`
+/// after the first step), and backward reloads them into one staging buffer, a second one when
+/// 512 MiB are free (`DOUBLE_BUFFER_HEADROOM`): three layer inputs on the GPU at most.
+fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_bytes: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let inputs = arch.layers as f64 * tokens as f64 * batch as f64 * step.stream * arch.hidden as f64;
+    let layer_input = tokens as f64 * batch as f64 * step.stream * arch.hidden as f64;
+    let every_input = arch.layers as f64 * layer_input;
+    let (inputs, host) = if t.offloaded_inputs {
+        let on_gpu = arch.layers.min(OFFLOADED_INPUTS_ON_GPU) as f64;
+        (on_gpu * layer_input, arch.layers.saturating_sub(1) as f64 * layer_input)
+    } else {
+        (every_input, 0.0)
+    };
     // With the hook, layer 0's recompute comes with every other layer's input gradient.
     // A recomputed layer's backward also holds the gradients of its widest intermediates: the
     // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
     let width = step.saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
     let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
     let layer_bytes = step.layer_bytes + transients + step.dequantized;
-    let retention = inputs * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
+    let retention = every_input * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
     let retained = if t.retains_input_grads { retention } else { 0.0 };
     let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
     let open_high = if t.unknown_reentrant {
@@ -401,9 +415,10 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     } else {
         0.0
     };
+    let on_gpu = if t.offloaded_inputs { arch.layers.min(OFFLOADED_INPUTS_ON_GPU) } else { arch.layers };
     let formula = msg!(
         ActivationsCheckpointed,
-        Arg::Int(arch.layers),
+        Arg::Int(on_gpu),
         Arg::Count(tokens),
         Arg::Int(batch),
         Arg::Count(arch.hidden),
@@ -422,8 +437,13 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
         Arg::Bytes(transients),
         when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized)))
     );
-    (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high)
+    let formula = if host > 0.0 { msg!(OffloadedCheckpoints, formula.arg(), Arg::Bytes(host)) } else { formula };
+    (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high, host)
 }
+
+/// Layer inputs Unsloth's offloaded checkpoint keeps on the GPU: the last layer's and two reload
+/// buffers.
+const OFFLOADED_INPUTS_ON_GPU: u64 = 3;
 
 /// Without checkpointing: every layer's saved tensors, beside the previous step's 4-bit inputs
 /// (bitsandbytes) or every layer's dequantized GPTQ weights — never both.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::msg::{Arg, Msg};
-use super::scenario::{Engine, EngineVersion};
+use super::scenario::{Engine, Release};
 
 /// What a component is. The ids are a public contract (JSON output, `data-testid`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -531,7 +531,7 @@ pub fn signed_difference(a: u64, b: u64) -> i64 {
 pub struct Serving {
     pub engine: Engine,
     /// The release whose rules were applied.
-    pub version: EngineVersion,
+    pub version: Release,
     /// What the engine budgets for weights, workspaces and the KV pool on one GPU.
     pub budget_bytes: u64,
     pub weights_bytes: u64,

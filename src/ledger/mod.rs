@@ -10,7 +10,7 @@
 //! 3. `architecture` — a model's shape: layers, attention, MLP, experts, vision tower
 //! 4. `presets`, `hf_config`, `weights` — preset models and GPUs, config.json import, stored weights
 //! 5. `scenario` — everything the bill depends on, as typed values
-//! 6. `bill` — the bill: components, totals, notes, what a serving engine makes of the card
+//! 6. `bill`, `framework` — the bill: components, totals, notes, what a serving engine makes of the card; the keys a training framework's release implies
 //! 7. `plan`, `phases` — the scenario resolved: what trains, in which dtype, sharded how, where; a bill as the moments of its step
 //! 8. `activations`, `logits`, `vision`, `training`, `serving::engine` — bill lines, and what every engine shares
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
@@ -28,6 +28,7 @@ pub mod drill;
 pub mod dtype;
 pub mod estimate;
 pub mod fit;
+pub mod framework;
 pub mod hf_config;
 pub mod inference;
 pub mod json;

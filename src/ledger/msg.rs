@@ -157,6 +157,7 @@ msg_ids!(
     StatesAdafactor,
     ActivationsCheckpointed,
     RetainedInputGrads,
+    OffloadedCheckpoints,
     ActivationsStored,
     ActivationsByClass,
     ActivationsSelective,
@@ -222,6 +223,8 @@ msg_ids!(
     NoteQuantIgnored,
     NoteGgufTraining,
     NoteUnifiedMemory,
+    // The paste diagnosis's why and what-to-do, from `WhyGrowth` to `DoHostRam`: rendered in the
+    // reader worker and the CLI, never in the page (`MsgId::is_paste_diagnosis`, docs/size.md).
     WhyGrowth,
     DoNoGradItem,
     WhyEvalFrames,
@@ -300,6 +303,9 @@ msg_ids!(
     NoteOffloadNeedsZero,
     NoteOffloadParamsZero3,
     NoteOffloadHost,
+    NoteOffloadedCheckpoints,
+    NoteFramework,
+    NoteFrameworkNothing,
     StepDeepspeedZero3,
     NoteDeepspeedOffloadCopy,
     OnHost,
@@ -364,6 +370,7 @@ msg_ids!(
     BadText,
     HintLayerPattern,
     HintEngineVersion,
+    HintFrameworkVersion,
     KvHeadsOverHeads,
     // config.json import.
     ConfigNotJson,
@@ -432,3 +439,12 @@ msg_ids!(
     ArchKvHeads,
     ArchActiveExperts,
 );
+
+impl MsgId {
+    /// The paste diagnosis's texts (`WhyGrowth` … `DoHostRam`): the reader worker renders them and
+    /// sends the page text, so they are not in the page's table (`crate::i18n::templates`).
+    pub const fn is_paste_diagnosis(self) -> bool {
+        let i = self as usize;
+        i >= MsgId::WhyGrowth as usize && i <= MsgId::DoHostRam as usize
+    }
+}

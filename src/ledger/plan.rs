@@ -165,6 +165,8 @@ pub struct Training {
     pub loss_compiled: bool,
     /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
     pub selective: bool,
+    /// Unsloth's offloaded checkpointing, with `checkpointing`: the layers' inputs in host RAM.
+    pub offloaded_inputs: bool,
     /// CPU offload in effect (`offload`, under ZeRO 1–3; the parameters only under ZeRO-3).
     pub offload: Offload,
     /// The ZeRO stage asked for (`zero`), on one GPU too: DeepSpeed's offload and buckets run there.
@@ -378,6 +380,9 @@ fn gradient_dtype(s: &Scenario, fsdp_master: bool) -> Dtype {
 }
 
 fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Training {
+    if let Some(text) = super::framework::note(s) {
+        notes.push(Note { key: "framework", text });
+    }
     if s.serving.engine != super::scenario::Engine::Hf {
         notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
     }
@@ -432,6 +437,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         compiled: s.compile.layers(),
         loss_compiled: s.compile.loss(),
         selective: s.checkpointing == Checkpointing::Selective,
+        offloaded_inputs: s.checkpointing == Checkpointing::Offloaded,
         // FSDP1 with frozen units (PEFT's wrap policy puts the adapters in their own) and a
         // reentrant checkpoint around each layer: its post-backward hook on the recomputed input
         // keeps every layer's input and input gradient until backward ends.

@@ -95,8 +95,10 @@ keyword_enum!(
     /// Activation checkpointing per decoder layer (`gc`): off, every layer's input kept and the
     /// rest recomputed (`1`, non-reentrant: transformers 5's default, TRL ≥ 0.28), the same with
     /// torch's reentrant implementation (`reentrant`: transformers 4's `gradient_checkpointing_enable()`
-    /// without kwargs), or torchtitan's selective per-op policy (`sac`).
-    Checkpointing { Off => "0", Full => "1", Reentrant => "reentrant", Selective => "sac" }
+    /// without kwargs), torchtitan's selective per-op policy (`sac`), or Unsloth's offloaded
+    /// checkpoint (`unsloth`: `use_gradient_checkpointing="unsloth"`, each layer's input copied to
+    /// pinned host RAM, the last layer's kept and one or two reload buffers on the GPU).
+    Checkpointing { Off => "0", Full => "1", Reentrant => "reentrant", Selective => "sac", Offloaded => "unsloth" }
 );
 
 impl Checkpointing {
@@ -176,6 +178,45 @@ impl Engine {
 }
 
 keyword_enum!(
+    /// The framework a run trains with (`framework`): its release's defaults fill the keys a link
+    /// leaves out (`super::framework`). `hf` is the Trainer as the other keys' defaults describe it.
+    Framework {
+        Hf => "hf",
+        Trl => "trl",
+        Unsloth => "unsloth",
+        Llamafactory => "llamafactory",
+        MsSwift => "ms-swift",
+        Axolotl => "axolotl",
+        Torchtune => "torchtune",
+        Torchtitan => "torchtitan",
+        Litgpt => "litgpt",
+        Deepspeed => "deepspeed",
+        Megatron => "megatron",
+        Answerai => "answerai",
+    }
+);
+
+impl Framework {
+    /// The framework's name as its project writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::Hf => "transformers Trainer",
+            Framework::Trl => "TRL",
+            Framework::Unsloth => "Unsloth",
+            Framework::Llamafactory => "LLaMA-Factory",
+            Framework::MsSwift => "ms-swift",
+            Framework::Axolotl => "Axolotl",
+            Framework::Torchtune => "torchtune",
+            Framework::Torchtitan => "torchtitan",
+            Framework::Litgpt => "LitGPT",
+            Framework::Deepspeed => "DeepSpeed",
+            Framework::Megatron => "Megatron-Core / Megatron-SWIFT",
+            Framework::Answerai => "Answer.AI fsdp_qlora",
+        }
+    }
+}
+
+keyword_enum!(
     /// What the step optimises (`objective`): supervised fine-tuning, or a preference / RL objective
     /// whose step has more moments than forward and backward (`super::rl`).
     Objective { Sft => "sft", Dpo => "dpo", Grpo => "grpo", Ppo => "ppo" }
@@ -240,19 +281,20 @@ impl Default for RlSettings {
     }
 }
 
-/// A release of a serving engine, `0.11` or `0.5.23`: the rules that changed between releases
-/// (defaults, what the budget counts) follow it.
+/// A release of a serving engine (`0.11`, `0.5.23`, llama.cpp's `b6182`) or of a training
+/// framework (`5.25`, Unsloth's `2026.8.19`): the rules that changed between releases (defaults,
+/// what the budget counts) follow it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct EngineVersion(pub u16, pub u16, pub u16);
+pub struct Release(pub u16, pub u16, pub u16);
 
-impl EngineVersion {
+impl Release {
     /// `0.11`, `0.19.1`, `v0.8.5`, or a llama.cpp build `b6182`; numbers below 10,000 (builds
     /// below 60,000).
-    pub fn parse(text: &str) -> Option<EngineVersion> {
+    pub fn parse(text: &str) -> Option<Release> {
         let t = text.trim();
         if let Some(build) = t.strip_prefix('b') {
             let ok = !build.is_empty() && build.len() <= 5 && build.bytes().all(|b| b.is_ascii_digit());
-            return ok.then(|| build.parse::<u16>().ok()).flatten().filter(|&n| n > 0).map(|n| EngineVersion(0, 0, n));
+            return ok.then(|| build.parse::<u16>().ok()).flatten().filter(|&n| n > 0).map(|n| Release(0, 0, n));
         }
         let t = t.strip_prefix('v').unwrap_or(t);
         let mut parts = [0u16; 3];
@@ -264,11 +306,11 @@ impl EngineVersion {
             parts[n] = piece.parse().ok()?;
             n += 1;
         }
-        (n >= 2).then_some(EngineVersion(parts[0], parts[1], parts[2]))
+        (n >= 2).then_some(Release(parts[0], parts[1], parts[2]))
     }
 }
 
-impl std::fmt::Display for EngineVersion {
+impl std::fmt::Display for Release {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self.0, self.1, self.2) {
             (0, 0, build) => write!(f, "b{build}"),
@@ -283,7 +325,7 @@ impl std::fmt::Display for EngineVersion {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EngineSettings {
     pub engine: Engine,
-    pub version: Option<EngineVersion>,
+    pub version: Option<Release>,
     /// vLLM's `gpu_memory_utilization`.
     pub gpu_util: Option<f64>,
     /// vLLM's `max_num_batched_tokens` (the profiling run's dummy batch), SGLang's `chunked_prefill_size`.
@@ -507,6 +549,10 @@ pub struct Scenario {
     pub serving: EngineSettings,
     /// Preference and RL training (`objective`, training only).
     pub rl: RlSettings,
+    /// The training framework whose defaults fill the keys a link leaves out.
+    pub framework: Framework,
+    /// Its release; `None`: the newest whose rules were read.
+    pub framework_version: Option<Release>,
 }
 
 impl Default for Scenario {
@@ -554,6 +600,8 @@ impl Default for Scenario {
             drill: Drill::default(),
             serving: EngineSettings::default(),
             rl: RlSettings::default(),
+            framework: Framework::Hf,
+            framework_version: None,
         }
     }
 }

@@ -133,9 +133,15 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
     let freed_logits = logits.bytes as f64 - held_output_bytes(p, t);
     // FSDP over frozen units with the checkpoint's implementation unsaid: the reentrant one's
     // retention is the range's high end.
-    let (activations, open_high) = training_activations(p, t, freed_logits);
+    let (activations, open_high, offloaded_inputs) = training_activations(p, t, freed_logits);
     if open_high > 0.0 {
         notes.push(Note { key: "reentrant", text: msg!(NoteReentrant, Arg::Bytes(open_high)) });
+    }
+    if offloaded_inputs > 0.0 {
+        notes.push(Note {
+            key: "offloaded_checkpoints",
+            text: msg!(NoteOffloadedCheckpoints, Arg::Bytes(offloaded_inputs)),
+        });
     }
     let vision = vision_activations(p);
     let gathered = training::gathered_layer(p, t);

@@ -14,8 +14,8 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, EngineVersion, Gpu, LoraTargets,
-    LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Rollout, Scenario,
+    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu, LoraTargets,
+    LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Release, Rollout, Scenario,
     TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
@@ -915,6 +915,22 @@ keys! {
         architecture: false,
         doc: doc!("lora", "what trains: every weight, LoRA adapters on a 16-bit/8-bit base, or adapters on a 4-bit base"),
     },
+    Framework = "framework" {
+        label: ("I train with", "我用的训练框架"),
+        read: Read::Word(|| ids(Framework::ALL, Framework::id)),
+        set: |s, v| keyword(v.word(), Framework::from_id, |f| s.framework = f),
+        write: |s, c| differs(s.framework.id(), c.default.framework.id()),
+        architecture: false,
+        doc: doc!("hf", "the training framework (training): its release's defaults fill the keys the link leaves out — checkpointing, loss, recipe, optimizer, precision, loop, allocator, ZeRO-3's implementation, sync_module_states (docs/frameworks.md, with each default's source line); a key the link sets wins, and the bill's note lists what the framework set. hf = the transformers Trainer as the other keys' defaults describe it; megatron = Megatron-Core / Megatron-SWIFT; answerai = fsdp_qlora's train.py"),
+    },
+    FrameworkVersion = "framework_version" {
+        label: ("Release", "版本"),
+        read: Read::Text(MsgId::HintFrameworkVersion),
+        set: |s, v| Release::parse(v.word()).map(|r| s.framework_version = Some(r)).ok_or(()),
+        write: |s, _| s.framework_version.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("a release: 5.25, 1.9, 2026.8.19", "the newest release the framework's rules were read from (docs/frameworks.md)", "the framework's release (transformers' for hf): the rules that changed between releases follow it"),
+    },
     Precision = "precision" {
         label: ("Precision", "精度"),
         read: Read::Word(|| ids(Precision::ALL, Precision::id)),
@@ -1054,7 +1070,7 @@ keys! {
         label: ("Loss implementation (logits)", "损失实现(logits)"),
         read: Read::Word(|| ids(LossKernel::ALL, LossKernel::id)),
         set: |s, v| keyword(v.word(), LossKernel::from_id, |l| s.loss = Some(l)),
-        write: |s, _| s.loss.filter(|l| *l != s.default_loss()).map(|l| l.id().to_string()),
+        write: |s, c| s.loss.filter(|l| *l != c.default.loss.unwrap_or_else(|| s.default_loss())).map(|l| l.id().to_string()),
         architecture: false,
         doc: doc!("hf; selective for objective=dpo|grpo|ppo", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast), selective = TRL's selective_log_softmax, which DPO, GRPO and PPO trainers use for per-token log-probabilities (TRL ≥ 0.15, ms-swift, verl without flash-attn): on 16-bit logits (DeepSpeed) each sequence's 16-bit log-softmax beside them, 2 × 2 B per logit; on fp32 logits (the Trainer's mixed precision, whose Accelerate wrapper returns them in fp32, or precision=fp32) the logsumexp path, 16 B per logit at backward (tools/measure_loss.py)"),
     },
@@ -1062,7 +1078,7 @@ keys! {
         label: ("Training recipe", "训练配方"),
         read: Read::Word(|| ids(Recipe::ALL, Recipe::id)),
         set: |s, v| keyword(v.word(), Recipe::from_id, |r| s.recipe = Some(r)),
-        write: |s, _| s.recipe.filter(|r| *r != s.default_recipe()).map(|r| r.id().to_string()),
+        write: |s, c| s.recipe.filter(|r| *r != c.default.recipe.unwrap_or_else(|| s.default_recipe())).map(|r| r.id().to_string()),
         architecture: false,
         doc: doc!("peft for LoRA over a bitsandbytes base (QLoRA) unless sharded by ZeRO-3 / FSDP, else plain", "the training recipe: peft = PEFT's prepare_model_for_kbit_training under the Trainer's bf16 autocast (QLoRA tutorials that call it before a Trainer): embedding, LM head and norms cast to fp32, an fp32 residual stream, a bf16 copy of the LM head (undone under DeepSpeed, whose engine casts the module to 16 bits); trl = TRL's SFTTrainer 0.9–0.25 with bf16, which casts the embedding and LM head back to bf16 and keeps the norms in fp32 (the fp32 stream stays); plain = the model as loaded (LitGPT, torchtune, TRL ≥ 0.26, Unsloth); fms = as plain, under fms-acceleration's accelerated PEFT, whose triton GPTQ kernel saves the packed weights for backward where auto-gptq's and GPTQModel's PyTorch dequantization saves each layer's fp16 weights"),
     },
@@ -1392,7 +1408,7 @@ keys! {
     EngineVersion = "engine_version" {
         label: ("Engine release", "引擎版本"),
         read: Read::Text(MsgId::HintEngineVersion),
-        set: |s, v| EngineVersion::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
+        set: |s, v| Release::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
         write: |s, _| s.serving.version.map(|v| v.to_string()),
         architecture: false,
         doc: doc!("a release: 0.11, 0.19.1, 0.5.23", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23)", "the engine's release, where its memory rules changed (defaults, what the budget counts)"),

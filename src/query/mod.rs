@@ -116,17 +116,21 @@ pub fn parse(input: &str) -> Parsed {
     let mut s = Scenario::default();
     let mut errors = Vec::new();
     let mut template = None;
+    let mut set_by_link: Vec<&str> = Vec::new();
     for def in KEYS.iter() {
         if def.architecture && template.is_none() {
             template = Some(s.architecture.clone());
         }
         let Some(raw) = get(def.name) else { continue };
         let result = read(def, raw).and_then(|v| (def.set)(&mut s, v).map_err(|()| rejected(def, raw)));
-        if let Err(message) = result {
-            errors.push(Problem { key: def.name.to_string(), message });
+        match result {
+            Ok(()) => set_by_link.push(def.name),
+            Err(message) => errors.push(Problem { key: def.name.to_string(), message }),
         }
     }
     finish_architecture(&mut s, template.as_ref(), &mut errors);
+    // The framework's defaults for the keys the link left out.
+    crate::ledger::framework::apply(&mut s, |key| set_by_link.contains(&key));
     Parsed { scenario: s, errors, warnings, ui }
 }
 
@@ -153,7 +157,7 @@ fn finish_architecture(
 /// Writes the shortest query that reproduces `s`: only keys that differ from the defaults, in the
 /// table's order, followed by the given UI keys.
 pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
-    let default = Scenario::default();
+    let default = crate::ledger::framework::defaults_for(s);
     let preset = s.model_id.as_deref().and_then(presets::model).map(|p| p.architecture.clone());
     let custom = preset.is_none();
     let template = preset.unwrap_or_else(|| default.architecture.clone());
@@ -175,6 +179,13 @@ pub fn with_key(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Proble
         let e = &mut t.serving;
         match key {
             Key::EngineVersion => e.version = None,
+            Key::FrameworkVersion => {
+                // The newest release: the link (written against the old release's defaults) drops
+                // the key, and the newest release's rules fill what it leaves out.
+                let base = to_query(s, &[]);
+                let kept: Vec<&str> = base.split('&').filter(|kv| !kv.starts_with("framework_version=")).collect();
+                return (parse(&kept.join("&")).scenario, None);
+            }
             Key::GpuUtil => e.gpu_util = None,
             Key::MaxBatchedTokens => e.max_batched_tokens = None,
             Key::MaxNumSeqs => e.max_num_seqs = None,

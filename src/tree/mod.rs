@@ -295,6 +295,10 @@ impl Lever {
         Lever::RolloutServer,
     ];
 
+    pub fn from_id(id: &str) -> Option<Lever> {
+        Lever::ALL.into_iter().find(|l| l.id() == id)
+    }
+
     /// The lever's id in `data-testid`s (`lever-kveightbit`).
     pub fn id(self) -> &'static str {
         match self {

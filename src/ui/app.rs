@@ -11,7 +11,7 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    chart_view, diagnosis, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_chart,
+    chart_view, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_chart,
     render_timeline, self_test, self_test_chart, speed_card, switches, timeline_view, trace_comparison, verdict_card,
     Controls, ModelImport, OomTreeProps, PlannerData, SelfTestAnswer, Share, TraceDrop,
 };
@@ -185,7 +185,26 @@ pub fn app(props: &AppProps) -> Html {
         );
     let plan = use_memo((scenario.clone(), lang), |(s, lang)| PlannerData::of(s, *lang));
     let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
-    let tree_found = use_memo((state.pasted.clone(), scenario.clone()), |(p, s)| diagnosis(p, s));
+    // The paste's diagnosis for the scenario, from the reader worker (the diagnosis and its texts
+    // load on demand): asked again when either changes; the last answer stays until the next.
+    let diagnosis = use_state(|| None::<Rc<crate::readers::Diagnosis>>);
+    {
+        let (diagnosis, state) = (diagnosis.clone(), state.clone());
+        let asked = state.pasted.as_ref().map(|p| crate::query::to_query(scenario, &[("oom", &p.0.to_link())]));
+        use_effect_with(asked, move |asked| match asked {
+            Some(q) => {
+                super::reader_worker::ask("diagnose", q.as_str().into(), move |a| {
+                    if let Some(crate::readers::Answer::Diagnosis(d)) = a {
+                        state.dispatch(Action::Diagnosed(d.node));
+                        diagnosis.set(Some(Rc::new(*d)));
+                    }
+                    true
+                });
+            }
+            None => diagnosis.set(None),
+        });
+    }
+    let tree_found = (*diagnosis).clone().filter(|_| state.pasted.is_some());
     let tree_diagram = use_memo(lang == Lang::Zh, |zh| crate::tree::diagram(*zh));
     let on_lever = {
         let s = state.clone();

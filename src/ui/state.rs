@@ -55,6 +55,9 @@ pub struct CalcState {
     pub report: Rc<str>,
     /// What was wrong with the numbers typed into the tree's form (cleared by the next reading).
     pub typed_error: Option<crate::tree::MeasureError>,
+    /// A new paste was read: the tree selects the node of its diagnosis when the reader worker
+    /// sends it (a link's `oom=` keeps the link's `tree=`).
+    pub select_diagnosed: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -71,8 +74,10 @@ pub enum Action {
     ApplyLever(Lever),
     /// Drop the what-if: back to the "before" scenario.
     UndoLever,
-    /// A paste read (or typed numbers): the tree selects the node it finds.
+    /// A paste read (or typed numbers): the tree selects the node its diagnosis finds.
     SetReading(Option<Box<Reading>>),
+    /// The reader worker's diagnosis of the reading arrived, at this node.
+    Diagnosed(NodeId),
     /// Replace the scenario by the one a query describes (a mem_report's configuration).
     LoadQuery(String),
     /// The text of the measured-report box.
@@ -103,6 +108,7 @@ impl CalcState {
             pasted: v.oom.map(|r| Same(Rc::new(r))),
             report: Rc::from(""),
             typed_error: None,
+            select_diagnosed: false,
         }
     }
 
@@ -179,10 +185,14 @@ impl Reducible for CalcState {
             }
             Action::SetReading(r) => {
                 next.typed_error = None;
-                if let Some(r) = &r {
-                    next.tree = Some(crate::tree::paste::diagnose_reading((**r).clone(), Some(&self.scenario)).node);
-                }
+                next.select_diagnosed = r.is_some();
                 next.pasted = r.map(|r| Same(Rc::new(*r)));
+            }
+            Action::Diagnosed(node) => {
+                if self.select_diagnosed {
+                    next.tree = Some(node);
+                    next.select_diagnosed = false;
+                }
             }
             Action::LoadQuery(q) => {
                 let parsed = query::parse(&q);

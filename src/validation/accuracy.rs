@@ -276,6 +276,8 @@ pub struct Outcome {
     pub current_model: bool,
     /// A preference or RL step (`objective` other than `sft`).
     pub rl_objective: bool,
+    /// The training framework the case names (`framework`; `hf` when it names none).
+    pub framework: crate::ledger::scenario::Framework,
     pub measured_bytes: f64,
     pub estimated_bytes: f64,
     /// The bill's (low, high) for a total (allocated, reserved, device); `None` for other kinds.
@@ -393,6 +395,7 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 rl_objective: parsed.scenario.is_rl(),
+                framework: parsed.scenario.framework,
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill),
                 range: kind.total().map(|t| {
@@ -510,6 +513,10 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     row("… inference weights as loaded", summarize(current().filter(|o| o.case.kind == "weights")));
     row("… KV cache", summarize(current().filter(|o| o.case.kind == "kv_cache")));
     row("**preference and RL** (`objective` ≠ sft)", summarize(outcomes.iter().filter(|o| o.rl_objective)));
+    for f in crate::ledger::scenario::Framework::ALL.iter().skip(1) {
+        let label = format!("training with `framework={}` ({})", f.id(), f.name());
+        row(&label, summarize(outcomes.iter().filter(|o| o.framework == *f)));
+    }
     let serving = || outcomes.iter().filter(|o| o.workload == Workload::Serving);
     for f in ServingFigure::ALL {
         let label = format!("serving: `{}`", f.id());

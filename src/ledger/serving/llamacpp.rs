@@ -10,7 +10,7 @@ use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{AttentionKernel, Engine, EngineVersion, MAX_CONTEXT, MIB};
+use crate::ledger::scenario::{AttentionKernel, Engine, Release, MAX_CONTEXT, MIB};
 use crate::ledger::storage::KvDtype;
 use crate::ledger::weights::stored_weights;
 use crate::msg;
@@ -19,11 +19,11 @@ use crate::msg;
 const UBATCH: u64 = 512;
 
 /// The build from which contexts and sliding-window caches pad to 256 cells (PR #17046; 32 before).
-pub const PAD_256_FROM: EngineVersion = EngineVersion(0, 0, 7000);
+pub const PAD_256_FROM: Release = Release(0, 0, 7000);
 
 /// The build from which latent attention caches the latent only (PR #12801, April 2025); before,
 /// DeepSeek's K (heads × (nope + rope)) and V (heads × v_head_dim) were cached in full.
-pub const MLA_CACHE_FROM: EngineVersion = EngineVersion(0, 0, 5140);
+pub const MLA_CACHE_FROM: Release = Release(0, 0, 5140);
 
 /// Cells padded up to a multiple of `pad`.
 fn padded(x: u64, pad: u64) -> u64 {
@@ -212,7 +212,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let host = sp.host_weights + sp.host_kv + p.arch.vocab as f64 * slots as f64 * 4.0;
     let serving = Serving {
         engine: Engine::Llamacpp,
-        version: i.engine.version.unwrap_or(EngineVersion(0, 0, 0)),
+        version: i.engine.version.unwrap_or(Release(0, 0, 0)),
         budget_bytes: limit as u64,
         weights_bytes: sp.gpu_weights as u64,
         non_torch_bytes: 0,

@@ -17,7 +17,7 @@ pub use engine::EngineBill;
 
 use super::bill::{Note, Serving, ServingStatus};
 use super::plan::{Inference, Plan};
-use super::scenario::{Engine, EngineVersion};
+use super::scenario::{Engine, Release};
 
 /// The bill of `p` served by its engine; `None` for Hugging Face `generate()`.
 pub fn engine_bill(p: &Plan, i: &Inference) -> Option<EngineBill> {
@@ -70,10 +70,10 @@ fn signed_bytes(b: i64) -> super::msg::Arg {
 }
 
 /// The release applied when none is given: the newest whose source the rules were read from.
-pub fn default_version(engine: Engine) -> EngineVersion {
+pub fn default_version(engine: Engine) -> Release {
     match engine {
         Engine::Vllm => vllm::CURRENT,
         Engine::Sglang => sglang::CURRENT,
-        Engine::Hf | Engine::Llamacpp => EngineVersion(0, 0, 0),
+        Engine::Hf | Engine::Llamacpp => Release(0, 0, 0),
     }
 }

@@ -9,22 +9,22 @@ use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{Engine, EngineVersion, MIB};
+use crate::ledger::scenario::{Engine, Release, MIB};
 use crate::ledger::weights::stored_weights;
 use crate::msg;
 
 /// The newest release read.
-pub const CURRENT: EngineVersion = EngineVersion(0, 5, 23);
+pub const CURRENT: Release = Release(0, 5, 23);
 
 /// Share of a sliding-window layer's tokens kept beside the full layers' (`swa_full_tokens_ratio`).
 const SWA_RATIO: f64 = 0.8;
 
 /// `chunked_prefill_size` and `cuda_graph_max_bs` by card (MiB as nvidia-smi reports it).
-fn defaults(version: EngineVersion, gpu_mib: f64, tp: u64) -> (u64, u64) {
+fn defaults(version: Release, gpu_mib: f64, tp: u64) -> (u64, u64) {
     let gib = gpu_mib / 1024.0;
     let small_tp = tp < 4;
-    if version >= EngineVersion(0, 5, 0) {
-        let newer = version >= EngineVersion(0, 5, 23);
+    if version >= Release(0, 5, 0) {
+        let newer = version >= Release(0, 5, 23);
         match gib {
             g if g < 20.0 => (2048, 8),
             g if g < 35.0 && newer => (4096, if small_tp { 48 } else { 160 }),
@@ -33,7 +33,7 @@ fn defaults(version: EngineVersion, gpu_mib: f64, tp: u64) -> (u64, u64) {
             g if g < 160.0 => (8192, if small_tp { 256 } else { 512 }),
             _ => (16_384, 512),
         }
-    } else if version >= EngineVersion(0, 4, 10) {
+    } else if version >= Release(0, 4, 10) {
         match gib {
             g if g < 35.0 => (2048, if small_tp { 8 } else { 80 }),
             g if g < 90.0 => (8192, 160),
@@ -55,11 +55,11 @@ fn prefill_graphs(max: u64) -> u64 {
 }
 
 /// SGLang's default `mem_fraction_static`.
-fn default_fraction(version: EngineVersion, gpu_mib: f64, tp: u64, chunked: u64, graph_bs: u64, latent: bool) -> f64 {
+fn default_fraction(version: Release, gpu_mib: f64, tp: u64, chunked: u64, graph_bs: u64, latent: bool) -> f64 {
     let tp_f = tp.max(1) as f64;
-    if version >= EngineVersion(0, 5, 0) {
+    if version >= Release(0, 5, 0) {
         let mut reserved = 512.0 + chunked.max(2048) as f64 * 1.5 + graph_bs as f64 * 2.0 + tp_f / 8.0 * 1024.0;
-        if version >= EngineVersion(0, 5, 23) {
+        if version >= Release(0, 5, 23) {
             reserved += if latent { 1536.0 } else { prefill_graphs(chunked) as f64 * 8.0 };
         }
         if gpu_mib > 60.0 * 1024.0 {
@@ -67,7 +67,7 @@ fn default_fraction(version: EngineVersion, gpu_mib: f64, tp: u64, chunked: u64,
         }
         return ((gpu_mib - reserved) / gpu_mib * 1000.0).round() / 1000.0;
     }
-    if version >= EngineVersion(0, 4, 10) {
+    if version >= Release(0, 4, 10) {
         let gib = gpu_mib / 1024.0;
         let reserved = match gib {
             g if g < 35.0 => 2.8 + tp_f / 10.0,
@@ -79,13 +79,13 @@ fn default_fraction(version: EngineVersion, gpu_mib: f64, tp: u64, chunked: u64,
     }
     let by_tp = match tp {
         16.. => 0.79,
-        8.. if version >= EngineVersion(0, 4, 0) => 0.81,
+        8.. if version >= Release(0, 4, 0) => 0.81,
         8.. => 0.82,
         4.. => 0.85,
         2.. => 0.87,
         _ => 0.88,
     };
-    if version >= EngineVersion(0, 4, 4) && gpu_mib > 81_920.0 {
+    if version >= Release(0, 4, 4) && gpu_mib > 81_920.0 {
         let gpu = gpu_mib * MIB;
         let f = 0.88;
         if gpu > 96.0 * 1024.0 * MIB {
@@ -105,7 +105,7 @@ fn cell(arch: &Architecture, i: &Inference) -> f64 {
 /// What SGLang sizes at start-up: the share it takes of the memory free before loading
 /// (`mem_fraction_static`), the weights, and the pool of KV tokens the rest holds.
 struct Pool {
-    version: EngineVersion,
+    version: Release,
     tp: u64,
     chunked: u64,
     graph_bs: u64,
@@ -263,12 +263,12 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
 #[cfg(test)]
 mod tests {
     use super::{default_fraction, defaults, prefill_graphs};
-    use crate::ledger::scenario::EngineVersion;
+    use crate::ledger::scenario::Release;
 
     /// The worked examples of SGLang's memory settings (read from its source, see docs/serving.md).
     #[test]
     fn default_fractions_follow_the_release() {
-        let v = |a, b, c| EngineVersion(a, b, c);
+        let v = |a, b, c| Release(a, b, c);
         assert_eq!(prefill_graphs(8192), 58);
         let h100 = 81_559.0;
         let (chunked, bs) = defaults(v(0, 5, 23), h100, 1);

@@ -10,14 +10,14 @@ use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{Engine, EngineVersion, MAX_CONTEXT, MIB};
+use crate::ledger::scenario::{Engine, Release, MAX_CONTEXT, MIB};
 use crate::ledger::storage::{QuantLayers, StorageFormat};
 use crate::ledger::units::has;
 use crate::ledger::weights::stored_weights;
 use crate::msg;
 
 /// The newest release read.
-pub const CURRENT: EngineVersion = EngineVersion(0, 33, 0);
+pub const CURRENT: Release = Release(0, 33, 0);
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -41,7 +41,7 @@ pub const GRAPH_MIB_PER_SIZE_LAYER_V1: f64 = 0.28;
 /// The rules of one release.
 #[derive(Clone, Copy, Debug)]
 struct Rules {
-    version: EngineVersion,
+    version: Release,
     util: f64,
     max_batched_tokens: u64,
     max_num_seqs: u64,
@@ -65,7 +65,7 @@ struct Rules {
 
 fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
     let version = i.engine.version.unwrap_or(CURRENT);
-    let v = |a, b| version >= EngineVersion(0, a, b);
+    let v = |a, b| version >= Release(0, a, b);
     let total_gib = p.gpu.torch_bytes as f64 / GIB;
     let big = total_gib >= 70.0 && !has(&p.gpu.name.to_ascii_lowercase(), "a100");
     // `vllm serve`'s defaults (engine/arg_utils.py::get_batch_defaults).
@@ -111,8 +111,8 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
 }
 
 /// How many batch sizes CUDA graphs are captured for (`cudagraph_capture_sizes`' defaults).
-fn capture_sizes(version: EngineVersion, seqs: u64, tokens: u64, blackwell: bool) -> u64 {
-    let v = |a, b| version >= EngineVersion(0, a, b);
+fn capture_sizes(version: Release, seqs: u64, tokens: u64, blackwell: bool) -> u64 {
+    let v = |a, b| version >= Release(0, a, b);
     let steps = |from: u64, to: u64, step: u64| if to < from { 0 } else { (to - from) / step + 1 };
     let small = |max: u64| (1..=3).filter(|i| (1u64 << (i - 1)) <= max).count() as u64;
     if !v(8, 0) {
@@ -337,7 +337,7 @@ fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
 }
 
 fn graphs(p: &Plan, r: &Rules, i: &Inference) -> Component {
-    let (layers, per) = if r.version >= EngineVersion(0, 8, 0) {
+    let (layers, per) = if r.version >= Release(0, 8, 0) {
         (p.arch.layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
     } else {
         (1, GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0 * (p.arch.hidden as f64).sqrt())
@@ -392,7 +392,7 @@ impl Pool<'_> {
     fn status(&self, free: f64, budget: f64, context: u64, requests: u64) -> ServingStatus {
         let r = self.rules;
         let concurrency = self.blocks as f64 / self.per_request(context) as f64;
-        if !r.context_in_budget && r.version >= EngineVersion(0, 10, 0) && free < budget {
+        if !r.context_in_budget && r.version >= Release(0, 10, 0) && free < budget {
             ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
         } else if self.available <= 0.0 || self.blocks == 0 {
             ServingStatus::NoKvMemory { available: self.available as i64 }

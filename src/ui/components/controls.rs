@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Compile, Engine, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer,
-    Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Allocator, AttentionKernel, Compile, Engine, Framework, LoraTargets, LossKernel, Method, Mode, Objective, Offload,
+    Optimizer, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::{fixed, trim_float};
@@ -161,6 +161,28 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
     }
 }
 
+/// "I train with": the framework and its release, whose defaults fill the keys the link leaves out.
+fn framework_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
+    use crate::ledger::framework::releases;
+    let frameworks = Framework::ALL.iter().map(|f| (f.id().to_string(), f.name().to_string())).collect();
+    let framework = select(Key::Framework, lang, s.framework.id(), one_group(frameworks), set(Key::Framework));
+    let read = releases(s.framework);
+    let Some(newest) = read.last() else { return framework };
+    // The newest release is the default: its option is the key's absence.
+    let mut list = vec![(String::new(), newest.to_string())];
+    list.extend(read.iter().rev().skip(1).map(|r| (r.to_string(), r.to_string())));
+    let chosen = s.framework_version.map(|v| v.to_string()).unwrap_or_default();
+    if !chosen.is_empty() && !list.iter().any(|(v, _)| *v == chosen) {
+        list.push((chosen.clone(), chosen.clone()));
+    }
+    html! {
+        <>
+            { framework }
+            { select(Key::FrameworkVersion, lang, &chosen, one_group(list), set(Key::FrameworkVersion)) }
+        </>
+    }
+}
+
 /// The preference / RL settings of a training step: the objective, and what it needs (DPO's
 /// reference; GRPO's and PPO's completions, rollout engine, KL weight; PPO's critic and reward).
 fn rl_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
@@ -262,6 +284,12 @@ pub fn controls(props: &ControlsProps) -> Html {
         (0..=3).map(|z| (z.to_string(), format!("ZeRO-{z}{}", if z == 3 { " / FSDP" } else { "" }))).collect();
     let pick = |key: Key, value: &str, list: Vec<(String, String)>| select(key, lang, value, one_group(list), set(key));
     let count = |key: Key, value: u64, min: &'static str| number(key, lang, value.to_string(), min, "1", set(key));
+    // Checkpointing turned on takes the framework's implementation (Unsloth's offloaded one, say).
+    let on_gc = {
+        let framework_gc = crate::ledger::framework::defaults_for(s).checkpointing;
+        let on = if framework_gc.is_on() { framework_gc.id() } else { "1" };
+        set(Key::Gc).reform(move |v: String| if v == "1" { on.to_string() } else { v })
+    };
 
     html! {
         <section class="controls" aria-label={text(lang, Text::Settings)}>
@@ -275,6 +303,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 { number(Key::Vram, lang, fixed(s.gpu.bytes as f64 / GIB, 2), "0.001", "any", set(Key::Vram)) }
                 { segmented(Key::Mode, lang, s.mode.id(), mode_options, set(Key::Mode)) }
                 if train {
+                    { framework_controls(lang, s, &set) }
                     { segmented(Key::Method, lang, s.method.id(), method_options, set(Key::Method)) }
                     { rl_controls(lang, s, &set) }
                 }
@@ -292,7 +321,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 if train {
                     { pick(Key::Precision, s.precision.id(), options(Precision::ALL, Precision::id)) }
                     { pick(Key::Optim, s.optimizer.id(), options(Optimizer::ALL, Optimizer::id)) }
-                    { checkbox(Key::Gc, lang, s.checkpointing.is_on(), set(Key::Gc)) }
+                    { checkbox(Key::Gc, lang, s.checkpointing.is_on(), on_gc) }
                     { pick(Key::Compile, s.compile.id(), options(Compile::ALL, Compile::id)) }
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss().id(), options(LossKernel::ALL, LossKernel::id)) }

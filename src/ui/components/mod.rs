@@ -30,7 +30,7 @@ pub use ledger_table::ledger_table;
 pub use measured_compare::measured_compare;
 pub use model_import::ModelImport;
 pub use notices::notices;
-pub use oom_tree::{diagnosis, oom_tree, OomTreeProps};
+pub use oom_tree::{oom_tree, OomTreeProps};
 pub use planner::{planner, PlannerData};
 pub use self_test::{self_test, self_test_chart, SelfTestAnswer};
 pub use share::Share;

@@ -7,11 +7,11 @@ use web_sys::{Element, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
 use super::code_spans;
-use crate::i18n::{self, pick, render, text, Lang, Text};
+use crate::i18n::{self, text, Lang, Text};
 use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::query::Key;
-use crate::tree::paste::{diagnose_reading, figures, Advice, Pasted};
+use crate::readers::{Advised, Diagnosis};
 use crate::tree::reader::Reading;
 use crate::tree::{
     self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
@@ -33,7 +33,8 @@ pub struct OomTreeProps {
     /// What was wrong with the typed numbers, until the next reading.
     pub typed_error: Option<MeasureError>,
     pub onerror: Callback<MeasureError>,
-    pub found: std::rc::Rc<Option<Pasted>>,
+    /// The paste's diagnosis for the scenario (the reader worker's).
+    pub found: Option<std::rc::Rc<Diagnosis>>,
     pub diagram: std::rc::Rc<Diagram>,
 }
 
@@ -61,16 +62,11 @@ fn focus_node(id: NodeId) {
     }
 }
 
-/// The paste's diagnosis for the scenario (memoised by the app).
-pub fn diagnosis(pasted: &Option<crate::ui::state::Shared>, s: &Scenario) -> Option<Pasted> {
-    pasted.as_ref().map(|r| diagnose_reading((*r.0).clone(), Some(s)))
-}
-
 /// The tree: a view of its props (no state of its own; the selection is the app's).
 pub fn oom_tree(props: &OomTreeProps) -> Html {
     let lang = props.lang;
     let (found, diagram) = (&props.found, &props.diagram);
-    let path: Vec<NodeId> = found.as_ref().as_ref().map(|p| p.path.clone()).unwrap_or_default();
+    let path: Vec<NodeId> = found.as_ref().map(|p| p.path.clone()).unwrap_or_default();
 
     let onclick = {
         let cb = props.onselect.clone();
@@ -172,7 +168,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 <div class="tree-side">
                     { card.unwrap_or_default() }
                     { paste_form(props) }
-                    { found.as_ref().as_ref().map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone())).unwrap_or_default() }
+                    { found.as_ref().zip(props.pasted.as_ref()).map(|(p, r)| paste_result(lang, p, &r.0, &props.scenario, props.onapply.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -340,16 +336,17 @@ fn paste_form(props: &OomTreeProps) -> Html {
 
 /// The diagnosis of a paste: the cause and its node, why (the numbers and the rule), the numbers
 /// read, and what to do — the levers ranked for the configuration, each one click away.
-fn paste_result(lang: Lang, p: &Pasted, s: &Scenario, onapply: Callback<Lever>) -> Html {
-    let signals = p.reading.signals;
-    let ranked = p.advice.iter().any(|a| !matches!(a, Advice::Do(_)));
+fn paste_result(lang: Lang, p: &Diagnosis, reading: &Reading, s: &Scenario, onapply: Callback<Lever>) -> Html {
+    let signals = reading.signals;
+    let ranked = p.advice.iter().any(|a| !matches!(a, Advised::Do(..)));
     let hints = [(signals.gb_as_gib, Text::GbAsGib), (signals.truncated, Text::PasteTruncated)];
+    let said = |en: &str, zh: &str| code_spans(if lang == Lang::Zh { zh } else { en });
     let head = html! {
         <>
             <p class="diagnosis" data-testid="diagnosis"><strong>{ i18n::cause(lang, p.cause) }</strong>{ " → " }{ bi(lang, node(p.node).label).replace('\n', " ") }</p>
-            <p data-testid="paste-why">{ code_spans(&render(lang, &p.why)) }</p>
+            <p data-testid="paste-why">{ said(&p.why.0, &p.why.1) }</p>
             <dl class="totals paste-numbers" data-testid="paste-numbers">
-                { for figures(p).into_iter().map(|(label, v)| html! { <><dt>{ pick(lang, label) }</dt><dd>{ v }</dd></> }) }
+                { for p.figures.iter().map(|(en, zh, v)| html! { <><dt>{ if lang == Lang::Zh { zh } else { en } }</dt><dd>{ v }</dd></> }) }
             </dl>
             { for hints.into_iter().filter(|(on, _)| *on).map(|(_, t)| html! { <p class="tree-hint">{ text(lang, t) }</p> }) }
         </>
@@ -359,9 +356,9 @@ fn paste_result(lang: Lang, p: &Pasted, s: &Scenario, onapply: Callback<Lever>) 
             { head }
             <ul class="paste-advice" data-testid="paste-advice">
                 { for p.advice.iter().map(|a| match a {
-                    Advice::Do(m) => html! { <li>{ code_spans(&render(lang, m)) }</li> },
-                    Advice::Saves { lever, bytes } => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
-                    Advice::Serves { lever, concurrency, max_context } => lever_button(lang, *lever,
+                    Advised::Do(en, zh) => html! { <li>{ said(en, zh) }</li> },
+                    Advised::Saves(lever, bytes) => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
+                    Advised::Serves(lever, concurrency, max_context) => lever_button(lang, *lever,
                         format!("{}×, {}: {max_context}", fixed(*concurrency, 2), text(lang, Text::ServingLongest)), onapply.clone()),
                 }) }
             </ul>
