@@ -239,8 +239,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (
-            "loss=fused (Liger): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",
-            "loss=fused(`Liger`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}{8}",
+            "loss=fused (fused linear cross-entropy: Liger, Cut Cross-Entropy, Unsloth, TRL's chunked_nll): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",
+            "loss=fused(线性层与交叉熵融合:`Liger`、`Cut Cross-Entropy`、`Unsloth`、`TRL` 的 `chunked_nll`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}{8}",
         ),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (

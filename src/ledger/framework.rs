@@ -91,9 +91,9 @@ impl Setting {
     }
 }
 
-/// Which runs a rule applies to. Conditions read only keys no rule sets (the mode, method,
-/// objective, GPUs and sequence length) or, for `Sharded`, a `zero` an earlier rule of the same
-/// framework may have set.
+/// Which runs a rule applies to. A condition reads only keys no rule of the same framework sets
+/// (the mode, method, objective, GPUs, sequence length, and `zero` where no rule sets it), so a
+/// link written against [`defaults_for`] reads back the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runs {
     All,
@@ -286,7 +286,7 @@ rules![
         "Megatron-SWIFT `megatron_args.py:L587`: `use_distributed_optimizer=True`: the fp32 main parameters and Adam states sharded over data parallel, as ZeRO-1";
     Answerai, None, None, MultiGpu, Zero(3),
         "fsdp_qlora 05ed9f2 `train.py:L754-766`: always FSDP, `sharding_strategy=\"full_shard\"`";
-    Answerai, None, None, Sharded, SyncModuleStates(true),
+    Answerai, None, None, MultiGpu, SyncModuleStates(true),
         "fsdp_qlora `train.py:L762`: `sync_module_states=low_memory` (True by default)";
     Answerai, None, None, All, Precision(Precision::Bf16),
         "fsdp_qlora `train.py:L538-539, L823-826`: `precision=\"bf16\"`: bf16 parameters, no autocast";

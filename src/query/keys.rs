@@ -919,7 +919,8 @@ keys! {
         label: ("I train with", "我用的训练框架"),
         read: Read::Word(|| ids(Framework::ALL, Framework::id)),
         set: |s, v| keyword(v.word(), Framework::from_id, |f| s.framework = f),
-        write: |s, c| differs(s.framework.id(), c.default.framework.id()),
+        // Against `hf`: the context's defaults are this framework's own.
+        write: |s, _| differs(s.framework.id(), Framework::Hf.id()),
         architecture: false,
         doc: doc!("hf", "the training framework (training): its release's defaults fill the keys the link leaves out — checkpointing, loss, recipe, optimizer, precision, loop, allocator, ZeRO-3's implementation, sync_module_states (docs/frameworks.md, with each default's source line); a key the link sets wins, and the bill's note lists what the framework set. hf = the transformers Trainer as the other keys' defaults describe it; megatron = Megatron-Core / Megatron-SWIFT; answerai = fsdp_qlora's train.py"),
     },

@@ -1,0 +1,68 @@
+// "I train with …" (issue 27): the framework select fills the keys its release implies, the link
+// carries only the framework, a key set by hand wins, and the page's totals are the CLI's.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+const cli = (args) => JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
+const BASE = 'model=llama-3.1-8b&method=qlora&seq=8192&gpu=rtx4090';
+
+test('choosing Unsloth sets its defaults, the link carries only the framework', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${BASE}&lang=en`);
+  await ready(page);
+  const before = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  await page.selectOption('[data-testid="framework"]', 'unsloth');
+  await page.waitForFunction(() => location.search.includes('framework=unsloth'), null, { timeout: 3000 });
+  const search = decodeURIComponent(await page.evaluate(() => location.search));
+  // Unsloth's own defaults (docs/frameworks.md) show in the controls, not in the link.
+  assert.equal(await page.inputValue('[data-testid="optim"]'), 'adamw8bit');
+  assert.equal(await page.inputValue('[data-testid="loss"]'), 'fused');
+  assert.equal(await page.inputValue('[data-testid="alloc"]'), 'expandable');
+  assert.doesNotMatch(search, /optim=|loss=|alloc=|gc=/, search);
+  // The offloaded checkpoint and the fused loss need less of the card; the page's total is the CLI's.
+  const after = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  assert.ok(after < before, `${before} → ${after}`);
+  assert.equal(after.toString(), String(cli(['--json', `${BASE}&framework=unsloth`]).device_bytes));
+  assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="framework"]'), /Unsloth 2026\.8\.19 sets .*gc=unsloth/);
+  assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="offloaded_checkpoints"]'), /host RAM/);
+  await shot(page, 'framework-unsloth');
+  // A key set by hand wins and stays in the link.
+  await page.selectOption('[data-testid="optim"]', 'adamw');
+  await page.waitForFunction(() => location.search.includes('optim=adamw'), null, { timeout: 3000 });
+  assert.equal(await page.inputValue('[data-testid="framework"]'), 'unsloth');
+  assert.deepEqual(page.problems, []);
+});
+
+test('a TRL release from the select, and back to the newest', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.goto(`${root.url}?${BASE}&framework=trl&lang=zh`);
+  await ready(page);
+  assert.equal(await page.inputValue('[data-testid="recipe"]'), 'plain');
+  await page.selectOption('[data-testid="framework_version"]', '0.25');
+  await page.waitForFunction(() => location.search.includes('framework_version=0.25'), null, { timeout: 3000 });
+  // TRL 0.9–0.25 cast the head back to bf16 after PEFT's preparation: recipe=trl.
+  assert.equal(await page.inputValue('[data-testid="recipe"]'), 'trl');
+  await page.selectOption('[data-testid="framework_version"]', '');
+  await page.waitForFunction(() => !location.search.includes('framework_version'), null, { timeout: 3000 });
+  assert.equal(await page.inputValue('[data-testid="recipe"]'), 'plain');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 1280, `${width}`);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a hostile framework in a link is a notice; the page goes on', async () => {
+  const page = await openPage(browser, { viewport: { width: 360, height: 780 } });
+  await page.goto(`${root.url}?${BASE}&framework=${encodeURIComponent('<img src=x>')}&framework_version=abc`);
+  await ready(page);
+  assert.ok(await page.$('[data-testid="notices"] [data-key="framework"]'));
+  assert.ok(await page.$('[data-testid="notices"] [data-key="framework_version"]'));
+  assert.equal(await page.inputValue('[data-testid="framework"]'), 'hf');
+  assert.equal(await page.$('.notices img'), null);
+  assert.deepEqual(page.problems, []);
+});

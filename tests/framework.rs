@@ -1,0 +1,228 @@
+//! `framework` / `framework_version` (issue 27): a release's rules fill the keys a link leaves out,
+//! a key the link sets wins, links round-trip, and Unsloth's offloaded checkpoint is billed as its
+//! source describes. Expected values come from the frameworks' source lines
+//! (docs/research/frameworks/defaults.md, docs/frameworks.md) and hand arithmetic.
+
+use vram_ledger::ledger::framework::{self, releases};
+use vram_ledger::ledger::scenario::{
+    Allocator, Checkpointing, Framework, LossKernel, Optimizer, Precision, Recipe, TrainingLoop, Zero3Impl,
+};
+use vram_ledger::ledger::{estimate, ComponentId, Scenario};
+use vram_ledger::query::{self, parse, to_query, with_key, Key};
+
+fn scenario(q: &str) -> Scenario {
+    let parsed = parse(q);
+    assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
+    assert!(parsed.warnings.is_empty(), "{q}: {:?}", parsed.warnings);
+    parsed.scenario
+}
+
+fn bytes(s: &Scenario, id: ComponentId) -> u64 {
+    estimate(s).components.iter().find(|c| c.id == id).map_or(0, |c| c.bytes)
+}
+
+/// Every framework, at every release read (and the newest by default), on LoRA, QLoRA and full
+/// fine-tuning, on one GPU and sharded, SFT and GRPO: the link it writes reads back the same.
+#[test]
+fn every_framework_and_release_round_trips() {
+    let configurations = [
+        "method=lora",
+        "method=qlora",
+        "method=full",
+        "method=full&gpus=8&zero=3",
+        "method=qlora&gpus=4",
+        "method=lora&gpus=2&zero=2",
+        "method=lora&objective=grpo",
+        "method=qlora&seq=256",
+    ];
+    for f in Framework::ALL {
+        let mut versions: Vec<String> = vec![String::new()];
+        versions.extend(releases(*f).iter().map(|r| format!("&framework_version={r}")));
+        for v in &versions {
+            for c in configurations {
+                let q = format!("framework={}{v}&{c}", f.id());
+                let s = scenario(&q);
+                assert_eq!(s.framework, *f, "{q}");
+                let written = to_query(&s, &[]);
+                assert_eq!(scenario(&written), s, "{q} → {written}");
+                // The framework's own defaults are not written out: only the link's own keys are.
+                for kv in written.split('&').filter(|kv| !kv.is_empty()) {
+                    let key = kv.split('=').next().unwrap_or("");
+                    let own = key.starts_with("framework") || c.split('&').any(|p| p.starts_with(&format!("{key}=")));
+                    assert!(own, "{q} writes {kv}: {written}");
+                }
+            }
+        }
+    }
+}
+
+/// Unsloth (2026.8.19): its loader's and trainer's defaults, each from its source line.
+#[test]
+fn unsloth_sets_its_defaults() {
+    let s = scenario("model=llama-3.1-8b&method=qlora&framework=unsloth");
+    // models/loader.py:L423 use_gradient_checkpointing="unsloth" (seq 2048 ≥ 512, one GPU).
+    assert_eq!(s.checkpointing, Checkpointing::Offloaded);
+    // models/llama.py:L1497 unsloth_fused_ce_loss.
+    assert_eq!(s.loss, Some(LossKernel::Fused));
+    // models/rl.py:L3276 optim="adamw_8bit".
+    assert_eq!(s.optimizer, Optimizer::AdamW8bit);
+    // _utils.py:L2482-2496: the embedding, head and norms stay bf16.
+    assert_eq!(s.recipe, Some(Recipe::Plain));
+    // unsloth-zoo __init__.py:L277-291.
+    assert_eq!(s.alloc, Allocator::Expandable);
+    // Below 512 tokens and under DDP the offloader is not applied: torch's checkpoint (gc=1).
+    assert_eq!(scenario("method=qlora&framework=unsloth&seq=256").checkpointing, Checkpointing::Full);
+    assert_eq!(scenario("method=qlora&framework=unsloth&gpus=2").checkpointing, Checkpointing::Full);
+    // GRPO keeps its own loss (selective), not the SFT fused loss.
+    assert_eq!(scenario("method=lora&framework=unsloth&objective=grpo").loss, None);
+    // Full fine-tuning in bf16 is pure bf16 (models/vision.py:L2176-2183).
+    assert_eq!(scenario("method=full&framework=unsloth").precision, Precision::Bf16);
+}
+
+/// A key the link sets wins over the framework's default, and stays in the link.
+#[test]
+fn a_key_the_link_sets_wins() {
+    let s = scenario("method=qlora&framework=unsloth&gc=1&optim=adamw&loss=hf&alloc=default&recipe=peft");
+    assert_eq!(s.checkpointing, Checkpointing::Full);
+    assert_eq!(s.optimizer, Optimizer::AdamW);
+    assert_eq!(s.loss, Some(LossKernel::Hf));
+    assert_eq!(s.alloc, Allocator::Default);
+    assert_eq!(s.recipe, Some(Recipe::Peft));
+    let written = to_query(&s, &[]);
+    for kv in ["gc=1", "optim=adamw", "loss=hf", "alloc=default", "recipe=peft"] {
+        assert!(written.split('&').any(|p| p == kv), "{kv} missing from {written}");
+    }
+    // The note lists only what the framework still sets.
+    let notes: Vec<String> = estimate(&scenario("method=qlora&framework=unsloth&gc=1"))
+        .notes
+        .iter()
+        .filter(|n| n.key == "framework")
+        .map(|n| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &n.text))
+        .collect();
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].contains("loss=fused") && !notes[0].contains("gc=unsloth"), "{}", notes[0]);
+    // hf at its newest release sets nothing and says nothing.
+    assert!(estimate(&Scenario::default()).notes.iter().all(|n| n.key != "framework"));
+}
+
+/// Releases: the rules follow the release asked for (TRL's and transformers' changes of 2024–26).
+#[test]
+fn rules_follow_the_release() {
+    // TRL v0.9–v0.25: peft_module_casting_to_bf16 (recipe=trl) and transformers 4's reentrant checkpoint.
+    let old = scenario("method=qlora&framework=trl&framework_version=0.25");
+    assert_eq!((old.recipe, old.checkpointing), (Some(Recipe::Trl), Checkpointing::Reentrant));
+    // v0.26 drops the k-bit preparation; v0.27 sets use_reentrant=False (sft_config.py:L287).
+    assert_eq!(scenario("method=qlora&framework=trl&framework_version=0.26").recipe, Some(Recipe::Plain));
+    assert_eq!(scenario("method=qlora&framework=trl&framework_version=0.27").checkpointing, Checkpointing::Full);
+    // v1.7 makes chunked_nll the SFT loss (billed as fused); v1.6 was nll (hf).
+    assert_eq!(scenario("method=lora&framework=trl&framework_version=1.6").loss, None);
+    assert_eq!(scenario("method=lora&framework=trl").loss, Some(LossKernel::Fused));
+    // transformers ≤ 4.48: the shifted fp32 copy; 4.x: reentrant; 5.x: neither.
+    let hf = scenario("framework=hf&framework_version=4.48");
+    assert_eq!((hf.loss, hf.checkpointing), (Some(LossKernel::HfShift), Checkpointing::Reentrant));
+    assert_eq!(scenario("framework_version=5.25"), Scenario { framework_version: hf_newest(), ..Scenario::default() });
+    // LLaMA-Factory exports expandable segments only through torchrun, from v0.9.3.
+    assert_eq!(scenario("framework=llamafactory&gpus=2").alloc, Allocator::Expandable);
+    assert_eq!(scenario("framework=llamafactory&gpus=1").alloc, Allocator::Default);
+    assert_eq!(scenario("framework=llamafactory&framework_version=0.9.2&gpus=2").alloc, Allocator::Default);
+    // Answer.AI's train.py: always FSDP (full shard) with sync_module_states, bf16, its own loop.
+    let a = scenario("framework=answerai&method=qlora&gpus=2");
+    assert_eq!((a.zero, a.zero3, a.sync_module_states), (3, Zero3Impl::Fsdp, true));
+    assert_eq!((a.precision, a.training_loop), (Precision::Bf16, TrainingLoop::Script));
+    // Megatron-SWIFT's distributed optimizer: ZeRO-1 over data parallel.
+    assert_eq!(scenario("framework=megatron&method=full&gpus=8").zero, 1);
+}
+
+fn hf_newest() -> Option<vram_ledger::ledger::scenario::Release> {
+    releases(Framework::Hf).last().copied()
+}
+
+/// Choosing a release in the page and going back to the newest: the old release's implied keys
+/// go with it.
+#[test]
+fn the_release_select_goes_back_to_the_newest() {
+    let newest = scenario("method=qlora&framework=trl");
+    let (old, problem) = with_key(&newest, Key::FrameworkVersion, "0.25");
+    assert!(problem.is_none());
+    assert_eq!(old.recipe, Some(Recipe::Trl));
+    let (back, problem) = with_key(&old, Key::FrameworkVersion, "");
+    assert!(problem.is_none());
+    assert_eq!(back, newest);
+    // Changing the framework drops the old one's implied keys too.
+    let (trl, _) = with_key(&scenario("method=qlora&framework=unsloth"), Key::Framework, "trl");
+    assert_eq!(trl, newest);
+}
+
+/// Unsloth's offloaded checkpoint against hand arithmetic: Llama-3.1-8B (32 layers, hidden 4,096),
+/// 4,096 tokens, bf16 stream (recipe=plain): one layer input = 4,096 × 4,096 × 2 B = 32 MiB. The
+/// GPU keeps 3 (the last layer's and two reload buffers) instead of 32: 29 × 32 MiB = 928 MiB less;
+/// host RAM holds 31 × 32 MiB = 992 MiB.
+#[test]
+fn offloaded_checkpoint_keeps_three_layer_inputs_on_the_gpu() {
+    let base = "model=llama-3.1-8b&method=qlora&recipe=plain&seq=4096&batch=1";
+    let offloaded = scenario(&format!("{base}&gc=unsloth"));
+    let on_gpu = scenario(&format!("{base}&gc=1"));
+    let mib = 1024.0 * 1024.0;
+    let saved = bytes(&on_gpu, ComponentId::Activations) as f64 - bytes(&offloaded, ComponentId::Activations) as f64;
+    assert!((saved - 928.0 * mib).abs() < 1.0, "{}", saved / mib);
+    let bill = estimate(&offloaded);
+    let note = bill.notes.iter().find(|n| n.key == "offloaded_checkpoints").expect("the host-RAM note");
+    let text = vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &note.text);
+    assert!(text.contains("992.00 MiB"), "{text}");
+}
+
+/// The measured LitGPT and Answer.AI cases are written with `framework=…` in place of the keys the
+/// frameworks imply; written out with those keys by hand, every bill is the same.
+#[test]
+fn framework_cases_equal_their_hand_set_keys() {
+    let text = std::fs::read_to_string("tests/data/measured.toml").expect("measured set");
+    let mut checked = 0;
+    for line in text.lines().filter_map(|l| l.strip_prefix("query = \"")) {
+        let q = line.trim_end_matches('"');
+        let hand = if let Some(rest) = q.strip_prefix("framework=litgpt&") {
+            let recipe = if rest.contains("method=qlora") { "&recipe=plain" } else { "" };
+            format!("{rest}&precision=bf16&gc=0&loss=chunked&loop=script{recipe}")
+        } else if let Some(rest) = q.strip_prefix("framework=answerai&") {
+            let zero = if rest.contains("zero=") { "" } else { "&zero=3" };
+            let recipe = if rest.contains("method=qlora") { "&recipe=plain" } else { "" };
+            let sync = if rest.contains("zero=0") { "" } else { "&sync_module_states=1" };
+            format!("{rest}&precision=bf16&gc=1&loop=script{zero}{sync}{recipe}")
+        } else {
+            continue;
+        };
+        let (a, b) = (estimate(&scenario(q)), estimate(&scenario(&hand)));
+        assert_eq!(a.components, b.components, "{q} vs {hand}");
+        checked += 1;
+    }
+    assert_eq!(checked, 49);
+}
+
+/// docs/frameworks.md is what `vram-ledger --frameworks` prints.
+#[test]
+fn docs_frameworks_md_is_current() {
+    let doc = std::fs::read_to_string("docs/frameworks.md").expect("docs/frameworks.md");
+    assert_eq!(
+        doc,
+        framework::rules_markdown(),
+        "run: cargo run --bin vram-ledger -- --frameworks > docs/frameworks.md"
+    );
+}
+
+/// Hostile values are errors with the accepted values, never a panic; the rest of the link stands.
+#[test]
+fn bad_framework_values_are_errors() {
+    for q in [
+        "framework=<script>",
+        "framework=UNSLOTH",
+        "framework_version=abc",
+        "framework_version=1.2.3.4",
+        "framework_version=99999",
+    ] {
+        let parsed = parse(&format!("method=qlora&{q}&seq=4096"));
+        assert_eq!(parsed.errors.len(), 1, "{q}");
+        assert_eq!(parsed.scenario.seq, 4096);
+        assert_eq!(parsed.scenario.framework, Framework::Hf);
+    }
+    let (_, problem) = query::with_key(&Scenario::default(), Key::Framework, "nope");
+    assert!(problem.is_some());
+}
