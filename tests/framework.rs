@@ -226,3 +226,33 @@ fn bad_framework_values_are_errors() {
     let (_, problem) = query::with_key(&Scenario::default(), Key::Framework, "nope");
     assert!(problem.is_some());
 }
+
+fn activations_formula(q: &str) -> String {
+    let bill = estimate(&scenario(q));
+    let c = bill.components.iter().find(|c| c.id == ComponentId::Activations).expect("activations");
+    vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &c.formula)
+}
+
+/// The layer's kernels, per token of one recomputed layer, by hand from the kernels' sources.
+/// Llama-3.1-8B: h = 4,096, kv = 1,024 (8 heads × 128), ffn = 14,336, 32 heads, bf16 (2 B).
+#[test]
+fn fused_kernels_keep_what_their_sources_save() {
+    // Full fine-tuning, flash attention:
+    // hf: each RMSNorm an fp32 copy 4h + its normalised value 2h + its output 2h = 32,768, twice;
+    //     q, k, v 2(h + 2kv) = 12,288; output + fp32 LSE 2h + 4·32 = 8,320; SwiGLU's gate, SiLU,
+    //     up and product 4 × 2 × ffn = 114,688 → 200,832.
+    assert!(activations_formula("model=llama-3.1-8b&method=full&precision=bf16&attn=flash&seq=4096")
+        .contains("(200,832 B/token"));
+    // liger: LigerRMSNorm keeps X (and fp32 r per row: not per token) 2h + the output 2h = 16,384,
+    //     twice; LigerSiLUMulFunction keeps gate and up, the product for down_proj: 3 × 2 × ffn =
+    //     86,016; attention as hf → 139,392.
+    assert!(activations_formula("model=llama-3.1-8b&method=full&precision=bf16&attn=flash&kernels=liger&seq=4096")
+        .contains("(139,392 B/token"));
+    // unsloth, QLoRA on every linear (fast_lora.py): the norms keep X 2h = 8,192 each; attention as
+    //     above 20,608; LoRA_MLP keeps e and g 2 × 2 × ffn = 57,344; LoRA_QKV's and LoRA_MLP's inputs
+    //     2h each = 16,384 (LoRA_W's input is flash's output, a view) → 110,720.
+    assert!(activations_formula("model=llama-3.1-8b&method=qlora&recipe=plain&attn=flash&kernels=unsloth&seq=4096")
+        .contains("(110,720 B/token"));
+    // framework=unsloth sets kernels=unsloth.
+    assert_eq!(scenario("method=qlora&framework=unsloth").kernels, vram_ledger::ledger::scenario::Kernels::Unsloth);
+}

@@ -27,7 +27,7 @@ use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
 use super::plan::{Plan, Trainable, Training};
-use super::scenario::AttentionKernel;
+use super::scenario::{AttentionKernel, Kernels};
 use crate::msg;
 
 /// Saved bytes of one decoder layer.
@@ -47,13 +47,30 @@ impl LayerActivations {
     }
 }
 
+/// What fuses a layer's pointwise work: torch.compile (`compile`), or a kernel library (`kernels`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fusion {
+    pub compiled: bool,
+    pub kernels: Kernels,
+}
+
+impl Fusion {
+    pub const NONE: Fusion = Fusion { compiled: false, kernels: Kernels::Hf };
+
+    /// Norms and SwiGLU keep their inputs and recompute the rest (compiled, or fused kernels).
+    fn fused(self) -> bool {
+        self.compiled || self.kernels.fused()
+    }
+}
+
 /// What a norm keeps. Compiled (`compile=1`), Inductor's min-cut partitioner saves the fused
-/// kernel's input and recomputes the fp32 copy and the normalised value in backward.
-fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool, compiled: bool) -> f64 {
+/// kernel's input and recomputes the fp32 copy and the normalised value in backward; Liger's and
+/// Unsloth's RMSNorm kernels keep their input and the fp32 inverse RMS per row (`ctx.save_for_backward(X, W, r)`).
+fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool, fusion: Fusion) -> f64 {
     let h = arch.hidden as f64;
     let out = if next_trains { act * h } else { 0.0 };
     match arch.norm {
-        NormKind::RmsNorm if compiled => act * h + out,
+        NormKind::RmsNorm if fusion.fused() => act * h + out,
         // fp32 copy of the input (it *is* the input in fp32 training) + normalised + output.
         NormKind::RmsNorm => 4.0 * h + if weight_trains { act * h } else { 0.0 } + out,
         // The fused kernel keeps its input (and per-row statistics).
@@ -70,12 +87,12 @@ fn training_layer(
     kernel: AttentionKernel,
     act: Dtype,
     seq: u64,
-    compiled: bool,
+    fusion: Fusion,
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let stream = trainable.stream_bytes(act);
-    saved.per_token += norm_saved(arch, stream, full, inputs_kept, compiled);
+    saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
         _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
@@ -83,9 +100,9 @@ fn training_layer(
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
     for _ in 2..arch.norms_per_layer.min(8) {
-        saved.per_token += norm_saved(arch, stream, full, false, compiled);
+        saved.per_token += norm_saved(arch, stream, full, false, fusion);
     }
-    mlp_saved(&mut saved, arch, class, trainable, stream, compiled);
+    mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
     saved
 }
 
@@ -167,13 +184,13 @@ fn mlp_saved(
     class: LayerClass,
     trainable: Trainable,
     act: f64,
-    compiled: bool,
+    fusion: Fusion,
 ) {
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
     let routed = moe.map_or(1.0, |m| m.active as f64);
-    saved.per_token += norm_saved(arch, act, full, inputs_kept, compiled);
+    saved.per_token += norm_saved(arch, act, full, inputs_kept, fusion);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
@@ -185,8 +202,9 @@ fn mlp_saved(
         * ffn_active(arch, class)
         * match arch.mlp {
             // gate output (SiLU input), SiLU output, up output; + the product (down input).
-            // Compiled, the SiLU output is recomputed from the gate output.
-            MlpKind::Glu if compiled => 2.0 + kept,
+            // Compiled or a fused SwiGLU kernel (Liger's `LigerSiLUMulFunction`, Unsloth's), the
+            // SiLU output is recomputed from the gate output.
+            MlpKind::Glu if fusion.fused() => 2.0 + kept,
             MlpKind::Glu => 3.0 + kept,
             // fc1 output (GELU input); + GELU output (fc2 input)
             MlpKind::Gelu => 1.0 + kept,
@@ -251,6 +269,35 @@ fn adapters_saved(
     *per_token += shared_inputs;
 }
 
+/// Unsloth's fused LoRA (`fast_lora.py`: `LoRA_QKV`, `LoRA_W`, `LoRA_MLP`) keeps only the input of
+/// each adapted group — the attention's, o_proj's, the MLP's — and recomputes the rank-r
+/// intermediates and the MLP's product (`h = swiglu(e, g)`) in backward; A and B are cast to the
+/// input's dtype inside the kernel, so there are no fp32 input copies.
+fn unsloth_adapters_saved(
+    per_token: &mut f64,
+    arch: &Architecture,
+    linears: &[LinearShape],
+    class: LayerClass,
+    trainable: Trainable,
+    kernel: AttentionKernel,
+    act: f64,
+) {
+    let Trainable::Lora { targets, .. } = trainable else { return };
+    let adapted =
+        |names: &[&str]| linears.iter().any(|l| class.has(l) && targets.includes(l.name) && names.contains(&l.name));
+    let h = arch.hidden as f64;
+    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
+    if adapted(&["q_proj", "k_proj", "v_proj"]) {
+        *per_token += act * h;
+    }
+    if adapted(&["o_proj"]) {
+        *per_token += o_proj_input(kernel, act, arch.attn_out_dim() as f64);
+    }
+    if adapted(&["gate_proj", "up_proj", "down_proj"]) {
+        *per_token += act * h * routed;
+    }
+}
+
 /// The input o_proj keeps: SDPA's (b, heads, s, d) output and eager's matmul result are transposed
 /// into a new tensor; flash returns (b, s, heads, d), which o_proj reads as a view of the saved output.
 fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
@@ -261,9 +308,9 @@ fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
 }
 
 /// The final norm before the LM head, kept for backward.
-fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64, compiled: bool) -> f64 {
+fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64, fusion: Fusion) -> f64 {
     let full = trainable.is_full();
-    norm_saved(arch, act, full, full, compiled)
+    norm_saved(arch, act, full, full, fusion)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,15 +328,19 @@ impl SavedLayers {
         kernel: AttentionKernel,
         act: Dtype,
         tokens: u64,
-        compiled: bool,
+        fusion: Fusion,
     ) -> SavedLayers {
         let linears = arch.linears();
         let classes = arch
             .layer_classes()
             .into_iter()
             .map(|c| {
-                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, compiled);
-                adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, fusion);
+                if fusion.kernels == Kernels::Unsloth {
+                    unsloth_adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                } else {
+                    adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                }
                 (c, layer)
             })
             .collect();
@@ -342,13 +393,14 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, t.compiled);
+    let fusion = Fusion { compiled: t.compiled, kernels: t.kernels };
+    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, fusion);
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
     let stream = t.saved.stream_bytes(p.acts);
     let step = Step {
         layer_bytes: layer.bytes(tokens, batch),
-        final_norm: final_norm_bytes_per_token(arch, t.saved, stream, t.compiled) * tokens as f64 * batch as f64,
+        final_norm: final_norm_bytes_per_token(arch, t.saved, stream, fusion) * tokens as f64 * batch as f64,
         quadratic: when(layer.per_sequence_quadratic > 0.0, || {
             msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
         }),
@@ -404,8 +456,11 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     // With the hook, layer 0's recompute comes with every other layer's input gradient.
     // A recomputed layer's backward also holds the gradients of its widest intermediates: the
     // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
+    // Fused SwiGLU kernels (Liger's, Unsloth's) write the gate's and up's gradients into their saved
+    // inputs: only the product's gradient is new.
     let width = step.saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
-    let transients = (2.0 * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
+    let widths = if t.kernels.fused() { 1.0 } else { 2.0 };
+    let transients = (widths * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
     let layer_bytes = step.layer_bytes + transients + step.dequantized;
     let retention = every_input * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
     let retained = if t.retains_input_grads { retention } else { 0.0 };

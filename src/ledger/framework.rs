@@ -6,7 +6,7 @@
 
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    Allocator, Checkpointing, Framework, LossKernel, Method, Objective, Optimizer, Precision, Recipe, Release,
+    Allocator, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, Precision, Recipe, Release,
     Scenario, TrainingLoop, Zero3Impl,
 };
 use crate::msg;
@@ -15,6 +15,7 @@ use crate::msg;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Setting {
     Gc(Checkpointing),
+    Kernels(Kernels),
     Optim(Optimizer),
     Loss(LossKernel),
     Recipe(Recipe),
@@ -31,6 +32,7 @@ impl Setting {
     pub fn key(self) -> &'static str {
         match self {
             Setting::Gc(_) => "gc",
+            Setting::Kernels(_) => "kernels",
             Setting::Optim(_) => "optim",
             Setting::Loss(_) => "loss",
             Setting::Recipe(_) => "recipe",
@@ -47,6 +49,7 @@ impl Setting {
     pub fn value(self) -> &'static str {
         match self {
             Setting::Gc(c) => c.id(),
+            Setting::Kernels(k) => k.id(),
             Setting::Optim(o) => o.id(),
             Setting::Loss(l) => l.id(),
             Setting::Recipe(r) => r.id(),
@@ -62,6 +65,7 @@ impl Setting {
     fn apply(self, s: &mut Scenario) {
         match self {
             Setting::Gc(c) => s.checkpointing = c,
+            Setting::Kernels(k) => s.kernels = k,
             Setting::Optim(o) => s.optimizer = o,
             Setting::Loss(l) => s.loss = Some(l),
             Setting::Recipe(r) => s.recipe = Some(r),
@@ -78,6 +82,7 @@ impl Setting {
     fn holds(self, s: &Scenario) -> bool {
         match self {
             Setting::Gc(c) => s.checkpointing == c,
+            Setting::Kernels(k) => s.kernels == k,
             Setting::Optim(o) => s.optimizer == o,
             Setting::Loss(l) => s.loss == Some(l),
             Setting::Recipe(r) => s.recipe == Some(r),
@@ -218,6 +223,8 @@ rules![
         "TRL v1.7.0 (b58947c7e, #5846): `loss_type` defaults to `chunked_nll` (`sft_config.py:L283, L335-336`): the head runs on 256-token checkpointed chunks of the completion tokens, fp32 logits never whole";
     Unsloth, None, None, UnslothOffload, Gc(Checkpointing::Offloaded),
         "unsloth 2026.8.19 `models/loader.py:L423` and `get_peft_model`: `use_gradient_checkpointing=\"unsloth\"` (unsloth-zoo `gradient_checkpointing.py:L769-854`)";
+    Unsloth, None, None, All, Kernels(Kernels::Unsloth),
+        "unsloth `models/llama.py:L824-844` (`fast_rms_layernorm`, the fused LoRA QKV / O / MLP of `kernels/fast_lora.py`: `save_for_backward(X, …)`, `(…, X, e, g)`), `kernels/rms_layernorm.py:L205`";
     Unsloth, None, None, Sft, Loss(LossKernel::Fused),
         "unsloth `models/llama.py:L1464-1521`: with labels the loss is `unsloth_fused_ce_loss` and the logits are never materialised (`UNSLOTH_RETURN_LOGITS` unset)";
     Unsloth, None, None, All, Optim(Optimizer::AdamW8bit),

@@ -12,8 +12,8 @@ use super::bill::Note;
 use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, LoraTargets, LossKernel, Method, Mode,
-    Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
+    AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, Kernels, LoraTargets, LossKernel, Method,
+    Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -155,6 +155,8 @@ pub struct Training {
     /// torch.compile'd layers (`compile=model` or `1`): pointwise results recomputed in backward,
     /// not saved.
     pub compiled: bool,
+    /// The layer's kernels (`kernels`): fused norms and SwiGLU, Unsloth's fused LoRA.
+    pub kernels: Kernels,
     /// FSDP1 keeps each recomputed layer's input and input gradient until backward ends (frozen
     /// units under `gc=reentrant`).
     pub retains_input_grads: bool,
@@ -435,6 +437,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         fp32_head,
         keeps_output: s.training_loop == TrainingLoop::Script,
         compiled: s.compile.layers(),
+        kernels: s.kernels,
         loss_compiled: s.compile.loss(),
         selective: s.checkpointing == Checkpointing::Selective,
         offloaded_inputs: s.checkpointing == Checkpointing::Offloaded,

@@ -71,6 +71,22 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// The layer's kernels in training (`kernels`): transformers' modules (`hf`); Liger's fused
+    /// RMSNorm, SwiGLU and RoPE (`liger`: the norm keeps its input and per-row statistics instead of
+    /// an fp32 copy, SwiGLU keeps its two inputs and computes its backward in place); or Unsloth's
+    /// (`unsloth`: the same, and its fused LoRA autograd functions, `fast_lora.py`, which keep only
+    /// each projection's input and recompute the rank-r intermediates and the MLP's product in backward).
+    Kernels { Hf => "hf", Liger => "liger", Unsloth => "unsloth" }
+);
+
+impl Kernels {
+    /// Whether the norm and the gated MLP's pointwise work are fused kernels.
+    pub fn fused(self) -> bool {
+        self != Kernels::Hf
+    }
+}
+
+keyword_enum!(
     /// bitsandbytes' 4-bit matmul for a frozen base: `legacy` (before 0.43.2) kept each layer's input
     /// for backward, so QLoRA saved the inputs of every linear layer as full fine-tuning does;
     /// `fixed` (0.43.2 on, its changelog's "QLoRA bug fix") keeps only the quantized weight.
@@ -551,6 +567,8 @@ pub struct Scenario {
     pub rl: RlSettings,
     /// The training framework whose defaults fill the keys a link leaves out.
     pub framework: Framework,
+    /// The layer's kernels in training.
+    pub kernels: Kernels,
     /// Its release; `None`: the newest whose rules were read.
     pub framework_version: Option<Release>,
 }
@@ -602,6 +620,7 @@ impl Default for Scenario {
             rl: RlSettings::default(),
             framework: Framework::Hf,
             framework_version: None,
+            kernels: Kernels::Hf,
         }
     }
 }

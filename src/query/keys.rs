@@ -14,9 +14,9 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu, LoraTargets,
-    LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Release, Rollout, Scenario,
-    TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu, Kernels,
+    LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Release,
+    Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1074,6 +1074,14 @@ keys! {
         write: |s, c| s.loss.filter(|l| *l != c.default.loss.unwrap_or_else(|| s.default_loss())).map(|l| l.id().to_string()),
         architecture: false,
         doc: doc!("hf; selective for objective=dpo|grpo|ppo", "how the loss meets the logits (training): hf = transformers ≥ 4.49 (fp32 upcast + log-softmax, 12 B per logit at its backward), hf_shift = older transformers, through 4.48 (+ a shifted fp32 copy), chunked = chunked cross-entropy (LitGPT, torchtune), fused = fused linear cross-entropy (Liger, Cut Cross-Entropy, Unsloth): one chunk of logits at a time + the input gradient, half = a model's own 16-bit cross-entropy without upcast (remote-code Qwen v1, Baichuan 2, InternLM: 3 × 2 B per logit; under the Trainer's autocast, which runs cross_entropy in fp32, 2 × 2 + 4 + 4 B; DeepSpeed runs no autocast), selective = TRL's selective_log_softmax, which DPO, GRPO and PPO trainers use for per-token log-probabilities (TRL ≥ 0.15, ms-swift, verl without flash-attn): on 16-bit logits (DeepSpeed) each sequence's 16-bit log-softmax beside them, 2 × 2 B per logit; on fp32 logits (the Trainer's mixed precision, whose Accelerate wrapper returns them in fp32, or precision=fp32) the logsumexp path, 16 B per logit at backward (tools/measure_loss.py)"),
+    },
+    Kernels = "kernels" {
+        label: ("Layer kernels", "层的算子实现"),
+        read: Read::Word(|| ids(Kernels::ALL, Kernels::id)),
+        set: |s, v| keyword(v.word(), Kernels::from_id, |k| s.kernels = k),
+        write: |s, c| differs(s.kernels.id(), c.default.kernels.id()),
+        architecture: false,
+        doc: doc!("hf", "the decoder layer's kernels (training): hf = transformers' modules; liger = Liger's fused RMSNorm, SwiGLU and RoPE (the norm keeps its input and an fp32 value per row, not an fp32 copy; SwiGLU keeps its two inputs and writes its gradients into them); unsloth = the same plus Unsloth's fused LoRA (fast_lora.py: each projection group keeps only its input, the rank-r intermediates and the MLP's product are recomputed in backward). Set with loss=fused for Liger's fused linear cross-entropy; framework=unsloth sets kernels=unsloth"),
     },
     Recipe = "recipe" {
         label: ("Training recipe", "训练配方"),

@@ -8,8 +8,8 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Compile, Engine, Framework, LoraTargets, LossKernel, Method, Mode, Objective, Offload,
-    Optimizer, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Allocator, AttentionKernel, Compile, Engine, Framework, Kernels, LoraTargets, LossKernel, Method, Mode, Objective,
+    Offload, Optimizer, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::{fixed, trim_float};
@@ -325,6 +325,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { pick(Key::Compile, s.compile.id(), options(Compile::ALL, Compile::id)) }
                     { count(Key::Accum, s.accum, "1") }
                     { pick(Key::Loss, s.loss().id(), options(LossKernel::ALL, LossKernel::id)) }
+                    { pick(Key::Kernels, s.kernels.id(), options(Kernels::ALL, Kernels::id)) }
                     { pick(Key::Loop, s.training_loop.id(), options(TrainingLoop::ALL, TrainingLoop::id)) }
                     { pick(Key::Alloc, s.alloc.id(), options(Allocator::ALL, Allocator::id)) }
                     { pick(Key::Zero, &s.zero.to_string(), zero_options) }
