@@ -55,10 +55,13 @@ fn paste_diagnosis_text(id: MsgId) -> (&'static str, &'static str) {
     paste_diagnosis_table(id)
 }
 
+/// A lookup of (English, Chinese) texts by id.
+#[cfg(target_arch = "wasm32")]
+type Lookup = fn(MsgId) -> (&'static str, &'static str);
+
 #[cfg(target_arch = "wasm32")]
 thread_local! {
-    static PASTE_DIAGNOSIS: std::cell::Cell<Option<fn(MsgId) -> (&'static str, &'static str)>> =
-        const { std::cell::Cell::new(None) };
+    static PASTE_DIAGNOSIS: std::cell::Cell<Option<Lookup>> = const { std::cell::Cell::new(None) };
 }
 
 /// In wasm the diagnosis's texts are empty until this is called: the reader worker calls it; the
