@@ -145,7 +145,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "--frameworks" => {
-                out!("{}", vram_ledger::ledger::framework::rules_markdown());
+                out!("{}", frameworks_markdown());
                 return ExitCode::SUCCESS;
             }
             "--presets" => {
@@ -426,6 +426,14 @@ fn custom_model_query(path: &str, given: &str) -> Result<String, String> {
     let rest: Vec<String> =
         pairs.iter().map(|(k, v)| format!("{}={}", query::percent_encode(k), query::percent_encode(v))).collect();
     Ok(if rest.is_empty() { link } else { format!("{link}&{}", rest.join("&")) })
+}
+
+/// The frameworks' rules with their sources (docs/frameworks.md); the sources are not in wasm builds.
+fn frameworks_markdown() -> String {
+    #[cfg(not(target_arch = "wasm32"))]
+    return vram_ledger::ledger::framework::rules_markdown();
+    #[cfg(target_arch = "wasm32")]
+    String::new()
 }
 
 /// The vocabulary as a Markdown table (docs/query-keys.md). The documentation is not in wasm builds.
