@@ -271,3 +271,55 @@ fn big_files_are_read_or_refused_with_a_message() {
     let deep = message(&"[".repeat(100_000));
     assert!(deep.starts_with("config.json is not valid JSON: nested too deeply at byte 129"), "{deep}");
 }
+
+/// The 2025–26 model types people fine-tune beyond the presets, from their real config.json files
+/// (tests/data/configs/README.md, docs/research/frameworks/configs-2026.md): each read as its
+/// family, within 3 % of its published parameter count (the published figures are rounded).
+#[test]
+fn models_of_2026_import_to_their_published_size() {
+    use vram_ledger::ledger::architecture::LayerKind;
+    let import = |f: &str| parse_config(&load(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let near = |f: &str, published: f64| {
+        let imported = import(f);
+        let n = imported.architecture.parameters() as f64;
+        assert!((n / published - 1.0).abs() < 0.03, "{f}: {n} vs {published}");
+        imported
+    };
+    // Qwen3.5-27B: "27B (dense)"; Gated DeltaNet 3 of every 4 layers, gated attention, Qwen3-VL's tower.
+    let q = near("qwen3.5-27b", 27e9).architecture;
+    assert_eq!(q.layer_pattern.text(), "LLLF");
+    assert!(q.attn_gate && q.linear.is_some() && q.vision.is_some());
+    // Qwen3.5-35B-A3B: "35B in total and 3B activated"; no dense intermediate_size.
+    let m = near("qwen3.5-35b-a3b", 35e9).architecture;
+    let moe = m.moe.expect("experts");
+    assert_eq!((moe.experts, moe.active, moe.expert_ffn, moe.shared, moe.shared_ffn), (256, 8, 512, 1, 512));
+    // Hunyuan-A13B: "a total of 80 billion parameters"; per-layer lists, the shared MLP, tied.
+    let h = near("hunyuan-a13b", 80e9);
+    let hm = h.architecture.moe.expect("experts");
+    assert_eq!((hm.experts, hm.active, hm.shared, hm.shared_ffn), (64, 8, 1, 3072));
+    assert!(h.architecture.tied_embeddings && h.architecture.qk_norm);
+    assert!(h.notes.is_empty(), "uniform lists need no note: {:?}", h.notes);
+    // Gemma-4 26B-A4B: "25.2B total parameters"; the MoE block beside the dense MLP, sliding 5:1.
+    let g = near("gemma-4-26b-a4b", 25.2e9);
+    let gm = g.architecture.moe.expect("experts");
+    assert_eq!((gm.experts, gm.active, gm.expert_ffn, gm.shared_ffn), (128, 8, 704, 2112));
+    assert_eq!(g.architecture.layer_pattern.text(), "SSSSSF");
+    assert!(g.architecture.layer_pattern.kinds().contains(&LayerKind::Sliding) && g.architecture.window == 1024);
+    assert_eq!(g.notes.len(), 1, "the global layers' shape is said: {:?}", g.notes);
+    // Kimi-K2.5: "Total parameters 1T".
+    near("kimi-k2.5", 1.0e12);
+}
+
+/// A per-layer list whose entries differ is billed at its largest, and the note says so.
+#[test]
+fn per_layer_lists_read_as_their_largest() {
+    let text = load("hunyuan-a13b").replacen("\"moe_topk\": [\n    8,", "\"moe_topk\": [\n    2,", 1);
+    assert_ne!(text, load("hunyuan-a13b"), "the fixture's layout changed");
+    let imported = parse_config(&text).expect("imports");
+    assert_eq!(imported.architecture.moe.expect("experts").active, 8);
+    let notes: Vec<String> =
+        imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+    assert!(notes.iter().any(|n| n.contains("moe_topk") && n.contains("2 … 8")), "{notes:?}");
+    assert!(error_of(&load("hunyuan-a13b").replacen("\"moe_topk\": [\n    8,", "\"moe_topk\": [\n    \"x\",", 1))
+        .contains("moe_topk"));
+}

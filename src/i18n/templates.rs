@@ -765,6 +765,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "field `model_type` is missing (supported: {0})",
             "缺少字段 `model_type`(支持:{0})",
         ),
+        ImportGemma4Global => (
+            "Gemma-4's full-attention layers (`global_head_dim`, `num_global_key_value_heads`, K shared with V) are billed with the sliding layers' head shape",
+            "`Gemma-4` 的全注意力层(`global_head_dim`、`num_global_key_value_heads`、`K` 与 `V` 共用)按滑动窗口层的头形状计算",
+        ),
+        ImportPerLayer => (
+            "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",
+            "`{0}` 各层不同({1} … {2}):每一层都按最大值计算",
+        ),
         ImportGeneric => (
             "model_type `{0}` is not one the importer knows: read as a Llama-style decoder (gated MLP, RMSNorm, full attention, no biases) from its standard fields",
             "不认识的 model_type `{0}`:按 Llama 式解码器(门控 MLP、RMSNorm、全注意力、无偏置)读取其标准字段",

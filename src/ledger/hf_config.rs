@@ -87,10 +87,17 @@ impl<'a> Fields<'a> {
         format!("{}{key}", self.prefix)
     }
 
-    /// A whole number ≥ `min`; `Ok(None)` when absent.
+    /// A whole number ≥ `min`; `Ok(None)` when absent. A per-layer list of whole numbers (Hunyuan's
+    /// `moe_topk`, `num_shared_expert`) reads as its largest (`per_layer_notes` says so when they differ).
     fn opt_count(&self, key: &str, min: u64, max: u64) -> Result<Option<u64>, ConfigError> {
         let Some(v) = self.raw(key) else { return Ok(None) };
-        let n = v.as_u64().filter(|n| *n < 1_000_000_000_000_000_000);
+        let n = match v {
+            Json::Array(items) if !items.is_empty() && items.len() <= MAX_LAYERS as usize => {
+                items.iter().map(Json::as_u64).collect::<Option<Vec<u64>>>().and_then(|l| l.into_iter().max())
+            }
+            _ => v.as_u64(),
+        };
+        let n = n.filter(|n| *n < 1_000_000_000_000_000_000);
         match n {
             Some(n) if n < min => err(msg!(ConfigFieldZero, Arg::Text(self.name(key)))),
             Some(n) if n > max => err(msg!(ConfigFieldTooLarge, Arg::Text(self.name(key)), Arg::Int(n), Arg::Int(max))),
@@ -219,6 +226,10 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                 notes.push(msg!(ImportGeneric, Arg::Text(model_type.chars().take(40).collect())));
             }
             let mut a = decoder(&text, family, name)?;
+            per_layer_notes(&text, &mut notes);
+            if family == Family::Gemma4 && text.opt_uint("global_head_dim", MAX_DIM)?.is_some() {
+                notes.push(msg!(ImportGemma4Global));
+            }
             if let Some(t) = top.opt_bool("tie_word_embeddings")? {
                 a.tied_embeddings = t;
             }
@@ -231,6 +242,18 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     Ok(Imported { architecture: arch, notes })
 }
 
+/// A per-layer list whose entries differ is read as its largest: the note names it.
+fn per_layer_notes(f: &Fields, notes: &mut Vec<Msg>) {
+    for key in ["moe_topk", "num_shared_expert", "moe_intermediate_size", "num_experts_per_tok"] {
+        let Some(Json::Array(items)) = f.raw(key) else { continue };
+        let values: Vec<u64> = items.iter().filter_map(Json::as_u64).collect();
+        let (Some(low), Some(high)) = (values.iter().min(), values.iter().max()) else { continue };
+        if low != high {
+            notes.push(msg!(ImportPerLayer, Arg::Text(f.name(key)), Arg::Int(*low), Arg::Int(*high)));
+        }
+    }
+}
+
 /// Which reading of the fields a `model_type` gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
@@ -238,10 +261,12 @@ enum Family {
     Qwen2,
     Qwen3,
     Qwen3Next,
+    Hunyuan,
     DeepSeek,
     GptOss,
     Gemma2,
     Gemma3,
+    Gemma4,
     Llama4,
     Glm,
     /// Another decoder with the standard fields.
@@ -254,11 +279,14 @@ impl Family {
             "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "granite" => Family::Llama,
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" => Family::Qwen2,
             "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" => Family::Qwen3,
-            "qwen3_next" => Family::Qwen3Next,
+            // Qwen3.5 is Qwen3-Next's hybrid (Gated DeltaNet + gated attention) with a vision tower.
+            "qwen3_next" | "qwen3_5" | "qwen3_5_text" | "qwen3_5_moe" | "qwen3_5_moe_text" => Family::Qwen3Next,
+            "hunyuan" | "hunyuan_v1_moe" | "hunyuan_v1_dense" => Family::Hunyuan,
             "deepseek_v2" | "deepseek_v3" | "kimi_k2" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
             "gemma3" | "gemma3_text" => Family::Gemma3,
+            "gemma4" | "gemma4_text" => Family::Gemma4,
             "llama4" | "llama4_text" => Family::Llama4,
             "glm4_moe" | "glm4" => Family::Glm,
             // A nested text model of a known type.
@@ -280,20 +308,26 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         None => f.uint("num_attention_heads", MAX_DIM)?,
     };
     let kv_heads = f.opt_uint("num_key_value_heads", MAX_DIM)?.unwrap_or(if gemma3 { 4 } else { heads });
-    let head_dim = match f.opt_uint("head_dim", MAX_DIM)? {
+    let head_dim = match f.first_uint(&["head_dim", "attention_head_dim"], MAX_DIM)? {
         Some(d) => d,
         None if gemma3 => 256,
         None if hidden % heads == 0 => hidden / heads,
         None => return err(msg!(ConfigHeadDim, Arg::Int(hidden), Arg::Int(heads))),
     };
-    let ffn = f.uint("intermediate_size", MAX_DIM)?;
+    // A mixture of experts without dense layers (Qwen3.5-MoE) has no `intermediate_size`.
+    let ffn = match f.opt_uint("intermediate_size", MAX_DIM)? {
+        Some(n) => n,
+        None => {
+            f.opt_uint("moe_intermediate_size", MAX_DIM)?.map_or_else(|| f.uint("intermediate_size", MAX_DIM), Ok)?
+        }
+    };
     let vocab = match f.opt_uint("vocab_size", MAX_VOCAB)? {
         Some(v) => v,
         None if gemma3 => 262208,
         None => f.uint("vocab_size", MAX_VOCAB)?,
     };
     // transformers' own defaults per family when the field is absent.
-    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3);
+    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4);
     let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
     let attention_bias = f.opt_bool("attention_bias")?.unwrap_or(false);
     let mlp_bias = f.opt_bool("mlp_bias")?.unwrap_or(false);
@@ -303,8 +337,8 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     };
     a.qkv_bias = family == Family::Qwen2 || attention_bias;
     a.out_and_mlp_bias = mlp_bias;
-    a.qk_norm = matches!(family, Family::Qwen3 | Family::Qwen3Next | Family::Gemma3)
-        || (family == Family::Glm && f.opt_bool("use_qk_norm")?.unwrap_or(false));
+    a.qk_norm = matches!(family, Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4)
+        || (matches!(family, Family::Glm | Family::Hunyuan) && f.opt_bool("use_qk_norm")?.unwrap_or(false));
     family_details(f, family, &mut a)?;
     a.moe = moe(f, family, ffn)?;
     // The `ffn` of a mixture of experts is one expert's size (the dense layers keep `dense_ffn`).
@@ -333,6 +367,10 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
             a.softcapping = on("final_logit_softcapping")? || on("attn_logit_softcapping")?;
         }
         Family::Gemma3 => a.norms_per_layer = 4,
+        Family::Gemma4 => {
+            a.norms_per_layer = 4;
+            a.softcapping = f.opt_float("final_logit_softcapping")?.is_some();
+        }
         Family::GptOss => {
             // attention_bias covers q, k, v and o; the experts have biases; one sink per head.
             a.qkv_bias = true;
@@ -354,7 +392,8 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
     if experts < 2 {
         return Ok(None);
     }
-    let active = f.first_uint(&["num_experts_per_tok", "experts_per_token", "moe_topk"], 1 << 16)?.unwrap_or(1);
+    let active =
+        f.first_uint(&["num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"], 1 << 16)?.unwrap_or(1);
     if active > experts {
         return err(msg!(ConfigExpertsPerToken, Arg::Int(active), Arg::Int(experts)));
     }
@@ -376,6 +415,13 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         Family::Llama4 => {
             (m.shared, m.shared_ffn) = (1, expert_ffn);
             m.dense_ffn = f.opt_uint("intermediate_size_mlp", MAX_DIM)?.unwrap_or(ffn);
+        }
+        // Gemma-4's MoE block runs beside the layer's dense MLP (`intermediate_size`).
+        Family::Gemma4 => (m.shared, m.shared_ffn) = (1, ffn),
+        // HunYuanMoE's shared MLP (`use_mixed_mlp_moe`) is `intermediate_size × num_shared_expert`.
+        Family::Hunyuan if f.opt_bool("use_mixed_mlp_moe")?.unwrap_or(false) => {
+            let n = f.opt_count("num_shared_expert", 0, 1 << 10)?.unwrap_or(1);
+            (m.shared, m.shared_ffn) = (1, ffn.saturating_mul(n));
         }
         _ => {}
     }
@@ -460,10 +506,11 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
     let kind = match model_type {
         "qwen2_vl" => VisionKind::Qwen2Vl,
         "qwen2_5_vl" => VisionKind::Qwen25Vl,
-        "qwen3_vl" => VisionKind::Qwen3Vl,
+        // Qwen3.5's tower is Qwen3-VL's, without deepstack.
+        "qwen3_vl" | "qwen3_5" | "qwen3_5_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
         "mistral3" => VisionKind::Pixtral,
-        _ if family == Family::Gemma3 => VisionKind::Siglip,
+        _ if matches!(family, Family::Gemma3 | Family::Gemma4) => VisionKind::Siglip,
         _ => return Ok(None),
     };
     let dim =

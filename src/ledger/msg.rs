@@ -393,6 +393,8 @@ msg_ids!(
     FileGenerationConfig,
     ConfigTooLarge,
     ImportGeneric,
+    ImportPerLayer,
+    ImportGemma4Global,
     FetchGated,
     FetchNotFound,
     FetchHttp,
