@@ -240,6 +240,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "compiled: the fp32 upcast and log-softmax fused, the backward keeps the logits ({0} B) and writes their gradient",
             "已编译:fp32 上转与 log-softmax 融合,反向保留 logits({0} B)并写出它的梯度",
         ),
+        LossInplace => (
+            "a cross-entropy kernel on the 16-bit logits that writes their gradient in place (Unsloth before 2024.11.7)",
+            "在 16 位 logits 上计算、把梯度原地写回的交叉熵核(`Unsloth` 2024.11.7 之前)",
+        ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (
             "loss=fused (fused linear cross-entropy: Liger, Cut Cross-Entropy, Unsloth, TRL's chunked_nll): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",

@@ -225,8 +225,10 @@ rules![
         "unsloth 2026.8.19 `models/loader.py:L423` and `get_peft_model`: `use_gradient_checkpointing=\"unsloth\"` (unsloth-zoo `gradient_checkpointing.py:L769-854`)";
     Unsloth, None, None, All, Kernels(Kernels::Unsloth),
         "unsloth `models/llama.py:L824-844` (`fast_rms_layernorm`, the fused LoRA QKV / O / MLP of `kernels/fast_lora.py`: `save_for_backward(X, …)`, `(…, X, e, g)`), `kernels/rms_layernorm.py:L205`";
-    Unsloth, None, None, Sft, Loss(LossKernel::Fused),
-        "unsloth `models/llama.py:L1464-1521`: with labels the loss is `unsloth_fused_ce_loss` and the logits are never materialised (`UNSLOTH_RETURN_LOGITS` unset)";
+    Unsloth, None, v(2024, 11, 7), Sft, Loss(LossKernel::Inplace),
+        "unsloth 2024.11.6 and before `models/llama.py`: `fast_cross_entropy_loss` on the model's 16-bit logits, its backward stored into them (`kernels/cross_entropy_loss.py:L265`)";
+    Unsloth, v(2024, 11, 7), None, Sft, Loss(LossKernel::Fused),
+        "unsloth 2024.11.7 (fa8e59eb1b, \"Cut Cross Entropy\") to 2026.8.19 `models/llama.py:L1464-1521`: with labels the loss is fused (Cut Cross-Entropy, then `unsloth_fused_ce_loss`) and the logits are never materialised";
     Unsloth, None, None, All, Optim(Optimizer::AdamW8bit),
         "unsloth `models/rl.py:L3276` (its TRL config overrides) and the notebooks: `optim=\"adamw_8bit\"`";
     Unsloth, None, None, Kbit, Recipe(Recipe::Plain),
@@ -308,7 +310,7 @@ pub fn releases(f: Framework) -> &'static [Release] {
     match f {
         Framework::Hf => &[Release(4, 48, 0), Release(4, 57, 0), Release(5, 2, 0), Release(5, 25, 0)],
         Framework::Trl => &[Release(0, 8, 0), Release(0, 25, 0), Release(0, 26, 0), Release(1, 6, 0), Release(1, 9, 0)],
-        Framework::Unsloth => &[Release(2026, 8, 19)],
+        Framework::Unsloth => &[Release(2024, 11, 6), Release(2026, 8, 19)],
         Framework::Llamafactory => &[Release(0, 9, 2), Release(0, 9, 5)],
         Framework::MsSwift => &[Release(3, 5, 0), Release(4, 5, 2)],
         Framework::Axolotl => &[Release(0, 18, 0)],

@@ -58,6 +58,9 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
         // kept by autograd: 2 × 2 B.
         LossKernel::Selective if autocast || act == Dtype::Fp32 => (16.0, msg!(LossSelectiveFp32)),
         LossKernel::Selective => (2.0 * act_b, msg!(LossSelective)),
+        // The logits themselves: the kernel saves them (and a per-token fp32 log-sum-exp) and its
+        // backward stores the gradient into them (`tl.store(logits_ptr + …)`).
+        LossKernel::Inplace => (act_b, msg!(LossInplace)),
     }
 }
 
@@ -69,7 +72,7 @@ fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast:
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
         LossKernel::Half if !autocast => act.bytes(),
         LossKernel::Selective if autocast || act == Dtype::Fp32 => 4.0,
-        LossKernel::Selective => act.bytes(),
+        LossKernel::Selective | LossKernel::Inplace => act.bytes(),
         _ => 4.0,
     }
 }

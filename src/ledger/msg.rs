@@ -177,6 +177,7 @@ msg_ids!(
     LossHalf,
     LossHalfConverted,
     LossFused,
+    LossInplace,
     LossCompiled,
     WeightsQuantizedHead,
     DequantHead,

@@ -66,8 +66,19 @@ keyword_enum!(
     /// model's own cross-entropy on its 16-bit logits, without upcast (remote-code models such as
     /// Qwen v1, Baichuan 2, InternLM: a shifted 16-bit copy and 16-bit log-probabilities);
     /// `selective` = TRL's `selective_log_softmax` (DPO, GRPO, PPO; ms-swift's and verl's own copy):
-    /// the 16-bit logits and, one sequence at a time, their 16-bit log-softmax, which autograd keeps.
-    LossKernel { Hf => "hf", HfShift => "hf_shift", Chunked => "chunked", Fused => "fused", Half => "half", Selective => "selective" }
+    /// the 16-bit logits and, one sequence at a time, their 16-bit log-softmax, which autograd keeps;
+    /// `inplace` = a cross-entropy kernel that keeps the model's 16-bit logits with an fp32
+    /// log-sum-exp per token and writes their gradient into them (Unsloth before 2024.11.7,
+    /// `fast_cross_entropy_loss`).
+    LossKernel {
+        Hf => "hf",
+        HfShift => "hf_shift",
+        Chunked => "chunked",
+        Fused => "fused",
+        Half => "half",
+        Selective => "selective",
+        Inplace => "inplace",
+    }
 );
 
 keyword_enum!(
