@@ -323,3 +323,23 @@ fn per_layer_lists_read_as_their_largest() {
     assert!(error_of(&load("hunyuan-a13b").replacen("\"moe_topk\": [\n    8,", "\"moe_topk\": [\n    \"x\",", 1))
         .contains("moe_topk"));
 }
+
+/// An unknown type is read as the generic decoder, and the note names the fields that describe its
+/// shape and were not read: Nemotron-3-Nano's hybrid Mamba-2 / MoE / attention stack (52 blocks
+/// given by `hybrid_override_pattern`) is not a plain decoder, and its generic size (102 B) is far
+/// from the published 31.6 B — the note must say which fields it left.
+#[test]
+fn a_generic_import_names_the_fields_it_ignored() {
+    let imported = parse_config(&load("nemotron-3-nano-30b-a3b")).expect("generic");
+    let notes: Vec<String> =
+        imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("nemotron_h"));
+    for field in ["hybrid_override_pattern", "mamba_num_heads", "ssm_state_size", "n_groups"] {
+        assert!(notes[1].contains(field), "{field} in {}", notes[1]);
+    }
+    // Fields the generic reading uses, or that do not describe the shape, are not listed.
+    for field in ["num_hidden_layers", "rope_theta", "rms_norm_eps", "max_position_embeddings"] {
+        assert!(!notes[1].contains(field), "{field} in {}", notes[1]);
+    }
+}

@@ -773,6 +773,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Gemma-4's full-attention layers (`global_head_dim`, `num_global_key_value_heads`, K shared with V) are billed with the sliding layers' head shape",
             "`Gemma-4` 的全注意力层(`global_head_dim`、`num_global_key_value_heads`、`K` 与 `V` 共用)按滑动窗口层的头形状计算",
         ),
+        ImportIgnored => (
+            "fields that look like the model's shape and were not read: {0} — the bill does not follow what they describe, so its size may be far off",
+            "看似描述模型结构但未被读取的字段:{0}——账单没有按它们描述的结构计算,规模可能相差很大",
+        ),
         ImportPerLayer => (
             "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",
             "`{0}` 各层不同({1} … {2}):每一层都按最大值计算",

@@ -162,9 +162,12 @@ fn attention_saved(
 /// A Gated DeltaNet layer (Qwen3-Next): the convolution's input and output (q, k, v), the z gate,
 /// the output and the gated norm's input, the b/a gates (and their fp32 forms), and the chunked
 /// kernel's fp32 state at every 64-token chunk boundary.
+/// Mamba-2 keeps the same kinds of tensor: the in-projection's x, B, C before and after the
+/// convolution, z and the output with the gated norm's input, dt, and mamba_ssm's fp32 state at
+/// every 256-token chunk boundary.
 fn linear_attention_saved(lin: &LinearSpec, act: f64, inputs_kept: bool) -> f64 {
     let (conv, value, nv) = (lin.conv_dim() as f64, (lin.v_heads * lin.head_dim) as f64, lin.v_heads as f64);
-    let states = 4.0 * lin.state_elements() as f64 / 64.0;
+    let states = 4.0 * lin.state_elements() as f64 / lin.chunk();
     act * (2.0 * conv + 3.0 * value + 2.0 * nv) + 4.0 * 2.0 * nv + states + if inputs_kept { act * value } else { 0.0 }
 }
 
@@ -246,6 +249,7 @@ fn adapters_saved(
         }
         shared_inputs += match l.name {
             "q_proj" | "k_proj" | "v_proj" | "q_a_proj" | "kv_a_proj_with_mqa" | "in_proj_qkvz" | "in_proj_ba"
+            | "in_proj"
                 if !seen_attn_in =>
             {
                 seen_attn_in = true;

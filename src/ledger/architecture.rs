@@ -184,34 +184,57 @@ impl MlaSpec {
     }
 }
 
-/// Gated DeltaNet linear attention (Qwen3-Next's `L` layers): `k_heads` key heads and `v_heads`
-/// value heads of `head_dim`, a short causal convolution of `conv` taps; each sequence keeps a
-/// `v_heads × head_dim × head_dim` state instead of a KV cache.
+/// The linear-attention (`L`) layers' mixer, one of two kinds. Gated DeltaNet (Qwen3-Next,
+/// Qwen3.5; `ssm_state` 0): `k_heads` key heads and `v_heads` value heads of `head_dim`, a short
+/// causal convolution of `conv` taps; each sequence keeps a `v_heads × head_dim × head_dim` state
+/// instead of a KV cache. Mamba-2 (Granite-4.0-H, Bamba; `ssm_state` N > 0): `v_heads` heads of
+/// `head_dim` (the inner size), `k_heads` groups of B and C of N each, the convolution over x, B and
+/// C; each sequence keeps a `v_heads × head_dim × N` state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinearSpec {
     pub k_heads: u64,
     pub v_heads: u64,
     pub head_dim: u64,
     pub conv: u64,
+    /// Mamba-2's state size N (`mamba_d_state`); 0 for Gated DeltaNet.
+    #[serde(default)]
+    pub ssm_state: u64,
 }
 
 impl LinearSpec {
+    /// Whether the mixer is Mamba-2's (else Gated DeltaNet's).
+    pub fn is_mamba(&self) -> bool {
+        self.ssm_state > 0
+    }
+
+    /// Gated DeltaNet's q and k; Mamba-2's B and C (groups × N).
     fn key_dim(&self) -> u64 {
-        self.k_heads.saturating_mul(self.head_dim)
+        self.k_heads.saturating_mul(if self.is_mamba() { self.ssm_state } else { self.head_dim })
     }
 
     fn value_dim(&self) -> u64 {
         self.v_heads.saturating_mul(self.head_dim)
     }
 
-    /// Channels of the convolution: q, k and v.
+    /// Channels of the convolution: q, k and v (Mamba-2: x, B and C).
     pub fn conv_dim(&self) -> u64 {
         self.key_dim().saturating_mul(2).saturating_add(self.value_dim())
     }
 
     /// Elements of the recurrent state of one sequence in one layer.
     pub fn state_elements(&self) -> u64 {
-        self.v_heads.saturating_mul(self.head_dim).saturating_mul(self.head_dim)
+        let n = if self.is_mamba() { self.ssm_state } else { self.head_dim };
+        self.v_heads.saturating_mul(self.head_dim).saturating_mul(n)
+    }
+
+    /// Tokens per chunk of the chunked scan, whose fp32 state at each chunk boundary training
+    /// keeps: fla's Gated DeltaNet kernel 64, mamba_ssm's `mamba_chunk_scan_combined` 256.
+    pub fn chunk(&self) -> f64 {
+        if self.is_mamba() {
+            256.0
+        } else {
+            64.0
+        }
     }
 }
 
@@ -789,13 +812,18 @@ impl Architecture {
         self.linear_attention_linears(out);
     }
 
-    /// Gated DeltaNet's projections (Qwen3-Next), on the linear-attention layers only.
+    /// The linear-attention layers' projections: Gated DeltaNet's (Qwen3-Next) or Mamba-2's one
+    /// `in_proj` to z, x, B, C and dt (transformers' `MambaMixer2`: inner + conv_dim + heads).
     fn linear_attention_linears(&self, out: &mut Linears) {
         let Some(l) = &self.linear else { return };
         let (h, layers, group) = (self.hidden, self.layers_of(LayerKind::Linear), LinearGroup::LinearAttention);
         let mut push = |name, d_in, d_out| out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers });
-        push("in_proj_qkvz", h, l.key_dim() * 2 + l.value_dim() * 2);
-        push("in_proj_ba", h, 2 * l.v_heads);
+        if l.is_mamba() {
+            push("in_proj", h, l.value_dim() + l.conv_dim() + l.v_heads);
+        } else {
+            push("in_proj_qkvz", h, l.key_dim() * 2 + l.value_dim() * 2);
+            push("in_proj_ba", h, 2 * l.v_heads);
+        }
         push("out_proj", l.value_dim(), h);
     }
 
@@ -833,7 +861,14 @@ impl Architecture {
         if let Some(lin) = &self.linear {
             let n = self.layers_of(LayerKind::Linear) as f64;
             let nv = lin.v_heads as f64;
-            p += n * (lin.conv_dim() as f64 * lin.conv as f64 + 2.0 * nv + lin.head_dim as f64);
+            let conv = lin.conv_dim() as f64;
+            p += n * if lin.is_mamba() {
+                // Depthwise conv with its bias, dt_bias, A_log and D per head, the gated norm over
+                // the inner size.
+                conv * (lin.conv as f64 + 1.0) + 3.0 * nv + lin.value_dim() as f64
+            } else {
+                conv * lin.conv as f64 + 2.0 * nv + lin.head_dim as f64
+            };
         }
         if let Some(m) = &self.moe {
             let moe = self.moe_layers() as f64;

@@ -224,6 +224,10 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
             let family = Family::of(model_type, &text);
             if family == Family::Generic {
                 notes.push(msg!(ImportGeneric, Arg::Text(model_type.chars().take(40).collect())));
+                let ignored = ignored_fields(&text);
+                if !ignored.is_empty() {
+                    notes.push(msg!(ImportIgnored, Arg::Text(ignored.join(", "))));
+                }
             }
             let mut a = decoder(&text, family, name)?;
             per_layer_notes(&text, &mut notes);
@@ -240,6 +244,80 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     arch.checkpoint = checkpoint(&top, &mut notes)?;
     arch.validate().map_err(ConfigError)?;
     Ok(Imported { architecture: arch, notes })
+}
+
+/// The fields the generic reading uses.
+const GENERIC_READS: &[&str] = &[
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "attention_head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "tie_word_embeddings",
+    "attention_bias",
+    "mlp_bias",
+    "sliding_window",
+    "layer_types",
+    "layers_block_type",
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "num_experts_per_tok",
+    "experts_per_token",
+    "moe_topk",
+    "top_k_experts",
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "interleave_moe_layer_step",
+    "decoder_sparse_step",
+    "moe_layer_freq",
+    "topk_method",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+    "attention_chunk_size",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_conv_kernel_dim",
+];
+
+/// Fields of an unknown type that look like its shape (layers, experts, heads, sizes, a hybrid
+/// stack's pattern and state) and that the generic reading did not use: the note names them, so a
+/// count that leaves them out is not taken for the model's.
+fn ignored_fields(f: &Fields) -> Vec<String> {
+    const SHAPE: &[&str] = &[
+        "layer", "expert", "moe", "head", "dim", "size", "proj", "conv", "state", "group", "block", "mamba", "ssm",
+        "pattern", "hybrid", "window", "shared", "mtp", "nextn", "expand",
+    ];
+    const NOT_SHAPE: &[&str] = &[
+        "dropout",
+        "eps",
+        "token_id",
+        "position",
+        "rope",
+        "act",
+        "init",
+        "aux",
+        "dtype",
+        "pdrop",
+        "scal",
+        "max_window",
+    ];
+    (f.obj.iter())
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !GENERIC_READS.contains(k) && !f.raw(k).is_none())
+        .filter(|k| SHAPE.iter().any(|p| k.contains(p)) && !NOT_SHAPE.iter().any(|p| k.contains(p)))
+        .take(16)
+        .map(|k| f.name(k).chars().take(60).collect())
+        .collect()
 }
 
 /// A per-layer list whose entries differ is read as its largest: the note names it.
@@ -262,6 +340,8 @@ enum Family {
     Qwen3,
     Qwen3Next,
     Hunyuan,
+    /// Hybrid Mamba-2 + attention with a shared-expert MoE (Granite-4.0-H, Bamba).
+    GraniteHybrid,
     DeepSeek,
     GptOss,
     Gemma2,
@@ -282,6 +362,7 @@ impl Family {
             // Qwen3.5 is Qwen3-Next's hybrid (Gated DeltaNet + gated attention) with a vision tower.
             "qwen3_next" | "qwen3_5" | "qwen3_5_text" | "qwen3_5_moe" | "qwen3_5_moe_text" => Family::Qwen3Next,
             "hunyuan" | "hunyuan_v1_moe" | "hunyuan_v1_dense" => Family::Hunyuan,
+            "granitemoehybrid" | "bamba" => Family::GraniteHybrid,
             "deepseek_v2" | "deepseek_v3" | "kimi_k2" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
@@ -314,8 +395,12 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         None if hidden % heads == 0 => hidden / heads,
         None => return err(msg!(ConfigHeadDim, Arg::Int(hidden), Arg::Int(heads))),
     };
-    // A mixture of experts without dense layers (Qwen3.5-MoE) has no `intermediate_size`.
-    let ffn = match f.opt_uint("intermediate_size", MAX_DIM)? {
+    // A mixture of experts without dense layers (Qwen3.5-MoE) has no `intermediate_size`; a dense
+    // Granite-4.0-H has only its shared MLP.
+    let shared_only = family == Family::GraniteHybrid
+        && f.opt_count("num_local_experts", 0, 1 << 16)?.unwrap_or(0) < 2
+        && f.raw("shared_intermediate_size").is_some();
+    let ffn = match f.opt_uint(if shared_only { "shared_intermediate_size" } else { "intermediate_size" }, MAX_DIM)? {
         Some(n) => n,
         None => {
             f.opt_uint("moe_intermediate_size", MAX_DIM)?.map_or_else(|| f.uint("intermediate_size", MAX_DIM), Ok)?
@@ -418,6 +503,12 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         }
         // Gemma-4's MoE block runs beside the layer's dense MLP (`intermediate_size`).
         Family::Gemma4 => (m.shared, m.shared_ffn) = (1, ffn),
+        // GraniteMoeSharedMoE: the routed experts (`intermediate_size`) beside one shared MLP.
+        Family::GraniteHybrid => {
+            if let Some(n) = f.opt_uint("shared_intermediate_size", MAX_DIM)? {
+                (m.shared, m.shared_ffn) = (1, n);
+            }
+        }
         // HunYuanMoE's shared MLP (`use_mixed_mlp_moe`) is `intermediate_size × num_shared_expert`.
         Family::Hunyuan if f.opt_bool("use_mixed_mlp_moe")?.unwrap_or(false) => {
             let n = f.opt_count("num_shared_expert", 0, 1 << 10)?.unwrap_or(1);
@@ -444,13 +535,13 @@ fn mla(f: &Fields) -> Result<Option<MlaSpec>, ConfigError> {
 /// `sliding_window_pattern`, Llama-4's chunked layers, Qwen3-Next's `full_attention_interval`).
 fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), ConfigError> {
     let window = f.opt_uint("sliding_window", 1 << 30)?.unwrap_or(0);
-    if let Some(Json::Array(types)) = f.raw("layer_types") {
+    if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
         let kinds: Vec<LayerKind> = types
             .iter()
             .map(|t| match t.as_str() {
                 Some("sliding_attention") => LayerKind::Sliding,
                 Some("chunked_attention") => LayerKind::Chunked,
-                Some("linear_attention") => LayerKind::Linear,
+                Some("linear_attention" | "mamba") => LayerKind::Linear,
                 _ => LayerKind::Full,
             })
             .collect();
@@ -483,12 +574,28 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     a.window = if kinds.contains(&LayerKind::Sliding) { window } else { 0 };
     a.chunk =
         if kinds.contains(&LayerKind::Chunked) { f.opt_uint("attention_chunk_size", 1 << 30)?.unwrap_or(0) } else { 0 };
-    if a.layer_pattern.kinds().contains(&LayerKind::Linear) {
+    if a.layer_pattern.kinds().contains(&LayerKind::Linear) && f.raw("mamba_d_state").is_some() {
+        // transformers' MambaMixer2: heads × head_dim = the inner size (`mamba_expand` × hidden
+        // when `mamba_d_head` is "auto").
+        let heads = f.uint("mamba_n_heads", MAX_DIM)?;
+        let head_dim = match f.opt_uint("mamba_d_head", MAX_DIM) {
+            Ok(Some(d)) => d,
+            _ => f.opt_uint("mamba_expand", 64)?.unwrap_or(2).saturating_mul(a.hidden) / heads,
+        };
+        a.linear = Some(LinearSpec {
+            k_heads: f.opt_uint("mamba_n_groups", MAX_DIM)?.unwrap_or(1),
+            v_heads: heads,
+            head_dim,
+            conv: f.opt_uint("mamba_d_conv", 64)?.unwrap_or(4),
+            ssm_state: f.uint("mamba_d_state", MAX_DIM)?,
+        });
+    } else if a.layer_pattern.kinds().contains(&LayerKind::Linear) {
         a.linear = Some(LinearSpec {
             k_heads: f.uint("linear_num_key_heads", MAX_DIM)?,
             v_heads: f.uint("linear_num_value_heads", MAX_DIM)?,
             head_dim: f.uint("linear_key_head_dim", MAX_DIM)?,
             conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
+            ssm_state: 0,
         });
     }
     Ok(())

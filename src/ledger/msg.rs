@@ -395,6 +395,7 @@ msg_ids!(
     ConfigTooLarge,
     ImportGeneric,
     ImportPerLayer,
+    ImportIgnored,
     ImportGemma4Global,
     FetchGated,
     FetchNotFound,

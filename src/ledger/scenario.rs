@@ -403,6 +403,7 @@ impl LoraTargets {
                     | "kv_a_proj_with_mqa"
                     | "kv_b_proj"
                     | "in_proj_qkvz"
+                    | "in_proj"
                     | "out_proj"
             ),
             LoraTargets::All => true,

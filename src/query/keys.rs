@@ -257,7 +257,7 @@ fn sub_flag<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> bo
 /// A newly made latent attention (DeepSeek's dimensions) and linear attention (Qwen3-Next's).
 const FRESH_MLA: MlaSpec =
     MlaSpec { q_lora_rank: 0, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 };
-const FRESH_LINEAR: LinearSpec = LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4 };
+const FRESH_LINEAR: LinearSpec = LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0 };
 const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
 
 fn fresh_tower(s: &Scenario) -> VisionSpec {
@@ -727,6 +727,17 @@ keys! {
         write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.conv),
         architecture: true,
         doc: doc!("the preset's", "linear attention: taps of its short convolution"),
+    },
+    LinearState = "linear_state" {
+        label: ("Mamba-2 state size", "Mamba-2 状态维度"),
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: |s, v| {
+            set_linear(s, |l| l.ssm_state = v.uint());
+            Ok(())
+        },
+        write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.ssm_state),
+        architecture: true,
+        doc: doc!("the preset's (0: Gated DeltaNet)", "the linear-attention layers' mixer: 0 = Gated DeltaNet (Qwen3-Next, Qwen3.5); N > 0 = Mamba-2 with state size N (Granite-4.0-H, Bamba: linear_v_heads = its heads of linear_head_dim, linear_k_heads = its groups of B and C, the state v_heads × head_dim × N per sequence)"),
     },
     SharedExperts = "shared_experts" {
         label: ("Shared experts", "共享专家数"),
