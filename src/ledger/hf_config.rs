@@ -313,7 +313,7 @@ fn ignored_fields(f: &Fields) -> Vec<String> {
     ];
     (f.obj.iter())
         .map(|(k, _)| k.as_str())
-        .filter(|k| !GENERIC_READS.contains(k) && !f.raw(k).is_none())
+        .filter(|k| !GENERIC_READS.contains(k) && f.raw(k).is_some())
         .filter(|k| SHAPE.iter().any(|p| k.contains(p)) && !NOT_SHAPE.iter().any(|p| k.contains(p)))
         .take(16)
         .map(|k| f.name(k).chars().take(60).collect())
