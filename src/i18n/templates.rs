@@ -236,6 +236,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "loss=half under autocast: 16-bit logits + shifted copy, fp32 cast + log-softmax",
             "`autocast` 下 `loss=half`:16 位 logits + 移位副本,fp32 转换 + log-softmax",
         ),
+        LossChunkedCompiled => (
+            "compiled chunked loss: each chunk's fp32 upcast and log-softmax fused; the logits ({0} B) stay, with one chunk's gradient of eight",
+            "已编译的分块损失:每块的 fp32 上转与 log-softmax 融合;保留 logits({0} B)和八块中一块的梯度",
+        ),
         LossCompiled => (
             "compiled: the fp32 upcast and log-softmax fused, the backward keeps the logits ({0} B) and writes their gradient",
             "已编译:fp32 上转与 log-softmax 融合,反向保留 logits({0} B)并写出它的梯度",

@@ -33,6 +33,12 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
         let returned = returned_logit_bytes(loss, act);
         return (2.0 * returned, msg!(LossCompiled, Arg::Factor(returned)));
     }
+    // A compiled chunked loss (torchtune's `training.compile_loss` of CEWithChunkedOutputLoss) fuses
+    // each chunk's upcast and log-softmax: the 16-bit logits stay, and one chunk's gradient of the
+    // eight at a time.
+    if compiled && loss == LossKernel::Chunked {
+        return (act_b * (1.0 + 1.0 / CHUNKS), msg!(LossChunkedCompiled, Arg::Factor(act_b)));
+    }
     match loss {
         // Backward of log-softmax: its saved fp32 output, the incoming gradient and the gradient
         // it returns (12 B); the 16-bit logits are freed by then.
@@ -64,12 +70,16 @@ fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool)
     }
 }
 
+/// torchtune's `CEWithChunkedOutputLoss(num_output_chunks=8)`.
+const CHUNKS: f64 = 8.0;
+
 /// Of those, what autograd saves for backward: log-softmax's fp32 output (none when fused; the
 /// logits themselves when compiled).
 fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> f64 {
     match loss {
         LossKernel::Fused => 0.0,
         LossKernel::Hf | LossKernel::HfShift if compiled => returned_logit_bytes(loss, act),
+        LossKernel::Chunked if compiled => act.bytes(),
         LossKernel::Half if !autocast => act.bytes(),
         LossKernel::Selective if autocast || act == Dtype::Fp32 => 4.0,
         LossKernel::Selective | LossKernel::Inplace => act.bytes(),

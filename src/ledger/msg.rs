@@ -177,6 +177,7 @@ msg_ids!(
     LossHalf,
     LossHalfConverted,
     LossFused,
+    LossChunkedCompiled,
     LossInplace,
     LossCompiled,
     WeightsQuantizedHead,
