@@ -330,16 +330,54 @@ fn per_layer_lists_read_as_their_largest() {
 /// from the published 31.6 B — the note must say which fields it left.
 #[test]
 fn a_generic_import_names_the_fields_it_ignored() {
+    // Nemotron-H-56B's file carries Python's `Infinity` (`time_step_limit`): read, as null.
+    for file in ["nemotron-3-nano-30b-a3b", "nemotron-h-56b"] {
+        let imported = parse_config(&load(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let notes: Vec<String> =
+            imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("nemotron_h"));
+        for field in ["hybrid_override_pattern", "mamba_num_heads", "ssm_state_size", "n_groups"] {
+            assert!(notes[1].contains(field), "{file}: {field} in {}", notes[1]);
+        }
+    }
     let imported = parse_config(&load("nemotron-3-nano-30b-a3b")).expect("generic");
     let notes: Vec<String> =
         imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
-    assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(notes[0].contains("nemotron_h"));
-    for field in ["hybrid_override_pattern", "mamba_num_heads", "ssm_state_size", "n_groups"] {
-        assert!(notes[1].contains(field), "{field} in {}", notes[1]);
-    }
     // Fields the generic reading uses, or that do not describe the shape, are not listed.
     for field in ["num_hidden_layers", "rope_theta", "rms_norm_eps", "max_position_embeddings"] {
         assert!(!notes[1].contains(field), "{field} in {}", notes[1]);
     }
+}
+
+/// Mamba-2 layers (Granite-4.0-H's `granitemoehybrid`, transformers' `MambaMixer2`), counted by hand
+/// on a small config with the real field names (no Granite-4.0-H config.json was found as an
+/// exact copy in a public repository: docs/research/frameworks/configs-2026.md).
+/// hidden 64, heads 4 × head_dim 32 = inner 128, state N = 16, 1 group, conv 4:
+///   in_proj 64 × (inner 128 + conv_dim (128 + 2·16) 160 + heads 4) = 18,688; conv 160 × (4 + 1) = 800;
+///   dt_bias, A_log, D 3 × 4 = 12; gated norm 128; out_proj 128 × 64 = 8,192 → 27,820 per Mamba layer;
+/// the attention layer (4 heads of 16, 2 KV heads): 64·64 + 2·64·32 + 64·64 = 12,288; the shared MLP of
+/// 96 (gated) in each of 4 layers: 4 × 3 × 64 × 96 = 73,728; norms 2 × 4 × 64 + 64 = 576; the tied
+/// embedding 100 × 64 = 6,400 → 3 × 27,820 + 12,288 + 73,728 + 576 + 6,400 = 176,452.
+#[test]
+fn mamba2_hybrid_layers_are_counted_as_transformers_builds_them() {
+    let config = r#"{"model_type": "granitemoehybrid", "hidden_size": 64, "num_hidden_layers": 4,
+        "layers_block_type": ["mamba", "mamba", "mamba", "attention"], "num_attention_heads": 4,
+        "num_key_value_heads": 2, "intermediate_size": 96, "shared_intermediate_size": 96, "num_local_experts": 0,
+        "num_experts_per_tok": 0, "vocab_size": 100, "tie_word_embeddings": true, "mamba_n_heads": 4,
+        "mamba_d_head": 32, "mamba_d_state": 16, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2,
+        "time_step_limit": [0.0, Infinity]}"#;
+    let imported = parse_config(config).expect("imports");
+    let a = &imported.architecture;
+    assert_eq!(a.parameters(), 176_452);
+    let lin = a.linear.expect("Mamba-2 layers");
+    assert_eq!((lin.v_heads, lin.head_dim, lin.ssm_state, lin.k_heads, lin.conv), (4, 32, 16, 1, 4));
+    // The state of one sequence in one layer: heads × head_dim × N = 2,048 elements.
+    assert_eq!(lin.state_elements(), 2_048);
+    assert!(imported.notes.is_empty(), "{:?}", imported.notes);
+    // The custom model's link carries it (linear_state) and reads back the same.
+    let s = vram_ledger::ledger::Scenario { model_id: None, architecture: a.clone(), ..Default::default() };
+    let link = vram_ledger::query::to_query(&s, &[]);
+    assert!(link.contains("linear_state=16"), "{link}");
+    assert_eq!(vram_ledger::query::parse(&link).scenario.architecture.parameters(), 176_452);
 }

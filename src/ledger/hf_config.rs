@@ -471,7 +471,12 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
 
 /// The mixture of experts, from whichever names the family uses.
 fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigError> {
-    let Some(experts) = f.first_uint(&["num_local_experts", "num_experts", "n_routed_experts"], 1 << 16)? else {
+    // 0 experts is a dense model (Granite-4.0-H's `num_local_experts: 0`).
+    let mut experts = None;
+    for key in ["num_local_experts", "num_experts", "n_routed_experts"] {
+        experts = experts.or(f.opt_count(key, 0, 1 << 16)?);
+    }
+    let Some(experts) = experts else {
         return Ok(None);
     };
     if experts < 2 {

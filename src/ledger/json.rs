@@ -4,6 +4,10 @@
 //! they replaced it, docs/size.md); the command line still writes its JSON with serde_json, and a
 //! property test checks this reader against serde_json on arbitrary documents.
 //!
+//! Python's `json.dump` writes non-finite floats as the bare tokens `Infinity`, `-Infinity` and
+//! `NaN`, and real config.json files carry them (Nemotron-H's `time_step_limit`): they are read as
+//! `null`, a value no reader uses as a number.
+//!
 //! It reads in one pass, and an object's repeated keys are resolved once, at its end, by sorting
 //! the keys (n log n): any text up to the readers' 16 MiB bound is read or refused in well under a
 //! second (an 80,000-member object once took 18 s, each member searched against the ones before).
@@ -192,6 +196,9 @@ impl Parser<'_> {
             Some(b't') if self.eat(b"true") => Ok(Json::Bool(true)),
             Some(b'f') if self.eat(b"false") => Ok(Json::Bool(false)),
             Some(b'n') if self.eat(b"null") => Ok(Json::Null),
+            Some(b'N') if self.eat(b"NaN") => Ok(Json::Null),
+            Some(b'I') if self.eat(b"Infinity") => Ok(Json::Null),
+            Some(b'-') if self.eat(b"-Infinity") => Ok(Json::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(_) => Err(self.err("expected a value")),
         }
@@ -372,5 +379,16 @@ mod tests {
         }
         let deep = "[".repeat(10_000);
         assert!(Json::parse(&deep).is_err(), "nesting is limited");
+        for bad in ["Inf", "-Inf", "NaNa", "infinity", "-NaN"] {
+            assert!(Json::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Python's non-finite tokens (`json.dumps(float("inf"))`) read as null, never as a number.
+    #[test]
+    fn reads_python_s_non_finite_tokens_as_null() {
+        let v = Json::parse(r#"{"time_step_limit": [0.0, Infinity], "a": -Infinity, "b": NaN}"#).expect("json");
+        assert_eq!(v.get("time_step_limit").and_then(Json::as_array).map(|a| a[1].clone()), Some(Json::Null));
+        assert!(v.get("a").is_some_and(Json::is_null) && v.get("b").is_some_and(Json::is_null));
     }
 }
