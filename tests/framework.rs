@@ -33,6 +33,7 @@ fn every_framework_and_release_round_trips() {
         "method=qlora&gpus=4",
         "method=lora&gpus=2&zero=2",
         "method=lora&objective=grpo",
+        "method=full&objective=ppo&gpus=8&zero=3",
         "method=qlora&seq=256",
     ];
     for f in Framework::ALL {
@@ -255,4 +256,28 @@ fn fused_kernels_keep_what_their_sources_save() {
         .contains("(110,720 B/token"));
     // framework=unsloth sets kernels=unsloth.
     assert_eq!(scenario("method=qlora&framework=unsloth").kernels, vram_ledger::ledger::scenario::Kernels::Unsloth);
+}
+
+/// TRL's PPOTrainer (and ms-swift's, its subclass) runs one backward through the policy and the
+/// value model (`PolicyAndValueWrapper`): `ppo_update=joint`, set by those frameworks for PPO only.
+/// The critic's own step then sits beside the policy's: its line at the peak is its resident weights
+/// and states plus that step's activations and gradients, and the bill grows by exactly that.
+#[test]
+fn trl_s_ppo_backpropagates_policy_and_critic_together() {
+    use vram_ledger::ledger::scenario::PpoUpdate;
+    let q = "model=qwen2.5-1.5b&objective=ppo&method=lora&rank=8&batch=2&prompt_len=512&completion_len=256&rollout=hf&gpu=a100-80g";
+    assert_eq!(scenario(&format!("{q}&framework=trl")).rl.ppo_update, PpoUpdate::Joint);
+    assert_eq!(scenario(&format!("{q}&framework=ms-swift")).rl.ppo_update, PpoUpdate::Joint);
+    assert_eq!(scenario(q).rl.ppo_update, PpoUpdate::Apart);
+    assert_eq!(scenario("method=lora&objective=grpo&framework=trl").rl.ppo_update, PpoUpdate::Apart);
+    let apart = estimate(&scenario(q));
+    let joint = estimate(&scenario(&format!("{q}&ppo_update=joint")));
+    let critic = |b: &vram_ledger::ledger::Bill| {
+        b.components.iter().find(|c| c.id == ComponentId::Critic).map_or(0, |c| c.bytes)
+    };
+    let extra = critic(&joint) - critic(&apart);
+    assert!(extra > 0, "the critic's step joins the policy's");
+    // Everything else at the peak is the policy's, as before (the same peak phase here).
+    assert_eq!(joint.rl.as_ref().map(|r| r.peak_phase), apart.rl.as_ref().map(|r| r.peak_phase));
+    assert_eq!(joint.allocated_bytes() - apart.allocated_bytes(), extra);
 }

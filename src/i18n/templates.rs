@@ -692,6 +692,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "a frozen copy of the model for the reference log-probabilities: {0}{1}",
             "计算参考对数概率的冻结模型副本:{0}{1}",
         ),
+        RlCriticJoint => (
+            "{0} + {1} of its own step beside the policy's (`ppo_update=joint`: TRL's PolicyAndValueWrapper runs one backward through both — activations, gradients)",
+            "{0} + 它自己这一步的 {1},与策略模型的同时在卡上(`ppo_update=joint`:`TRL` 的 `PolicyAndValueWrapper` 对两者做一次反向——激活、梯度)",
+        ),
         RlCritic => (
             "critic {0} (its value head counted as the LM head): weights, adapters, master copy and optimizer states {1}; its update runs apart from the policy's",
             "价值模型 {0}(价值头按 LM head 计):权重、适配器、主权重与优化器状态 {1};它的更新与策略模型的更新分开进行",

@@ -6,8 +6,8 @@
 
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    Allocator, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, Precision, Recipe, Release,
-    Scenario, TrainingLoop, Zero3Impl,
+    Allocator, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate, Precision,
+    Recipe, Release, Scenario, TrainingLoop, Zero3Impl,
 };
 use crate::msg;
 
@@ -25,6 +25,7 @@ pub enum Setting {
     Zero(u8),
     Zero3(Zero3Impl),
     SyncModuleStates(bool),
+    PpoUpdate(PpoUpdate),
 }
 
 impl Setting {
@@ -42,6 +43,7 @@ impl Setting {
             Setting::Zero(_) => "zero",
             Setting::Zero3(_) => "zero3",
             Setting::SyncModuleStates(_) => "sync_module_states",
+            Setting::PpoUpdate(_) => "ppo_update",
         }
     }
 
@@ -59,6 +61,7 @@ impl Setting {
             Setting::Zero(z) => ["0", "1", "2", "3"][usize::from(z.min(3))],
             Setting::Zero3(z) => z.id(),
             Setting::SyncModuleStates(on) => ["0", "1"][usize::from(on)],
+            Setting::PpoUpdate(u) => u.id(),
         }
     }
 
@@ -75,6 +78,7 @@ impl Setting {
             Setting::Zero(z) => s.zero = z,
             Setting::Zero3(z) => s.zero3 = z,
             Setting::SyncModuleStates(on) => s.sync_module_states = on,
+            Setting::PpoUpdate(u) => s.rl.ppo_update = u,
         }
     }
 
@@ -92,6 +96,7 @@ impl Setting {
             Setting::Zero(z) => s.zero == z,
             Setting::Zero3(z) => s.zero3 == z,
             Setting::SyncModuleStates(on) => s.sync_module_states == on,
+            Setting::PpoUpdate(u) => s.rl.ppo_update == u,
         }
     }
 }
@@ -104,6 +109,8 @@ pub enum Runs {
     All,
     /// Supervised fine-tuning (`objective=sft`).
     Sft,
+    /// PPO (`objective=ppo`).
+    Ppo,
     /// LoRA over a bitsandbytes base (`method=qlora`).
     Kbit,
     /// Full fine-tuning.
@@ -131,6 +138,7 @@ impl Runs {
         match self {
             Runs::All => true,
             Runs::Sft => s.rl.objective == Objective::Sft,
+            Runs::Ppo => s.rl.objective == Objective::Ppo,
             Runs::Kbit => s.method == Method::Qlora,
             Runs::Full => full,
             Runs::FullUnsharded => full && s.zero == 0,
@@ -150,6 +158,7 @@ impl Runs {
         match self {
             Runs::All => "every run",
             Runs::Sft => "SFT (objective=sft)",
+            Runs::Ppo => "PPO (objective=ppo)",
             Runs::Kbit => "QLoRA",
             Runs::Full => "full fine-tuning",
             Runs::FullUnsharded => "full fine-tuning without ZeRO",
@@ -215,6 +224,8 @@ rules![
         "transformers ≤ 5.2 default the Trainer's FSDP to version 1 (5.2.0 `training_args.py:L2748`), whose path sets `sync_module_states` \"true\" (4.57.6 L2032); 5.25.0 defaults to FSDP2 (L2826)";
     Trl, None, v(0, 27, 0), All, Gc(Checkpointing::Reentrant),
         "TRL v0.27.0 `sft_config.py:L287` sets `use_reentrant=False` itself; before, transformers 4's reentrant default";
+    Trl, None, None, Ppo, PpoUpdate(PpoUpdate::Joint),
+        "TRL v1.9.0 `experimental/ppo/ppo_trainer.py:L275-295` (v0.19.0 `ppo_trainer.py:L86`): `PolicyAndValueWrapper` holds the policy and the value model, one loss `pg_loss + vf_coef × vf_loss`, one backward, one optimizer over both";
     Trl, v(0, 9, 0), v(0, 26, 0), Kbit, Recipe(Recipe::Trl),
         "TRL v0.9–v0.25 `SFTTrainer`: `prepare_model_for_kbit_training`, then `peft_module_casting_to_bf16` casts the embedding and LM head back to bf16";
     Trl, v(0, 26, 0), None, Kbit, Recipe(Recipe::Plain),
@@ -249,6 +260,8 @@ rules![
         "ms-swift v3.5.0: `_fix_gradient_checkpointing` patches `checkpoint` to `use_reentrant=True`";
     MsSwift, v(3, 6, 0), None, NotDdp, Gc(Checkpointing::Reentrant),
         "ms-swift v4.5.2 `trainers/mixin.py:L900-922`: `use_reentrant=True` on one GPU, DeepSpeed and FSDP, False only under plain DDP (ce2403719, #4591)";
+    MsSwift, None, None, Ppo, PpoUpdate(PpoUpdate::Joint),
+        "ms-swift (HEAD v4.4.3-59) `swift/rlhf_trainers/ppo_trainer.py:L15-23`: `class PPOTrainer(SwiftMixin, HFPPOTrainer)`, TRL's PPOTrainer (`PolicyAndValueWrapper`: one backward through the policy and the value model)";
     MsSwift, None, None, Kbit, Recipe(Recipe::Plain),
         "ms-swift v4.5.2 `pipelines/train/tuner.py:L397-402`: no k-bit preparation outside RL; only fp16 trainables upcast";
     MsSwift, None, None, FullUnsharded, Precision(Precision::Bf16),

@@ -355,6 +355,7 @@ msg_ids!(
     RlLogprobLogitsFp32,
     RlReference,
     RlCritic,
+    RlCriticJoint,
     RlReward,
     NoteRlSequences,
     NoteRlDivisible,

@@ -211,6 +211,41 @@ fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64, autoc
     ]
 }
 
+/// PPO's critic as a training step of its own (the policy's method and optimizer), and its name.
+fn critic_bill(s: &Scenario, trainer_s: &Scenario) -> (String, Bill) {
+    let mut c = trainer_scenario(trainer_s);
+    c.rl = RlSettings::default();
+    let name = match s.rl.critic.and_then(presets::model) {
+        Some(p) => {
+            c.model_id = Some(p.id.to_string());
+            c.architecture = p.architecture.clone();
+            p.id.to_string()
+        }
+        None => s.architecture.name.to_string(),
+    };
+    (name, step(&c))
+}
+
+/// What of the critic's own step is on the card beside the policy's when one backward runs through
+/// both (`ppo_update=joint`, TRL's `PolicyAndValueWrapper`): its activations, gradients, gathered
+/// layers, buckets and step, by phase (its weights and states are the resident line; its value head
+/// scores one number per token, so it has no logits to speak of).
+const JOINT_CRITIC: [ComponentId; 7] = [
+    ComponentId::Gradients,
+    ComponentId::Activations,
+    ComponentId::VisionActivations,
+    ComponentId::DequantBuffer,
+    ComponentId::GatheredLayer,
+    ComponentId::ZeroBuckets,
+    ComponentId::OptimizerStep,
+];
+
+/// The critic's phases when its update is joint with the policy's (`None` otherwise).
+fn joint_critic(s: &Scenario, trainer_s: &Scenario) -> Option<Vec<Phase>> {
+    let joint = s.rl.objective == Objective::Ppo && s.rl.ppo_update == super::scenario::PpoUpdate::Joint;
+    joint.then(|| phases::of(&critic_bill(s, trainer_s).1))
+}
+
 /// Lines that stay in every phase: the reference copy, PPO's critic and reward model.
 fn resident_lines(s: &Scenario, trainer_s: &Scenario) -> Vec<Component> {
     let mut lines = Vec::new();
@@ -224,17 +259,7 @@ fn resident_lines(s: &Scenario, trainer_s: &Scenario) -> Vec<Component> {
         }
     }
     if s.rl.objective == Objective::Ppo {
-        let mut c = trainer_scenario(trainer_s);
-        c.rl = RlSettings::default();
-        let name = match s.rl.critic.and_then(presets::model) {
-            Some(p) => {
-                c.model_id = Some(p.id.to_string());
-                c.architecture = p.architecture.clone();
-                p.id.to_string()
-            }
-            None => s.architecture.name.to_string(),
-        };
-        let b = step(&c);
+        let (name, b) = critic_bill(s, trainer_s);
         let ids =
             [ComponentId::Weights, ComponentId::AdapterWeights, ComponentId::MasterWeights, ComponentId::Optimizer];
         let bytes = ids.iter().map(|&id| b.component(id)).fold(0, u64::saturating_add);
@@ -298,6 +323,8 @@ struct Parts<'a> {
     offloaded: bool,
     /// The trainer's model runs under Accelerate's mixed precision (its logits come back in fp32).
     autocast: bool,
+    /// PPO with one backward through the policy and the critic: the critic's phases.
+    joint: Option<Vec<Phase>>,
 }
 
 /// Sequences per GPU per step, and the notes on them (TRL refuses a generation batch that is not
@@ -372,9 +399,16 @@ impl Parts<'_> {
         let plain = |id, bytes| Component { id, bytes, formula: Msg::empty(), section: "" };
         let mut lines: Vec<Component> = phase.components.iter().map(|&(id, bytes)| plain(id, bytes)).collect();
         lines.extend(self.stays.iter().cloned());
+        lines.push(plain(ComponentId::Critic, self.joint_bytes(phase.name)));
         lines.extend(self.rollout.after.iter().cloned());
         lines.push(plain(ComponentId::AllocatorSlack, extra_slack));
         as_phase(phase.name, &lines)
+    }
+
+    /// The critic's own step at this phase of the policy's, when the two run as one.
+    fn joint_bytes(&self, name: PhaseName) -> u64 {
+        let Some(critic) = self.joint.as_ref().and_then(|p| p.iter().find(|p| p.name == name)) else { return 0 };
+        JOINT_CRITIC.iter().map(|&id| critic.bytes(id)).fold(0, u64::saturating_add)
     }
 
     fn summary(&self, sequences_per_step: u64, peak_phase: PhaseName) -> RlSummary {
@@ -415,7 +449,8 @@ pub fn estimate(s: &Scenario) -> Bill {
     let offloaded = s.offload == super::scenario::Offload::All && s.zero == 3 && s.gpus > 1;
     let stays = resident.iter().filter(|c| !(offloaded && c.id == ComponentId::ReferenceModel)).cloned().collect();
     let autocast = trainer_s.trainer_autocast();
-    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast };
+    let joint = joint_critic(s, &trainer_s);
+    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast, joint };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
 
@@ -430,7 +465,15 @@ pub fn estimate(s: &Scenario) -> Bill {
         Some((_, lines)) => in_bill_order(lines.clone()),
         None => {
             let mut lines = parts.trainer.components.clone();
-            lines.extend(parts.stays.iter().cloned());
+            lines.extend(parts.stays.iter().cloned().map(|c| match parts.joint_bytes(peak_name) {
+                0 => c,
+                joint if c.id == ComponentId::Critic => Component {
+                    bytes: c.bytes.saturating_add(joint),
+                    formula: msg!(RlCriticJoint, c.formula.arg(), Arg::Bytes(joint as f64)),
+                    ..c
+                },
+                _ => c,
+            }));
             lines.extend(parts.rollout.after.iter().cloned());
             merge(lines, extra_slack)
         }

@@ -263,6 +263,14 @@ keyword_enum!(
     Rollout { Hf => "hf", Colocate => "colocate", Shared => "shared", Server => "server" }
 );
 
+keyword_enum!(
+    /// How PPO updates the critic (`ppo_update`): `apart` = its own forward, backward and step after
+    /// the policy's (verl's and OpenRLHF's critic workers); `joint` = one forward and backward through
+    /// the policy and the value model together (TRL's `PolicyAndValueWrapper`, which ms-swift's PPO
+    /// runs): the critic's activations and gradients coexist with the policy's.
+    PpoUpdate { Apart => "apart", Joint => "joint" }
+);
+
 /// The preference / RL part of a training scenario (`objective` other than `sft`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RlSettings {
@@ -287,6 +295,8 @@ pub struct RlSettings {
     pub critic: Option<&'static str>,
     /// PPO's reward model: a preset id, `None` = a rule-based reward.
     pub reward: Option<&'static str>,
+    /// PPO: the critic's update apart from the policy's, or joint with it.
+    pub ppo_update: PpoUpdate,
 }
 
 impl Default for RlSettings {
@@ -304,6 +314,7 @@ impl Default for RlSettings {
             logprob_batch: None,
             critic: None,
             reward: None,
+            ppo_update: PpoUpdate::Apart,
         }
     }
 }

@@ -15,8 +15,8 @@ use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu, Kernels,
-    LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, Precision, Recipe, Reference, Release,
-    Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe, Reference,
+    Release, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1398,6 +1398,14 @@ keys! {
         write: |s, _| s.rl.critic.map(str::to_string),
         architecture: false,
         doc: doc!("a model preset id", "the policy's architecture", "PPO's critic (value model), trained with the policy's method and optimizer: its weights, master copy and optimizer states stay on the card"),
+    },
+    PpoUpdate = "ppo_update" {
+        label: ("PPO critic update", "PPO critic 更新方式"),
+        read: Read::Word(|| ids(PpoUpdate::ALL, PpoUpdate::id)),
+        set: |s, v| keyword(v.word(), PpoUpdate::from_id, |u| s.rl.ppo_update = u),
+        write: |s, c| differs(s.rl.ppo_update.id(), c.default.rl.ppo_update.id()),
+        architecture: false,
+        doc: doc!("apart", "PPO: apart = the critic's forward, backward and step after the policy's (verl, OpenRLHF); joint = one backward through the policy and the value model (TRL's PolicyAndValueWrapper; ms-swift's PPO runs TRL's trainer): the critic's activations and gradients are on the card with the policy's. framework=trl and framework=ms-swift set joint"),
     },
     Reward = "reward" {
         label: ("Reward model", "奖励模型"),

@@ -9,7 +9,7 @@ use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, Compile, Engine, Framework, Kernels, LoraTargets, LossKernel, Method, Mode, Objective,
-    Offload, Optimizer, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Offload, Optimizer, PpoUpdate, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::{fixed, trim_float};
@@ -220,6 +220,7 @@ fn rl_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) 
             if rl.objective == Objective::Ppo {
                 { pick(Key::Critic, rl.critic.unwrap_or(s.model_id.as_deref().unwrap_or("")), presets_list()) }
                 { pick(Key::Reward, rl.reward.unwrap_or("none"), rewards) }
+                { pick(Key::PpoUpdate, rl.ppo_update.id(), options(PpoUpdate::ALL, PpoUpdate::id)) }
             }
         </>
     }
