@@ -111,6 +111,8 @@ pub enum Runs {
     Sft,
     /// PPO (`objective=ppo`).
     Ppo,
+    /// A preference or RL objective (`objective` ≠ sft).
+    Rl,
     /// LoRA over a bitsandbytes base (`method=qlora`).
     Kbit,
     /// Full fine-tuning.
@@ -139,6 +141,7 @@ impl Runs {
             Runs::All => true,
             Runs::Sft => s.rl.objective == Objective::Sft,
             Runs::Ppo => s.rl.objective == Objective::Ppo,
+            Runs::Rl => s.rl.objective != Objective::Sft,
             Runs::Kbit => s.method == Method::Qlora,
             Runs::Full => full,
             Runs::FullUnsharded => full && s.zero == 0,
@@ -159,6 +162,7 @@ impl Runs {
             Runs::All => "every run",
             Runs::Sft => "SFT (objective=sft)",
             Runs::Ppo => "PPO (objective=ppo)",
+            Runs::Rl => "DPO, GRPO, PPO",
             Runs::Kbit => "QLoRA",
             Runs::Full => "full fine-tuning",
             Runs::FullUnsharded => "full fine-tuning without ZeRO",
@@ -240,6 +244,8 @@ rules![
         "unsloth 2024.11.6 and before `models/llama.py`: `fast_cross_entropy_loss` on the model's 16-bit logits, its backward stored into them (`kernels/cross_entropy_loss.py:L265`)";
     Unsloth, v(2024, 11, 7), None, Sft, Loss(LossKernel::Fused),
         "unsloth 2024.11.7 (fa8e59eb1b, \"Cut Cross Entropy\") to 2026.8.19 `models/llama.py:L1464-1521`: with labels the loss is fused (Cut Cross-Entropy, then `unsloth_fused_ce_loss`) and the logits are never materialised";
+    Unsloth, None, None, Rl, Loss(LossKernel::Fused),
+        "unsloth `models/rl.py:L495-497` (`UnslothEfficientGRPO`, one sequence per chunk) and, since 2026-01-15, `chunked_hidden_states_selective_log_softmax`: the policy's and the reference's log-probabilities from the hidden states a chunk at a time, never the B × T × V logits";
     Unsloth, None, None, All, Optim(Optimizer::AdamW8bit),
         "unsloth `models/rl.py:L3276` (its TRL config overrides) and the notebooks: `optim=\"adamw_8bit\"`";
     Unsloth, None, None, Kbit, Recipe(Recipe::Plain),

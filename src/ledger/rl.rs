@@ -191,13 +191,19 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
 /// `selective_log_softmax` loops over the sequences). `autocast`: the trainer's model runs under
 /// Accelerate's mixed precision, which returns its 16-bit logits converted to fp32 — both exist at
 /// the conversion, 2 + 4 B, and each row's logsumexp works in fp32; else the 16-bit logits alone.
+/// A fused loss (`loss=fused`: Unsloth's GRPO) computes them from the hidden states one sequence's
+/// completion at a time, in 16 bits with an fp32 log-softmax: no batch × tokens × vocab tensor.
 fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64, autocast: bool) -> [Component; 2] {
     let i = inference_scenario(s, batch, tokens, 0, copy_format(s));
     let working = step(&i).component(ComponentId::Activations);
     let vocab = s.architecture.vocab;
     let (per_logit, per_row_logit) = if autocast { (2.0 + 4.0, 4.0) } else { (2.0, 2.0) };
-    let logits = batch as f64 * logit_tokens as f64 * vocab as f64 * per_logit
-        + logit_tokens as f64 * vocab as f64 * per_row_logit;
+    let logits = if s.loss() == super::scenario::LossKernel::Fused {
+        logit_tokens as f64 * vocab as f64 * (2.0 + 4.0)
+    } else {
+        batch as f64 * logit_tokens as f64 * vocab as f64 * per_logit
+            + logit_tokens as f64 * vocab as f64 * per_row_logit
+    };
     let args = [Arg::Int(batch), Arg::Count(logit_tokens), Arg::Count(vocab), Arg::Factor(per_logit)];
     let formula = Msg::with(if autocast { MsgId::RlLogprobLogitsFp32 } else { MsgId::RlLogprobLogits }, args);
     [
