@@ -74,8 +74,10 @@ fn unsloth_sets_its_defaults() {
     // Below 512 tokens and under DDP the offloader is not applied: torch's checkpoint (gc=1).
     assert_eq!(scenario("method=qlora&framework=unsloth&seq=256").checkpointing, Checkpointing::Full);
     assert_eq!(scenario("method=qlora&framework=unsloth&gpus=2").checkpointing, Checkpointing::Full);
-    // GRPO keeps its own loss (selective), not the SFT fused loss.
-    assert_eq!(scenario("method=lora&framework=unsloth&objective=grpo").loss, None);
+    // GRPO's log-probabilities come from the hidden states a chunk at a time (rl.py L495-497):
+    // fused too; without the framework, TRL's selective_log_softmax (the objectives' default).
+    assert_eq!(scenario("method=lora&framework=unsloth&objective=grpo").loss, Some(LossKernel::Fused));
+    assert_eq!(scenario("method=lora&objective=grpo").loss, None);
     // Full fine-tuning in bf16 is pure bf16 (models/vision.py:L2176-2183).
     assert_eq!(scenario("method=full&framework=unsloth").precision, Precision::Bf16);
 }
