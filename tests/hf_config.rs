@@ -325,29 +325,55 @@ fn per_layer_lists_read_as_their_largest() {
 }
 
 /// An unknown type is read as the generic decoder, and the note names the fields that describe its
-/// shape and were not read: Nemotron-3-Nano's hybrid Mamba-2 / MoE / attention stack (52 blocks
-/// given by `hybrid_override_pattern`) is not a plain decoder, and its generic size (102 B) is far
-/// from the published 31.6 B — the note must say which fields it left.
+/// shape and were not read. A hybrid stack given by fields the generic reading does not know (here
+/// Nemotron-H's, as if its type were unknown) is named field by field.
 #[test]
 fn a_generic_import_names_the_fields_it_ignored() {
-    // Nemotron-H-56B's file carries Python's `Infinity` (`time_step_limit`): read, as null.
-    for file in ["nemotron-3-nano-30b-a3b", "nemotron-h-56b"] {
-        let imported = parse_config(&load(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let notes: Vec<String> =
-            imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
-        assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("nemotron_h"));
-        for field in ["hybrid_override_pattern", "mamba_num_heads", "ssm_state_size", "n_groups"] {
-            assert!(notes[1].contains(field), "{file}: {field} in {}", notes[1]);
-        }
-    }
-    let imported = parse_config(&load("nemotron-3-nano-30b-a3b")).expect("generic");
+    let text = load("nemotron-3-nano-30b-a3b").replace("\"nemotron_h\"", "\"my_hybrid\"");
+    let imported = parse_config(&text).expect("generic");
     let notes: Vec<String> =
         imported.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("my_hybrid"));
+    for field in ["hybrid_override_pattern", "mamba_num_heads", "ssm_state_size", "n_groups"] {
+        assert!(notes[1].contains(field), "{field} in {}", notes[1]);
+    }
     // Fields the generic reading uses, or that do not describe the shape, are not listed.
     for field in ["num_hidden_layers", "rope_theta", "rms_norm_eps", "max_position_embeddings"] {
         assert!(!notes[1].contains(field), "{field} in {}", notes[1]);
     }
+}
+
+/// Nemotron-H (`nemotron_h`): 52 or 118 blocks, each a Mamba-2 mixer (M), an attention (*) or an MLP
+/// (- dense, E mixture of experts), read from `hybrid_override_pattern` into layers without an MLP
+/// (A, M) and MLP-only layers (P); squared-ReLU MLPs of two matrices, one norm per block.
+/// Published: Nemotron-3-Nano "31.6B total parameters" (arXiv 2512.20848); Nemotron-H-56B "This
+/// model has 56B model parameters" (its model card); the real files carry Python's `Infinity`.
+#[test]
+fn nemotron_h_blocks_are_read_one_by_one() {
+    use vram_ledger::ledger::architecture::LayerKind;
+    for (file, published, blocks) in
+        [("nemotron-3-nano-30b-a3b", 31.6e9, (23, 6, 23)), ("nemotron-h-56b", 56e9, (54, 10, 54))]
+    {
+        let imported = parse_config(&load(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(imported.notes.is_empty(), "{file}: {:?}", imported.notes);
+        let a = imported.architecture;
+        let n = a.parameters() as f64;
+        assert!((n / published - 1.0).abs() < 0.01, "{file}: {n} vs {published}");
+        let counted = (a.layers_of(LayerKind::Linear), a.layers_of(LayerKind::Full), a.layers_of(LayerKind::None));
+        assert_eq!(counted, blocks, "{file}: Mamba, attention and MLP blocks");
+        assert_eq!(a.mlp_layers(), blocks.2, "{file}: only the MLP blocks have an MLP");
+        assert_eq!(a.attention_layers(), blocks.1, "{file}: only the attention blocks cache keys and values");
+        // The custom model's link carries the blocks (A, M, P letters) and reads back the same.
+        let s = vram_ledger::ledger::Scenario { model_id: None, architecture: a.clone(), ..Default::default() };
+        let back = vram_ledger::query::parse(&vram_ledger::query::to_query(&s, &[])).scenario.architecture;
+        assert_eq!(back.parameters(), a.parameters(), "{file}");
+        assert_eq!(back.layer_pattern, a.layer_pattern, "{file}");
+    }
+    let bad = load("nemotron-3-nano-30b-a3b").replacen("MEMEM*", "MEMEMX", 1);
+    assert!(error_of(&bad).contains("hybrid_override_pattern"));
+    let short = load("nemotron-3-nano-30b-a3b").replacen("MEMEM*", "MEM*", 1);
+    assert!(error_of(&short).contains("52"));
 }
 
 /// Mamba-2 layers (Granite-4.0-H's `granitemoehybrid`, transformers' `MambaMixer2`), counted by hand

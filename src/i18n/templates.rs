@@ -206,6 +206,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ClassPart => ("{0} {1} layers × {2} B/token", "{0} 个{1}层 × {2} B/token"),
         ClassName => ("{0}{1}", "{0}{1}"),
         ClassMoe => (" MoE", " MoE"),
+        ClassNoMlp => (" (no MLP)", "(无 MLP)"),
+        KindMlpOnly => ("MLP-only", "仅 MLP"),
         KindFull => ("full-attention", "全注意力"),
         KindSliding => ("sliding-window", "滑动窗口"),
         KindChunked => ("chunked-attention", "分块注意力"),
@@ -738,7 +740,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`model={0}` 不是内置模型;可选值:custom、{1}",
         ),
         BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
-        HintLayerPattern => ("1 to 64 letters of F (full), S (sliding window), C (chunked), L (linear)", "1 到 64 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)"),
+        HintLayerPattern => (
+            "1 to 128 letters of F (full), S (sliding window), C (chunked), L (linear), A / M (an attention / Mamba block without MLP), P (an MLP block)",
+            "1 到 128 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)、`A` / `M`(不带 MLP 的注意力 / `Mamba` 块)、`P`(仅 MLP 的块)",
+        ),
         HintFrameworkVersion => ("a release such as 5.25, 1.9 or 2026.8.19", "形如 5.25、1.9 或 2026.8.19 的版本号"),
         HintEngineVersion => ("a release such as 0.11 or 0.5.23", "形如 0.11 或 0.5.23 的版本号"),
         UnknownKey => ("unknown key `{0}` ignored", "未知参数 `{0}`,已忽略"),
@@ -784,6 +789,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ImportIgnored => (
             "fields that look like the model's shape and were not read: {0} — the bill does not follow what they describe, so its size may be far off",
             "看似描述模型结构但未被读取的字段:{0}——账单没有按它们描述的结构计算,规模可能相差很大",
+        ),
+        ConfigFieldNotPattern => (
+            "`{0}` must give each of the {1} layers one of `M`, `*`, `-` or `E`",
+            "`{0}` 必须为 {1} 层中的每一层给出 `M`、`*`、`-` 或 `E` 之一",
         ),
         ImportPerLayer => (
             "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",

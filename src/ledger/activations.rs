@@ -92,9 +92,13 @@ fn training_layer(
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let stream = trainable.stream_bytes(act);
-    saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
+    // A block-level hybrid's MLP-only block has no mixer and its norm; its mixer blocks no MLP.
+    if class.attention != LayerKind::None {
+        saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
+    }
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
+        (LayerKind::None, _) => {}
         _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
     }
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
@@ -102,7 +106,9 @@ fn training_layer(
     for _ in 2..arch.norms_per_layer.min(8) {
         saved.per_token += norm_saved(arch, stream, full, false, fusion);
     }
-    mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+    if class.mlp {
+        mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+    }
     saved
 }
 
@@ -175,6 +181,7 @@ fn linear_attention_saved(lin: &LinearSpec, act: f64, inputs_kept: bool) -> f64 
 /// routed experts plus the shared ones.
 fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
     match &arch.moe {
+        _ if !class.mlp => 0.0,
         Some(m) if class.moe => (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64,
         _ => arch.dense_ffn() as f64,
     }
@@ -381,8 +388,14 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
         LayerKind::Sliding => msg!(KindSliding),
         LayerKind::Chunked => msg!(KindChunked),
         LayerKind::Linear => msg!(KindLinear),
+        LayerKind::None => msg!(KindMlpOnly),
     };
-    msg!(ClassName, kind.arg(), if c.moe { msg!(ClassMoe) } else { msg!(Empty) }.arg())
+    let mlp = match (c.mlp, c.moe) {
+        (false, _) => msg!(ClassNoMlp),
+        (true, true) => msg!(ClassMoe),
+        (true, false) => msg!(Empty),
+    };
+    msg!(ClassName, kind.arg(), mlp.arg())
 }
 
 /// Activations of a training step. With checkpointing each layer keeps only its input, and one
@@ -639,8 +652,9 @@ fn inference_class_peak(
         _ => arch.dense_ffn() as f64,
     };
     let residual = tokens * (2.0 * act * h + 4.0 * h);
-    let mlp = tokens * act * 3.0 * ffn_active;
+    let mlp = if class.mlp { tokens * act * 3.0 * ffn_active } else { 0.0 };
     let attention = match (class.attention, &arch.linear, kernel) {
+        (LayerKind::None, _, _) => 0.0,
         (LayerKind::Linear, Some(lin), _) => {
             tokens * act * (2.0 * lin.conv_dim() as f64 + 2.0 * (lin.v_heads * lin.head_dim) as f64)
         }

@@ -50,10 +50,13 @@ pub enum LayerKind {
     Chunked,
     /// Linear attention or a state-space layer: a fixed state per sequence (`L`: Qwen3-Next).
     Linear,
+    /// No mixer: a block that is only an MLP (Nemotron-H's `-` and `E` blocks; `P`).
+    None,
 }
 
 impl LayerKind {
-    pub const ALL: [LayerKind; 4] = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
+    pub const ALL: [LayerKind; 5] =
+        [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear, LayerKind::None];
 
     pub fn letter(self) -> char {
         match self {
@@ -61,30 +64,45 @@ impl LayerKind {
             LayerKind::Sliding => 'S',
             LayerKind::Chunked => 'C',
             LayerKind::Linear => 'L',
+            LayerKind::None => 'P',
         }
     }
 
-    fn from_letter(c: char) -> Option<LayerKind> {
-        LayerKind::ALL.into_iter().find(|k| k.letter() == c.to_ascii_uppercase())
+    /// The letter and whether the layer has an MLP: F, S, C, L with one; A (attention) and M
+    /// (Mamba / linear attention) blocks without one; P an MLP alone.
+    fn from_letter(c: char) -> Option<(LayerKind, bool)> {
+        match c.to_ascii_uppercase() {
+            'A' => Some((LayerKind::Full, false)),
+            'M' => Some((LayerKind::Linear, false)),
+            c => LayerKind::ALL.into_iter().find(|k| k.letter() == c).map(|k| (k, true)),
+        }
+    }
+
+    /// Whether a layer of this kind attends with softmax attention (and so caches keys and values).
+    pub fn attends(self) -> bool {
+        matches!(self, LayerKind::Full | LayerKind::Sliding | LayerKind::Chunked)
     }
 }
 
-/// The repeating per-layer string of attention kinds: layer i has kind `pattern[i % len]`.
+/// The repeating per-layer string of attention kinds: layer i has kind `pattern[i % len]`, and an
+/// MLP unless its bit in `no_mlp` is set (block-level hybrids such as Nemotron-H, whose blocks are
+/// a mixer or an MLP, never both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LayerPattern {
     kinds: [LayerKind; LayerPattern::MAX],
+    no_mlp: u128,
     len: u8,
 }
 
 impl LayerPattern {
-    pub const MAX: usize = 64;
+    pub const MAX: usize = 128;
 
     /// Every layer full attention (`F`).
-    pub const FULL: LayerPattern = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 1 };
+    pub const FULL: LayerPattern = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], no_mlp: 0, len: 1 };
 
     /// A pattern known to be valid at compile time (presets): letters other than F, S, C, L are F.
     pub const fn of(letters: &[u8]) -> LayerPattern {
-        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 0 };
+        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], no_mlp: 0, len: 0 };
         let mut i = 0;
         while i < letters.len() && i < LayerPattern::MAX {
             p.kinds[i] = match letters[i] {
@@ -99,28 +117,62 @@ impl LayerPattern {
         p
     }
 
-    /// `SSSSSF`, `SF`, `CCCF`, `LLLF` …: 1 to 64 letters of F, S, C, L.
+    /// `SSSSSF`, `SF`, `CCCF`, `LLLF` …: 1 to 128 letters of F, S, C, L (a layer with its MLP), A,
+    /// M (an attention or a Mamba / linear-attention block without one), P (an MLP alone).
     pub fn parse(s: &str) -> Option<LayerPattern> {
         let s = s.trim();
         if s.is_empty() || s.chars().count() > LayerPattern::MAX {
             return None;
         }
-        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: 0 };
-        for c in s.chars() {
-            p.kinds[p.len as usize] = LayerKind::from_letter(c)?;
-            p.len += 1;
-        }
-        Some(p)
+        let blocks: Option<Vec<(LayerKind, bool)>> = s.chars().map(LayerKind::from_letter).collect();
+        LayerPattern::from_blocks(&blocks?, false)
     }
 
     /// A pattern of `n` kinds (from a config's `layer_types`), shortened to its repeating unit.
     pub fn from_kinds(kinds: &[LayerKind]) -> Option<LayerPattern> {
-        let n = kinds.len();
-        let unit = (1..=n.min(LayerPattern::MAX))
-            .find(|&u| n % u == 0 && kinds.iter().enumerate().all(|(i, k)| *k == kinds[i % u]))?;
-        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], len: unit as u8 };
-        p.kinds[..unit].copy_from_slice(&kinds[..unit]);
+        let blocks: Vec<(LayerKind, bool)> = kinds.iter().map(|&k| (k, true)).collect();
+        LayerPattern::from_blocks(&blocks, true)
+    }
+
+    /// Layers as (kind, has an MLP), shortened to their repeating unit when `shorten`.
+    pub fn from_blocks(blocks: &[(LayerKind, bool)], shorten: bool) -> Option<LayerPattern> {
+        let n = blocks.len();
+        let unit = if shorten {
+            (1..=n.min(LayerPattern::MAX))
+                .find(|&u| n % u == 0 && blocks.iter().enumerate().all(|(i, b)| *b == blocks[i % u]))?
+        } else {
+            n
+        };
+        if unit == 0 || unit > LayerPattern::MAX {
+            return None;
+        }
+        let mut p = LayerPattern { kinds: [LayerKind::Full; LayerPattern::MAX], no_mlp: 0, len: unit as u8 };
+        for (i, &(kind, mlp)) in blocks[..unit].iter().enumerate() {
+            // A block has a mixer or an MLP or both; an attention-less, MLP-less one is nothing.
+            if !mlp && !matches!(kind, LayerKind::Full | LayerKind::Linear) {
+                return None;
+            }
+            p.kinds[i] = kind;
+            if !mlp {
+                p.no_mlp |= 1 << i;
+            }
+        }
         Some(p)
+    }
+
+    /// Whether layer `layer` has an MLP.
+    pub fn has_mlp(&self, layer: u64) -> bool {
+        self.no_mlp & (1 << (layer % self.len.max(1) as u64)) == 0
+    }
+
+    /// Layers among `layers` that have an MLP.
+    pub fn mlp_count(&self, layers: u64) -> u64 {
+        if self.no_mlp == 0 {
+            return layers;
+        }
+        let len = self.len.max(1) as u64;
+        let without = |n: u64| (0..n).filter(|&i| !self.has_mlp(i)).count() as u64;
+        layers - ((layers / len).saturating_mul(without(len)).saturating_add(without(layers % len))).min(layers)
     }
 
     pub fn kinds(&self) -> &[LayerKind] {
@@ -131,8 +183,9 @@ impl LayerPattern {
         self.kinds[(layer % self.len.max(1) as u64) as usize]
     }
 
+    /// Every layer full attention with its MLP.
     pub fn is_full(&self) -> bool {
-        self.kinds().iter().all(|k| *k == LayerKind::Full)
+        self.no_mlp == 0 && self.kinds().iter().all(|k| *k == LayerKind::Full)
     }
 
     /// Layers of `kind` among `layers`.
@@ -144,7 +197,13 @@ impl LayerPattern {
     }
 
     pub fn text(&self) -> String {
-        self.kinds().iter().map(|k| k.letter()).collect()
+        (self.kinds().iter().enumerate())
+            .map(|(i, k)| match (k, self.has_mlp(i as u64)) {
+                (LayerKind::Full, false) => 'A',
+                (LayerKind::Linear, false) => 'M',
+                (k, _) => k.letter(),
+            })
+            .collect()
     }
 }
 
@@ -157,7 +216,7 @@ impl Serialize for LayerPattern {
 impl<'de> Deserialize<'de> for LayerPattern {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        LayerPattern::parse(&s).ok_or_else(|| serde::de::Error::custom("a layer pattern of F, S, C, L"))
+        LayerPattern::parse(&s).ok_or_else(|| serde::de::Error::custom("a layer pattern of F, S, C, L, A, M, P"))
     }
 }
 
@@ -514,6 +573,8 @@ fn bf16_checkpoint() -> (StorageFormat, QuantLayers) {
 pub struct LayerClass {
     pub attention: LayerKind,
     pub moe: bool,
+    /// Whether the layer has an MLP at all (a block-level hybrid's mixer blocks have none).
+    pub mlp: bool,
     pub count: u64,
 }
 
@@ -521,10 +582,10 @@ impl LayerClass {
     /// Whether a linear layer is part of a layer of this class.
     pub fn has(&self, l: &LinearShape) -> bool {
         match l.group {
-            LinearGroup::Attention => self.attention != LayerKind::Linear,
+            LinearGroup::Attention => self.attention.attends(),
             LinearGroup::LinearAttention => self.attention == LayerKind::Linear,
-            LinearGroup::Mlp => !self.moe,
-            LinearGroup::Expert | LinearGroup::SharedExpert => self.moe,
+            LinearGroup::Mlp => self.mlp && !self.moe,
+            LinearGroup::Expert | LinearGroup::SharedExpert => self.mlp && self.moe,
         }
     }
 }
@@ -690,13 +751,22 @@ impl Architecture {
 
     /// Layers that attend with softmax attention (and so keep a KV cache).
     pub fn attention_layers(&self) -> u64 {
-        self.layers - self.layers_of(LayerKind::Linear).min(self.layers)
+        let other = self.layers_of(LayerKind::Linear).saturating_add(self.layers_of(LayerKind::None));
+        self.layers - other.min(self.layers)
     }
 
-    /// Layers with a mixture of experts (the rest have a dense MLP).
+    /// Layers with an MLP (all but a block-level hybrid's mixer blocks).
+    pub fn mlp_layers(&self) -> u64 {
+        self.layer_pattern.mlp_count(self.layers)
+    }
+
+    /// Layers with a mixture of experts (the rest of those with an MLP have a dense one).
     pub fn moe_layers(&self) -> u64 {
         match &self.moe {
             None => 0,
+            Some(_) if self.layer_pattern.no_mlp != 0 => {
+                (0..self.layers).filter(|&i| self.is_moe_layer(i) && self.layer_pattern.has_mlp(i)).count() as u64
+            }
             Some(m) => {
                 let from = m.dense_layers.min(self.layers);
                 let step = m.step.max(1);
@@ -716,7 +786,12 @@ impl Architecture {
     pub fn layer_classes(&self) -> Vec<LayerClass> {
         let mut classes: Vec<LayerClass> = Vec::with_capacity(2);
         if self.layer_pattern.is_full() && self.moe.as_ref().is_none_or(|m| m.dense_layers == 0 && m.step <= 1) {
-            classes.push(LayerClass { attention: LayerKind::Full, moe: self.moe.is_some(), count: self.layers });
+            classes.push(LayerClass {
+                attention: LayerKind::Full,
+                moe: self.moe.is_some(),
+                mlp: true,
+                count: self.layers,
+            });
             return classes;
         }
         // Full attention with dense first layers or every `step`-th layer MoE: two classes counted,
@@ -728,22 +803,24 @@ impl Architecture {
                 sides.reverse();
             }
             for (moe, count) in sides.into_iter().filter(|s| s.1 > 0) {
-                classes.push(LayerClass { attention: LayerKind::Full, moe, count });
+                classes.push(LayerClass { attention: LayerKind::Full, moe, mlp: true, count });
             }
             return classes;
         }
         for i in 0..self.layers {
-            let (attention, moe) = (self.layer_pattern.kind_of(i), self.is_moe_layer(i));
-            match classes.iter_mut().find(|c| c.attention == attention && c.moe == moe) {
+            let mlp = self.layer_pattern.has_mlp(i);
+            let (attention, moe) = (self.layer_pattern.kind_of(i), mlp && self.is_moe_layer(i));
+            match classes.iter_mut().find(|c| c.attention == attention && c.moe == moe && c.mlp == mlp) {
                 Some(c) => c.count += 1,
-                None => classes.push(LayerClass { attention, moe, count: 1 }),
+                None => classes.push(LayerClass { attention, moe, mlp, count: 1 }),
             }
         }
         classes
     }
 
     pub fn dense_mlp_layers(&self) -> u64 {
-        self.layers - self.moe_layers().min(self.layers)
+        let mlp = self.mlp_layers();
+        mlp - self.moe_layers().min(mlp)
     }
 
     /// Intermediate size of the dense MLP layers.

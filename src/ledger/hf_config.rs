@@ -342,6 +342,8 @@ enum Family {
     Hunyuan,
     /// Hybrid Mamba-2 + attention with a shared-expert MoE (Granite-4.0-H, Bamba).
     GraniteHybrid,
+    /// Nemotron-H: blocks that are a Mamba-2 mixer, an attention or an MLP (dense or MoE), never two.
+    NemotronH,
     DeepSeek,
     GptOss,
     Gemma2,
@@ -363,6 +365,7 @@ impl Family {
             "qwen3_next" | "qwen3_5" | "qwen3_5_text" | "qwen3_5_moe" | "qwen3_5_moe_text" => Family::Qwen3Next,
             "hunyuan" | "hunyuan_v1_moe" | "hunyuan_v1_dense" => Family::Hunyuan,
             "granitemoehybrid" | "bamba" => Family::GraniteHybrid,
+            "nemotron_h" => Family::NemotronH,
             "deepseek_v2" | "deepseek_v3" | "kimi_k2" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
@@ -463,6 +466,13 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
             a.sinks = true;
         }
         Family::Qwen3Next => a.attn_gate = true,
+        Family::NemotronH => {
+            // One norm per block; squared-ReLU MLPs and experts have two matrices, no gate.
+            a.norms_per_layer = 1;
+            if f.opt_str("mlp_hidden_act") == Some("relu2") {
+                a.mlp = super::architecture::MlpKind::Gelu;
+            }
+        }
         Family::Llama4 => a.qk_norm = false, // Llama-4's q/k norm is an L2 norm without weights
         _ => {}
     }
@@ -508,6 +518,12 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         }
         // Gemma-4's MoE block runs beside the layer's dense MLP (`intermediate_size`).
         Family::Gemma4 => (m.shared, m.shared_ffn) = (1, ffn),
+        // Nemotron-H's shared expert has its own size.
+        Family::NemotronH => {
+            if let Some(n) = f.opt_uint("moe_shared_expert_intermediate_size", MAX_DIM)? {
+                (m.shared, m.shared_ffn) = (f.opt_count("n_shared_experts", 0, 1 << 10)?.unwrap_or(1), n);
+            }
+        }
         // GraniteMoeSharedMoE: the routed experts (`intermediate_size`) beside one shared MLP.
         Family::GraniteHybrid => {
             if let Some(n) = f.opt_uint("shared_intermediate_size", MAX_DIM)? {
@@ -540,7 +556,9 @@ fn mla(f: &Fields) -> Result<Option<MlaSpec>, ConfigError> {
 /// `sliding_window_pattern`, Llama-4's chunked layers, Qwen3-Next's `full_attention_interval`).
 fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), ConfigError> {
     let window = f.opt_uint("sliding_window", 1 << 30)?.unwrap_or(0);
-    if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
+    if let Some(pattern) = f.opt_str("hybrid_override_pattern").filter(|_| family == Family::NemotronH) {
+        a.layer_pattern = hybrid_blocks(f, pattern, a.layers)?;
+    } else if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
         let kinds: Vec<LayerKind> = types
             .iter()
             .map(|t| match t.as_str() {
@@ -579,31 +597,60 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     a.window = if kinds.contains(&LayerKind::Sliding) { window } else { 0 };
     a.chunk =
         if kinds.contains(&LayerKind::Chunked) { f.opt_uint("attention_chunk_size", 1 << 30)?.unwrap_or(0) } else { 0 };
-    if a.layer_pattern.kinds().contains(&LayerKind::Linear) && f.raw("mamba_d_state").is_some() {
+    a.linear = linear_spec(f, a)?;
+    Ok(())
+}
+
+/// Nemotron-H's `hybrid_override_pattern`: M a Mamba-2 block, * an attention block, - and E an MLP
+/// block (E a mixture of experts), one letter per layer.
+fn hybrid_blocks(f: &Fields, pattern: &str, layers: u64) -> Result<LayerPattern, ConfigError> {
+    let blocks: Option<Vec<(LayerKind, bool)>> = pattern
+        .chars()
+        .map(|c| match c {
+            'M' => Some((LayerKind::Linear, false)),
+            '*' => Some((LayerKind::Full, false)),
+            '-' | 'E' => Some((LayerKind::None, true)),
+            _ => None,
+        })
+        .collect();
+    let counted = blocks.as_ref().is_some_and(|b| b.len() as u64 == layers);
+    blocks.filter(|_| counted).and_then(|b| LayerPattern::from_blocks(&b, true)).map_or_else(
+        || err(msg!(ConfigFieldNotPattern, Arg::Text(f.name("hybrid_override_pattern")), Arg::Int(layers))),
+        Ok,
+    )
+}
+
+/// The linear-attention layers' mixer, when the model has any: Mamba-2's (Granite-4.0-H's field
+/// names, then Nemotron-H's) or Gated DeltaNet's (Qwen3-Next, Qwen3.5).
+fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, ConfigError> {
+    if !a.layer_pattern.kinds().contains(&LayerKind::Linear) {
+        return Ok(None);
+    }
+    if let Some(ssm_state) = f.first_uint(&["mamba_d_state", "ssm_state_size"], MAX_DIM)? {
         // transformers' MambaMixer2: heads × head_dim = the inner size (`mamba_expand` × hidden
         // when `mamba_d_head` is "auto").
-        let heads = f.uint("mamba_n_heads", MAX_DIM)?;
-        let head_dim = match f.opt_uint("mamba_d_head", MAX_DIM) {
+        let heads = f
+            .first_uint(&["mamba_n_heads", "mamba_num_heads"], MAX_DIM)?
+            .map_or_else(|| f.uint("mamba_n_heads", MAX_DIM), Ok)?;
+        let head_dim = match f.first_uint(&["mamba_d_head", "mamba_head_dim"], MAX_DIM) {
             Ok(Some(d)) => d,
-            _ => f.opt_uint("mamba_expand", 64)?.unwrap_or(2).saturating_mul(a.hidden) / heads,
+            _ => f.first_uint(&["mamba_expand", "expand"], 64)?.unwrap_or(2).saturating_mul(a.hidden) / heads,
         };
-        a.linear = Some(LinearSpec {
-            k_heads: f.opt_uint("mamba_n_groups", MAX_DIM)?.unwrap_or(1),
+        return Ok(Some(LinearSpec {
+            k_heads: f.first_uint(&["mamba_n_groups", "n_groups"], MAX_DIM)?.unwrap_or(1),
             v_heads: heads,
             head_dim,
-            conv: f.opt_uint("mamba_d_conv", 64)?.unwrap_or(4),
-            ssm_state: f.uint("mamba_d_state", MAX_DIM)?,
-        });
-    } else if a.layer_pattern.kinds().contains(&LayerKind::Linear) {
-        a.linear = Some(LinearSpec {
-            k_heads: f.uint("linear_num_key_heads", MAX_DIM)?,
-            v_heads: f.uint("linear_num_value_heads", MAX_DIM)?,
-            head_dim: f.uint("linear_key_head_dim", MAX_DIM)?,
-            conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
-            ssm_state: 0,
-        });
+            conv: f.first_uint(&["mamba_d_conv", "conv_kernel"], 64)?.unwrap_or(4),
+            ssm_state,
+        }));
     }
-    Ok(())
+    Ok(Some(LinearSpec {
+        k_heads: f.uint("linear_num_key_heads", MAX_DIM)?,
+        v_heads: f.uint("linear_num_value_heads", MAX_DIM)?,
+        head_dim: f.uint("linear_key_head_dim", MAX_DIM)?,
+        conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
+        ssm_state: 0,
+    }))
 }
 
 /// The vision tower of a vision-language config.

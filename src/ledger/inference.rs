@@ -47,7 +47,7 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
         };
         let held = if limit > 0 { tokens.min(limit) } else { tokens };
         token_layers += n as f64 * held as f64;
-        let class = LayerClass { attention: kind, moe: false, count: n };
+        let class = LayerClass { attention: kind, moe: false, mlp: true, count: n };
         let windowed = when(limit > 0 && held < tokens, || msg!(KvWindow));
         parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), windowed));
     }

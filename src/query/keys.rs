@@ -598,7 +598,7 @@ keys! {
         set: |s, v| LayerPattern::parse(v.word()).map(|p| s.architecture.layer_pattern = p).ok_or(()),
         write: |s, c| (s.architecture.layer_pattern != c.template.layer_pattern).then(|| s.architecture.layer_pattern.text()),
         architecture: true,
-        doc: doc!("1–64 letters of F, S, C, L", "the preset's (F)", "the repeating per-layer attention kinds: F full, S sliding window, C chunked local, L linear attention / state space (Gemma-3 SSSSSF, gpt-oss SF, Llama-4 CCCF, Qwen3-Next LLLF)"),
+        doc: doc!("1–128 letters of F, S, C, L, A, M, P", "the preset's (F)", "the repeating per-layer attention kinds: F full, S sliding window, C chunked local, L linear attention / state space (Gemma-3 SSSSSF, gpt-oss SF, Llama-4 CCCF, Qwen3-Next LLLF), each with its MLP; for block-level hybrids (Nemotron-H) A an attention block and M a Mamba / linear-attention block without an MLP, P an MLP block without a mixer"),
     },
     Window = "window" {
         label: ("Sliding window (tokens)", "滑动窗口(token)"),

@@ -114,7 +114,7 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
             (LayerKind::Linear, Some(l)) => {
                 ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64
             }
-            (LayerKind::Linear, None) => 0.0,
+            (LayerKind::Linear | LayerKind::None, _) => 0.0,
             (LayerKind::Full, _) => ctx_seq as f64 * per_cell * slots as f64,
             (LayerKind::Sliding | LayerKind::Chunked, _) => {
                 let window = if kind == LayerKind::Sliding { arch.window } else { arch.chunk };

@@ -175,6 +175,7 @@ impl Layout {
                         keep.div_ceil(bs) + 1
                     }
                     LayerKind::Linear => 1,
+                    LayerKind::None => 0,
                     LayerKind::Full | LayerKind::Chunked => context.div_ceil(bs),
                 };
                 blocks.saturating_mul(k.groups)
@@ -362,7 +363,7 @@ fn layout_text(l: &Layout, arch: &Architecture) -> Arg {
         .kinds
         .iter()
         .map(|k| {
-            let class = crate::ledger::architecture::LayerClass { attention: k.kind, moe: false, count: 0 };
+            let class = crate::ledger::architecture::LayerClass { attention: k.kind, moe: false, mlp: true, count: 0 };
             msg!(VllmGroupPart, Arg::Int(k.groups), layer_class_name(class).arg())
         })
         .collect();
