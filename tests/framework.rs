@@ -283,3 +283,41 @@ fn trl_s_ppo_backpropagates_policy_and_critic_together() {
     assert_eq!(joint.rl.as_ref().map(|r| r.peak_phase), apart.rl.as_ref().map(|r| r.peak_phase));
     assert_eq!(joint.allocated_bytes() - apart.allocated_bytes(), extra);
 }
+
+fn component_bytes(q: &str, id: ComponentId) -> u64 {
+    bytes(&scenario(q), id)
+}
+
+/// `engine_version` with `engine=hf` is the transformers release (issue 30; the rules' source lines in
+/// docs/research/transformers-inference-by-release.md). Llama-2-7B: 32 layers, 32 KV heads × 128,
+/// bf16 cache: 2 × 4,096 × 2 B × 32 = 512 KiB per token.
+#[test]
+fn generate_follows_the_transformers_release() {
+    let base = "model=llama-2-7b&mode=infer&quant=bf16&attn=eager&gpu=a100-80g";
+    // 512 + 512 tokens × 16 sequences: the cache is 1,024 × 16 × 512 KiB = 8 GiB.
+    let q = format!("{base}&seq=512&gen=512&batch=16");
+    let gib = 1u64 << 30;
+    assert_eq!(component_bytes(&q, ComponentId::KvCache), 8 * gib);
+    // Before 4.42 (tuple caches grown by torch.cat, outputs not deleted) a decoding step holds the
+    // old cache and the new one whole: 8 GiB more; from 4.42 one layer's grown copy, 8 GiB / 32.
+    assert_eq!(component_bytes(&format!("{q}&engine_version=4.41"), ComponentId::Activations), 8 * gib);
+    assert_eq!(component_bytes(&format!("{q}&engine_version=4.42"), ComponentId::Activations), gib / 4);
+    assert_eq!(component_bytes(&q, ComponentId::Activations), gib / 4);
+    // Before 4.45 the prefill projects every prompt position and upcasts it: a 4,096-token prompt
+    // alone holds 4,096 × vocab 32,000 × (2 + 4) B = 786,432,000 B of logits at its end.
+    let prompt = format!("{base}&seq=4096&gen=0&batch=1");
+    assert_eq!(component_bytes(&format!("{prompt}&engine_version=4.44"), ComponentId::Logits), 786_432_000);
+    // From 4.45 only the last position: vocab × (2 + 4 + 4) B.
+    assert_eq!(component_bytes(&format!("{prompt}&engine_version=4.45"), ComponentId::Logits), 320_000);
+    // With 2,048 generated tokens (SDPA: the prefill's layer peak, under 0.4 GiB, is below the
+    // logits) the decoding steps' cache, 6,144 × 512 KiB = 3 GiB and one layer's copy beside it,
+    // outgrows the prefill's moment, the prompt's 2 GiB + 750 MiB of logits: at the peak they are gone.
+    let sdpa = base.replace("attn=eager", "attn=sdpa");
+    let long = format!("{sdpa}&seq=4096&gen=2048&batch=1&engine_version=4.44");
+    assert_eq!(component_bytes(&long, ComponentId::Logits), 0);
+    // With 256 the prefill's moment is the peak: the lines add up to it — the cache line holds the
+    // generated tokens' 256 × 512 KiB too, which that moment has not, so the logits line is less by
+    // as much: 786,432,000 − 134,217,728.
+    let short = format!("{sdpa}&seq=4096&gen=256&batch=1&engine_version=4.44");
+    assert_eq!(component_bytes(&short, ComponentId::Logits), 786_432_000 - 134_217_728);
+}

@@ -127,13 +127,23 @@ fn uniform_kv_cache(p: &Plan, i: &Inference, kv_heads_here: u64) -> Component {
     line(ComponentId::KvCache, kv, "§2", formula)
 }
 
+/// The transformers release `generate()` follows (`engine_version` with `engine=hf`); `None`: the
+/// newest read. docs/research/transformers-inference-by-release.md has each rule's source line.
+fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
+    i.engine.engine == super::scenario::Engine::Hf
+        && i.engine.version.is_some_and(|v| v < super::scenario::Release(major, minor, 0))
+}
+
 /// The prefill runs one layer at a time; its peak is the larger of attention and MLP, with the
 /// prompt's KV cache beside it. The generated tokens' KV (`kv_generated`) and the last position's
 /// logits (`logits`) come after that peak, so this line is what the peak needs beyond them — or a
 /// decoding step's transient, whichever is larger: `torch.cat` writes one layer's grown cache
 /// while the old one is alive (measured with tools/measure_generate.py on transformers 5.24).
+/// Before transformers 4.42 the cache was a tuple of tensors grown by `torch.cat` and the step's
+/// outputs were not deleted: at a decoding step the old cache and the new one coexist whole
+/// (`kv_total`, generation/utils.py before `del outputs` and the `DynamicCache` of 4.42).
 /// Also returns the prefill's peak and the decoding step's transient (the phases' activations).
-pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> (Component, f64, f64) {
+pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64, kv_total: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64;
     let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
@@ -143,10 +153,14 @@ pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> (Comp
         return (line(ComponentId::Activations, peak, "§2", formula), peak, 0.0);
     }
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
-    let cat_copy = arch.kv_elements_per_layer(kv_heads_here) as f64
-        * p.tokens.saturating_add(i.generated) as f64
-        * p.batch as f64
-        * (i.kv.bits() / 8.0);
+    let cat_copy = if transformers_before(i, 4, 42) {
+        kv_total
+    } else {
+        arch.kv_elements_per_layer(kv_heads_here) as f64
+            * p.tokens.saturating_add(i.generated) as f64
+            * p.batch as f64
+            * (i.kv.bits() / 8.0)
+    };
     let rest = (peak - kv_generated - logits).max(cat_copy);
     let formula = msg!(
         PrefillBeforeDecode,
@@ -163,10 +177,49 @@ pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64) -> (Comp
     (line(ComponentId::Activations, rest, "§2", formula), peak, cat_copy)
 }
 
+/// Before transformers 4.45 the logits are every prompt position's, held at the prefill's end
+/// beside the prompt's cache and gone by the decoding steps, which hold the whole cache (and before
+/// 4.42 its second copy): the bill is the larger moment. Returns the logits and activations lines'
+/// bytes at it, given the prompt's cache, the whole cache, the prefill's layer peak and the decoding
+/// step's transient (`None` from 4.45 on, where the lines add up as they are).
+pub fn prefill_logits_moment(
+    i: &Inference,
+    (prompt_kv, kv_total): (f64, f64),
+    (logits, peak, decode): (f64, f64, f64),
+) -> Option<(f64, f64)> {
+    if !transformers_before(i, 4, 45) {
+        return None;
+    }
+    let prefill = prompt_kv + peak.max(logits);
+    let decoding = kv_total + decode;
+    if decoding >= prefill {
+        // At the peak the prompt's logits are gone.
+        return Some((0.0, decode));
+    }
+    let beyond = prefill - kv_total;
+    let kept = logits.min(beyond);
+    Some((kept, beyond - kept))
+}
+
 /// Only the last position is projected when generating (transformers ≥ 4.45, vLLM): its 16-bit
-/// logits, an fp32 copy and the fp32 probabilities.
-pub fn logits(p: &Plan) -> Component {
+/// logits, an fp32 copy and the fp32 probabilities. Before 4.45 `generate()` passed no
+/// `num_logits_to_keep`: the prefill projects every prompt position, and the causal LM's forward
+/// upcast them all (`logits = logits.float()`, modeling_llama.py until 4.46).
+pub fn logits(p: &Plan, i: &Inference) -> Component {
     let act = p.acts.bytes();
+    if transformers_before(i, 4, 45) {
+        let per_logit = act + 4.0;
+        let bytes = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * per_logit;
+        let formula = msg!(
+            InferenceLogitsAll,
+            Arg::Int(p.batch),
+            Arg::Count(p.tokens),
+            Arg::Count(p.arch.vocab),
+            Arg::Factor(per_logit),
+            Arg::Factor(act)
+        );
+        return line(ComponentId::Logits, bytes, "§2", formula);
+    }
     let per_logit = act + 4.0 + 4.0;
     let formula =
         msg!(InferenceLogits, Arg::Int(p.batch), Arg::Count(p.arch.vocab), Arg::Factor(per_logit), Arg::Factor(act));

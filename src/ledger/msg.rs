@@ -298,6 +298,7 @@ msg_ids!(
     DoHostRam,
     BadOomLink,
     PrefillBeforeDecode,
+    InferenceLogitsAll,
     EngineWeights,
     VllmMxfp4Padding,
     VllmProfile,

@@ -246,9 +246,17 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
     lines.push(inference::weights(p, i));
     let kv = inference::kv_cache(p, i);
     let prompt_kv = inference::kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes;
-    let logits = inference::logits(p);
+    let logits = inference::logits(p, i);
     let kv_generated = kv.bytes.saturating_sub(prompt_kv) as f64;
-    let (prefill, prefill_peak, decode_transient) = inference::prefill(p, i, kv_generated, logits.bytes as f64);
+    let (mut prefill, prefill_peak, decode_transient) =
+        inference::prefill(p, i, kv_generated, logits.bytes as f64, kv.bytes as f64);
+    let mut logits = logits;
+    let kvs = (prompt_kv as f64, kv.bytes as f64);
+    let moment = (logits.bytes as f64, prefill_peak, decode_transient);
+    if let Some((kept_logits, activations)) = inference::prefill_logits_moment(i, kvs, moment) {
+        logits.bytes = super::bill::to_bytes(kept_logits);
+        prefill.bytes = super::bill::to_bytes(activations);
+    }
     lines.push(prefill);
     lines.push(kv);
     lines.push(logits);
