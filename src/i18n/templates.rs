@@ -334,7 +334,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ),
         InferenceLogitsAll => (
             "{0} seq × {1} prompt positions × vocab {2} × {3} B (transformers before 4.45 projects every position in the prefill: LM head output {4} B + its fp32 upcast 4 B)",
-            "{0} 条序列 × {1} 个提示位置 × 词表 {2} × {3} B(4.45 之前的 transformers 在 prefill 时投影每个位置:LM head 输出 {4} B + 其 fp32 上转 4 B)",
+            "{0} 条序列 × {1} 个提示位置 × 词表 {2} × {3} B(4.45 之前的 `transformers` 在 prefill 时投影每个位置:LM head 输出 {4} B + 其 fp32 上转 4 B)",
         ),
         InferenceLogits => (
             "{0} seq × vocab {1} × {2} B (last position: LM head output {3} B + fp32 copy 4 B + fp32 probabilities 4 B)",
