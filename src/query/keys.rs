@@ -1439,7 +1439,7 @@ keys! {
         set: |s, v| Release::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
         write: |s, _| s.serving.version.map(|v| v.to_string()),
         architecture: false,
-        doc: doc!("a release: 0.11, 0.19.1, 0.5.23", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23)", "the engine's release, where its memory rules changed (defaults, what the budget counts)"),
+        doc: doc!("a release: 0.11, 0.19.1, 0.5.23, 4.41", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23, transformers 5.25)", "the engine's release, where its memory rules changed (defaults, what the budget counts); with engine=hf the transformers release generate() runs on: before 4.42 a decoding step holds the old and the new cache whole, before 4.45 the prefill projects and upcasts every prompt position (docs/research/transformers-inference-by-release.md)"),
     },
     GpuUtil = "gpu_util" {
         label: ("gpu_memory_utilization", "gpu_memory_utilization(显存占比)"),

@@ -107,19 +107,21 @@ fn releases(engine: Engine) -> &'static [(&'static str, &'static str)] {
             ("0.4.3", "0.4.3"),
         ],
         Engine::Llamacpp => &[("", "b7000+"), ("b6182", "b6182 (2025)"), ("b4500", "b4500 (early 2025)")],
-        Engine::Hf => &[],
+        // transformers: where generate()'s memory rules changed (docs/research/transformers-inference-by-release.md).
+        Engine::Hf => &[("", "5.25"), ("4.45", "4.45"), ("4.44", "4.44"), ("4.41", "4.41")],
     }
 }
 
 /// The settings of the engine that serves the model, with the engine's own defaults shown.
 fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
     let e = &s.serving;
+    let version = e.version.map(|v| v.to_string()).unwrap_or_default();
     if e.engine == Engine::Hf {
-        return html! {};
+        let list = releases(e.engine).iter().map(|(v, l)| (v.to_string(), l.to_string())).collect();
+        return select(Key::EngineVersion, lang, &version, one_group(list), set(Key::EngineVersion));
     }
     let served = crate::ledger::estimate(s).serving;
     let share = served.as_ref().map_or(String::new(), |sv| fixed(sv.share, 3));
-    let version = e.version.map(|v| v.to_string()).unwrap_or_default();
     let release = select(
         Key::EngineVersion,
         lang,
