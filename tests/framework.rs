@@ -321,3 +321,18 @@ fn generate_follows_the_transformers_release() {
     let short = format!("{sdpa}&seq=4096&gen=256&batch=1&engine_version=4.44");
     assert_eq!(component_bytes(&short, ComponentId::Logits), 786_432_000 - 134_217_728);
 }
+
+/// `mask=full`: remote code (GLM-4's) that materializes a boolean (batch, 1, s, s) mask for the
+/// prompt, held through the prefill's layers, and returns only the last position's logits itself.
+/// GLM-4-9B's shape, a 128,000-token prompt: 128,000² × 1 B = 16,384,000,000 B more in the prefill;
+/// on transformers 4.40 the logits stay the last position's: vocab 151,552 × (2 + 4 + 4) B.
+#[test]
+fn remote_code_with_a_full_mask() {
+    let glm = "model=custom&layers=40&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=151552&tied=0&qkv_bias=1&mode=infer&quant=bf16&attn=sdpa&batch=1&seq=128000&gen=0&gpu=h200";
+    let plain = component_bytes(glm, ComponentId::Activations);
+    let full = component_bytes(&format!("{glm}&mask=full"), ComponentId::Activations);
+    assert_eq!(full - plain, 16_384_000_000);
+    assert_eq!(component_bytes(&format!("{glm}&mask=full&engine_version=4.40"), ComponentId::Logits), 1_515_520);
+    // transformers' own class on 4.40 projects all 128,000 positions: 128,000 × 151,552 × 6 B.
+    assert_eq!(component_bytes(&format!("{glm}&engine_version=4.40"), ComponentId::Logits), 116_391_936_000);
+}

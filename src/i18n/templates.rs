@@ -412,6 +412,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "offloaded checkpoint (`gc=unsloth`): {0} of layer inputs per process in pinned host RAM, copied back one layer at a time in backward",
             "卸载式检查点(`gc=unsloth`):每个进程有 {0} 的层输入放在锁页主机内存中,反向时逐层拷回",
         ),
+        NoteFullMask => (
+            "remote code (`mask=full`): the prompt's boolean (batch, 1, s, s) mask, {0}, is held through the prefill's layers (in the activations line)",
+            "远程代码(`mask=full`):提示的布尔 (batch, 1, s, s) 掩码 {0} 在 prefill 的各层中一直保留(计入激活一行)",
+        ),
         NoteFramework => (
             "{0} sets {1} (its defaults for the keys this link leaves out; a key the link sets wins)",
             "{0} 设定了 {1}(链接没有给出的键取它的默认值;链接给出的键优先)",

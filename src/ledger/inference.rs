@@ -134,6 +134,22 @@ fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
         && i.engine.version.is_some_and(|v| v < super::scenario::Release(major, minor, 0))
 }
 
+/// Whether the prefill projects every prompt position: transformers' own classes before 4.45 —
+/// not remote code that returns the last position's logit itself (`mask=full`).
+fn projects_every_position(p: &Plan, i: &Inference) -> bool {
+    transformers_before(i, 4, 45) && p.mask != super::scenario::AttentionMask::Full
+}
+
+/// A remote-code forward's materialized (batch, 1, s, s) boolean mask (`mask=full`), held through
+/// the prefill's layers.
+pub fn full_mask_bytes(p: &Plan) -> f64 {
+    if p.mask != super::scenario::AttentionMask::Full {
+        return 0.0;
+    }
+    let s = p.tokens as f64;
+    p.batch as f64 * s * s
+}
+
 /// The prefill runs one layer at a time; its peak is the larger of attention and MLP, with the
 /// prompt's KV cache beside it. The generated tokens' KV (`kv_generated`) and the last position's
 /// logits (`logits`) come after that peak, so this line is what the peak needs beyond them — or a
@@ -145,7 +161,7 @@ fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
 /// Also returns the prefill's peak and the decoding step's transient (the phases' activations).
 pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64, kv_total: f64) -> (Component, f64, f64) {
     let arch = p.arch;
-    let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64;
+    let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64 + full_mask_bytes(p);
     let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
     if i.generated == 0 {
@@ -183,11 +199,12 @@ pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64, kv_total
 /// bytes at it, given the prompt's cache, the whole cache, the prefill's layer peak and the decoding
 /// step's transient (`None` from 4.45 on, where the lines add up as they are).
 pub fn prefill_logits_moment(
+    p: &Plan,
     i: &Inference,
     (prompt_kv, kv_total): (f64, f64),
     (logits, peak, decode): (f64, f64, f64),
 ) -> Option<(f64, f64)> {
-    if !transformers_before(i, 4, 45) {
+    if !projects_every_position(p, i) {
         return None;
     }
     let prefill = prompt_kv + peak.max(logits);
@@ -207,7 +224,7 @@ pub fn prefill_logits_moment(
 /// upcast them all (`logits = logits.float()`, modeling_llama.py until 4.46).
 pub fn logits(p: &Plan, i: &Inference) -> Component {
     let act = p.acts.bytes();
-    if transformers_before(i, 4, 45) {
+    if projects_every_position(p, i) {
         let per_logit = act + 4.0;
         let bytes = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * per_logit;
         let formula = msg!(

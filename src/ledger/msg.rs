@@ -310,6 +310,7 @@ msg_ids!(
     NoteOffloadHost,
     NoteOffloadedCheckpoints,
     NoteFramework,
+    NoteFullMask,
     NoteFrameworkNothing,
     StepDeepspeedZero3,
     NoteDeepspeedOffloadCopy,

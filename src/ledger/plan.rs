@@ -256,6 +256,8 @@ pub struct Plan<'a> {
     pub parameters: u64,
     pub acts: Dtype,
     pub kernel: AttentionKernel,
+    /// The attention mask the model's forward builds (inference: `mask`).
+    pub mask: super::scenario::AttentionMask,
     pub vision: Option<VisionInput>,
     /// CUDA context and libraries per process, in MiB (never negative or NaN).
     pub overhead_mib: f64,
@@ -333,6 +335,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         parameters,
         acts: activation_dtype(s),
         kernel: s.attention,
+        mask: s.mask,
         vision,
         overhead_mib: if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) } else { 0.0 },
         expandable_segments: s.alloc == super::scenario::Allocator::Expandable,

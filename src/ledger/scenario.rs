@@ -98,6 +98,15 @@ impl Kernels {
 }
 
 keyword_enum!(
+    /// The attention mask a model's forward builds in inference (`mask`): `causal` = transformers'
+    /// own classes (no materialized mask without padding); `full` = remote code that materializes a
+    /// (batch, 1, s, s) boolean mask for the prompt and keeps it through every layer, and projects
+    /// only the last position when generating (GLM-4's CoreAttention causal mask, ChatGLM's
+    /// `return_last_logit`).
+    AttentionMask { Causal => "causal", Full => "full" }
+);
+
+keyword_enum!(
     /// bitsandbytes' 4-bit matmul for a frozen base: `legacy` (before 0.43.2) kept each layer's input
     /// for backward, so QLoRA saved the inputs of every linear layer as full fine-tuning does;
     /// `fixed` (0.43.2 on, its changelog's "QLoRA bug fix") keeps only the quantized weight.
@@ -551,6 +560,8 @@ pub struct Scenario {
     pub targets: LoraTargets,
     pub checkpointing: Checkpointing,
     pub attention: AttentionKernel,
+    /// The attention mask the model's forward builds (inference).
+    pub mask: AttentionMask,
     /// The loss implementation; `None`: `selective` for a preference or RL objective, else `hf`.
     pub loss: Option<LossKernel>,
     pub bnb: Bitsandbytes,
@@ -618,6 +629,7 @@ impl Default for Scenario {
             targets: LoraTargets::All,
             checkpointing: Checkpointing::Full,
             attention: AttentionKernel::Sdpa,
+            mask: AttentionMask::Causal,
             loss: None,
             bnb: Bitsandbytes::Fixed,
             recipe: None,

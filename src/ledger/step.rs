@@ -253,9 +253,13 @@ fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &
     let mut logits = logits;
     let kvs = (prompt_kv as f64, kv.bytes as f64);
     let moment = (logits.bytes as f64, prefill_peak, decode_transient);
-    if let Some((kept_logits, activations)) = inference::prefill_logits_moment(i, kvs, moment) {
+    if let Some((kept_logits, activations)) = inference::prefill_logits_moment(p, i, kvs, moment) {
         logits.bytes = super::bill::to_bytes(kept_logits);
         prefill.bytes = super::bill::to_bytes(activations);
+    }
+    let mask = inference::full_mask_bytes(p);
+    if mask > 0.0 {
+        notes.push(Note { key: "full_mask", text: msg!(NoteFullMask, Arg::Bytes(mask)) });
     }
     lines.push(prefill);
     lines.push(kv);

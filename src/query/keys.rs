@@ -14,9 +14,9 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu, Kernels,
-    LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe, Reference,
-    Release, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
+    Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
+    Reference, Release, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1061,6 +1061,14 @@ keys! {
         write: |s, c| (s.checkpointing != c.default.checkpointing).then(|| s.checkpointing.id().to_string()),
         architecture: false,
         doc: doc!("0, 1, reentrant, sac", "1", "gradient checkpointing per decoder layer (1 = non-reentrant: transformers 5's default, TRL ≥ 0.28); reentrant = torch's reentrant checkpoint, transformers 4's `gradient_checkpointing_enable()` without kwargs and LLaMA-Factory's `use_reentrant_gc` default (off under FSDP2) — under FSDP over frozen units (LoRA, QLoRA) FSDP1 then keeps every layer's input gradient until backward ends (with gc=1 there that is the range's high end) when the checkpoint wraps each FSDP unit from outside, as transformers' does — one applied inside each unit (torch's apply_activation_checkpointing after wrapping: Answer.AI's train.py) retains nothing and is gc=1; sac = selective, torchtitan's per-op policy (each layer keeps every other matmul's output and the attention kernel's, the rest recomputed)"),
+    },
+    Mask = "mask" {
+        label: ("Attention mask (remote code)", "注意力掩码(远程代码)"),
+        read: Read::Word(|| ids(AttentionMask::ALL, AttentionMask::id)),
+        set: |s, v| keyword(v.word(), AttentionMask::from_id, |m| s.mask = m),
+        write: |s, c| differs(s.mask.id(), c.default.mask.id()),
+        architecture: false,
+        doc: doc!("causal", "inference with engine=hf: causal = transformers' own model classes; full = remote code that materializes a (batch, 1, s, s) boolean mask for the prompt, held through every layer (GLM-4's CoreAttention: 1 B × s² per sequence, 16 GB at a 128k prompt), and projects only the last position (ChatGLM's return_last_logit), whatever the transformers release"),
     },
     Attn = "attn" {
         label: ("Attention kernel", "注意力实现"),

@@ -8,8 +8,9 @@ use super::inputs::{checkbox, number, optional_number, segmented, select, slider
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, Compile, Engine, Framework, Kernels, LoraTargets, LossKernel, Method, Mode, Objective,
-    Offload, Optimizer, PpoUpdate, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB,
+    Allocator, AttentionKernel, AttentionMask, Compile, Engine, Framework, Kernels, LoraTargets, LossKernel, Method,
+    Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe, Reference, Rollout, Scenario, TrainingLoop,
+    Zero3Impl, GIB,
 };
 use crate::ledger::storage::{KvDtype, StorageFormat};
 use crate::ledger::units::{fixed, trim_float};
@@ -349,6 +350,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { pick(Key::Kv, s.kv.id(), options(&KvDtype::ALL, KvDtype::id)) }
                     { count(Key::Gen, s.generated, "0") }
                     { segmented(Key::Engine, lang, s.serving.engine.id(), engine_options(lang), set(Key::Engine)) }
+                    if s.serving.engine == Engine::Hf {
+                        { pick(Key::Mask, s.mask.id(), options(AttentionMask::ALL, AttentionMask::id)) }
+                    }
                     { engine_controls(lang, s, &set) }
                 }
                 { pick(Key::Attn, s.attention.id(), options(AttentionKernel::ALL, AttentionKernel::id)) }
