@@ -173,9 +173,15 @@ pub fn trace(result: &Result<Trace, Msg>, memory_bytes: u64) -> String {
 pub fn config(text: &str) -> String {
     match crate::ledger::hf_config::parse_config(text) {
         Ok(imported) => {
+            let mask = if imported.full_mask {
+                crate::ledger::scenario::AttentionMask::Full
+            } else {
+                crate::ledger::scenario::AttentionMask::Causal
+            };
             let s = crate::ledger::Scenario {
                 model_id: None,
                 architecture: imported.architecture,
+                mask,
                 ..crate::ledger::Scenario::default()
             };
             let notes: Vec<Value> = imported.notes.iter().map(encode_msg).collect();

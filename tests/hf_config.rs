@@ -407,3 +407,22 @@ fn mamba2_hybrid_layers_are_counted_as_transformers_builds_them() {
     assert!(link.contains("linear_state=16"), "{link}");
     assert_eq!(vram_ledger::query::parse(&link).scenario.architecture.parameters(), 176_452);
 }
+
+/// ChatGLM / GLM-4's remote configs (`model_type: chatglm`) name the decoder's fields their own way
+/// and point `auto_map` at `modeling_chatglm`, whose forward materializes a full attention mask: the
+/// import reads them and sets `mask=full` (issue 30). GLM-4-9B's shape, by hand: embedding and
+/// output 2 × 151,552 × 4,096 = 1,241,513,984; per layer q 4,096² + k, v 2 × 4,096 × 256 + o 4,096²
+/// = 35,651,584, the q/k/v biases 4,096 + 2 × 256 = 4,608, the MLP 3 × 4,096 × 13,696 = 168,296,448,
+/// two norms 8,192: 203,960,832 × 40 = 8,158,433,280; the final norm 4,096 → 9,399,951,360.
+#[test]
+fn chatglm_remote_configs_are_read_with_their_mask() {
+    let config = r#"{"model_type": "chatglm", "num_layers": 40, "padded_vocab_size": 151552, "hidden_size": 4096,
+        "ffn_hidden_size": 13696, "kv_channels": 128, "num_attention_heads": 32, "multi_query_attention": true,
+        "multi_query_group_num": 2, "add_qkv_bias": true, "add_bias_linear": false, "tie_word_embeddings": false,
+        "auto_map": {"AutoModelForCausalLM": "modeling_chatglm.ChatGLMForConditionalGeneration"}}"#;
+    let imported = parse_config(config).expect("imports");
+    assert_eq!(imported.architecture.parameters(), 9_399_951_360);
+    assert!(imported.full_mask);
+    assert_eq!(imported.notes.len(), 1, "only the mask is said: {:?}", imported.notes);
+    assert!(!parse_config(&load("llama-3.1-8b")).expect("llama").full_mask);
+}

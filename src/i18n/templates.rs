@@ -802,6 +802,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`{0}` must give each of the {1} layers one of `M`, `*`, `-` or `E`",
             "`{0}` 必须为 {1} 层中的每一层给出 `M`、`*`、`-` 或 `E` 之一",
         ),
+        ImportFullMask => (
+            "its `auto_map` names ChatGLM's remote code, which materializes a full attention mask for the prompt: the link sets `mask=full`",
+            "它的 `auto_map` 指向 `ChatGLM` 的远程代码,会为提示生成完整的注意力掩码:链接设置了 `mask=full`",
+        ),
         ImportPerLayer => (
             "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",
             "`{0}` 各层不同({1} … {2}):每一层都按最大值计算",

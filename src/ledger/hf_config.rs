@@ -63,6 +63,9 @@ pub struct ConfigError(pub Msg);
 pub struct Imported {
     pub architecture: Architecture,
     pub notes: Vec<Msg>,
+    /// The config names remote code known to materialize a full attention mask (ChatGLM / GLM-4's
+    /// `auto_map`): its bill wants `mask=full`.
+    pub full_mask: bool,
 }
 
 fn err<T>(m: Msg) -> Result<T, ConfigError> {
@@ -243,7 +246,11 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     };
     arch.checkpoint = checkpoint(&top, &mut notes)?;
     arch.validate().map_err(ConfigError)?;
-    Ok(Imported { architecture: arch, notes })
+    let full_mask = remote_full_mask(&top);
+    if full_mask {
+        notes.push(msg!(ImportFullMask));
+    }
+    Ok(Imported { architecture: arch, notes, full_mask })
 }
 
 /// The fields the generic reading uses.
@@ -320,6 +327,13 @@ fn ignored_fields(f: &Fields) -> Vec<String> {
         .collect()
 }
 
+/// Remote code whose forward materializes a full (batch, 1, s, s) mask: ChatGLM's and GLM-4's
+/// (`auto_map` naming `modeling_chatglm`).
+fn remote_full_mask(top: &Fields) -> bool {
+    let Some(Json::Object(map)) = top.raw("auto_map") else { return false };
+    map.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains("modeling_chatglm")))
+}
+
 /// A per-layer list whose entries differ is read as its largest: the note names it.
 fn per_layer_notes(f: &Fields, notes: &mut Vec<Msg>) {
     for key in ["moe_topk", "num_shared_expert", "moe_intermediate_size", "num_experts_per_tok"] {
@@ -358,7 +372,9 @@ enum Family {
 impl Family {
     fn of(model_type: &str, text: &Fields) -> Family {
         match model_type {
-            "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "granite" => Family::Llama,
+            // ChatGLM / GLM-4's remote code: a Llama-style decoder under its own field names
+            // (num_layers, kv_channels, ffn_hidden_size, padded_vocab_size, add_qkv_bias).
+            "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "granite" | "chatglm" => Family::Llama,
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" => Family::Qwen2,
             "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" => Family::Qwen3,
             // Qwen3.5 is Qwen3-Next's hybrid (Gated DeltaNet + gated attention) with a vision tower.
@@ -384,15 +400,22 @@ impl Family {
 
 fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, ConfigError> {
     let gemma3 = family == Family::Gemma3;
-    let layers = f.uint("num_hidden_layers", MAX_LAYERS)?;
+    // ChatGLM / GLM-4's remote configs name the same fields differently.
+    let layers = f
+        .first_uint(&["num_hidden_layers", "num_layers"], MAX_LAYERS)?
+        .map_or_else(|| f.uint("num_hidden_layers", MAX_LAYERS), Ok)?;
     let hidden = f.uint("hidden_size", MAX_DIM)?;
     let heads = match f.opt_uint("num_attention_heads", MAX_DIM)? {
         Some(h) => h,
         None if gemma3 => 8, // Gemma3TextConfig's default
         None => f.uint("num_attention_heads", MAX_DIM)?,
     };
-    let kv_heads = f.opt_uint("num_key_value_heads", MAX_DIM)?.unwrap_or(if gemma3 { 4 } else { heads });
-    let head_dim = match f.first_uint(&["head_dim", "attention_head_dim"], MAX_DIM)? {
+    let kv_heads = f.first_uint(&["num_key_value_heads", "multi_query_group_num"], MAX_DIM)?.unwrap_or(if gemma3 {
+        4
+    } else {
+        heads
+    });
+    let head_dim = match f.first_uint(&["head_dim", "attention_head_dim", "kv_channels"], MAX_DIM)? {
         Some(d) => d,
         None if gemma3 => 256,
         None if hidden % heads == 0 => hidden / heads,
@@ -405,11 +428,12 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         && f.raw("shared_intermediate_size").is_some();
     let ffn = match f.opt_uint(if shared_only { "shared_intermediate_size" } else { "intermediate_size" }, MAX_DIM)? {
         Some(n) => n,
+        None if f.raw("ffn_hidden_size").is_some() => f.uint("ffn_hidden_size", MAX_DIM)?,
         None => {
             f.opt_uint("moe_intermediate_size", MAX_DIM)?.map_or_else(|| f.uint("intermediate_size", MAX_DIM), Ok)?
         }
     };
-    let vocab = match f.opt_uint("vocab_size", MAX_VOCAB)? {
+    let vocab = match f.first_uint(&["vocab_size", "padded_vocab_size"], MAX_VOCAB)? {
         Some(v) => v,
         None if gemma3 => 262208,
         None => f.uint("vocab_size", MAX_VOCAB)?,
@@ -417,7 +441,7 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     // transformers' own defaults per family when the field is absent.
     let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4);
     let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
-    let attention_bias = f.opt_bool("attention_bias")?.unwrap_or(false);
+    let attention_bias = f.opt_bool("attention_bias")?.or(f.opt_bool("add_qkv_bias")?).unwrap_or(false);
     let mlp_bias = f.opt_bool("mlp_bias")?.unwrap_or(false);
     let mut a = Architecture {
         name: Cow::Owned(name),

@@ -401,6 +401,7 @@ msg_ids!(
     ConfigTooLarge,
     ImportGeneric,
     ImportPerLayer,
+    ImportFullMask,
     ConfigFieldNotPattern,
     ImportIgnored,
     ImportGemma4Global,

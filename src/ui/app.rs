@@ -349,7 +349,12 @@ pub fn app(props: &AppProps) -> Html {
         with_base(&if full_query.is_empty() { "embed=1".to_string() } else { format!("{full_query}&embed=1") });
     let on_import = {
         let s = state.clone();
-        Callback::from(move |a| s.dispatch(Action::SetCustomModel(Box::new(a))))
+        Callback::from(move |(a, full_mask): (_, bool)| {
+            s.dispatch(Action::SetCustomModel(Box::new(a)));
+            if full_mask {
+                s.dispatch(Action::Set(Key::Mask, "full".into()));
+            }
+        })
     };
     let on_undo = {
         let s = state.clone();

@@ -18,7 +18,8 @@ use crate::readers::Answer;
 #[derive(Properties, PartialEq)]
 pub struct ModelImportProps {
     pub lang: Lang,
-    pub onimport: Callback<Architecture>,
+    /// The imported model, and whether its remote code wants `mask=full`.
+    pub onimport: Callback<(Architecture, bool)>,
 }
 
 /// GET `url` with the browser's fetch: (status, body text), or Err on a network or CORS failure.
@@ -74,10 +75,12 @@ pub fn model_import(props: &ModelImportProps) -> Html {
             let started = crate::ui::reader_worker::ask("config", text_in.into(), move |answer| {
                 match answer {
                     Some(Answer::Config(query, name, notes)) => {
-                        let mut architecture = crate::query::parse(&query).scenario.architecture;
+                        let parsed = crate::query::parse(&query).scenario;
+                        let full_mask = parsed.mask == crate::ledger::scenario::AttentionMask::Full;
+                        let mut architecture = parsed.architecture;
                         architecture.name = name.into();
                         answer_status.set(Status::Done(architecture.name.to_string(), notes));
-                        onimport.emit(architecture);
+                        onimport.emit((architecture, full_mask));
                     }
                     Some(Answer::Failed(m)) => answer_status.set(Status::Error(m)),
                     _ => answer_status.set(Status::Error(msg!(ConfigNotJson, Arg::Text(String::new())))),
