@@ -173,18 +173,8 @@ pub fn trace(result: &Result<Trace, Msg>, memory_bytes: u64) -> String {
 pub fn config(text: &str) -> String {
     match crate::ledger::hf_config::parse_config(text) {
         Ok(imported) => {
-            let mask = if imported.full_mask {
-                crate::ledger::scenario::AttentionMask::Full
-            } else {
-                crate::ledger::scenario::AttentionMask::Causal
-            };
-            let s = crate::ledger::Scenario {
-                model_id: None,
-                architecture: imported.architecture,
-                mask,
-                ..crate::ledger::Scenario::default()
-            };
             let notes: Vec<Value> = imported.notes.iter().map(encode_msg).collect();
+            let s = crate::ledger::Scenario::imported(imported);
             let query = crate::query::to_query(&s, &[]);
             json!({ "config": { "query": query, "name": s.architecture.name, "notes": notes } }).to_string()
         }
@@ -229,18 +219,24 @@ pub fn diagnosis(query: &str) -> String {
     .to_string()
 }
 
+/// A text the worker sent, at most 2,000 characters.
+fn read_text(v: &Json) -> Option<String> {
+    v.as_str().map(|s| s.chars().take(2000).collect())
+}
+
+/// A text the worker sent in both languages: `[English, Chinese]`.
+fn read_both(v: &Json) -> Option<(String, String)> {
+    let pair = v.as_array()?;
+    Some((read_text(pair.first()?)?, read_text(pair.get(1)?)?))
+}
+
 fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
-    let text = |v: &Json| v.as_str().map(|s| s.chars().take(2000).collect::<String>());
-    let both = |v: &Json| {
-        let pair = v.as_array()?;
-        Some((text(pair.first()?)?, text(pair.get(1)?)?))
-    };
     let node = |v: &Json| NodeId::from_id(v.as_str()?);
     let lever = |v: &Json| v.get("lever").and_then(Json::as_str).and_then(Lever::from_id);
     let advice = (d.get("advice")?.as_array()?.iter().take(64))
         .map(|a| {
             if let Some(t) = a.get("do") {
-                let (en, zh) = both(t)?;
+                let (en, zh) = read_both(t)?;
                 Some(Advised::Do(en, zh))
             } else if let Some(b) = a.get("saves") {
                 Some(Advised::Saves(lever(a)?, b.as_f64()? as i64))
@@ -253,14 +249,14 @@ fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
     let figures = (d.get("figures")?.as_array()?.iter().take(64))
         .map(|f| {
             let f = f.as_array()?;
-            Some((text(f.first()?)?, text(f.get(1)?)?, text(f.get(2)?)?))
+            Some((read_text(f.first()?)?, read_text(f.get(1)?)?, read_text(f.get(2)?)?))
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Diagnosis {
         cause: Cause::from_id(d.get("cause")?.as_str()?)?,
         node: node(d.get("node")?)?,
         path: d.get("path")?.as_array()?.iter().take(32).map(node).collect::<Option<Vec<NodeId>>>()?,
-        why: both(d.get("why")?)?,
+        why: read_both(d.get("why")?)?,
         figures,
         advice,
     })
@@ -297,14 +293,9 @@ pub fn selftest(query: &str) -> String {
 }
 
 fn decode_selftest(items: &[Json]) -> Option<Vec<SelfTestItem>> {
-    let text = |v: &Json| v.as_str().map(|s| s.chars().take(2000).collect::<String>());
-    let both = |v: &Json| {
-        let pair = v.as_array()?;
-        Some((text(pair.first()?)?, text(pair.get(1)?)?))
-    };
     let side = |v: &Json| {
-        let label = v.get("label").and_then(&text);
-        Some((label, text(v.get("query")?)?))
+        let label = v.get("label").and_then(read_text);
+        Some((label, read_text(v.get("query")?)?))
     };
     items
         .iter()
@@ -319,10 +310,10 @@ fn decode_selftest(items: &[Json]) -> Option<Vec<SelfTestItem>> {
             };
             Some(SelfTestItem {
                 n: u8::try_from(q.get("n")?.as_u64()?).ok()?,
-                question: both(q.get("question")?)?,
-                hint: both(q.get("hint")?)?,
-                answer: both(q.get("answer")?)?,
-                finding: both(q.get("finding")?)?,
+                question: read_both(q.get("question")?)?,
+                hint: read_both(q.get("hint")?)?,
+                answer: read_both(q.get("answer")?)?,
+                finding: read_both(q.get("finding")?)?,
                 diagnosis,
                 before: side(q.get("before")?)?,
                 after: side(q.get("after")?)?,

@@ -416,17 +416,7 @@ fn custom_model_query(path: &str, given: &str) -> Result<String, String> {
     for note in &imported.notes {
         eprintln!("note: {note}");
     }
-    let mask = if imported.full_mask {
-        vram_ledger::ledger::scenario::AttentionMask::Full
-    } else {
-        vram_ledger::ledger::scenario::AttentionMask::Causal
-    };
-    let s = vram_ledger::ledger::Scenario {
-        model_id: None,
-        architecture: imported.architecture,
-        mask,
-        ..vram_ledger::ledger::Scenario::default()
-    };
+    let s = vram_ledger::ledger::Scenario::imported(imported);
     let link = query::to_query(&s, &[]);
     eprintln!("model link: {link}");
     let rest: Vec<String> =

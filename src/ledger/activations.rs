@@ -464,12 +464,9 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     let (tokens, batch) = (p.tokens, p.batch);
     let layer_input = tokens as f64 * batch as f64 * step.stream * arch.hidden as f64;
     let every_input = arch.layers as f64 * layer_input;
-    let (inputs, host) = if t.offloaded_inputs {
-        let on_gpu = arch.layers.min(OFFLOADED_INPUTS_ON_GPU) as f64;
-        (on_gpu * layer_input, arch.layers.saturating_sub(1) as f64 * layer_input)
-    } else {
-        (every_input, 0.0)
-    };
+    let on_gpu = if t.offloaded_inputs { arch.layers.min(OFFLOADED_INPUTS_ON_GPU) } else { arch.layers };
+    let inputs = on_gpu as f64 * layer_input;
+    let host = if t.offloaded_inputs { arch.layers.saturating_sub(1) as f64 * layer_input } else { 0.0 };
     // With the hook, layer 0's recompute comes with every other layer's input gradient.
     // A recomputed layer's backward also holds the gradients of its widest intermediates: the
     // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
@@ -487,7 +484,6 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     } else {
         0.0
     };
-    let on_gpu = if t.offloaded_inputs { arch.layers.min(OFFLOADED_INPUTS_ON_GPU) } else { arch.layers };
     let formula = msg!(
         ActivationsCheckpointed,
         Arg::Int(on_gpu),

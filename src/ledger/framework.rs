@@ -367,11 +367,17 @@ pub fn apply(s: &mut Scenario, set_by_link: impl Fn(&str) -> bool) -> Vec<Settin
     applied
 }
 
+/// The Trainer at its newest release read: its rules change nothing (the other keys' defaults are
+/// its own), so neither the link's defaults nor the bill's note need them.
+fn sets_nothing(s: &Scenario) -> bool {
+    s.framework == Framework::Hf && s.framework_version.is_none()
+}
+
 /// The scenario a link with only `s`'s framework (and the keys its rules' conditions read) would
 /// give: the defaults a link for `s` is written against.
 pub fn defaults_for(s: &Scenario) -> Scenario {
     let mut d = Scenario::default();
-    if s.framework == Framework::Hf && s.framework_version.is_none() {
+    if sets_nothing(s) {
         return d;
     }
     d.framework = s.framework;
@@ -391,7 +397,7 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
 
 /// The bill's note: what the framework set that the scenario still holds.
 pub fn note(s: &Scenario) -> Option<Msg> {
-    if s.framework == Framework::Hf && s.framework_version.is_none() {
+    if sets_nothing(s) {
         return None;
     }
     let name = s.framework.name();

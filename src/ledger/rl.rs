@@ -247,13 +247,14 @@ const JOINT_CRITIC: [ComponentId; 7] = [
 ];
 
 /// The critic's phases when its update is joint with the policy's (`None` otherwise).
-fn joint_critic(s: &Scenario, trainer_s: &Scenario) -> Option<Vec<Phase>> {
-    let joint = s.rl.objective == Objective::Ppo && s.rl.ppo_update == super::scenario::PpoUpdate::Joint;
-    joint.then(|| phases::of(&critic_bill(s, trainer_s).1))
+fn joint_critic(s: &Scenario, critic: Option<&(String, Bill)>) -> Option<Vec<Phase>> {
+    let joint = s.rl.ppo_update == super::scenario::PpoUpdate::Joint;
+    critic.filter(|_| joint).map(|(_, b)| phases::of(b))
 }
 
-/// Lines that stay in every phase: the reference copy, PPO's critic and reward model.
-fn resident_lines(s: &Scenario, trainer_s: &Scenario) -> Vec<Component> {
+/// Lines that stay in every phase: the reference copy, PPO's critic (its own step, `critic`) and
+/// reward model.
+fn resident_lines(s: &Scenario, critic: Option<&(String, Bill)>) -> Vec<Component> {
     let mut lines = Vec::new();
     let sharded = if s.gpus > 1 && s.zero == 3 { s.gpus as f64 } else { 1.0 };
     if s.reference() == Some(Reference::Model) {
@@ -264,8 +265,7 @@ fn resident_lines(s: &Scenario, trainer_s: &Scenario) -> Vec<Component> {
             lines.push(line(ComponentId::ReferenceModel, w.bytes as f64 / sharded, "§1", formula));
         }
     }
-    if s.rl.objective == Objective::Ppo {
-        let (name, b) = critic_bill(s, trainer_s);
+    if let Some((name, b)) = critic {
         let ids =
             [ComponentId::Weights, ComponentId::AdapterWeights, ComponentId::MasterWeights, ComponentId::Optimizer];
         let bytes = ids.iter().map(|&id| b.component(id)).fold(0, u64::saturating_add);
@@ -273,7 +273,7 @@ fn resident_lines(s: &Scenario, trainer_s: &Scenario) -> Vec<Component> {
             ComponentId::Critic,
             bytes as f64,
             "§1",
-            msg!(RlCritic, Arg::Text(name), Arg::Bytes(bytes as f64)),
+            msg!(RlCritic, Arg::Text(name.clone()), Arg::Bytes(bytes as f64)),
         ));
         if let Some(p) = s.rl.reward.and_then(presets::model) {
             let mut r = inference_scenario(s, 1, 1, 0, StorageFormat::Bf16);
@@ -450,12 +450,14 @@ pub fn estimate(s: &Scenario) -> Bill {
         Objective::Grpo | Objective::Ppo => rollout_lines(s, &trainer, sequences, &mut notes),
         _ => RolloutLines { during: vec![], after: vec![], weights: 0, pool: 0, kv_tokens: 0, fails: false },
     };
-    let resident = resident_lines(s, &trainer_s);
+    // PPO's critic as a step of its own: its resident line, and its phases when the update is joint.
+    let critic = (s.rl.objective == Objective::Ppo).then(|| critic_bill(s, &trainer_s));
+    let resident = resident_lines(s, critic.as_ref());
     // The reference copy is offloaded with the parameters (verl's `ref.fsdp_config.param_offload`).
     let offloaded = s.offload == super::scenario::Offload::All && s.zero == 3 && s.gpus > 1;
     let stays = resident.iter().filter(|c| !(offloaded && c.id == ComponentId::ReferenceModel)).cloned().collect();
     let autocast = trainer_s.trainer_autocast();
-    let joint = joint_critic(s, &trainer_s);
+    let joint = joint_critic(s, critic.as_ref());
     let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast, joint };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
@@ -471,7 +473,8 @@ pub fn estimate(s: &Scenario) -> Bill {
         Some((_, lines)) => in_bill_order(lines.clone()),
         None => {
             let mut lines = parts.trainer.components.clone();
-            lines.extend(parts.stays.iter().cloned().map(|c| match parts.joint_bytes(peak_name) {
+            let joint = parts.joint_bytes(peak_name);
+            lines.extend(parts.stays.iter().cloned().map(|c| match joint {
                 0 => c,
                 joint if c.id == ComponentId::Critic => Component {
                     bytes: c.bytes.saturating_add(joint),

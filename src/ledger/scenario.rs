@@ -607,6 +607,19 @@ pub struct Scenario {
     pub framework_version: Option<Release>,
 }
 
+impl Scenario {
+    /// The custom model of an imported config.json, the rest at the defaults: its remote code's
+    /// mask when the config names ChatGLM's (`Imported::full_mask`).
+    pub fn imported(imported: super::hf_config::Imported) -> Scenario {
+        Scenario {
+            model_id: None,
+            architecture: imported.architecture,
+            mask: if imported.full_mask { AttentionMask::Full } else { AttentionMask::Causal },
+            ..Scenario::default()
+        }
+    }
+}
+
 impl Default for Scenario {
     fn default() -> Self {
         let model = presets::model(DEFAULT_MODEL).map(|m| m.architecture.clone());
