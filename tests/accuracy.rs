@@ -131,12 +131,36 @@ fn figure_kinds_and_bad_files() {
     assert_eq!(FigureKind::parse("kv_cache"), Some(FigureKind::Component(ComponentId::KvCache)));
     assert_eq!(FigureKind::parse("reserved"), Some(FigureKind::Reserved));
     assert_eq!(FigureKind::parse("peak"), None);
+    assert_eq!(FigureKind::parse("decode_peak"), Some(FigureKind::DecodePeak));
     assert!(parse_set("[[case]]\nid = 1").unwrap_err().starts_with("measured set:"));
     let bad_unit = SET.replacen("unit = \"GiB\"", "unit = \"gigs\"", 1);
     assert!(parse_set(&bad_unit).unwrap_err().contains("unit `gigs`"));
     // A query the ledger refuses is reported with the case's id, never a panic.
     let bad_query = vec![synthetic("broken", "model=nope", 1.0, "weights", &[])];
     assert!(evaluate(&bad_query).unwrap_err().contains("case `broken`"));
+}
+
+/// `decode_peak` is the decode phase: Llama-2-7B bf16, a 6,144-token prompt and 2,048 generated
+/// tokens. By hand: weights 6,738,415,616 × 2 B; the cache 2 × 32 layers × 4,096 × 8,192 tokens × 2 B
+/// = 4 GiB; beyond them at most a step's copy of one layer's grown cache (2 × 4,096 × 8,192 × 2 B =
+/// 128 MiB) and the last logits (32,000 × 10 B). The prefill's working set (an MLP of 11,008 over
+/// 6,144 tokens is hundreds of MiB) is not in it; here it is the peak all the same, since the prefill
+/// holds 1 GiB less cache (2,048 tokens) than the decode and its working set is smaller than that.
+#[test]
+fn decode_peak_is_the_decode_phase_by_hand() {
+    let q = "model=llama-2-7b&mode=infer&engine=hf&attn=flash&seq=6144&gen=2048&batch=1";
+    let scenario = vram_ledger::query::parse(q).scenario;
+    let bill = vram_ledger::ledger::estimate(&scenario);
+    let decode = FigureKind::DecodePeak.of(&bill);
+    let weights = 6_738_415_616.0 * 2.0;
+    let cache = 4.0 * (1u64 << 30) as f64;
+    let held = decode - weights - cache;
+    assert!(held >= 0.0 && held <= 128.0 * 1048576.0 + 320_000.0, "{held}");
+    assert_eq!(decode, FigureKind::Allocated.of(&bill));
+    // A 30,720-token prompt with 16 generated tokens: the prefill's working set now dominates.
+    let long = "model=llama-2-7b&mode=infer&engine=hf&attn=flash&seq=30720&gen=16&batch=1";
+    let bill = vram_ledger::ledger::estimate(&vram_ledger::query::parse(long).scenario);
+    assert!(FigureKind::DecodePeak.of(&bill) < FigureKind::Allocated.of(&bill) - 256.0 * 1048576.0);
 }
 
 /// Issue 15's targets on the engines' start-up logs: at least 30 logs (a log is one run: its

@@ -37,7 +37,8 @@ pub struct Case {
     pub figure: f64,
     /// `GB` (10^9 B), `GiB`, `MB` (10^6 B) or `MiB`.
     pub unit: String,
-    /// `allocated`, `reserved`, `device`, `saved_tensors`, `step_peak`, or a component id (`weights`, …).
+    /// `allocated`, `reserved`, `device`, `saved_tensors`, `step_peak`, `generate_peak`, `decode_peak`,
+    /// a serving figure, or a component id (`weights`, …).
     pub kind: String,
     /// What the source leaves open: `["exact"]`, or any of `length`, `rounding`, `limit`,
     /// `framework`, `table` (see the file's header). The tolerance follows from it.
@@ -77,6 +78,12 @@ pub enum FigureKind {
     /// What Hugging Face `generate()` holds at its peak beyond the weights (tools/measure_generate.py):
     /// the allocated total less the weights line.
     GeneratePeak,
+    /// What `generate()` holds once the prompt is in the cache: the `decode` phase's allocated total
+    /// (weights, the cache grown to prompt + generated, the last position's logits, a step's
+    /// transient), without the prefill's one-layer working set. For sources whose figures, by their
+    /// own arithmetic, hold no prefill transient (a figure equal to weights + cache + a constant at
+    /// every prompt length, where a true peak grows by the prompt's activations).
+    DecodePeak,
     /// A serving engine's figure at start-up (the `serving` object): `kv_pool` (vLLM's "Available
     /// KV cache memory", SGLang's K + V size, llama.cpp's KV buffers), `kv_tokens` ("GPU KV cache
     /// size", `#tokens`, cells), `max_concurrency` ("Maximum concurrency for L tokens per request"),
@@ -136,6 +143,7 @@ impl FigureKind {
             "saved_tensors" => Some(FigureKind::SavedTensors),
             "step_peak" => Some(FigureKind::StepPeak),
             "generate_peak" => Some(FigureKind::GeneratePeak),
+            "decode_peak" => Some(FigureKind::DecodePeak),
             other if ServingFigure::ALL.iter().any(|f| f.id() == other) => {
                 ServingFigure::ALL.iter().find(|f| f.id() == other).map(|&f| FigureKind::Serving(f))
             }
@@ -188,6 +196,10 @@ impl FigureKind {
         match self {
             FigureKind::Serving(_) => 0,
             FigureKind::GeneratePeak => bill.allocated_bytes().saturating_sub(bill.component(ComponentId::Weights)),
+            FigureKind::DecodePeak => crate::ledger::phases::of(bill)
+                .iter()
+                .find(|p| p.name == crate::ledger::phases::PhaseName::Decode)
+                .map_or_else(|| bill.allocated_bytes(), |p| p.total(crate::ledger::bill::TotalKind::Allocated)),
             FigureKind::Allocated => bill.allocated_bytes(),
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
@@ -484,7 +496,8 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
          vocabulary (docs/query-keys.md), so every row can be opened in the app or the CLI. Error =\n\
          (estimate − measurement) / measurement, on the kind of figure the source printed: `allocated`\n\
          (`torch.cuda.max_memory_allocated()`), `reserved` (`max_memory_reserved()`), `device`\n\
-         (nvidia-smi), or one component of the bill. `cargo test` fails when the median absolute error\n\
+         (nvidia-smi), `decode_peak` (the bill's decode phase, for tables whose figures hold no prefill\n\
+         transient), or one component of the bill. `cargo test` fails when the median absolute error\n\
          passes 10 % or a case leaves its tolerance. A tolerance follows from what the source leaves\n\
          open (2 % for exact arithmetic, else 10 % + 10 % per unknown: data-dependent length, rounding,\n\
          a limit rather than a reading, a framework detail outside the vocabulary, an inconsistent\n\
