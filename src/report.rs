@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use crate::i18n::plain;
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
-use crate::ledger::bill::{Serving, ServingStatus};
+use crate::ledger::bill::{ParallelSummary, Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::phases::{self, Phase};
 use crate::ledger::rl::RlSummary;
@@ -53,6 +53,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
         "serving": bill.serving.as_ref().map(serving_json),
         "rl": bill.rl.as_ref().map(rl_json),
+        "parallel": bill.parallel.as_ref().map(parallel_json),
         "phases": phases_json(&phases),
         "peak_phase": phases::peak(&phases).map(|p| p.name.id()),
     })
@@ -96,6 +97,52 @@ pub fn phases_table(bill: &Bill, unit: Unit) -> String {
             format_bytes(p.total(TotalKind::Device), unit),
             named.join(", "),
             if peak == Some(p.name) { "  ← peak" } else { "" }
+        ));
+    }
+    out
+}
+
+/// The `parallel` object of a training grid (its names are a public contract: issue 28).
+pub fn parallel_json(p: &ParallelSummary) -> Value {
+    let l = &p.layout;
+    json!({
+        "tp": l.tp, "pp": l.pp, "ep": l.ep, "etp": l.etp, "cp": l.cp, "dp": l.dp,
+        "sp": l.sp, "dist_optim": l.dist_optim, "schedule": l.schedule.id(), "gpus": l.gpus(),
+        "billed_stage": p.billed_stage,
+        "worst_rank": { "stage": p.worst_stage, "bytes": p.worst_bytes },
+        "ranks": p.ranks.iter().map(|r| json!({
+            "stage": r.stage,
+            "layers": r.layers,
+            "weights_bytes": r.weights_bytes,
+            "activations_bytes": r.activations_bytes,
+            "device_bytes": r.device_bytes,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn parallel_text(p: &ParallelSummary, unit: Unit) -> String {
+    let l = &p.layout;
+    let mut out = format!(
+        "\ngrid tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPUs{}{} (schedule {})\n{:<7} {:>6} {:>14} {:>14} {:>14}\n",
+        l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(),
+        if l.sp { ", sequence parallel" } else { "" },
+        if l.dist_optim { ", distributed optimizer" } else { "" },
+        l.schedule.id(), "stage", "layers", "weights", "activations", "device"
+    );
+    for r in &p.ranks {
+        out.push_str(&format!(
+            "{:<7} {:>6} {:>14} {:>14} {:>14}{}\n",
+            r.stage,
+            r.layers,
+            format_bytes(r.weights_bytes, unit),
+            format_bytes(r.activations_bytes, unit),
+            format_bytes(r.device_bytes, unit),
+            match (r.stage == p.worst_stage, r.stage == p.billed_stage) {
+                (true, true) => "  ← worst, billed above",
+                (true, false) => "  ← worst",
+                (false, true) => "  ← billed above",
+                _ => "",
+            }
         ));
     }
     out
@@ -245,6 +292,9 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
     }
     if let Some(r) = &bill.rl {
         out.push_str(&rl_text(r, unit));
+    }
+    if let Some(p) = &bill.parallel {
+        out.push_str(&parallel_text(p, unit));
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {

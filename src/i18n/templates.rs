@@ -660,6 +660,78 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Apple silicon with {0} GB of unified memory: the verdict uses {1}, the working set Metal recommends for one process (`recommendedMaxWorkingSetSize`), not the whole RAM. PyTorch's MPS allocator goes on to 1.7× that (`PYTORCH_MPS_HIGH_WATERMARK_RATIO`) while the system swaps, then stops with `MPS backend out of memory`",
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
         ),
+        GridWeights => (
+            "{0} parameters on this GPU × {1} B — stage {2} of {3}: {4} layers, attention, dense MLPs and shared experts ÷ tp {5}, routed experts ÷ ep × etp {6}, norms and routers whole{7}{8}",
+            "本卡 {0} 个参数 × {1} B——第 {2} 段(共 {3} 段):{4} 层,注意力、稠密 `MLP` 与共享专家 ÷ `tp` {5},路由专家 ÷ `ep` × `etp` {6},`norm` 与路由器每卡完整{7}{8}",
+        ),
+        GridEmbedding => (
+            " + the embedding ÷ tp (first stage)",
+            " + 嵌入层 ÷ `tp`(第一段)",
+        ),
+        GridLmHead => (
+            " + the LM head ÷ tp and the final norm (last stage)",
+            " + `LM head` ÷ `tp` 与最后的 `norm`(最后一段)",
+        ),
+        GridGradients => (
+            "{0} trained parameters × 4 B (Megatron's fp32 gradient buffer, main_grad: never sharded)",
+            "{0} 个训练参数 × 4 B(`Megatron` 的 `fp32` 梯度缓冲 `main_grad`:不分片)",
+        ),
+        GridStates => (
+            "{0} trained parameters × {1} B (the optimizer's fp32 moments){2}",
+            "{0} 个训练参数 × {1} B(优化器的 `fp32` 动量){2}",
+        ),
+        GridMaster => (
+            "{0} trained parameters × 4 B (fp32 master weights){1}",
+            "{0} 个训练参数 × 4 B(`fp32` 主权重){1}",
+        ),
+        GridSharded => (
+            " ÷ {0} (distributed optimizer over dp × cp; routed experts over their data-parallel group of {1})",
+            " ÷ {0}(分布式优化器按 `dp` × `cp` 分片;路由专家按其数据并行组 {1} 分片)",
+        ),
+        GridActivations => (
+            "{0} micro-batches in flight ({1}) × {2} layers × {3} tokens on this GPU × {4} per token and layer (norm inputs, q, k, v, attention output and its fp32 log-sum-exp, the MLP's gate, up and product; a MoE layer's routed tokens and their experts' tensors){5}{6}{7}",
+            "在途 {0} 个微批次({1})× {2} 层 × 本卡 {3} 个 `token` × 每 `token` 每层 {4}(`norm` 输入、`q`、`k`、`v`、注意力输出及其 `fp32 log-sum-exp`、`MLP` 的 `gate`、`up` 与乘积;`MoE` 层的路由 `token` 及其专家张量){5}{6}{7}",
+        ),
+        GridRecompute => (
+            "; full recompute (gc=1): each layer keeps only its input ({0} per token) and one layer's activations live again in backward",
+            ";完全重计算(`gc=1`):每层只保留输入(每 `token` {0}),反向时一层的激活重新存在",
+        ),
+        GridDispatch => (
+            " + one MoE layer's all-to-all buffers {0} (routed tokens × hidden × 2 B: sent, received and the permuted copy)",
+            " + 一个 `MoE` 层的 `all-to-all` 缓冲 {0}(路由 `token` × `hidden` × 2 B:发送、接收与重排副本)",
+        ),
+        GridRing => (
+            " + ring attention's key/value send and receive buffers {0} (cp)",
+            " + 环形注意力的 `K`/`V` 收发缓冲 {0}(`cp`)",
+        ),
+        GridLogits => (
+            "{0} tokens × vocab {1} ÷ tp {2} × 10 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 softmax 4 B + its gradient 4 B)",
+            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 10 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32 softmax` 4 B + 其梯度 4 B)",
+        ),
+        GridNccl => (
+            "{0}: NCCL's buffers for {1} process groups of more than one GPU (tp, cp, dp, ep, the pipeline's), outside PyTorch's allocator (0.25 GiB each; the first 1.9 GiB with NVLS on NVSwitch Hopper and later)",
+            "{0}:{1} 个多卡进程组(`tp`、`cp`、`dp`、`ep`、流水线)的 `NCCL` 缓冲,在 `PyTorch` 分配器之外(每组 0.25 GiB;`Hopper` 及之后的 `NVSwitch` 机器上第一组有 `NVLS`:1.9 GiB)",
+        ),
+        NoteGrid => (
+            "Megatron-style grid {0}: {1} GPUs; this bill is one GPU of stage {2} (the stage that needs the most: {3}); the `parallel` object lists every stage",
+            "`Megatron` 式并行网格 {0}:共 {1} 卡;本账单是第 {2} 段的一张卡(最吃显存的是第 {3} 段);`parallel` 对象列出每一段",
+        ),
+        NoteGridRefused => (
+            "{0} = {1} does not divide {2} ({3}): Megatron refuses this grid; the bill assumes an even split",
+            "{0} = {1} 不整除 {2}({3}):`Megatron` 会拒绝这个网格;账单按均分计算",
+        ),
+        NoteGridUneven => (
+            "the layers do not split evenly over the stages: the first {0} stages hold {1} layers, one more than the rest",
+            "层数不能在各段间均分:前 {0} 段各 {1} 层,比其余多一层",
+        ),
+        NoteGridQlora => (
+            "Megatron has no 4-bit base: method=qlora on the grid is billed as LoRA over a 16-bit base",
+            "`Megatron` 没有 4 `bit` 基座:网格上的 `method=qlora` 按 16 位基座上的 `LoRA` 计算",
+        ),
+        NoteGridOptimizer => (
+            "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
+            "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",
+        ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",

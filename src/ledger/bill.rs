@@ -378,6 +378,8 @@ pub struct Bill {
     pub timeline: Timeline,
     /// A preference or RL step (`objective` other than `sft`): the `rl` object of the JSON output.
     pub rl: Option<RlSummary>,
+    /// Training on a Megatron-style grid: the `parallel` object of the JSON output.
+    pub parallel: Option<ParallelSummary>,
 }
 
 impl Bill {
@@ -581,6 +583,28 @@ impl ServingStatus {
     pub fn starts(self) -> bool {
         matches!(self, ServingStatus::Serves | ServingStatus::Queues { .. })
     }
+}
+
+/// One pipeline stage's GPU, as the `parallel` JSON object lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankSummary {
+    pub stage: u64,
+    pub layers: u64,
+    pub weights_bytes: u64,
+    pub activations_bytes: u64,
+    pub device_bytes: u64,
+}
+
+/// The `parallel` object of the JSON output (its field names are a public contract).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelSummary {
+    pub layout: super::scenario::Layout,
+    /// The stage whose GPU needs the most, and that GPU's device total.
+    pub worst_stage: u64,
+    pub worst_bytes: u64,
+    /// The stage the bill is of (`stage`, or the worst).
+    pub billed_stage: u64,
+    pub ranks: Vec<RankSummary>,
 }
 
 /// The `rl` object of the JSON output (its field names are a public contract).

@@ -7,6 +7,8 @@ use super::bill::Bill;
 pub fn estimate(s: &super::Scenario) -> Bill {
     if s.is_rl() {
         super::rl::estimate(s)
+    } else if s.mode == super::scenario::Mode::Train && s.layout.is_grid() {
+        super::parallel::estimate(s)
     } else {
         super::step::step(s)
     }

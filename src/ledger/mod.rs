@@ -16,7 +16,7 @@
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
 //! 11. `step` — the bill of a supervised step or of inference
-//! 12. `rl` — a preference or RL step as its phases, made of those bills
+//! 12. `rl`, `parallel` — a preference or RL step as its phases, made of those bills; one GPU of a Megatron-style training grid
 //! 13. `estimate` — the bill of any scenario
 //! 14. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
 
@@ -35,6 +35,7 @@ pub mod json;
 pub mod logits;
 pub mod msg;
 pub mod optimizer;
+pub mod parallel;
 pub mod phases;
 pub mod plan;
 pub mod presets;

@@ -500,6 +500,7 @@ pub fn estimate(s: &Scenario) -> Bill {
         serving: None,
         timeline: Timeline::Phases(all),
         rl: Some(summary),
+        parallel: None,
     }
 }
 

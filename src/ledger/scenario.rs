@@ -30,6 +30,79 @@ macro_rules! keyword_enum {
 }
 
 keyword_enum!(
+    /// A pipeline's schedule (`schedule`): how many micro-batches a stage holds in flight.
+    /// `1f1b` = one forward, one backward (Megatron's default: stage p of P holds P − p);
+    /// `interleaved` = 1F1B over `vpp` virtual stages per GPU (Megatron's penalty 1 + (P − 1) / (P·vpp));
+    /// `gpipe` = every micro-batch's forward before any backward; `zb` = zero-bubble ZB-H1 (1F1B's count).
+    Schedule { OneFOneB => "1f1b", Interleaved => "interleaved", Gpipe => "gpipe", ZeroBubble => "zb" }
+);
+
+/// A Megatron-style grid of GPUs for training (`tp`, `pp`, `ep`, `etp`, `cp`, `dp`): the bill is one
+/// GPU's, of the worst pipeline stage unless `stage` picks one. Every size 1 with `given` false is
+/// no grid: `gpus` alone keeps its meaning (data parallel in training).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub tp: u64,
+    pub pp: u64,
+    pub ep: u64,
+    pub etp: u64,
+    pub cp: u64,
+    pub dp: u64,
+    /// Sequence parallel over `tp`: the norms' and residual's activations split too.
+    pub sp: bool,
+    /// Megatron's distributed optimizer: fp32 master weights and states sharded over `dp` × `cp`.
+    pub dist_optim: bool,
+    pub schedule: Schedule,
+    /// Virtual pipeline stages per GPU (`interleaved`).
+    pub vpp: u64,
+    /// Micro-batches per step (0: the scenario's `accum`).
+    pub microbatches: u64,
+    /// The pipeline stage billed (0-based); `None`: the worst.
+    pub stage: Option<u64>,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            tp: 1,
+            pp: 1,
+            ep: 1,
+            etp: 1,
+            cp: 1,
+            dp: 1,
+            sp: false,
+            dist_optim: false,
+            schedule: Schedule::OneFOneB,
+            vpp: 1,
+            microbatches: 0,
+            stage: None,
+        }
+    }
+}
+
+impl Layout {
+    /// Whether the scenario is a grid at all: any size above 1, sequence parallel, the
+    /// distributed optimizer or a stage picked.
+    pub fn is_grid(&self) -> bool {
+        [self.tp, self.pp, self.ep, self.etp, self.cp, self.dp].iter().any(|&x| x > 1)
+            || self.sp
+            || self.dist_optim
+            || self.stage.is_some()
+    }
+
+    /// GPUs in the grid: tp × pp × cp × dp (the experts' grid ep × etp lies inside it).
+    pub fn gpus(&self) -> u64 {
+        self.tp.saturating_mul(self.pp).saturating_mul(self.cp).saturating_mul(self.dp)
+    }
+
+    /// The data-parallel size of the experts' weights (Megatron's expert data parallel):
+    /// tp × cp × dp ÷ (ep × etp).
+    pub fn expert_dp(&self) -> u64 {
+        (self.tp.saturating_mul(self.cp).saturating_mul(self.dp) / self.ep.saturating_mul(self.etp).max(1)).max(1)
+    }
+}
+
+keyword_enum!(
     /// Training step or inference (prefill + decode).
     Mode { Train => "train", Infer => "infer" }
 );
@@ -601,6 +674,8 @@ pub struct Scenario {
     pub rl: RlSettings,
     /// The training framework whose defaults fill the keys a link leaves out.
     pub framework: Framework,
+    /// A Megatron-style parallel grid (training).
+    pub layout: Layout,
     /// The layer's kernels in training.
     pub kernels: Kernels,
     /// Its release; `None`: the newest whose rules were read.
@@ -667,6 +742,7 @@ impl Default for Scenario {
             serving: EngineSettings::default(),
             rl: RlSettings::default(),
             framework: Framework::Hf,
+            layout: Layout::default(),
             framework_version: None,
             kernels: Kernels::Hf,
         }

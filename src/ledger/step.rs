@@ -112,6 +112,7 @@ pub fn step(s: &super::Scenario) -> Bill {
         serving,
         timeline: extras.timeline,
         rl: None,
+        parallel: None,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
     Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
-    Reference, Release, Rollout, Scenario, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    Reference, Release, Rollout, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1147,6 +1147,137 @@ keys! {
         write: |s, c| differs(s.gpus, c.default.gpus),
         architecture: false,
         doc: doc!("1", "data-parallel GPUs (training) or tensor-parallel GPUs (inference); the bill is per GPU"),
+    },
+    Tp = "tp" {
+        label: ("Tensor parallel", "张量并行"),
+        read: Read::Uint { min: 1, max: 1024 },
+        set: |s, v| {
+            s.layout.tp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.tp, c.default.layout.tp),
+        architecture: false,
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp"),
+    },
+    Pp = "pp" {
+        label: ("Pipeline stages", "流水线并行"),
+        read: Read::Uint { min: 1, max: 1024 },
+        set: |s, v| {
+            s.layout.pp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.pp, c.default.layout.pp),
+        architecture: false,
+        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight"),
+    },
+    Ep = "ep" {
+        label: ("Expert parallel", "专家并行"),
+        read: Read::Uint { min: 1, max: 1024 },
+        set: |s, v| {
+            s.layout.ep = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.ep, c.default.layout.ep),
+        architecture: false,
+        doc: doc!("1", "expert-parallel size (training grid): each GPU holds experts ÷ ep routed experts of every MoE layer; tokens reach them by all-to-all (the dispatch and combine buffers are billed)"),
+    },
+    Etp = "etp" {
+        label: ("Expert tensor parallel", "专家张量并行"),
+        read: Read::Uint { min: 1, max: 1024 },
+        set: |s, v| {
+            s.layout.etp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.etp, c.default.layout.etp),
+        architecture: false,
+        doc: doc!("1", "expert tensor parallel (training grid): each routed expert split over etp GPUs; ep × etp must divide tp × cp × dp"),
+    },
+    Cp = "cp" {
+        label: ("Context parallel", "上下文并行"),
+        read: Read::Uint { min: 1, max: 1024 },
+        set: |s, v| {
+            s.layout.cp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.cp, c.default.layout.cp),
+        architecture: false,
+        doc: doc!("1", "context-parallel size (training grid): the sequence split over cp GPUs (each holds seq ÷ cp tokens' activations; ring attention's key/value exchange buffers are billed)"),
+    },
+    Dp = "dp" {
+        label: ("Data parallel", "数据并行"),
+        read: Read::Uint { min: 1, max: 100000 },
+        set: |s, v| {
+            s.layout.dp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.dp, c.default.layout.dp),
+        architecture: false,
+        doc: doc!("1", "data-parallel replicas of the grid (training); with `dist_optim` the fp32 master weights and optimizer states are sharded over dp × cp"),
+    },
+    Vpp = "vpp" {
+        label: ("Virtual stages", "虚拟流水线阶段"),
+        read: Read::Uint { min: 1, max: 64 },
+        set: |s, v| {
+            s.layout.vpp = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.vpp, c.default.layout.vpp),
+        architecture: false,
+        doc: doc!("1", "virtual pipeline stages per GPU (`schedule=interleaved`)"),
+    },
+    Microbatches = "microbatches" {
+        label: ("Micro-batches per step", "每步微批次数"),
+        read: Read::Uint { min: 0, max: 100_000 },
+        set: |s, v| {
+            s.layout.microbatches = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.microbatches, c.default.layout.microbatches),
+        architecture: false,
+        doc: doc!("0–100000", "0", "micro-batches per optimizer step in a pipeline (global batch ÷ (micro-batch × dp); 0 = `accum`); a stage never holds more in flight than there are"),
+    },
+    Stage = "stage" {
+        label: ("Pipeline stage billed", "查看的流水线阶段"),
+        read: Read::Uint { min: 0, max: 1023 },
+        set: |s, v| {
+            s.layout.stage = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.layout.stage.map(|x| x.to_string()),
+        architecture: false,
+        doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most"),
+    },
+    Sp = "sp" {
+        label: ("Sequence parallel", "序列并行"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.layout.sp = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.layout.sp != c.default.layout.sp).then(|| flag_text(s.layout.sp)),
+        architecture: false,
+        doc: doc!("0", "sequence parallel over `tp` (Megatron's --sequence-parallel): the norms' inputs and the residual stream split over tp too (without it each tensor-parallel GPU keeps them whole)"),
+    },
+    DistOptim = "dist_optim" {
+        label: ("Distributed optimizer", "分布式优化器"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.layout.dist_optim = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.layout.dist_optim != c.default.layout.dist_optim).then(|| flag_text(s.layout.dist_optim)),
+        architecture: false,
+        doc: doc!("0", "Megatron's distributed optimizer (--use-distributed-optimizer): the fp32 master weights and Adam's two moments sharded over dp × cp (the experts' over their own data-parallel group); the fp32 gradient buffer stays whole"),
+    },
+    Schedule = "schedule" {
+        label: ("Pipeline schedule", "流水线调度"),
+        read: Read::Word(|| ids(Schedule::ALL, Schedule::id)),
+        set: |s, v| {
+            keyword(v.word(), Schedule::from_id, |x| s.layout.schedule = x)
+        },
+        write: |s, c| differs(s.layout.schedule.id(), c.default.layout.schedule.id()),
+        architecture: false,
+        doc: doc!("1f1b", "a pipeline's schedule: 1f1b = one forward, one backward (stage p of P holds P − p micro-batches in flight); interleaved = 1F1B over `vpp` virtual stages (× 1 + (P − 1) ÷ (P·vpp), Megatron's theoretical_memory_usage.py); gpipe = every micro-batch's forward first (all of them in flight); zb = zero-bubble ZB-H1 (1F1B's count)"),
     },
     Zero = "zero" {
         label: ("ZeRO stage", "ZeRO 阶段"),

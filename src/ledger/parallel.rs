@@ -1,0 +1,438 @@
+//! Training on a Megatron-style grid (`tp`, `pp`, `ep`, `etp`, `cp`, `dp`): one GPU's bill, for
+//! the pipeline stage that needs the most unless `stage` picks one, and the `parallel` summary of
+//! every stage. The rules, each as Megatron-Core lays the model out:
+//!
+//! - **Weights** (bf16): attention, dense MLPs and shared experts split over `tp`; each MoE layer's
+//!   routed experts over `ep` (whole experts) and `etp` (each expert's matrices); norms and routers
+//!   whole on every GPU. Stage p of P holds its layers (the first `layers mod P` stages one more);
+//!   the first stage the embedding ÷ tp, the last the LM head ÷ tp (a tied model's last stage keeps
+//!   its own copy of the embedding when P > 1, as Megatron does).
+//! - **Gradients**: Megatron's contiguous fp32 buffer (`main_grad`; bf16 training accumulates and
+//!   all-reduces in fp32) of every parameter the GPU trains, 4 B each, never sharded.
+//! - **Master weights and optimizer states**: fp32 copies (4 B) and Adam's two fp32 moments (8 B);
+//!   with the distributed optimizer sharded over dp × cp, the routed experts' over the experts'
+//!   own data-parallel group (tp × cp × dp ÷ (ep × etp)).
+//! - **Activations** (bf16, FlashAttention, no dropout), per token of a micro-batch and per layer:
+//!   the two norms' inputs (whole on every tensor-parallel GPU unless `sp`), q, k, v and the
+//!   attention output with its fp32 log-sum-exp, the MLP's gate and up outputs and their product
+//!   (÷ tp); a MoE layer's router probabilities and, per routed token, its permuted input and its
+//!   expert's gate, up and product (÷ etp). A GPU holds seq × batch ÷ cp tokens of each micro-batch,
+//!   and the stage holds as many micro-batches as the schedule keeps in flight. `gc=1` (Megatron's
+//!   full recompute) keeps each layer's input only, and one layer's activations live again.
+//!   Transient on top: one MoE layer's all-to-all buffers (send, receive and the permuted copy),
+//!   ring attention's key/value send and receive buffers under `cp`.
+//! - **Logits** (last stage): one micro-batch's tokens × vocab ÷ tp, 10 B each (bf16 logits, the
+//!   vocab-parallel cross-entropy's fp32 softmax and its gradient).
+//! - **NCCL**: one communicator's buffers per process group of more than one GPU (tp, cp, dp, ep),
+//!   outside PyTorch's allocator.
+
+use super::architecture::{Architecture, LayerClass, LayerKind, LinearGroup, MlpKind};
+use super::bill::{
+    line, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule, StepAmounts, Timeline,
+};
+use super::msg::{when, Arg, Msg};
+use super::plan::{resolve, NCCL_GIB, NCCL_NVLS_GIB};
+use super::scenario::{Layout, LoraTargets, Method, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
+use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
+use crate::msg;
+
+/// Bytes of a bf16 activation element.
+const ACT: f64 = 2.0;
+
+/// Parameters one GPU of a stage holds, and how many of them train.
+#[derive(Clone, Copy, Debug, Default)]
+struct StageParams {
+    /// Split over tp, or whole (norms, routers, the vision tower): sharded by the optimizer over dp × cp.
+    dense: f64,
+    /// Routed experts ÷ (ep × etp): sharded by the optimizer over the experts' data-parallel group.
+    experts: f64,
+    trainable_dense: f64,
+    trainable_experts: f64,
+    has_embedding: bool,
+    has_lm_head: bool,
+}
+
+/// The layers of stage `p` of `pp` (0-based): the first `layers mod pp` stages take one more.
+pub fn stage_layers(layers: u64, pp: u64, p: u64) -> std::ops::Range<u64> {
+    let pp = pp.max(1);
+    let (base, extra) = (layers / pp, layers % pp);
+    let start = p * base + p.min(extra);
+    start..(start + base + u64::from(p < extra)).min(layers)
+}
+
+fn class_of(arch: &Architecture, layer: u64) -> LayerClass {
+    LayerClass {
+        attention: arch.layer_pattern.kind_of(layer),
+        moe: arch.is_moe_layer(layer),
+        mlp: arch.layer_pattern.has_mlp(layer),
+        count: 1,
+    }
+}
+
+/// Whether LoRA adapts a linear layer of this name under `targets`.
+fn adapted(targets: LoraTargets, name: &str) -> bool {
+    match targets {
+        LoraTargets::All => true,
+        LoraTargets::Qkvo => matches!(name, "q_proj" | "k_proj" | "v_proj" | "o_proj" | "q_b_proj" | "kv_b_proj"),
+        LoraTargets::Qv => matches!(name, "q_proj" | "v_proj" | "q_b_proj" | "kv_b_proj"),
+    }
+}
+
+fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
+    let arch = &s.architecture;
+    let (tp, experts_split) = (l.tp as f64, (l.ep * l.etp) as f64);
+    let lora = s.method != Method::Full;
+    let linears = arch.linears();
+    let small_per_layer = arch.small_parameters() as f64 / arch.layers.max(1) as f64;
+    let mut out = StageParams::default();
+    for layer in stage_layers(arch.layers, l.pp, p) {
+        let class = class_of(arch, layer);
+        out.dense += small_per_layer;
+        out.trainable_dense += if lora { 0.0 } else { small_per_layer };
+        for lin in linears.iter().filter(|x| class.has(x)) {
+            let expert = lin.group == LinearGroup::Expert;
+            let split = if expert { experts_split } else { tp };
+            let weights = lin.parameters() as f64 / split;
+            let trains = if !lora {
+                weights
+            } else if adapted(s.targets, lin.name) {
+                (s.rank * (lin.d_in + lin.d_out) * lin.per_layer) as f64 / split
+            } else {
+                0.0
+            };
+            if expert {
+                out.experts += weights;
+                out.trainable_experts += trains;
+            } else {
+                out.dense += weights;
+                out.trainable_dense += trains;
+            }
+        }
+    }
+    let table = arch.vocab.saturating_mul(arch.hidden) as f64 / tp;
+    if p == 0 {
+        out.has_embedding = true;
+        let embedding = arch.embedding_parameters() as f64 / tp + arch.vision_parameters() as f64;
+        out.dense += embedding;
+        out.trainable_dense += if lora { 0.0 } else { embedding };
+    }
+    if p + 1 == l.pp.max(1) {
+        out.has_lm_head = true;
+        // A tied model's last stage keeps its own copy of the embedding when P > 1.
+        let head = if arch.tied_embeddings && l.pp <= 1 { 0.0 } else { table } + arch.hidden as f64;
+        out.dense += head;
+        out.trainable_dense += if lora { 0.0 } else { head };
+    }
+    out
+}
+
+/// Saved activation bytes per token of one layer on one GPU, and a MoE layer's routed tokens per
+/// local token (for the all-to-all buffers).
+fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> (f64, f64) {
+    let (h, tp, etp) = (arch.hidden as f64, l.tp as f64, l.etp as f64);
+    let norm_split = if l.sp { tp } else { 1.0 };
+    let linears = arch.linears();
+    let outputs = |group: LinearGroup, skip: &str| -> f64 {
+        linears.iter().filter(|x| x.group == group && x.name != skip).map(|x| x.d_out as f64).sum()
+    };
+    let mlp = |ffn: f64| match arch.mlp {
+        MlpKind::Glu => 3.0 * ffn * ACT,
+        MlpKind::Gelu => 2.0 * ffn * ACT,
+    };
+    let mut bytes = 0.0;
+    if class.attention.attends() {
+        bytes += ACT * h / norm_split;
+        bytes += (ACT * (outputs(LinearGroup::Attention, "o_proj") + arch.attn_out_dim() as f64)
+            + 4.0 * arch.heads as f64)
+            / tp;
+    } else if class.attention == LayerKind::Linear {
+        bytes += ACT * h / norm_split;
+        let value = linears.iter().find(|x| x.name == "out_proj").map_or(0.0, |x| x.d_in as f64);
+        bytes += ACT * (outputs(LinearGroup::LinearAttention, "out_proj") + value) / tp;
+    }
+    let mut routed = 0.0;
+    if class.mlp {
+        bytes += ACT * h / norm_split;
+        match (&arch.moe, class.moe) {
+            (Some(m), true) => {
+                routed = m.active as f64 * if l.sp { etp / tp } else { 1.0 };
+                bytes += 2.0 * 4.0 * m.experts as f64 / norm_split;
+                bytes += routed * (ACT * h + mlp(m.expert_ffn as f64 / etp));
+                bytes += mlp((m.shared_ffn * m.shared) as f64) / tp;
+            }
+            _ => bytes += mlp(arch.dense_ffn() as f64) / tp,
+        }
+    }
+    (bytes, routed)
+}
+
+/// Micro-batches stage `p` holds in flight (fractional under the interleaved schedule's penalty).
+pub fn in_flight(l: &Layout, microbatches: u64, p: u64) -> f64 {
+    let m = microbatches.max(1);
+    if l.pp <= 1 {
+        return 1.0;
+    }
+    let one_f_one_b = (l.pp - p.min(l.pp - 1)).min(m) as f64;
+    match l.schedule {
+        Schedule::OneFOneB | Schedule::ZeroBubble => one_f_one_b,
+        Schedule::Interleaved => {
+            let (pp, vpp) = (l.pp as f64, l.vpp.max(1) as f64);
+            one_f_one_b * (1.0 + (pp - 1.0) / (pp * vpp))
+        }
+        Schedule::Gpipe => m as f64,
+    }
+}
+
+/// One stage's lines before the allocator's slack and the context.
+struct StageLines {
+    lines: Vec<Component>,
+    layers: u64,
+    weights: f64,
+    activations: f64,
+    gradients: f64,
+}
+
+fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> StageLines {
+    let arch = &s.architecture;
+    let params = stage_params(s, l, p);
+    let layers = stage_layers(arch.layers, l.pp, p);
+    let layer_count = layers.end - layers.start;
+    let (param_bytes, has_master) = match s.precision {
+        Precision::Fp32 => (4.0, false),
+        _ => (2.0, true),
+    };
+    let moments = match s.optimizer {
+        Optimizer::Sgd => 0.0,
+        Optimizer::SgdMomentum => 4.0,
+        _ => 8.0,
+    };
+    let (dense_shard, expert_shard) =
+        if l.dist_optim { ((l.dp * l.cp) as f64, l.expert_dp() as f64) } else { (1.0, 1.0) };
+    let trainable = params.trainable_dense + params.trainable_experts;
+    let sharded = params.trainable_dense / dense_shard + params.trainable_experts / expert_shard;
+    let weights = (params.dense + params.experts) * param_bytes;
+    let shard_msg = when(l.dist_optim, || msg!(GridSharded, Arg::Int(l.dp * l.cp), Arg::Int(l.expert_dp())));
+    let mut lines = vec![
+        line(
+            ComponentId::Weights,
+            weights,
+            "§1",
+            msg!(
+                GridWeights,
+                Arg::Count((params.dense + params.experts) as u64),
+                Arg::Factor(param_bytes),
+                Arg::Int(p),
+                Arg::Int(l.pp),
+                Arg::Int(layer_count),
+                Arg::Int(l.tp),
+                Arg::Int(l.ep * l.etp),
+                when(params.has_embedding, || msg!(GridEmbedding)),
+                when(params.has_lm_head, || msg!(GridLmHead))
+            ),
+        ),
+        line(ComponentId::Gradients, trainable * 4.0, "§1", msg!(GridGradients, Arg::Count(trainable as u64))),
+        line(
+            ComponentId::Optimizer,
+            sharded * moments,
+            "§1",
+            msg!(GridStates, Arg::Count(trainable as u64), Arg::Factor(moments), shard_msg.clone()),
+        ),
+    ];
+    if has_master {
+        lines.push(line(
+            ComponentId::MasterWeights,
+            sharded * 4.0,
+            "§1",
+            msg!(GridMaster, Arg::Count(trainable as u64), shard_msg),
+        ));
+    }
+    let (activations, act_line) = stage_activations(s, l, p);
+    lines.push(act_line);
+    lines.push(stage_logits(s, l, params.has_lm_head));
+    if nccl > 0.0 {
+        lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
+    }
+    StageLines { lines, layers: layer_count, weights, activations, gradients: trainable * 4.0 }
+}
+
+fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
+    let arch = &s.architecture;
+    let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
+    let microbatches = if l.microbatches > 0 { l.microbatches } else { s.accum };
+    let flight = in_flight(l, microbatches, p);
+    let (mut saved, mut largest, mut routed) = (0.0f64, 0.0f64, 0.0f64);
+    for layer in stage_layers(arch.layers, l.pp, p) {
+        let (bytes, r) = layer_bytes_per_token(arch, l, class_of(arch, layer));
+        saved += bytes;
+        largest = largest.max(bytes);
+        routed = routed.max(r);
+    }
+    let recompute = s.checkpointing.is_on();
+    let layer_count = stage_layers(arch.layers, l.pp, p).count() as f64;
+    let input = ACT * arch.hidden as f64 / if l.sp { l.tp as f64 } else { 1.0 };
+    let kept =
+        if recompute { flight * layer_count * input * tokens + largest * tokens } else { flight * saved * tokens };
+    // One MoE layer's all-to-all: the tokens sent, received, and the permuted copy.
+    let dispatch = 3.0 * routed * tokens * ACT * arch.hidden as f64;
+    // Ring attention: the next chunk's keys and values received while this one is used, both ways.
+    let ring = if l.cp > 1 { 2.0 * 2.0 * tokens * ACT * arch.kv_dim() as f64 / l.tp as f64 } else { 0.0 };
+    let bytes = kept + dispatch + ring;
+    let formula = msg!(
+        GridActivations,
+        Arg::Factor((flight * 100.0).round() / 100.0),
+        Arg::Code(l.schedule.id()),
+        Arg::Int(layer_count as u64),
+        Arg::Count(tokens as u64),
+        Arg::Bytes(saved / layer_count.max(1.0)),
+        when(recompute, || msg!(GridRecompute, Arg::Bytes(input))),
+        when(dispatch > 0.0, || msg!(GridDispatch, Arg::Bytes(dispatch))),
+        when(ring > 0.0, || msg!(GridRing, Arg::Bytes(ring)))
+    );
+    (bytes, line(ComponentId::Activations, bytes, "§2", formula))
+}
+
+fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
+    if !last {
+        return line(ComponentId::Logits, 0.0, "§2", msg!(NotUsed));
+    }
+    let arch = &s.architecture;
+    let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
+    let bytes = tokens * arch.vocab as f64 / l.tp as f64 * 10.0;
+    line(
+        ComponentId::Logits,
+        bytes,
+        "§2",
+        msg!(GridLogits, Arg::Count(tokens as u64), Arg::Count(arch.vocab), Arg::Int(l.tp)),
+    )
+}
+
+/// The grid's notes: its size, and what Megatron would refuse.
+fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
+    let arch = &s.architecture;
+    let mut notes = vec![Note {
+        key: "grid",
+        text: msg!(
+            NoteGrid,
+            Arg::Text(format!("tp{}·pp{}·ep{}·etp{}·cp{}·dp{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp)),
+            Arg::Count(l.gpus()),
+            Arg::Int(billed),
+            Arg::Int(worst)
+        ),
+    }];
+    let mut refuse = |what: &'static str, size: u64, of: &'static str, total: u64| {
+        if size > 1 && total % size != 0 {
+            notes.push(Note {
+                key: "grid_refused",
+                text: msg!(NoteGridRefused, Arg::Code(what), Arg::Int(size), Arg::Code(of), Arg::Count(total)),
+            });
+        }
+    };
+    refuse("tp", l.tp, "heads", arch.heads);
+    refuse("tp", l.tp, "kv_heads", arch.kv_heads);
+    refuse("ep", l.ep, "experts", arch.moe.map_or(l.ep, |m| m.experts));
+    refuse("ep×etp", l.ep * l.etp, "tp×cp×dp", l.tp * l.cp * l.dp);
+    if l.pp > arch.layers {
+        notes.push(Note {
+            key: "grid_refused",
+            text: msg!(NoteGridRefused, Arg::Code("pp"), Arg::Int(l.pp), Arg::Code("layers"), Arg::Count(arch.layers)),
+        });
+    }
+    if arch.layers % l.pp.max(1) != 0 {
+        notes.push(Note {
+            key: "grid_uneven",
+            text: msg!(NoteGridUneven, Arg::Int(arch.layers % l.pp), Arg::Int(arch.layers / l.pp + 1)),
+        });
+    }
+    if s.method == Method::Qlora {
+        notes.push(Note { key: "grid_qlora", text: msg!(NoteGridQlora) });
+    }
+    if matches!(s.optimizer, Optimizer::AdamW8bit | Optimizer::Adafactor) {
+        notes.push(Note { key: "grid_optimizer", text: msg!(NoteGridOptimizer, Arg::Code(s.optimizer.id())) });
+    }
+    notes
+}
+
+/// The bill of one GPU of a training grid: the stage `stage` picks, or the one that needs the most.
+pub fn estimate(s: &Scenario) -> Bill {
+    let mut l = s.layout;
+    l.pp = l.pp.clamp(1, s.architecture.layers.max(1));
+    let plan = resolve(s);
+    let groups = [l.tp, l.cp, l.dp, l.ep].iter().filter(|&&g| g > 1).count() as u64 + u64::from(l.pp > 1);
+    let nccl = if groups == 0 {
+        0.0
+    } else {
+        (if plan.nvls() { NCCL_NVLS_GIB } else { NCCL_GIB } + (groups - 1) as f64 * NCCL_GIB) * GIB
+    };
+    let rule = SlackRule {
+        transient: if plan.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT },
+        persistent: SLACK_PERSISTENT,
+        wrap_cache: 0.0,
+    };
+    let finish = |stage: StageLines| -> (Vec<Component>, StageLines) {
+        let transient = stage.lines.iter().filter(|c| c.id.is_transient()).map(|c| c.bytes as f64).sum::<f64>();
+        let persistent = stage
+            .lines
+            .iter()
+            .filter(|c| !c.id.is_transient() && c.id.layer() == super::TotalKind::Allocated)
+            .map(|c| c.bytes as f64)
+            .sum::<f64>();
+        let mut lines = stage.lines.clone();
+        lines.push(line(
+            ComponentId::AllocatorSlack,
+            rule.bytes((transient, persistent, transient)),
+            "§3 ⑦",
+            msg!(
+                AllocatorSlackTraining,
+                Arg::Bytes(transient),
+                Arg::Fixed(rule.transient * 100.0, 0),
+                Arg::Bytes(persistent),
+                Arg::Fixed(SLACK_PERSISTENT * 100.0, 0),
+                Msg::empty().arg()
+            ),
+        ));
+        lines.push(line(
+            ComponentId::CudaContext,
+            plan.overhead_mib * MIB,
+            "§3",
+            msg!(CudaContext, Arg::Factor(plan.overhead_mib)),
+        ));
+        (in_bill_order(lines), stage)
+    };
+    let device = |lines: &[Component]| lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add);
+    let mut ranks = Vec::new();
+    let mut stages = Vec::new();
+    for p in 0..l.pp {
+        let (lines, stage) = finish(stage_lines(s, &l, p, nccl, groups));
+        ranks.push(RankSummary {
+            stage: p,
+            layers: stage.layers,
+            weights_bytes: to_bytes(stage.weights),
+            activations_bytes: to_bytes(stage.activations),
+            device_bytes: device(&lines),
+        });
+        stages.push((lines, stage.gradients));
+    }
+    let worst = ranks.iter().max_by_key(|r| (r.device_bytes, std::cmp::Reverse(r.stage))).map_or(0, |r| r.stage);
+    let billed = l.stage.map_or(worst, |x| x.min(l.pp - 1));
+    let worst_bytes = ranks.get(worst as usize).map_or(0, |r| r.device_bytes);
+    let (components, gradients) = stages.swap_remove(billed as usize);
+    let notes = grid_notes(s, &l, billed, worst);
+    Bill {
+        components,
+        gpu_bytes: s.gpu.bytes,
+        notes,
+        saved_logits_bytes: 0,
+        backward_overlap_bytes: 0,
+        gradient_bytes: to_bytes(gradients),
+        open_high_bytes: 0,
+        serving: None,
+        timeline: Timeline::Training(StepAmounts {
+            all_gradients: to_bytes(gradients),
+            at_start_gradients: to_bytes(gradients),
+            temporaries: 0,
+            slack: rule,
+        }),
+        rl: None,
+        parallel: Some(ParallelSummary { layout: l, worst_stage: worst, worst_bytes, billed_stage: billed, ranks }),
+    }
+}

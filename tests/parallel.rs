@@ -1,0 +1,162 @@
+//! Issue 28: one GPU of a Megatron-style training grid. Every expected figure is hand arithmetic
+//! from the model's shape (Llama-3.1-8B: 32 layers, hidden 4,096, 32 heads, 8 KV heads of 128,
+//! ffn 14,336, vocab 128,256, untied; Qwen3-30B-A3B: 48 layers of 128 experts of 768, 8 active).
+
+use serde_json::Value;
+use vram_ledger::ledger::bill::ComponentId;
+use vram_ledger::ledger::parallel::{in_flight, stage_layers};
+use vram_ledger::ledger::scenario::{Layout, Schedule};
+use vram_ledger::ledger::{estimate, Bill};
+use vram_ledger::query;
+
+fn bill(q: &str) -> Bill {
+    estimate(&query::parse(q).scenario)
+}
+
+const LLAMA: &str = "model=llama-3.1-8b&method=full&seq=4096&batch=1&gc=0&gpu=h100-80g";
+
+#[test]
+fn layers_split_over_stages_first_ones_take_the_remainder() {
+    // 61 = 16 × 3 + 13: the first 13 stages hold 4 layers, the last 3 hold 3.
+    assert_eq!(stage_layers(61, 16, 0), 0..4);
+    assert_eq!(stage_layers(61, 16, 12), 48..52);
+    assert_eq!(stage_layers(61, 16, 13), 52..55);
+    assert_eq!(stage_layers(61, 16, 15), 58..61);
+    assert_eq!((0..16).map(|p| stage_layers(61, 16, p).count()).sum::<usize>(), 61);
+    assert_eq!(stage_layers(32, 1, 0), 0..32);
+}
+
+#[test]
+fn micro_batches_in_flight_by_schedule() {
+    let l = |schedule, vpp| Layout { pp: 4, schedule, vpp, ..Layout::default() };
+    // 1F1B: stage p of 4 holds 4 − p, never more than the step has.
+    assert_eq!(in_flight(&l(Schedule::OneFOneB, 1), 8, 0), 4.0);
+    assert_eq!(in_flight(&l(Schedule::OneFOneB, 1), 8, 3), 1.0);
+    assert_eq!(in_flight(&l(Schedule::OneFOneB, 1), 2, 0), 2.0);
+    assert_eq!(in_flight(&l(Schedule::ZeroBubble, 1), 8, 1), 3.0);
+    // Interleaved over 2 virtual stages: 4 × (1 + 3 / 8) = 5.5 on the first stage.
+    assert_eq!(in_flight(&l(Schedule::Interleaved, 2), 8, 0), 5.5);
+    // GPipe: every micro-batch.
+    assert_eq!(in_flight(&l(Schedule::Gpipe, 1), 8, 2), 8.0);
+    // No pipeline: accumulation runs the micro-batches one after the other.
+    assert_eq!(in_flight(&Layout::default(), 8, 0), 1.0);
+}
+
+/// tp = 2, one stage: the linear layers 6,979,321,856 ÷ 2, the norms whole (32 × 2 × 4,096 =
+/// 262,144), embedding and LM head 525,336,576 ÷ 2 each, the final norm 4,096 = 4,015,263,744.
+#[test]
+fn tensor_parallel_weights_gradients_and_states_by_hand() {
+    let b = bill(&format!("{LLAMA}&tp=2&dp=4&dist_optim=1"));
+    let params = 4_015_263_744u64;
+    assert_eq!(b.component(ComponentId::Weights), params * 2);
+    assert_eq!(b.component(ComponentId::Gradients), params * 4);
+    // The distributed optimizer over dp × cp = 4: fp32 master 4 B and Adam's 8 B ÷ 4.
+    assert_eq!(b.component(ComponentId::MasterWeights), params);
+    assert_eq!(b.component(ComponentId::Optimizer), params * 2);
+    // Without it the states are whole.
+    let whole = bill(&format!("{LLAMA}&tp=2&dp=4"));
+    assert_eq!(whole.component(ComponentId::Optimizer), params * 8);
+}
+
+/// Per token and layer on one of tp = 2: the norms' inputs 2 × 4,096 × 2 B = 16,384 (whole without
+/// sp), q + k + v + the attention output (4,096 + 1,024 + 1,024 + 4,096) × 2 B ÷ 2 = 10,240, the
+/// log-sum-exp 32 heads × 4 B ÷ 2 = 64, the MLP's gate, up and product 3 × 14,336 × 2 B ÷ 2 =
+/// 43,008: 69,696 B. With sp the norms' inputs split too: 61,504 B.
+#[test]
+fn activations_and_logits_by_hand_with_and_without_sequence_parallel() {
+    let tokens = 4096u64;
+    let b = bill(&format!("{LLAMA}&tp=2"));
+    assert_eq!(b.component(ComponentId::Activations), 32 * tokens * 69_696);
+    let sp = bill(&format!("{LLAMA}&tp=2&sp=1"));
+    assert_eq!(sp.component(ComponentId::Activations), 32 * tokens * 61_504);
+    // The last stage's logits: 4,096 tokens × 128,256 ÷ 2 × 10 B.
+    assert_eq!(b.component(ComponentId::Logits), tokens * 64_128 * 10);
+    // Context parallel 2 halves the tokens and adds ring attention's buffers: 2 × 2 × 2,048 tokens
+    // × 1,024 (K or V) × 2 B ÷ tp 2 = 8 MiB.
+    let cp = bill(&format!("{LLAMA}&tp=2&sp=1&cp=2"));
+    assert_eq!(cp.component(ComponentId::Activations), 32 * 2048 * 61_504 + 8 * 1024 * 1024);
+    // Full recompute keeps each layer's input (4,096 × 2 B ÷ 2 with sp) and one layer again.
+    let gc = bill(&format!("{LLAMA}&tp=2&sp=1").replace("gc=0", "gc=1"));
+    assert_eq!(gc.component(ComponentId::Activations), 32 * tokens * 4096 + tokens * 61_504);
+}
+
+/// Four stages of 8 layers, 1F1B, 8 micro-batches: the first stage holds 4 micro-batches and the
+/// embedding, the last one micro-batch, the LM head and the logits.
+#[test]
+fn pipeline_stages_differ_and_the_worst_is_billed() {
+    let b = bill(&format!("{LLAMA}&pp=4&microbatches=8"));
+    let p = b.parallel.as_ref().expect("a grid has a parallel summary");
+    assert_eq!(p.ranks.len(), 4);
+    assert!(p.ranks.iter().all(|r| r.layers == 8));
+    // Per token and layer without tp: 16,384 + 20,480 + 128 + 86,016 = 123,008 B.
+    assert_eq!(p.ranks[0].activations_bytes, 4 * 8 * 4096 * 123_008);
+    assert_eq!(p.ranks[3].activations_bytes, 8 * 4096 * 123_008);
+    // Stage 0 holds 4 micro-batches (15.0 GiB of activations): the worst, and the one billed.
+    assert_eq!(p.worst_stage, 0);
+    assert_eq!(b.device_bytes(), p.ranks[0].device_bytes);
+    // `stage` picks another.
+    let last = bill(&format!("{LLAMA}&pp=4&microbatches=8&stage=3"));
+    assert_eq!(last.parallel.as_ref().map(|p| p.billed_stage), Some(3));
+    assert!(last.component(ComponentId::Logits) > 0);
+    assert_eq!(b.component(ComponentId::Logits), 0);
+}
+
+/// Qwen3-30B-A3B's routed experts: 48 layers × 128 × 3 × 2,048 × 768 = 28,991,029,248 parameters;
+/// over ep = 8 each GPU holds an eighth.
+#[test]
+fn expert_parallel_splits_the_routed_experts_only() {
+    let q = "model=qwen3-30b-a3b&method=full&seq=4096&gpu=h100-80g&sp=1&tp=1";
+    let one = bill(&format!("{q}&ep=1&dp=8"));
+    let eight = bill(&format!("{q}&ep=8&dp=8"));
+    let experts = 28_991_029_248u64;
+    assert_eq!(one.component(ComponentId::Weights) - eight.component(ComponentId::Weights), experts / 8 * 7 * 2);
+    // The all-to-all buffers: 4,096 tokens × 8 routed × 2,048 × 2 B × 3 = 384 MiB.
+    let acts = eight.component(ComponentId::Activations) as f64;
+    assert!(
+        eight
+            .components
+            .iter()
+            .any(|c| c.id == ComponentId::Activations && c.formula.to_string().contains("384.00 MiB")),
+        "{acts}"
+    );
+}
+
+#[test]
+fn json_parallel_object_has_the_contract_fields() {
+    let s = query::parse(&format!("{LLAMA}&tp=2&pp=2&dp=2&microbatches=4")).scenario;
+    let b = estimate(&s);
+    let j = vram_ledger::report::to_json(&s, &b);
+    let p = &j["parallel"];
+    for k in ["tp", "pp", "ep", "etp", "cp", "dp"] {
+        assert!(p[k].is_u64(), "{k}");
+    }
+    assert_eq!(p["tp"], 2);
+    assert_eq!(p["worst_rank"]["stage"], 0);
+    assert_eq!(p["worst_rank"]["bytes"].as_u64(), Some(b.device_bytes()));
+    let ranks = p["ranks"].as_array().expect("ranks");
+    assert_eq!(ranks.len(), 2);
+    for r in ranks {
+        for k in ["stage", "layers", "weights_bytes", "activations_bytes", "device_bytes"] {
+            assert!(r[k].is_u64(), "{k}");
+        }
+    }
+    // Without grid keys there is no parallel object, and the bill is the Trainer's as before.
+    let plain = query::parse(LLAMA).scenario;
+    assert_eq!(vram_ledger::report::to_json(&plain, &estimate(&plain))["parallel"], Value::Null);
+}
+
+#[test]
+fn grid_links_round_trip_and_bad_grids_get_notes_not_panics() {
+    let q = "model=deepseek-v3&method=full&tp=8&pp=16&ep=64&dp=8&sp=1&dist_optim=1&schedule=interleaved&vpp=2&microbatches=64&stage=3";
+    let s = query::parse(q).scenario;
+    let again = query::parse(&query::to_query(&s, &[])).scenario;
+    assert_eq!(s.layout, again.layout);
+    // tp = 3 divides neither 32 heads nor 8 KV heads; pp = 40 is more stages than layers.
+    let b = bill(&format!("{LLAMA}&tp=3&pp=40"));
+    let keys: Vec<&str> = b.notes.iter().map(|n| n.key).collect();
+    assert!(keys.iter().filter(|k| **k == "grid_refused").count() >= 2, "{keys:?}");
+    assert!(b.device_bytes() > 0);
+    // Absurd sizes are refused by the codec with a message.
+    let bad = query::parse("model=llama-3.1-8b&tp=0&pp=99999");
+    assert!(!bad.errors.is_empty());
+}
