@@ -132,8 +132,13 @@ fn rules_follow_the_release() {
     let a = scenario("framework=answerai&method=qlora&gpus=2");
     assert_eq!((a.zero, a.zero3, a.sync_module_states), (3, Zero3Impl::Fsdp, true));
     assert_eq!((a.precision, a.training_loop), (Precision::Bf16, TrainingLoop::Script));
-    // Megatron-SWIFT's distributed optimizer: ZeRO-1 over data parallel.
-    assert_eq!(scenario("framework=megatron&method=full&gpus=8").zero, 1);
+    // Megatron-SWIFT's distributed optimizer (megatron_args.py: use_distributed_optimizer=True): the
+    // run is billed as one GPU of the Megatron grid, `gpus` alone its data parallel (issue 28).
+    let m = scenario("framework=megatron&method=full&gpus=8");
+    assert!(m.layout.dist_optim && m.layout.is_grid());
+    assert_eq!(m.zero, 0);
+    let bill = vram_ledger::ledger::estimate(&m);
+    assert_eq!(bill.parallel.map(|p| p.layout.dp), Some(8));
 }
 
 fn hf_newest() -> Option<vram_ledger::ledger::scenario::Release> {

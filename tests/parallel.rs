@@ -58,26 +58,26 @@ fn tensor_parallel_weights_gradients_and_states_by_hand() {
     assert_eq!(whole.component(ComponentId::Optimizer), params * 8);
 }
 
-/// Per token and layer on one of tp = 2: the norms' inputs 2 × 4,096 × 2 B = 16,384 (whole without
-/// sp), q + k + v + the attention output (4,096 + 1,024 + 1,024 + 4,096) × 2 B ÷ 2 = 10,240, the
-/// log-sum-exp 32 heads × 4 B ÷ 2 = 64, the MLP's gate, up and product 3 × 14,336 × 2 B ÷ 2 =
-/// 43,008: 69,696 B. With sp the norms' inputs split too: 61,504 B.
+/// Per token and layer on one of tp = 2: each of the two norms' input and output 4 × 4,096 × 2 B =
+/// 32,768 (whole without sp), q + k + v + the attention output (4,096 + 1,024 + 1,024 + 4,096) × 2 B
+/// ÷ 2 = 10,240, the log-sum-exp 32 heads × 4 B ÷ 2 = 64, the MLP's gate, up and product 3 × 14,336
+/// × 2 B ÷ 2 = 43,008: 86,080 B. With sp the norms' tensors split too: 69,696 B.
 #[test]
 fn activations_and_logits_by_hand_with_and_without_sequence_parallel() {
     let tokens = 4096u64;
     let b = bill(&format!("{LLAMA}&tp=2"));
-    assert_eq!(b.component(ComponentId::Activations), 32 * tokens * 69_696);
+    assert_eq!(b.component(ComponentId::Activations), 32 * tokens * 86_080);
     let sp = bill(&format!("{LLAMA}&tp=2&sp=1"));
-    assert_eq!(sp.component(ComponentId::Activations), 32 * tokens * 61_504);
-    // The last stage's logits: 4,096 tokens × 128,256 ÷ 2 × 10 B.
-    assert_eq!(b.component(ComponentId::Logits), tokens * 64_128 * 10);
+    assert_eq!(sp.component(ComponentId::Activations), 32 * tokens * 69_696);
+    // The last stage's logits: 4,096 tokens × 128,256 ÷ 2 × 6 B (bf16 + the fp32 copy).
+    assert_eq!(b.component(ComponentId::Logits), tokens * 64_128 * 6);
     // Context parallel 2 halves the tokens and adds ring attention's buffers: 2 × 2 × 2,048 tokens
     // × 1,024 (K or V) × 2 B ÷ tp 2 = 8 MiB.
     let cp = bill(&format!("{LLAMA}&tp=2&sp=1&cp=2"));
-    assert_eq!(cp.component(ComponentId::Activations), 32 * 2048 * 61_504 + 8 * 1024 * 1024);
+    assert_eq!(cp.component(ComponentId::Activations), 32 * 2048 * 69_696 + 8 * 1024 * 1024);
     // Full recompute keeps each layer's input (4,096 × 2 B ÷ 2 with sp) and one layer again.
     let gc = bill(&format!("{LLAMA}&tp=2&sp=1").replace("gc=0", "gc=1"));
-    assert_eq!(gc.component(ComponentId::Activations), 32 * tokens * 4096 + tokens * 61_504);
+    assert_eq!(gc.component(ComponentId::Activations), 32 * tokens * 4096 + tokens * 69_696);
 }
 
 /// Four stages of 8 layers, 1F1B, 8 micro-batches: the first stage holds 4 micro-batches and the
@@ -88,9 +88,9 @@ fn pipeline_stages_differ_and_the_worst_is_billed() {
     let p = b.parallel.as_ref().expect("a grid has a parallel summary");
     assert_eq!(p.ranks.len(), 4);
     assert!(p.ranks.iter().all(|r| r.layers == 8));
-    // Per token and layer without tp: 16,384 + 20,480 + 128 + 86,016 = 123,008 B.
-    assert_eq!(p.ranks[0].activations_bytes, 4 * 8 * 4096 * 123_008);
-    assert_eq!(p.ranks[3].activations_bytes, 8 * 4096 * 123_008);
+    // Per token and layer without tp: 32,768 + 20,480 + 128 + 86,016 = 139,392 B.
+    assert_eq!(p.ranks[0].activations_bytes, 4 * 8 * 4096 * 139_392);
+    assert_eq!(p.ranks[3].activations_bytes, 8 * 4096 * 139_392);
     // Stage 0 holds 4 micro-batches (15.0 GiB of activations): the worst, and the one billed.
     assert_eq!(p.worst_stage, 0);
     assert_eq!(b.device_bytes(), p.ranks[0].device_bytes);

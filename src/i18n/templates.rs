@@ -689,8 +689,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " ÷ {0}(分布式优化器按 `dp` × `cp` 分片;路由专家按其数据并行组 {1} 分片)",
         ),
         GridActivations => (
-            "{0} micro-batches in flight ({1}) × {2} layers × {3} tokens on this GPU × {4} per token and layer (norm inputs, q, k, v, attention output and its fp32 log-sum-exp, the MLP's gate, up and product; a MoE layer's routed tokens and their experts' tensors){5}{6}{7}",
-            "在途 {0} 个微批次({1})× {2} 层 × 本卡 {3} 个 `token` × 每 `token` 每层 {4}(`norm` 输入、`q`、`k`、`v`、注意力输出及其 `fp32 log-sum-exp`、`MLP` 的 `gate`、`up` 与乘积;`MoE` 层的路由 `token` 及其专家张量){5}{6}{7}",
+            "{0} micro-batches in flight ({1}) × {2} layers × {3} tokens on this GPU × {4} per token and layer (each norm's input and output, q, k, v, attention output and its fp32 log-sum-exp, the MLP's gate, up and product; a MoE layer's routed tokens and their experts' tensors){5}{6}{7}",
+            "在途 {0} 个微批次({1})× {2} 层 × 本卡 {3} 个 `token` × 每 `token` 每层 {4}(每个 `norm` 的输入与输出、`q`、`k`、`v`、注意力输出及其 `fp32 log-sum-exp`、`MLP` 的 `gate`、`up` 与乘积;`MoE` 层的路由 `token` 及其专家张量){5}{6}{7}",
         ),
         GridRecompute => (
             "; full recompute (gc=1): each layer keeps only its input ({0} per token) and one layer's activations live again in backward",
@@ -705,8 +705,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 环形注意力的 `K`/`V` 收发缓冲 {0}(`cp`)",
         ),
         GridLogits => (
-            "{0} tokens × vocab {1} ÷ tp {2} × 10 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 softmax 4 B + its gradient 4 B)",
-            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 10 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32 softmax` 4 B + 其梯度 4 B)",
+            "{0} tokens × vocab {1} ÷ tp {2} × 6 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 copy 4 B, made its softmax in place and kept for backward, where it becomes the gradient in place)",
+            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度)",
         ),
         GridNccl => (
             "{0}: NCCL's buffers for {1} process groups of more than one GPU (tp, cp, dp, ep, the pipeline's), outside PyTorch's allocator (0.25 GiB each; the first 1.9 GiB with NVLS on NVSwitch Hopper and later)",

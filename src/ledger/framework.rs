@@ -26,6 +26,7 @@ pub enum Setting {
     Zero3(Zero3Impl),
     SyncModuleStates(bool),
     PpoUpdate(PpoUpdate),
+    DistOptim(bool),
 }
 
 impl Setting {
@@ -44,6 +45,7 @@ impl Setting {
             Setting::Zero3(_) => "zero3",
             Setting::SyncModuleStates(_) => "sync_module_states",
             Setting::PpoUpdate(_) => "ppo_update",
+            Setting::DistOptim(_) => "dist_optim",
         }
     }
 
@@ -62,6 +64,7 @@ impl Setting {
             Setting::Zero3(z) => z.id(),
             Setting::SyncModuleStates(on) => ["0", "1"][usize::from(on)],
             Setting::PpoUpdate(u) => u.id(),
+            Setting::DistOptim(on) => ["0", "1"][usize::from(on)],
         }
     }
 
@@ -79,6 +82,7 @@ impl Setting {
             Setting::Zero3(z) => s.zero3 = z,
             Setting::SyncModuleStates(on) => s.sync_module_states = on,
             Setting::PpoUpdate(u) => s.rl.ppo_update = u,
+            Setting::DistOptim(on) => s.layout.dist_optim = on,
         }
     }
 
@@ -97,6 +101,7 @@ impl Setting {
             Setting::Zero3(z) => s.zero3 == z,
             Setting::SyncModuleStates(on) => s.sync_module_states == on,
             Setting::PpoUpdate(u) => s.rl.ppo_update == u,
+            Setting::DistOptim(on) => s.layout.dist_optim == on,
         }
     }
 }
@@ -310,8 +315,8 @@ rules![
         "DeepSpeed v0.19.5 with the HF Trainer: ZeRO-3 is DeepSpeed's stage 3 (16-bit partitions, fp32 master, no autocast)";
     Megatron, None, None, All, Gc(Checkpointing::Off),
         "Megatron-SWIFT (ms-swift v4.5.2 `megatron_args.py:L484`): `recompute_granularity='selective'` recomputes `core_attn` only, which flash attention does not save (Megatron-LM core_v0.19.0: none)";
-    Megatron, None, None, MultiGpu, Zero(1),
-        "Megatron-SWIFT `megatron_args.py:L587`: `use_distributed_optimizer=True`: the fp32 main parameters and Adam states sharded over data parallel, as ZeRO-1";
+    Megatron, None, None, All, DistOptim(true),
+        "Megatron-SWIFT `megatron_args.py:L587`: `use_distributed_optimizer=True`: the fp32 main parameters and Adam states sharded over data parallel × context parallel (the bill is then one GPU of the Megatron grid: `tp`, `pp`, `ep`, `etp`, `cp`, `dp`)";
     Answerai, None, None, MultiGpu, Zero(3),
         "fsdp_qlora 05ed9f2 `train.py:L754-766`: always FSDP, `sharding_strategy=\"full_shard\"`";
     Answerai, None, None, MultiGpu, SyncModuleStates(true),

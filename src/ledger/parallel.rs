@@ -13,16 +13,21 @@
 //!   with the distributed optimizer sharded over dp × cp, the routed experts' over the experts'
 //!   own data-parallel group (tp × cp × dp ÷ (ep × etp)).
 //! - **Activations** (bf16, FlashAttention, no dropout), per token of a micro-batch and per layer:
-//!   the two norms' inputs (whole on every tensor-parallel GPU unless `sp`), q, k, v and the
+//!   each norm's input and output (Transformer Engine's LayerNormLinear keeps both: the norm's
+//!   backward needs its input, the linear's weight gradient its output; whole on every
+//!   tensor-parallel GPU unless `sp`), q, k, v and the
 //!   attention output with its fp32 log-sum-exp, the MLP's gate and up outputs and their product
-//!   (÷ tp); a MoE layer's router probabilities and, per routed token, its permuted input and its
-//!   expert's gate, up and product (÷ etp). A GPU holds seq × batch ÷ cp tokens of each micro-batch,
+//!   (÷ tp); a MoE layer's router probabilities and, per routed token, its permuted input, its
+//!   expert's gate, up and product (÷ etp) and the expert's output (the unpermute keeps it for the
+//!   routing probabilities' gradient). A GPU holds seq × batch ÷ cp tokens of each micro-batch,
 //!   and the stage holds as many micro-batches as the schedule keeps in flight. `gc=1` (Megatron's
 //!   full recompute) keeps each layer's input only, and one layer's activations live again.
 //!   Transient on top: one MoE layer's all-to-all buffers (send, receive and the permuted copy),
 //!   ring attention's key/value send and receive buffers under `cp`.
-//! - **Logits** (last stage): one micro-batch's tokens × vocab ÷ tp, 10 B each (bf16 logits, the
-//!   vocab-parallel cross-entropy's fp32 softmax and its gradient).
+//! - **Logits** (last stage): one micro-batch's tokens × vocab ÷ tp, 6 B each: the bf16 logits and
+//!   the vocab-parallel cross-entropy's fp32 copy (megatron/core/tensor_parallel/cross_entropy.py:
+//!   `calculate_logits_max` casts with `.float()`, the max is subtracted and the exponent taken in
+//!   place, the softmax kept for backward becomes the gradient in place).
 //! - **NCCL**: one communicator's buffers per process group of more than one GPU (tp, cp, dp, ep),
 //!   outside PyTorch's allocator.
 
@@ -141,23 +146,25 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     };
     let mut bytes = 0.0;
     if class.attention.attends() {
-        bytes += ACT * h / norm_split;
+        bytes += 2.0 * ACT * h / norm_split;
         bytes += (ACT * (outputs(LinearGroup::Attention, "o_proj") + arch.attn_out_dim() as f64)
             + 4.0 * arch.heads as f64)
             / tp;
     } else if class.attention == LayerKind::Linear {
-        bytes += ACT * h / norm_split;
+        bytes += 2.0 * ACT * h / norm_split;
         let value = linears.iter().find(|x| x.name == "out_proj").map_or(0.0, |x| x.d_in as f64);
         bytes += ACT * (outputs(LinearGroup::LinearAttention, "out_proj") + value) / tp;
     }
     let mut routed = 0.0;
     if class.mlp {
-        bytes += ACT * h / norm_split;
+        bytes += 2.0 * ACT * h / norm_split;
         match (&arch.moe, class.moe) {
             (Some(m), true) => {
                 routed = m.active as f64 * if l.sp { etp / tp } else { 1.0 };
                 bytes += 2.0 * 4.0 * m.experts as f64 / norm_split;
-                bytes += routed * (ACT * h + mlp(m.expert_ffn as f64 / etp));
+                // Per routed token: its permuted input, its expert's tensors, and the expert's output
+                // that the unpermute keeps for the routing probabilities' gradient.
+                bytes += routed * (2.0 * ACT * h + mlp(m.expert_ffn as f64 / etp));
                 bytes += mlp((m.shared_ffn * m.shared) as f64) / tp;
             }
             _ => bytes += mlp(arch.dense_ffn() as f64) / tp,
@@ -297,7 +304,7 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
     }
     let arch = &s.architecture;
     let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
-    let bytes = tokens * arch.vocab as f64 / l.tp as f64 * 10.0;
+    let bytes = tokens * arch.vocab as f64 / l.tp as f64 * 6.0;
     line(
         ComponentId::Logits,
         bytes,
@@ -352,63 +359,70 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
     notes
 }
 
+/// NCCL's buffers on a GPU of the grid, and the process groups of more than one GPU they serve.
+fn nccl(l: &Layout, nvls: bool) -> (f64, u64) {
+    let groups = [l.tp, l.cp, l.dp, l.ep].iter().filter(|&&g| g > 1).count() as u64 + u64::from(l.pp > 1);
+    if groups == 0 {
+        return (0.0, 0);
+    }
+    ((if nvls { NCCL_NVLS_GIB } else { NCCL_GIB } + (groups - 1) as f64 * NCCL_GIB) * GIB, groups)
+}
+
+/// A stage's lines with the allocator's slack and the CUDA context, in bill order.
+fn with_overheads(stage: &StageLines, rule: &SlackRule, overhead_mib: f64) -> Vec<Component> {
+    let allocated = |transient: bool| -> f64 {
+        stage
+            .lines
+            .iter()
+            .filter(|c| c.id.layer() == super::TotalKind::Allocated && c.id.is_transient() == transient)
+            .map(|c| c.bytes as f64)
+            .sum()
+    };
+    let (transient, persistent) = (allocated(true), allocated(false));
+    let mut lines = stage.lines.clone();
+    lines.push(line(
+        ComponentId::AllocatorSlack,
+        rule.bytes((transient, persistent, transient)),
+        "§3 ⑦",
+        msg!(
+            AllocatorSlackTraining,
+            Arg::Bytes(transient),
+            Arg::Fixed(rule.transient * 100.0, 0),
+            Arg::Bytes(persistent),
+            Arg::Fixed(SLACK_PERSISTENT * 100.0, 0),
+            Msg::empty().arg()
+        ),
+    ));
+    lines.push(line(ComponentId::CudaContext, overhead_mib * MIB, "§3", msg!(CudaContext, Arg::Factor(overhead_mib))));
+    in_bill_order(lines)
+}
+
 /// The bill of one GPU of a training grid: the stage `stage` picks, or the one that needs the most.
 pub fn estimate(s: &Scenario) -> Bill {
     let mut l = s.layout;
     l.pp = l.pp.clamp(1, s.architecture.layers.max(1));
+    // `gpus` alone on a grid (Megatron's distributed optimizer and nothing else given): data parallel.
+    if [l.tp, l.pp, l.ep, l.etp, l.cp, l.dp].iter().all(|&x| x == 1) {
+        l.dp = s.gpus.max(1);
+    }
     let plan = resolve(s);
-    let groups = [l.tp, l.cp, l.dp, l.ep].iter().filter(|&&g| g > 1).count() as u64 + u64::from(l.pp > 1);
-    let nccl = if groups == 0 {
-        0.0
-    } else {
-        (if plan.nvls() { NCCL_NVLS_GIB } else { NCCL_GIB } + (groups - 1) as f64 * NCCL_GIB) * GIB
-    };
+    let (nccl_bytes, groups) = nccl(&l, plan.nvls());
     let rule = SlackRule {
         transient: if plan.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT },
         persistent: SLACK_PERSISTENT,
         wrap_cache: 0.0,
     };
-    let finish = |stage: StageLines| -> (Vec<Component>, StageLines) {
-        let transient = stage.lines.iter().filter(|c| c.id.is_transient()).map(|c| c.bytes as f64).sum::<f64>();
-        let persistent = stage
-            .lines
-            .iter()
-            .filter(|c| !c.id.is_transient() && c.id.layer() == super::TotalKind::Allocated)
-            .map(|c| c.bytes as f64)
-            .sum::<f64>();
-        let mut lines = stage.lines.clone();
-        lines.push(line(
-            ComponentId::AllocatorSlack,
-            rule.bytes((transient, persistent, transient)),
-            "§3 ⑦",
-            msg!(
-                AllocatorSlackTraining,
-                Arg::Bytes(transient),
-                Arg::Fixed(rule.transient * 100.0, 0),
-                Arg::Bytes(persistent),
-                Arg::Fixed(SLACK_PERSISTENT * 100.0, 0),
-                Msg::empty().arg()
-            ),
-        ));
-        lines.push(line(
-            ComponentId::CudaContext,
-            plan.overhead_mib * MIB,
-            "§3",
-            msg!(CudaContext, Arg::Factor(plan.overhead_mib)),
-        ));
-        (in_bill_order(lines), stage)
-    };
-    let device = |lines: &[Component]| lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add);
     let mut ranks = Vec::new();
     let mut stages = Vec::new();
     for p in 0..l.pp {
-        let (lines, stage) = finish(stage_lines(s, &l, p, nccl, groups));
+        let stage = stage_lines(s, &l, p, nccl_bytes, groups);
+        let lines = with_overheads(&stage, &rule, plan.overhead_mib);
         ranks.push(RankSummary {
             stage: p,
             layers: stage.layers,
             weights_bytes: to_bytes(stage.weights),
             activations_bytes: to_bytes(stage.activations),
-            device_bytes: device(&lines),
+            device_bytes: lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add),
         });
         stages.push((lines, stage.gradients));
     }
@@ -416,11 +430,10 @@ pub fn estimate(s: &Scenario) -> Bill {
     let billed = l.stage.map_or(worst, |x| x.min(l.pp - 1));
     let worst_bytes = ranks.get(worst as usize).map_or(0, |r| r.device_bytes);
     let (components, gradients) = stages.swap_remove(billed as usize);
-    let notes = grid_notes(s, &l, billed, worst);
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
-        notes,
+        notes: grid_notes(s, &l, billed, worst),
         saved_logits_bytes: 0,
         backward_overlap_bytes: 0,
         gradient_bytes: to_bytes(gradients),

@@ -288,6 +288,8 @@ pub struct Outcome {
     pub current_model: bool,
     /// A preference or RL step (`objective` other than `sft`).
     pub rl_objective: bool,
+    /// Training billed as one GPU of a Megatron-style grid (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`).
+    pub grid: bool,
     /// The training framework the case names (`framework`; `hf` when it names none).
     pub framework: crate::ledger::scenario::Framework,
     pub measured_bytes: f64,
@@ -407,6 +409,7 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 rl_objective: parsed.scenario.is_rl(),
+                grid: parsed.scenario.mode == crate::ledger::scenario::Mode::Train && parsed.scenario.layout.is_grid(),
                 framework: parsed.scenario.framework,
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill),
@@ -526,6 +529,7 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
     row("… inference weights as loaded", summarize(current().filter(|o| o.case.kind == "weights")));
     row("… KV cache", summarize(current().filter(|o| o.case.kind == "kv_cache")));
     row("**preference and RL** (`objective` ≠ sft)", summarize(outcomes.iter().filter(|o| o.rl_objective)));
+    row("**training on a parallel grid** (`tp` `pp` `ep` `cp` `dp`)", summarize(outcomes.iter().filter(|o| o.grid)));
     for f in crate::ledger::scenario::Framework::ALL.iter().skip(1) {
         let label = format!("training with `framework={}` ({})", f.id(), f.name());
         row(&label, summarize(outcomes.iter().filter(|o| o.framework == *f)));
