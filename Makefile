@@ -36,6 +36,7 @@ test-lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 	cargo clippy --locked --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
+	cargo clippy --locked --target wasm32-unknown-unknown --features page --bin vram-ledger-web -- -D warnings
 	CARGO_TARGET_DIR=target/prerender cargo clippy --locked --features prerender --lib --bins -- -D warnings
 
 test-native:

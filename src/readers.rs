@@ -16,6 +16,9 @@
 //! ledger's JSON reader (already in its bundle), and every answer is used through the codecs the
 //! page has anyway: a link's query for a model, `Reading::from_wire` for a paste.
 
+use crate::ledger::bill::{
+    Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule, StepAmounts, Timeline,
+};
 use crate::ledger::json::Json;
 use crate::ledger::msg::{Arg, Msg, MsgId};
 use crate::tree::paste::Cause;
@@ -37,7 +40,19 @@ pub enum Answer {
     Paste(Box<Reading>),
     Diagnosis(Box<Diagnosis>),
     SelfTest(Vec<SelfTestItem>),
+    /// A Megatron-style grid's bill (`ledger::parallel`, billed here so that its code is not in
+    /// the first download) and what each grid lever would make of the worst GPU.
+    Grid(Box<GridAnswer>),
     Failed(Msg),
+}
+
+/// A grid's bill as the worker made it for the page's query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridAnswer {
+    pub query: String,
+    pub bill: std::rc::Rc<Bill>,
+    /// `key=value` changed, and the device bytes of the GPU that then needs the most.
+    pub levers: Vec<(String, String, u64)>,
 }
 
 /// A self-test question as the page draws it: its texts in both languages (English, Chinese) and
@@ -57,7 +72,7 @@ pub struct SelfTestItem {
 }
 
 /// A paste's diagnosis for one configuration, as the reader worker made it for the page: the
-/// diagnosis runs there, and its texts are rendered there (`MsgId::is_paste_diagnosis`), so
+/// diagnosis runs there, and its texts are rendered there (`MsgId::loads_on_demand`), so
 /// neither is in the first download.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnosis {
@@ -131,7 +146,191 @@ fn decode_arg(a: &Json, depth: usize) -> Option<Arg> {
     } else if let Some(list) = a.get("list").and_then(Json::as_array) {
         Arg::List(list.iter().map(|m| decode_msg(m, depth + 1)).collect::<Option<Vec<Msg>>>()?)
     } else {
-        Arg::Text(a.get("text")?.as_str()?.chars().take(400).collect())
+        Arg::Text(a.get("text")?.as_str()?.chars().take(2000).collect())
+    })
+}
+
+/// Where a line's section can point (the grid's lines use these).
+const SECTIONS: [&str; 4] = ["§1", "§2", "§3", "§3 ⑦"];
+/// The keys of a grid bill's notes.
+const GRID_NOTES: [&str; 7] =
+    ["grid", "grid_refused", "grid_uneven", "grid_qlora", "grid_optimizer", "framework", "unified_memory"];
+
+/// The worker's side of `"grid"`: the bill of one GPU of the query's grid, and the levers of the
+/// grid (twice the tensor, pipeline, expert or context parallel size; the distributed optimizer,
+/// sequence parallel, full recompute) with the device bytes each leaves on the worst GPU.
+pub fn grid(query: &str) -> String {
+    use crate::ledger::scenario::Checkpointing;
+    let s = crate::query::parse(query).scenario;
+    let bill = crate::ledger::estimate(&s);
+    let (l, arch) = (s.layout, &s.architecture);
+    let experts = arch.moe.map_or(0, |m| m.experts);
+    let candidates: [(&str, u64, bool); 7] = [
+        ("tp", l.tp * 2, arch.heads % (l.tp * 2) == 0 && arch.kv_heads % (l.tp * 2) == 0),
+        ("pp", l.pp * 2, l.pp * 2 <= arch.layers),
+        ("ep", l.ep * 2, experts > 0 && experts % (l.ep * 2) == 0),
+        ("cp", l.cp * 2, s.seq >= 4 * l.cp),
+        ("dist_optim", 1, !l.dist_optim),
+        ("sp", 1, l.tp > 1 && !l.sp),
+        ("gc", 1, s.checkpointing == Checkpointing::Off),
+    ];
+    let levers: Vec<Value> = candidates
+        .iter()
+        .filter(|(_, _, useful)| *useful)
+        .map(|&(key, value, _)| {
+            let mut after = s.clone();
+            let g = &mut after.layout;
+            match key {
+                "tp" => g.tp = value,
+                "pp" => g.pp = value,
+                "ep" => g.ep = value,
+                "cp" => g.cp = value,
+                "dist_optim" => g.dist_optim = true,
+                "sp" => g.sp = true,
+                _ => after.checkpointing = Checkpointing::Full,
+            }
+            after.layout.stage = None;
+            json!([key, value.to_string(), crate::ledger::estimate(&after).device_bytes()])
+        })
+        .collect();
+    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers } }).to_string()
+}
+
+/// A message as the worker renders it, in both languages (the page has not every template).
+fn bilingual(m: &Msg) -> Value {
+    use crate::i18n::{render, Lang};
+    encode_msg(&Msg::new(MsgId::Bilingual, vec![Arg::Text(render(Lang::En, m)), Arg::Text(render(Lang::Zh, m))]))
+}
+
+/// A grid's bill for the page: its numbers in one flat list (read back in the same order), its
+/// texts rendered, the allocator's three shares.
+fn encode_bill(b: &Bill) -> Value {
+    let mut n: Vec<u64> = vec![b.gpu_bytes, b.gradient_bytes, b.components.len() as u64];
+    for c in &b.components {
+        n.extend([
+            c.id as usize as u64,
+            c.bytes,
+            SECTIONS.iter().position(|s| *s == c.section).map_or(9, |i| i as u64),
+        ]);
+    }
+    n.push(b.notes.len() as u64);
+    n.extend(b.notes.iter().map(|x| GRID_NOTES.iter().position(|k| *k == x.key).unwrap_or(0) as u64));
+    let mut shares = Vec::new();
+    if let Timeline::Training(t) = &b.timeline {
+        n.extend([t.all_gradients, t.at_start_gradients, t.temporaries]);
+        shares = vec![t.slack.transient, t.slack.persistent, t.slack.wrap_cache];
+    }
+    if let Some(p) = &b.parallel {
+        let l = &p.layout;
+        n.extend([
+            l.tp,
+            l.pp,
+            l.ep,
+            l.etp,
+            l.cp,
+            l.dp,
+            u64::from(l.sp),
+            u64::from(l.dist_optim),
+            l.vpp,
+            l.microbatches,
+        ]);
+        n.extend([l.schedule as u64, l.stage.map_or(0, |x| x + 1), p.worst_stage, p.worst_bytes, p.billed_stage]);
+        n.push(p.ranks.len() as u64);
+        for r in &p.ranks {
+            n.extend([r.stage, r.layers, r.weights_bytes, r.activations_bytes, r.device_bytes]);
+        }
+    }
+    let texts: Vec<Value> =
+        b.components.iter().map(|c| &c.formula).chain(b.notes.iter().map(|x| &x.text)).map(bilingual).collect();
+    json!({ "n": n, "texts": texts, "shares": shares })
+}
+
+fn decode_bill(v: &Json) -> Option<Bill> {
+    let mut n = v.get("n")?.as_array()?.iter().map(Json::as_u64);
+    let mut next = || n.next().flatten();
+    let mut texts = v.get("texts")?.as_array()?.iter().map(|m| decode_msg(m, 0));
+    let shares = v.get("shares")?.as_array()?;
+    let share = |i: usize| shares.get(i).and_then(Json::as_f64);
+    let gpu_bytes = next()?;
+    let gradient_bytes = next()?;
+    let mut components = Vec::new();
+    for _ in 0..next()?.min(64) {
+        let (id, bytes, section) = (next()?, next()?, next()?);
+        components.push((
+            *ComponentId::ALL.get(id as usize)?,
+            bytes,
+            SECTIONS.get(section as usize).copied().unwrap_or(""),
+        ));
+    }
+    let mut notes = Vec::new();
+    for _ in 0..next()?.min(64) {
+        notes.push(*GRID_NOTES.get(next()? as usize)?);
+    }
+    let timeline = Timeline::Training(StepAmounts {
+        all_gradients: next()?,
+        at_start_gradients: next()?,
+        temporaries: next()?,
+        slack: SlackRule { transient: share(0)?, persistent: share(1)?, wrap_cache: share(2)? },
+    });
+    let layout = crate::ledger::scenario::Layout {
+        tp: next()?.max(1),
+        pp: next()?.max(1),
+        ep: next()?.max(1),
+        etp: next()?.max(1),
+        cp: next()?.max(1),
+        dp: next()?.max(1),
+        sp: next()? == 1,
+        dist_optim: next()? == 1,
+        vpp: next()?.max(1),
+        microbatches: next()?,
+        schedule: *crate::ledger::scenario::Schedule::ALL.get(next()? as usize)?,
+        stage: next()?.checked_sub(1),
+    };
+    let (worst_stage, worst_bytes, billed_stage) = (next()?, next()?, next()?);
+    let mut ranks = Vec::new();
+    for _ in 0..next()?.min(1024) {
+        ranks.push(RankSummary {
+            stage: next()?,
+            layers: next()?,
+            weights_bytes: next()?,
+            activations_bytes: next()?,
+            device_bytes: next()?,
+        });
+    }
+    let components = components
+        .into_iter()
+        .map(|(id, bytes, section)| Some(Component { id, bytes, formula: texts.next()??, section }))
+        .collect::<Option<Vec<_>>>()?;
+    let notes = notes.into_iter().map(|key| Some(Note { key, text: texts.next()?? })).collect::<Option<Vec<_>>>()?;
+    Some(Bill {
+        components,
+        gpu_bytes,
+        notes,
+        saved_logits_bytes: 0,
+        backward_overlap_bytes: 0,
+        gradient_bytes,
+        open_high_bytes: 0,
+        serving: None,
+        timeline,
+        rl: None,
+        parallel: Some(ParallelSummary { layout, worst_stage, worst_bytes, billed_stage, ranks }),
+    })
+}
+
+fn decode_grid(g: &Json) -> Option<GridAnswer> {
+    let levers = g
+        .get("levers")?
+        .as_array()?
+        .iter()
+        .map(|l| {
+            let l = l.as_array()?;
+            Some((l.first()?.as_str()?.to_string(), l.get(1)?.as_str()?.to_string(), l.get(2)?.as_u64()?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(GridAnswer {
+        query: g.get("query")?.as_str()?.to_string(),
+        bill: std::rc::Rc::new(decode_bill(g.get("bill")?)?),
+        levers,
     })
 }
 
@@ -144,7 +343,7 @@ pub fn progress(share: f64) -> String {
 }
 
 pub fn failed(m: &Msg) -> String {
-    json!({ "error": encode_msg(m) }).to_string()
+    json!({ "error": bilingual(m) }).to_string()
 }
 
 /// A trace read (or why not), and the worker's memory then.
@@ -173,7 +372,7 @@ pub fn trace(result: &Result<Trace, Msg>, memory_bytes: u64) -> String {
 pub fn config(text: &str) -> String {
     match crate::ledger::hf_config::parse_config(text) {
         Ok(imported) => {
-            let notes: Vec<Value> = imported.notes.iter().map(encode_msg).collect();
+            let notes: Vec<Value> = imported.notes.iter().map(bilingual).collect();
             let s = crate::ledger::Scenario::imported(imported);
             let query = crate::query::to_query(&s, &[]);
             json!({ "config": { "query": query, "name": s.architecture.name, "notes": notes } }).to_string()
@@ -347,6 +546,9 @@ pub fn decode(text: &str) -> Option<Answer> {
     }
     if let Some(items) = v.get("selftest") {
         return decode_selftest(items.as_array()?).map(Answer::SelfTest);
+    }
+    if let Some(g) = v.get("grid") {
+        return decode_grid(g).map(|g| Answer::Grid(Box::new(g)));
     }
     let t = v.get("trace")?;
     decode_trace(t)

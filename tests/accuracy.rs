@@ -155,7 +155,7 @@ fn decode_peak_is_the_decode_phase_by_hand() {
     let weights = 6_738_415_616.0 * 2.0;
     let cache = 4.0 * (1u64 << 30) as f64;
     let held = decode - weights - cache;
-    assert!(held >= 0.0 && held <= 128.0 * 1048576.0 + 320_000.0, "{held}");
+    assert!((0.0..=128.0 * 1048576.0 + 320_000.0).contains(&held), "{held}");
     assert_eq!(decode, FigureKind::Allocated.of(&bill));
     // A 30,720-token prompt with 16 generated tokens: the prefill's working set now dominates.
     let long = "model=llama-2-7b&mode=infer&engine=hf&attn=flash&seq=30720&gen=16&batch=1";

@@ -160,3 +160,31 @@ fn grid_links_round_trip_and_bad_grids_get_notes_not_panics() {
     let bad = query::parse("model=llama-3.1-8b&tp=0&pp=99999");
     assert!(!bad.errors.is_empty());
 }
+
+/// The page's build bills a grid in the reader worker: what the worker answers reads back as the
+/// same bill (every line's bytes, the stages), its texts rendered in both languages, and each
+/// lever's worst GPU as the ledger bills that grid.
+#[test]
+fn the_worker_answers_a_grid_bill_the_page_reads_back() {
+    use vram_ledger::i18n::{render, Lang};
+    use vram_ledger::readers::{decode, grid, Answer};
+    let q = "model=qwen3-30b-a3b&method=full&tp=2&pp=2&ep=4&dp=2&sp=1&dist_optim=1&seq=4096&microbatches=4&gc=0&gpu=h100-80g";
+    let local = bill(q);
+    let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("no grid answer") };
+    assert_eq!(g.query, q);
+    for (a, b) in local.components.iter().zip(&g.bill.components) {
+        assert_eq!((a.id, a.bytes), (b.id, b.bytes));
+        assert_eq!(render(Lang::En, &a.formula), render(Lang::En, &b.formula));
+        assert_eq!(render(Lang::Zh, &a.formula), render(Lang::Zh, &b.formula));
+    }
+    assert_eq!(g.bill.device_bytes(), local.device_bytes());
+    assert_eq!(g.bill.parallel, local.parallel);
+    assert_eq!(g.bill.notes.len(), local.notes.len());
+    // The levers: doubling tp splits attention and the MLPs further, so the worst GPU needs less.
+    let tp = g.levers.iter().find(|(k, _, _)| k == "tp").expect("a tp lever");
+    assert_eq!(tp.1, "4");
+    assert_eq!(tp.2, bill(&q.replace("tp=2", "tp=4")).device_bytes());
+    assert!(tp.2 < local.device_bytes());
+    // A hostile answer is not read as a grid.
+    assert_eq!(decode("{\"grid\": {\"query\": 1}}"), None);
+}

@@ -8,7 +8,7 @@
 fn main() {
     use vram_ledger::readers;
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
-    vram_ledger::i18n::load_paste_diagnosis_texts();
+    vram_ledger::i18n::load_on_demand_texts();
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let answer = scope.clone();
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
@@ -22,6 +22,7 @@ fn main() {
             Some("paste") => readers::paste(&payload.as_string().unwrap_or_default()),
             Some("diagnose") => readers::diagnosis(&payload.as_string().unwrap_or_default()),
             Some("selftest") => readers::selftest(&payload.as_string().unwrap_or_default()),
+            Some("grid") => readers::grid(&payload.as_string().unwrap_or_default()),
             _ => {
                 let result = payload_bytes(payload).and_then(|bytes| {
                     vram_ledger::validation::trace::read_file(&bytes, &mut |s| post(readers::progress(s)))

@@ -6,12 +6,12 @@
 
 mod templates;
 
-pub use templates::{load_paste_diagnosis_texts, template, template_in};
+pub use templates::{load_on_demand_texts, template, template_in};
 
 use std::fmt;
 
 use crate::ledger::bill::{ComponentId, Verdict};
-use crate::ledger::msg::{Arg, Msg};
+use crate::ledger::msg::{Arg, Msg, MsgId};
 use crate::ledger::units::{factor, fixed, group, human_bytes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -202,6 +202,12 @@ pub enum Text {
     Estimated,
     Error,
     LoadReportConfig,
+    GridTitle,
+    GridStage,
+    GridLayers,
+    GridWorst,
+    GridPending,
+    GridLevers,
 }
 
 /// The English and Chinese text of a fixed label.
@@ -367,6 +373,12 @@ pub fn label(t: Text) -> (&'static str, &'static str) {
         Estimated => ("Estimated", "估算"),
         Error => ("Error", "误差"),
         LoadReportConfig => ("Load the report's configuration", "载入报告中的配置"),
+        GridTitle => ("The GPU grid: one bar per pipeline stage", "GPU 网格:每个流水线阶段一条"),
+        GridStage => ("stage", "阶段"),
+        GridLayers => ("layers", "层"),
+        GridWorst => (" ← needs the most", " ← 最吃显存"),
+        GridPending => (" · computing the grid's bill (its code loads on demand)…", " · 正在计算网格的账单(代码按需加载)…"),
+        GridLevers => ("The worst GPU after each lever (more GPUs for tp, pp, ep, cp):", "每个杠杆之后最吃显存的那张卡(tp、pp、ep、cp 加倍即卡数加倍):"),
     }
 }
 
@@ -562,6 +574,12 @@ pub fn fill(lang: Lang, template: (&'static str, &'static str), args: &[Arg]) ->
 }
 
 fn render_into(lang: Lang, m: &Msg, out: &mut String) {
+    if m.id == MsgId::Bilingual {
+        if let Some(a) = m.args.get(usize::from(lang == Lang::Zh)) {
+            render_arg(lang, a, out);
+        }
+        return;
+    }
     fill_into(lang, template_in(m.id, lang), &m.args, out);
 }
 

@@ -10,12 +10,13 @@ use super::Lang;
 use crate::ledger::msg::MsgId;
 
 /// (English, Chinese) of a template: a lookup in a table the compiler builds from `text_of` (the
-/// wasm then carries the texts as data, not a 300-arm match as code). The paste diagnosis's texts
-/// are in a table of their own, which only the reader worker (after
-/// [`load_paste_diagnosis_texts`]), the CLI and native tests reach: the page shows the diagnosis
-/// as the worker rendered it, so its texts are not in the first download (docs/size.md).
+/// wasm then carries the texts as data, not a 300-arm match as code). The texts that load on
+/// demand (the paste diagnosis's, a training grid's: `MsgId::loads_on_demand`) are in a table of
+/// their own, which only the reader worker (after [`load_on_demand_texts`]), the CLI and native
+/// tests reach: the page shows them as the worker rendered them, so they are not in the first
+/// download (docs/size.md).
 pub fn template(id: MsgId) -> (&'static str, &'static str) {
-    if id.is_paste_diagnosis() {
+    if id.loads_on_demand() {
         return paste_diagnosis_text(id);
     }
     TABLE.get(id as usize).copied().unwrap_or(("", ""))
@@ -25,7 +26,7 @@ static TABLE: [(&str, &str); MsgId::ALL.len()] = {
     let mut table = [("", ""); MsgId::ALL.len()];
     let mut i = 0;
     while i < table.len() {
-        if !MsgId::ALL[i].is_paste_diagnosis() {
+        if !MsgId::ALL[i].loads_on_demand() {
             table[i] = text_of(MsgId::ALL[i]);
         }
         i += 1;
@@ -34,7 +35,7 @@ static TABLE: [(&str, &str); MsgId::ALL.len()] = {
 };
 
 const FIRST_DIAGNOSIS: usize = MsgId::WhyGrowth as usize;
-const DIAGNOSIS_TEXTS: usize = MsgId::DoHostRam as usize + 1 - FIRST_DIAGNOSIS;
+const DIAGNOSIS_TEXTS: usize = MsgId::NoteGridOptimizer as usize + 1 - FIRST_DIAGNOSIS;
 
 static PASTE_DIAGNOSIS_TABLE: [(&str, &str); DIAGNOSIS_TEXTS] = {
     let mut table = [("", ""); DIAGNOSIS_TEXTS];
@@ -71,8 +72,8 @@ fn paste_diagnosis_text(id: MsgId) -> (&'static str, &'static str) {
     PASTE_DIAGNOSIS.with(|t| t.get()).map_or(("", ""), |lookup| lookup(id))
 }
 
-/// Makes the paste diagnosis's texts available in this wasm module (the reader worker's).
-pub fn load_paste_diagnosis_texts() {
+/// Makes the texts that load on demand available in this wasm module (the reader worker's).
+pub fn load_on_demand_texts() {
     #[cfg(target_arch = "wasm32")]
     PASTE_DIAGNOSIS.with(|t| t.set(Some(paste_diagnosis_table)));
 }
@@ -83,6 +84,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
     match id {
         Empty => ("", ""),
         NotUsed => ("not used here", "此处不适用"),
+        Bilingual => ("{0}", "{0}"),
         ShardZero => (" ÷ {0} GPUs (ZeRO-{1})", " ÷ {0} 卡(ZeRO-{1})"),
         TensorParallel => (" ÷ {0} GPUs (tensor parallel)", " ÷ {0} 卡(张量并行)"),
         PerGpu => (" per GPU", "(每卡)"),
@@ -731,6 +733,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",
+        ),
+        NoteGridPending => (
+            "the grid's bill is being computed (its code loads on demand)",
+            "正在计算并行网格的账单(其代码按需加载)",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

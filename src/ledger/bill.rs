@@ -400,6 +400,11 @@ impl Bill {
         }
     }
 
+    /// A grid's bill the page's build has not computed yet (the reader worker bills grids there).
+    pub fn is_pending(&self) -> bool {
+        self.parallel.as_ref().is_some_and(|p| p.ranks.is_empty())
+    }
+
     /// What `torch.cuda.max_memory_allocated()` would report.
     pub fn allocated_bytes(&self) -> u64 {
         self.sum_up_to(TotalKind::Allocated)

@@ -106,6 +106,9 @@ msg_ids!(
     /// Nothing (an optional part that does not apply).
     Empty,
     NotUsed,
+    /// Text rendered elsewhere (the reader worker) in both languages: English `{0}`, Chinese the
+    /// second argument (`i18n::render` picks it).
+    Bilingual,
     // Parts shared by several lines.
     ShardZero,
     TensorParallel,
@@ -228,7 +231,7 @@ msg_ids!(
     NoteGgufTraining,
     NoteUnifiedMemory,
     // The paste diagnosis's why and what-to-do, from `WhyGrowth` to `DoHostRam`: rendered in the
-    // reader worker and the CLI, never in the page (`MsgId::is_paste_diagnosis`, docs/size.md).
+    // reader worker and the CLI, never in the page (`MsgId::loads_on_demand`, docs/size.md).
     WhyGrowth,
     DoNoGradItem,
     WhyEvalFrames,
@@ -296,6 +299,68 @@ msg_ids!(
     WhyNothingRead,
     WhyHostKilled,
     DoHostRam,
+    // What the readers write (a config.json's notes and errors, a trace's errors): only the reader
+    // worker makes them, and sends them rendered (`readers::bilingual`).
+    ConfigFieldZero,
+    ConfigFieldTooLarge,
+    ConfigFieldNotUint,
+    ConfigFieldNotBool,
+    ConfigFieldNotPositive,
+    ConfigFieldNotNumber,
+    ConfigFieldNotString,
+    ConfigFieldNotObject,
+    ConfigModelTypeMissing,
+    /// The JSON is another file of a model repository (its argument says which).
+    ConfigOtherFile,
+    FileTokenizer,
+    FileWeightIndex,
+    FileTokenizerConfig,
+    FileGenerationConfig,
+    ConfigTooLarge,
+    ImportGeneric,
+    ImportPerLayer,
+    ImportFullMask,
+    ConfigFieldNotPattern,
+    ImportIgnored,
+    ImportGemma4Global,
+    ImportUnknownQuant,
+    ConfigHeadDim,
+    ConfigExpertsPerToken,
+    ConfigNotDivisible,
+    TraceEmpty,
+    TraceGzipped,
+    TraceNotUtf8,
+    TraceChromeTrace,
+    TraceBadRow,
+    TraceRowsTimes,
+    TraceBadEvent,
+    TraceBadCategory,
+    TraceBadTimeline,
+    TraceNoEvents,
+    TraceRefusedGlobal,
+    TracePickleOpcode,
+    TracePickleTruncated,
+    TraceNotSnapshot,
+    // A Megatron-style training grid's lines and notes (`ledger::parallel`): billed and rendered in
+    // the reader worker for the page, so on demand too.
+    GridWeights,
+    GridEmbedding,
+    GridLmHead,
+    GridGradients,
+    GridStates,
+    GridMaster,
+    GridSharded,
+    GridActivations,
+    GridRecompute,
+    GridDispatch,
+    GridRing,
+    GridLogits,
+    GridNccl,
+    NoteGrid,
+    NoteGridRefused,
+    NoteGridUneven,
+    NoteGridQlora,
+    NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,
     InferenceLogitsAll,
@@ -349,25 +414,7 @@ msg_ids!(
     NoteQloraBase,
     NoteFp32ModuleRecipe,
     NoteReentrant,
-    // A Megatron-style training grid (`parallel`).
-    GridWeights,
-    GridEmbedding,
-    GridLmHead,
-    GridGradients,
-    GridStates,
-    GridMaster,
-    GridSharded,
-    GridActivations,
-    GridRecompute,
-    GridDispatch,
-    GridRing,
-    GridLogits,
-    GridNccl,
-    NoteGrid,
-    NoteGridRefused,
-    NoteGridUneven,
-    NoteGridQlora,
-    NoteGridOptimizer,
+    NoteGridPending,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // Preference and RL steps (`ledger::rl`).
@@ -401,29 +448,7 @@ msg_ids!(
     // config.json import.
     ConfigNotJson,
     ConfigNotObject,
-    ConfigFieldZero,
-    ConfigFieldTooLarge,
-    ConfigFieldNotUint,
     ConfigFieldMissing,
-    ConfigFieldNotBool,
-    ConfigFieldNotPositive,
-    ConfigFieldNotNumber,
-    ConfigFieldNotString,
-    ConfigFieldNotObject,
-    ConfigModelTypeMissing,
-    /// The JSON is another file of a model repository (its argument says which).
-    ConfigOtherFile,
-    FileTokenizer,
-    FileWeightIndex,
-    FileTokenizerConfig,
-    FileGenerationConfig,
-    ConfigTooLarge,
-    ImportGeneric,
-    ImportPerLayer,
-    ImportFullMask,
-    ConfigFieldNotPattern,
-    ImportIgnored,
-    ImportGemma4Global,
     FetchGated,
     FetchNotFound,
     FetchHttp,
@@ -432,50 +457,34 @@ msg_ids!(
     FetchReadFailed,
     FetchBadEndpoint,
     FetchBadId,
-    ImportUnknownQuant,
-    ConfigHeadDim,
-    ConfigExpertsPerToken,
-    ConfigNotDivisible,
     // The interface's one-line description of a scenario.
     ScenarioInference,
     ScenarioFull,
     ScenarioAdapters,
     ScenarioCheckpointing,
     // mem_report.py's JSON.
+    // A user's trace (src/validation/trace).
+    TraceTooLarge,
+    TraceUnknown,
+    // Architecture checks.
+    ArchAtLeastOne,
+    ArchKvHeads,
+    ArchActiveExperts,
     ReportNotJson,
     ReportTool,
     ReportVersion,
     ReportBytes,
     ReportField,
     ReportFieldOrNull,
-    // A user's trace (src/validation/trace).
-    TraceTooLarge,
-    TraceEmpty,
-    TraceGzipped,
-    TraceUnknown,
-    TraceNotUtf8,
-    TraceChromeTrace,
-    TraceBadRow,
-    TraceRowsTimes,
-    TraceBadEvent,
-    TraceBadCategory,
-    TraceBadTimeline,
-    TraceNoEvents,
-    TraceRefusedGlobal,
-    TracePickleOpcode,
-    TracePickleTruncated,
-    TraceNotSnapshot,
-    // Architecture checks.
-    ArchAtLeastOne,
-    ArchKvHeads,
-    ArchActiveExperts,
 );
 
 impl MsgId {
-    /// The paste diagnosis's texts (`WhyGrowth` … `DoHostRam`): the reader worker renders them and
+    /// The texts that load on demand: the paste diagnosis's (`WhyGrowth` … `DoHostRam`), the
+    /// readers' (`ConfigFieldZero` … `TraceNotSnapshot`) and a training grid's (`GridWeights` …
+    /// `NoteGridOptimizer`): the reader worker renders them and
     /// sends the page text, so they are not in the page's table (`crate::i18n::templates`).
-    pub const fn is_paste_diagnosis(self) -> bool {
+    pub const fn loads_on_demand(self) -> bool {
         let i = self as usize;
-        i >= MsgId::WhyGrowth as usize && i <= MsgId::DoHostRam as usize
+        i >= MsgId::WhyGrowth as usize && i <= MsgId::NoteGridOptimizer as usize
     }
 }

@@ -397,6 +397,31 @@ fn with_overheads(stage: &StageLines, rule: &SlackRule, overhead_mib: f64) -> Ve
     in_bill_order(lines)
 }
 
+/// What the page's build bills for a grid until the reader worker answers (`readers::grid`):
+/// no line, and the note that says so.
+#[cfg(feature = "page")]
+pub fn pending(s: &Scenario) -> Bill {
+    Bill {
+        components: in_bill_order(Vec::new()),
+        gpu_bytes: s.gpu.bytes,
+        notes: vec![Note { key: "grid", text: msg!(NoteGridPending) }],
+        saved_logits_bytes: 0,
+        backward_overlap_bytes: 0,
+        gradient_bytes: 0,
+        open_high_bytes: 0,
+        serving: None,
+        timeline: Timeline::Phases(Vec::new()),
+        rl: None,
+        parallel: Some(ParallelSummary {
+            layout: s.layout,
+            worst_stage: 0,
+            worst_bytes: 0,
+            billed_stage: 0,
+            ranks: Vec::new(),
+        }),
+    }
+}
+
 /// The bill of one GPU of a training grid: the stage `stage` picks, or the one that needs the most.
 pub fn estimate(s: &Scenario) -> Bill {
     let mut l = s.layout;
@@ -433,7 +458,13 @@ pub fn estimate(s: &Scenario) -> Bill {
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
-        notes: grid_notes(s, &l, billed, worst),
+        notes: plan
+            .notes
+            .iter()
+            .filter(|n| matches!(n.key, "framework" | "unified_memory"))
+            .cloned()
+            .chain(grid_notes(s, &l, billed, worst))
+            .collect(),
         saved_logits_bytes: 0,
         backward_overlap_bytes: 0,
         gradient_bytes: to_bytes(gradients),

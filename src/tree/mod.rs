@@ -607,10 +607,15 @@ pub fn serving_gain(
     Some((estimate(s).serving?, estimate(&after).serving?))
 }
 
-/// Bytes saved on the device total by a lever (negative if it costs memory).
+/// Bytes saved on the device total by a lever (negative if it costs memory); `None` where either
+/// bill is a grid's the page has not computed (the grid's own levers are the grid view's).
 pub fn saving(s: &Scenario, lever: Lever) -> Option<i64> {
     let after = lever.apply(s)?;
-    Some(crate::ledger::bill::signed_difference(estimate(s).device_bytes(), estimate(&after).device_bytes()))
+    let (before, after) = (estimate(s), estimate(&after));
+    if before.is_pending() || after.is_pending() {
+        return None;
+    }
+    Some(crate::ledger::bill::signed_difference(before.device_bytes(), after.device_bytes()))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use super::components::{
-    chart_view, export, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_chart,
+    chart_view, export, grid_view, ledger_table, measured_compare, notices, oom_tree, peak_line, planner, render_chart,
     render_timeline, self_test, self_test_chart, speed_card, switches, timeline_view, trace_comparison, verdict_card,
     Controls, ModelImport, OomTreeProps, PlannerData, SelfTestAnswer, Share, TraceDrop,
 };
@@ -168,21 +168,42 @@ pub fn app(props: &AppProps) -> Html {
     use_page_effects(lang, query.clone(), state.embed);
 
     let scenario = &state.scenario;
-    let bill: Rc<Bill> = use_memo(scenario.clone(), estimate);
+    // A training grid's bill comes from the reader worker (the grid's code loads on demand):
+    // asked whenever the grid's query changes; the last answer is shown until the next.
+    let grid = use_state(|| None::<Rc<crate::readers::GridAnswer>>);
+    let grid_query =
+        (scenario.mode == Mode::Train && scenario.layout.is_grid()).then(|| crate::query::to_query(scenario, &[]));
+    {
+        let grid = grid.clone();
+        use_effect_with(grid_query.clone(), move |q| {
+            if let Some(q) = q {
+                super::reader_worker::ask("grid", q.as_str().into(), move |a| {
+                    if let Some(crate::readers::Answer::Grid(g)) = a {
+                        grid.set(Some(Rc::new(*g)));
+                    }
+                    true
+                });
+            }
+        });
+    }
+    let local_bill: Rc<Bill> = use_memo(scenario.clone(), estimate);
+    let grid_answer = grid_query.as_ref().and((*grid).clone());
+    let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
+    let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
+    let grid_part = grid_query.as_ref().map(|_| {
+        let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
+        grid_view(lang, state.unit, &bill, &levers, grid_pending)
+    });
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
     // The embed mode shows no fit solvers.
-    let fits =
-        use_memo(
-            (scenario.clone(), state.embed || state.selftest),
-            |(s, skip)| {
-                if *skip {
-                    Fits::default()
-                } else {
-                    Fits::of(s)
-                }
-            },
-        );
+    let fits = use_memo((scenario.clone(), state.embed || state.selftest || grid_query.is_some()), |(s, skip)| {
+        if *skip {
+            Fits::default()
+        } else {
+            Fits::of(s)
+        }
+    });
     let plan = use_memo((scenario.clone(), lang), |(s, lang)| PlannerData::of(s, *lang));
     let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
     // The paste's diagnosis for the scenario, from the reader worker (the diagnosis and its texts
@@ -375,9 +396,11 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
+                        { grid_part.clone().unwrap_or_default() }
                         { timeline_view(lang, timeline_chart, peak, !state.timeline, !props.above_the_fold) }
                         { planner_view }
-                        { what_fits(lang, *fits, (*speed_card_html).clone()) }
+                        // Below the first screen: not prerendered (docs/size.md).
+                        if !props.above_the_fold { { what_fits(lang, *fits, (*speed_card_html).clone()) } }
                     </div>
                 </div>
                 // What index.html prerenders stops here (`above_the_fold`): the rest comes with the app.

@@ -55,6 +55,7 @@ fn mount() {
 #[cfg(feature = "prerender")]
 pub fn prerender(lang: Lang) -> String {
     let props = AppProps { query: String::new(), browser_lang: lang, base: String::new(), above_the_fold: true };
+    components::FIRST_PAINT.store(true, std::sync::atomic::Ordering::Relaxed);
     futures::executor::block_on(yew::ServerRenderer::<App>::with_props(move || props).hydratable(false).render())
 }
 

@@ -1,9 +1,9 @@
 // The result before the wasm: the default page's first screen is in index.html as the app rendered
 // it at build time (tools/prerender.mjs), in the reader's language, and it is what the wasm then
-// draws — the header, the controls, the verdict, the totals, the bars, the step's timeline card with
-// its peak, what fits; the app adds the timeline's picture in the place kept for it (below the first
-// screen) and the sections below (the ledger, the tree, …). A link with a query paints the frame
-// instead.
+// draws — the header, the controls (each select with its chosen option: nobody can open one before
+// the wasm), the verdict, the totals, the bars, the step's timeline card with its peak; the app adds
+// the timeline's picture in the place kept for it, what fits (both below the first screen) and the
+// sections below (the ledger, the tree, …). A link with a query paints the frame instead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, serve, openPage, ready, shot } from './harness.mjs';
@@ -32,13 +32,14 @@ function seen(scope) {
     targets: [...document.querySelectorAll(`${scope} [data-testid="chart"] .segment`)].map((r) =>
       [r.getAttribute('data-component'), r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('height'), r.textContent]),
     peak: q('[data-testid="timeline-card"]')?.getAttribute('data-peak') ?? null,
-    fits: text('[data-testid="what-fits"]'),
+    // The controls' values: each select's chosen option.
+    chosen: [...document.querySelectorAll(`${scope} .layout select`)].map((s) => s.selectedOptions[0]?.textContent ?? null),
     // Everything the first screen says (the header, the controls and the results), the timeline's
     // picture and its detail line aside.
     header: text('header').replace(/\s+/g, ' '),
     screen: (() => {
       const layout = q('.layout').cloneNode(true);
-      layout.querySelectorAll('[data-testid="timeline"], [data-testid="timeline-detail"], [data-testid="timeline-later"]')
+      layout.querySelectorAll('[data-testid="timeline"], [data-testid="timeline-detail"], [data-testid="timeline-later"], [data-testid="what-fits"], select')
         .forEach((e) => e.remove());
       return layout.textContent.replace(/\s+/g, ' ');
     })(),
@@ -79,6 +80,11 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     assert.ok(painted.targets.length >= 5, 'the segments are there');
     assert.equal(painted.peak, 'backward', 'the default LoRA step peaks at backward\'s start');
     assert.deepEqual(painted, drawn);
+    assert.ok(painted.chosen.length >= 5 && painted.chosen.every((c) => c), JSON.stringify(painted.chosen));
+    // What fits comes with the app (below the first screen), as do the selects' other options.
+    assert.equal(await before.isVisible(`#boot-${lang} [data-testid="what-fits"]`), false);
+    assert.equal(await after.isVisible('[data-testid="what-fits"]'), true);
+    assert.ok(await after.evaluate(() => document.querySelector('select[data-testid="model"]').options.length > 20));
     // The timeline's picture comes with the app, in the place the prerendered page kept for it.
     assert.deepEqual(kept.moments, [], 'no picture before the wasm');
     assert.equal(timelineDrawn.moments.length, 6, 'the step\'s six moments');

@@ -12,11 +12,20 @@ use crate::query::Key;
 /// (group label, [(value, label)]); an empty group label means no <optgroup>.
 pub type Groups = Vec<(String, Vec<(String, String)>)>;
 
+/// Rendering the page's first paint (index.html, before any wasm: `crate::ui::prerender`, whose
+/// server renderer may run components on another thread), which nobody can use until the app takes
+/// over: a select shows only its chosen option, so the model and GPU lists are not in the first
+/// download twice (docs/size.md).
+pub static FIRST_PAINT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A select of grouped options.
 pub fn select(key: Key, lang: Lang, value: &str, groups: Groups, onchange: Callback<String>) -> Html {
     let onchange =
         Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlSelectElement>().value()));
-    let option = |(v, l): &(String, String)| html! { <option value={v.clone()} selected={v == value}>{ l }</option> };
+    let all = !FIRST_PAINT.load(std::sync::atomic::Ordering::Relaxed);
+    let option = |(v, l): &(String, String)| {
+        html! { if all || v == value { <option value={v.clone()} selected={v == value}>{ l }</option> } }
+    };
     html! {
         <label class="field" for={key.name()}>
             <span class="field-label">{ key_label(lang, key) }</span>

@@ -7,7 +7,10 @@
 mod chart_view;
 mod controls;
 mod export;
+mod grid_view;
 mod inputs;
+#[cfg(feature = "prerender")]
+pub use inputs::FIRST_PAINT;
 mod lang_switch;
 mod ledger_table;
 mod measured_compare;
@@ -25,6 +28,7 @@ mod verdict_card;
 pub use chart_view::{chart_view, render_bars, render_chart, ChartPicture};
 pub use controls::Controls;
 pub use export::export;
+pub use grid_view::grid_view;
 pub use lang_switch::switches;
 pub use ledger_table::ledger_table;
 pub use measured_compare::measured_compare;

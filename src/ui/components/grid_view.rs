@@ -1,0 +1,50 @@
+//! A Megatron-style training grid (issue 28): its pipeline stages as one bar each — a run of
+//! stages that need the same is one bar — with the GPUs that hold each stage, the worst named; and
+//! what each grid lever would make of the worst GPU. The bill comes from the reader worker
+//! (`readers::grid`); `pending` while it has not answered for the current query.
+
+use yew::prelude::*;
+
+use crate::i18n::{text, Lang, Text};
+use crate::ledger::bill::Bill;
+use crate::ledger::units::{fixed, format_bytes, Unit};
+
+pub fn grid_view(lang: Lang, unit: Unit, bill: &Bill, levers: &[(String, String, u64)], pending: bool) -> Html {
+    let Some(p) = &bill.parallel else { return html! {} };
+    let l = &p.layout;
+    // Stages that need the same bytes with as many layers, merged: (first, last, layers, device).
+    let mut runs: Vec<(u64, u64, u64, u64)> = Vec::new();
+    for r in &p.ranks {
+        match runs.last_mut() {
+            Some(last) if last.2 == r.layers && last.3 == r.device_bytes => last.1 = r.stage,
+            _ => runs.push((r.stage, r.stage, r.layers, r.device_bytes)),
+        }
+    }
+    let per_stage = l.tp * l.cp * l.dp;
+    let bar = |&(first, last, layers, device): &(u64, u64, u64, u64)| {
+        let worst = (first..=last).contains(&p.worst_stage);
+        let stages = if first == last { first.to_string() } else { format!("{first}–{last}") };
+        html! {
+            <li class={classes!("grid-stage", worst.then_some("worst"))} data-testid={format!("grid-stage-{first}")} data-bytes={device.to_string()}
+                style={format!("--w:{}%", fixed((100.0 * device as f64 / bill.gpu_bytes.max(1) as f64).min(100.0), 1))}>
+                { format!("{} {stages} · {layers} {} · {per_stage} GPU · {}{}", text(lang, Text::GridStage), text(lang, Text::GridLayers), format_bytes(device, unit), if worst { text(lang, Text::GridWorst) } else { "" }) }
+            </li>
+        }
+    };
+    let lever = |(key, value, after): &(String, String, u64)| {
+        html! {
+            <li data-testid={format!("grid-lever-{key}")} data-bytes={after.to_string()}>
+                { format!("{key}={value}: {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(*after, unit)) }
+            </li>
+        }
+    };
+    html! {
+        <section class="grid" data-testid="grid" data-pending={u8::from(pending).to_string()}>
+            <h2>{ text(lang, Text::GridTitle) }</h2>
+            <p class="tree-hint">{ format!("tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPU · {}{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(), l.schedule.id(), if pending { text(lang, Text::GridPending) } else { "" }) }</p>
+            <ol class="grid-stages">{ for runs.iter().map(bar) }</ol>
+            <p class="tree-hint">{ text(lang, Text::GridLevers) }</p>
+            <ul class="grid-levers">{ for levers.iter().map(lever) }</ul>
+        </section>
+    }
+}

@@ -1,0 +1,57 @@
+// A Megatron-style training grid (issue 28) on the page: its bill comes from the reader worker
+// (the grid's code loads on demand), and what the page shows — the totals, the stages, the worst
+// one, each lever's worst GPU — is the CLI's `parallel` object for the same link.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { launch, serve, openPage, ready, shot } from './harness.mjs';
+
+let browser, root;
+before(async () => { browser = await launch(); root = await serve('/'); });
+after(async () => { await browser?.close(); await root?.close(); });
+
+const cli = (args) => JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
+const GRID = 'model=qwen3-30b-a3b&method=full&framework=megatron&tp=2&pp=4&ep=4&dp=2&sp=1&seq=4096&microbatches=8&gc=0&gpu=h100-80g';
+
+test('a grid link: the worker\'s bill, one bar per kind of stage, the worst named, the levers', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${GRID}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  const expected = cli(['--json', GRID]);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(expected.device_bytes));
+  const p = expected.parallel;
+  assert.equal(p.worst_rank.bytes, expected.device_bytes, 'the bill is the worst stage\'s');
+  // Stage 0 (the embedding, four micro-batches in flight) is its own bar, with the CLI's bytes.
+  assert.equal(await page.getAttribute('[data-testid="grid-stage-0"]', 'data-bytes'), String(p.ranks[0].device_bytes));
+  const stages = await page.locator('[data-testid^="grid-stage-"]').count();
+  assert.ok(stages >= 2 && stages <= p.ranks.length, `${stages} bars for ${p.ranks.length} stages`);
+  assert.match(await page.textContent(`[data-testid="grid-stage-${p.worst_rank.stage}"]`), /needs the most/);
+  // The tp lever: the worst GPU of the grid with tp=4, as the CLI bills it.
+  const tp4 = cli(['--json', GRID.replace('tp=2', 'tp=4')]);
+  assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-bytes'), String(tp4.device_bytes));
+  // The ledger's lines carry the worker's formulas, rendered.
+  assert.match(await page.textContent('[data-testid="component-weights"]'), /stage 0 of 4/);
+  assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="grid"]'), /Megatron-style grid tp2·pp4·ep4/);
+  await shot(page, 'parallel-grid');
+  assert.deepEqual(page.problems, []);
+});
+
+test('a grid in Chinese at 360 px, then a change of the grid', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN', viewport: { width: 360, height: 780 } });
+  await page.goto(`${root.url}?${GRID}&lang=zh`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid="grid"]'), /阶段/);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `${width}`);
+  await shot(page, 'parallel-grid-zh-360');
+  // A new link for the same page: the worker answers for it.
+  await page.goto(`${root.url}?${GRID.replace('pp=4', 'pp=2')}&lang=zh`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  const expected = cli(['--json', GRID.replace('pp=4', 'pp=2')]);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(expected.device_bytes));
+  assert.equal(await page.locator('[data-testid^="grid-stage-"]').count(), 2);
+  assert.deepEqual(page.problems, []);
+});
