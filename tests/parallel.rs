@@ -188,3 +188,17 @@ fn the_worker_answers_a_grid_bill_the_page_reads_back() {
     // A hostile answer is not read as a grid.
     assert_eq!(decode("{\"grid\": {\"query\": 1}}"), None);
 }
+
+/// In inference `tp` is the tensor-parallel size, as `gpus` is; the rest of a grid is not billed
+/// there yet, and a note says so rather than billing it silently as one GPU.
+#[test]
+fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
+    let q = "model=qwen3-32b&mode=infer&engine=vllm&gpu=h100-80g";
+    let by_gpus = bill(&format!("{q}&gpus=2"));
+    let by_tp = bill(&format!("{q}&tp=2"));
+    assert_eq!(by_gpus.device_bytes(), by_tp.device_bytes());
+    assert_eq!(by_gpus.serving.map(|s| s.kv_tokens), by_tp.serving.map(|s| s.kv_tokens));
+    assert!(by_tp.parallel.is_none() && !by_tp.notes.iter().any(|n| n.key == "serving_grid"));
+    let with_ep = bill(&format!("{q}&tp=2&ep=2"));
+    assert!(with_ep.notes.iter().any(|n| n.key == "serving_grid"));
+}

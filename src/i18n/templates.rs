@@ -738,6 +738,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "the grid's bill is being computed (its code loads on demand)",
             "正在计算并行网格的账单(其代码按需加载)",
         ),
+        NoteServingGrid => (
+            "inference is billed for one GPU of {0}-way tensor parallel: pipeline, expert, context and data parallel serving (`pp`, `ep`, `cp`, `dp`) are not billed yet",
+            "推理按 {0} 路张量并行中的一张卡计算:流水线、专家、上下文与数据并行的推理服务(`pp`、`ep`、`cp`、`dp`)尚未计入",
+        ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",

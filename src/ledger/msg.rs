@@ -415,6 +415,7 @@ msg_ids!(
     NoteFp32ModuleRecipe,
     NoteReentrant,
     NoteGridPending,
+    NoteServingGrid,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // Preference and RL steps (`ledger::rl`).

@@ -308,11 +308,19 @@ impl Plan<'_> {
 pub fn resolve(s: &Scenario) -> Plan<'_> {
     let mut notes = Vec::new();
     let parameters = s.architecture.parameters();
+    // Served or generated: `tp` is the tensor-parallel size as `gpus` is; the rest of a grid is not
+    // billed in inference yet (a note says so).
+    let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
+    if s.mode == Mode::Infer
+        && [s.layout.pp, s.layout.ep, s.layout.etp, s.layout.cp, s.layout.dp].iter().any(|&x| x > 1)
+    {
+        notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
+    }
     let work = match s.mode {
         Mode::Train => Work::Train(resolve_training(s, parameters, &mut notes)),
         Mode::Infer => Work::Infer(Inference {
             weights: weight_format(s, s.quant),
-            tp: s.gpus.max(1),
+            tp: inference_tp,
             kv: s.kv,
             generated: s.generated,
             engine: s.serving,
@@ -331,7 +339,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         tokens: s.sequence_tokens(),
         logit_tokens: if s.generates() { s.rl.completion_len.min(s.sequence_tokens()) } else { s.sequence_tokens() },
         batch: s.batch,
-        gpus: s.gpus,
+        gpus: if s.mode == Mode::Infer { inference_tp } else { s.gpus },
         parameters,
         acts: activation_dtype(s),
         kernel: s.attention,

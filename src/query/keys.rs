@@ -1157,7 +1157,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.tp, c.default.layout.tp),
         architecture: false,
-        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp"),
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is (the other grid sizes are not billed in inference yet: a note says so)"),
     },
     Pp = "pp" {
         label: ("Pipeline stages", "流水线并行"),
