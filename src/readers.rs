@@ -153,8 +153,16 @@ fn decode_arg(a: &Json, depth: usize) -> Option<Arg> {
 /// Where a line's section can point (the grid's lines use these).
 const SECTIONS: [&str; 4] = ["§1", "§2", "§3", "§3 ⑦"];
 /// The keys of a grid bill's notes.
-const GRID_NOTES: [&str; 7] =
-    ["grid", "grid_refused", "grid_uneven", "grid_qlora", "grid_optimizer", "framework", "unified_memory"];
+const GRID_NOTES: [&str; 8] = [
+    "grid",
+    "grid_refused",
+    "grid_uneven",
+    "grid_qlora",
+    "grid_optimizer",
+    "framework",
+    "unified_memory",
+    "offload_host",
+];
 
 /// The worker's side of `"grid"`: the bill of one GPU of the query's grid, and the levers of the
 /// grid (twice the tensor, pipeline, expert or context parallel size; the distributed optimizer,

@@ -202,3 +202,17 @@ fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     let with_ep = bill(&format!("{q}&tp=2&ep=2"));
     assert!(with_ep.notes.iter().any(|n| n.key == "serving_grid"));
 }
+
+/// Megatron's optimizer CPU offload: the fp32 master weights and moments (here 4,015,263,744
+/// parameters × 12 B ÷ dp 4 = 12,045,791,232 B) go to host RAM; the bf16 weights and the fp32
+/// main_grad stay on the GPU.
+#[test]
+fn an_offloaded_optimizer_leaves_the_weights_and_main_grad_on_the_gpu() {
+    let b = bill(&format!("{LLAMA}&tp=2&dp=4&dist_optim=1&offload=optimizer"));
+    assert_eq!(b.component(ComponentId::MasterWeights), 0);
+    assert_eq!(b.component(ComponentId::Optimizer), 0);
+    assert_eq!(b.component(ComponentId::Gradients), 4_015_263_744 * 4);
+    assert_eq!(b.component(ComponentId::Weights), 4_015_263_744 * 2);
+    let host = b.notes.iter().find(|n| n.key == "offload_host").expect("a host-RAM note");
+    assert!(vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &host.text).contains("11.22 GiB"));
+}

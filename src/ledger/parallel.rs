@@ -33,11 +33,12 @@
 
 use super::architecture::{Architecture, LayerClass, LayerKind, LinearGroup, MlpKind};
 use super::bill::{
-    line, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule, StepAmounts, Timeline,
+    in_host_ram, line, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule,
+    StepAmounts, Timeline,
 };
 use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, NCCL_GIB, NCCL_NVLS_GIB};
-use super::scenario::{Layout, LoraTargets, Method, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
+use super::scenario::{Layout, LoraTargets, Method, Offload, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
 use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
 use crate::msg;
 
@@ -197,6 +198,8 @@ struct StageLines {
     weights: f64,
     activations: f64,
     gradients: f64,
+    /// What an offloaded optimizer holds in host RAM.
+    host: f64,
 }
 
 fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> StageLines {
@@ -253,13 +256,23 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
             msg!(GridMaster, Arg::Count(trainable as u64), shard_msg),
         ));
     }
+    // Megatron's optimizer CPU offload (`--optimizer-cpu-offload`, all of it): the fp32 master
+    // weights and the moments live and step in host RAM; the GPU keeps the bf16 weights and main_grad.
+    let mut host = 0.0;
+    if s.offload != Offload::None {
+        for c in lines.iter_mut().filter(|c| matches!(c.id, ComponentId::Optimizer | ComponentId::MasterWeights)) {
+            let (on_gpu, in_host) = in_host_ram(c.clone(), 0.0);
+            *c = on_gpu;
+            host += in_host;
+        }
+    }
     let (activations, act_line) = stage_activations(s, l, p);
     lines.push(act_line);
     lines.push(stage_logits(s, l, params.has_lm_head));
     if nccl > 0.0 {
         lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
     }
-    StageLines { lines, layers: layer_count, weights, activations, gradients: trainable * 4.0 }
+    StageLines { lines, layers: layer_count, weights, activations, gradients: trainable * 4.0, host }
 }
 
 fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
@@ -449,12 +462,13 @@ pub fn estimate(s: &Scenario) -> Bill {
             activations_bytes: to_bytes(stage.activations),
             device_bytes: lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add),
         });
-        stages.push((lines, stage.gradients));
+        stages.push((lines, stage.gradients, stage.host));
     }
     let worst = ranks.iter().max_by_key(|r| (r.device_bytes, std::cmp::Reverse(r.stage))).map_or(0, |r| r.stage);
     let billed = l.stage.map_or(worst, |x| x.min(l.pp - 1));
     let worst_bytes = ranks.get(worst as usize).map_or(0, |r| r.device_bytes);
-    let (components, gradients) = stages.swap_remove(billed as usize);
+    let (components, gradients, host) = stages.swap_remove(billed as usize);
+    let offloaded = (host > 0.0).then(|| Note { key: "offload_host", text: msg!(NoteOffloadHost, Arg::Bytes(host)) });
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
@@ -464,6 +478,7 @@ pub fn estimate(s: &Scenario) -> Bill {
             .filter(|n| matches!(n.key, "framework" | "unified_memory"))
             .cloned()
             .chain(grid_notes(s, &l, billed, worst))
+            .chain(offloaded)
             .collect(),
         saved_logits_bytes: 0,
         backward_overlap_bytes: 0,
