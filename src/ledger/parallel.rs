@@ -351,10 +351,17 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
     refuse("tp", l.tp, "kv_heads", arch.kv_heads);
     refuse("ep", l.ep, "experts", arch.moe.map_or(l.ep, |m| m.experts));
     refuse("ep×etp", l.ep * l.etp, "tp×cp×dp", l.tp * l.cp * l.dp);
-    if l.pp > arch.layers {
+    // More stages than layers: billed as one layer per stage (`estimate` clamps), and said.
+    if s.layout.pp > arch.layers {
         notes.push(Note {
             key: "grid_refused",
-            text: msg!(NoteGridRefused, Arg::Code("pp"), Arg::Int(l.pp), Arg::Code("layers"), Arg::Count(arch.layers)),
+            text: msg!(
+                NoteGridRefused,
+                Arg::Code("pp"),
+                Arg::Int(s.layout.pp),
+                Arg::Code("layers"),
+                Arg::Count(arch.layers)
+            ),
         });
     }
     if arch.layers % l.pp.max(1) != 0 {
