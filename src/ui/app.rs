@@ -192,7 +192,11 @@ pub fn app(props: &AppProps) -> Html {
     let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
     let grid_part = grid_query.as_ref().map(|_| {
         let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
-        grid_view(lang, state.unit, &bill, &levers, grid_pending)
+        let onset = {
+            let s = state.clone();
+            Callback::from(move |(key, value): (Key, String)| s.dispatch(Action::Set(key, value)))
+        };
+        grid_view(lang, state.unit, &bill, &levers, grid_pending, &onset)
     });
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();

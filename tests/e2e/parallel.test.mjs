@@ -34,6 +34,11 @@ test('a grid link: the worker\'s bill, one bar per kind of stage, the worst name
   assert.match(await page.textContent('[data-testid="component-weights"]'), /stage 0 of 4/);
   assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="grid"]'), /Megatron-style grid tp2·pp4·ep4/);
   await shot(page, 'parallel-grid');
+  // A lever is one click away: the link takes tp=4 and the worker bills the new grid.
+  await page.click('[data-testid="grid-lever-tp"] button');
+  await page.waitForFunction(() => location.search.includes('tp=4'), null, { timeout: 3000 });
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(tp4.device_bytes));
   assert.deepEqual(page.problems, []);
 });
 

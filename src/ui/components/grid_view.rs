@@ -8,8 +8,17 @@ use yew::prelude::*;
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
 use crate::ledger::units::{fixed, format_bytes, Unit};
+use crate::query::Key;
 
-pub fn grid_view(lang: Lang, unit: Unit, bill: &Bill, levers: &[(String, String, u64)], pending: bool) -> Html {
+/// `onset` applies a lever (its key and value), as the planner's levers do.
+pub fn grid_view(
+    lang: Lang,
+    unit: Unit,
+    bill: &Bill,
+    levers: &[(String, String, u64)],
+    pending: bool,
+    onset: &Callback<(Key, String)>,
+) -> Html {
     let Some(p) = &bill.parallel else { return html! {} };
     let l = &p.layout;
     // Stages that need the same bytes with as many layers, merged: (first, last, layers, device).
@@ -32,9 +41,12 @@ pub fn grid_view(lang: Lang, unit: Unit, bill: &Bill, levers: &[(String, String,
         }
     };
     let lever = |(key, value, after): &(String, String, u64)| {
+        let set = Key::from_name(key).map(|k| (k, value.clone()));
+        let onclick = onset.reform(move |_: MouseEvent| set.clone().unwrap_or((Key::Tp, "1".into())));
         html! {
             <li data-testid={format!("grid-lever-{key}")} data-bytes={after.to_string()}>
-                { format!("{key}={value}: {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(*after, unit)) }
+                <button type="button" class="lever" {onclick}>{ format!("{key}={value}") }</button>
+                { format!(" {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(*after, unit)) }
             </li>
         }
     };
