@@ -216,3 +216,26 @@ fn an_offloaded_optimizer_leaves_the_weights_and_main_grad_on_the_gpu() {
     let host = b.notes.iter().find(|n| n.key == "offload_host").expect("a host-RAM note");
     assert!(vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &host.text).contains("11.22 GiB"));
 }
+
+/// `zero=3` on a grid is FSDP (torchtitan's FSDP2) over dp × cp. Llama-3.1-8B on tp = 2, dp = 4:
+/// the fp32 shards of 4,015,263,744 parameters ÷ 4 × 4 B; its largest layer (attention 41,943,040
+/// + MLP 176,160,768 + its two norms 8,192 = 218,112,000 parameters, ÷ tp 2 = 109,056,000) gathered
+/// in bf16 with the next one prefetched (2 × 2 B) and its fp32 gradient before the reduce-scatter
+/// (4 B): 872,448,000 B. Under a pipeline (pp = 2) the whole stage stays gathered in bf16 with its
+/// unsharded fp32 gradients (torchtitan's default; FSDP2 accumulates them in the reduce dtype).
+#[test]
+fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
+    let b = bill(&format!("{LLAMA}&tp=2&dp=4&zero=3"));
+    assert_eq!(b.component(ComponentId::Weights), 4_015_263_744);
+    assert_eq!(b.component(ComponentId::Gradients), 4_015_263_744);
+    assert_eq!(b.component(ComponentId::Optimizer), 4_015_263_744 * 2);
+    assert_eq!(b.component(ComponentId::MasterWeights), 0);
+    assert_eq!(b.component(ComponentId::GatheredLayer), 872_448_000);
+    let pp = bill(&format!("{LLAMA}&tp=2&pp=2&dp=4&zero=3&microbatches=4"));
+    let p = pp.parallel.as_ref().expect("a grid");
+    let stage_params = pp.component(ComponentId::Weights) as f64 * 4.0 / 4.0;
+    // bf16 weights (2 B) and fp32 gradients (4 B) of the whole stage: 6 B per parameter.
+    let gathered = pp.component(ComponentId::GatheredLayer) as f64;
+    assert!((gathered - 6.0 * stage_params).abs() <= 8.0, "{gathered} vs 6 × {stage_params}");
+    assert_eq!(p.ranks.len(), 2);
+}

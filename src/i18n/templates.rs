@@ -742,6 +742,22 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "inference is billed for one GPU of {0}-way tensor parallel: pipeline, expert, context and data parallel serving (`pp`, `ep`, `cp`, `dp`) are not billed yet",
             "推理按 {0} 路张量并行中的一张卡计算:流水线、专家、上下文与数据并行的推理服务(`pp`、`ep`、`cp`、`dp`)尚未计入",
         ),
+        GridFsdpWeights => (
+            "{0} parameters of this stage on this GPU's tensor / expert slice ÷ {1} (FSDP over dp × cp) × {2} B (the sharded weights; each layer is gathered in bf16 when it runs)",
+            "本段落在本卡张量 / 专家切片上的 {0} 个参数 ÷ {1}(`FSDP` 按 `dp` × `cp` 分片)× {2} B(分片权重;每层运行时以 `bf16` 聚合)",
+        ),
+        GridFsdpShard => (
+            "{0} trained parameters ÷ {1} (FSDP over dp × cp) × {2} B",
+            "{0} 个训练参数 ÷ {1}(`FSDP` 按 `dp` × `cp` 分片)× {2} B",
+        ),
+        GridFsdpGathered => (
+            "the largest layer gathered in bf16 and the next one prefetched: 2 × {0} parameters × 2 B, + that layer's fp32 gradient before its reduce-scatter {1}",
+            "聚合成 `bf16` 的最大一层与预取的下一层:2 × {0} 个参数 × 2 B,+ 该层 `reduce-scatter` 之前的 `fp32` 梯度 {1}",
+        ),
+        GridFsdpStage => (
+            "under a pipeline the stage stays gathered (torchtitan does not reshard after forward when pp > 1): {0} parameters × 2 B (bf16), + the unsharded gradients of {1} trained parameters × {2} B (accumulated in the reduce dtype), synced at the last micro-batch",
+            "有流水线时整段保持聚合(`pp` > 1 时 `torchtitan` 前向后不重新分片):{0} 个参数 × 2 B(`bf16`),+ {1} 个训练参数未分片的梯度 × {2} B(以归约精度累加),最后一个微批次才同步",
+        ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",

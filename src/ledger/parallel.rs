@@ -256,6 +256,9 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
             msg!(GridMaster, Arg::Count(trainable as u64), shard_msg),
         ));
     }
+    if s.zero == 3 {
+        fsdp_lines(s, l, &params, param_bytes, moments, &mut lines);
+    }
     // Megatron's optimizer CPU offload (`--optimizer-cpu-offload`, all of it): the fp32 master
     // weights and the moments live and step in host RAM; the GPU keeps the bf16 weights and main_grad.
     let mut host = 0.0;
@@ -272,7 +275,74 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
     if nccl > 0.0 {
         lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
     }
-    StageLines { lines, layers: layer_count, weights, activations, gradients: trainable * 4.0, host }
+    let bytes = |id: ComponentId| lines.iter().filter(|c| c.id == id).map(|c| c.bytes as f64).sum::<f64>();
+    let (weights, gradients) = (bytes(ComponentId::Weights), bytes(ComponentId::Gradients));
+    StageLines { lines, layers: layer_count, weights, activations, gradients, host }
+}
+
+/// `zero=3` on a grid: FSDP (torchtitan's FSDP2) over dp × cp instead of the distributed optimizer.
+/// The weights (fp32 under mixed precision: they are the master copy), gradients and optimizer
+/// states are sharded; the largest layer and the next, prefetched, are gathered in bf16, with one
+/// layer's fp32 gradient before its reduce-scatter. Under a pipeline torchtitan does not reshard
+/// after forward (`fsdp_reshard_after_forward = not parallel_dims.pp_enabled`, to spare each
+/// micro-batch its all-gathers) and PyTorch's pipeline stage syncs gradients only at the last
+/// micro-batch: the whole stage's bf16 weights and its unsharded gradients stay on the GPU, the
+/// gradients upcast to the fp32 reduce dtype for the accumulation (FSDP2's
+/// `FSDPParam.to_accumulated_grad_if_needed`).
+fn fsdp_lines(
+    s: &Scenario,
+    l: &Layout,
+    params: &StageParams,
+    param_bytes: f64,
+    moments: f64,
+    lines: &mut Vec<Component>,
+) {
+    let shard = (l.dp * l.cp) as f64;
+    let stored = if s.precision == Precision::Mixed { 4.0 } else { param_bytes };
+    let all = params.dense + params.experts;
+    let trainable = params.trainable_dense + params.trainable_experts;
+    let layer = s.architecture.largest_layer_parameters() as f64 / l.tp as f64;
+    let gathered_grad = if trainable > 0.0 { layer * 4.0 } else { 0.0 };
+    let whole_stage = l.pp > 1;
+    lines.retain(|c| {
+        !matches!(
+            c.id,
+            ComponentId::Weights | ComponentId::Gradients | ComponentId::MasterWeights | ComponentId::Optimizer
+        )
+    });
+    lines.push(line(
+        ComponentId::Weights,
+        all * stored / shard,
+        "§1",
+        msg!(GridFsdpWeights, Arg::Count(all as u64), Arg::Int(l.dp * l.cp), Arg::Factor(stored)),
+    ));
+    lines.push(line(
+        ComponentId::Gradients,
+        trainable * 4.0 / shard,
+        "§1",
+        msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(4.0)),
+    ));
+    lines.push(line(
+        ComponentId::Optimizer,
+        trainable * moments / shard,
+        "§1",
+        msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(moments)),
+    ));
+    lines.push(if whole_stage {
+        line(
+            ComponentId::GatheredLayer,
+            all * 2.0 + trainable * stored,
+            "§1",
+            msg!(GridFsdpStage, Arg::Count(all as u64), Arg::Count(trainable as u64), Arg::Factor(stored)),
+        )
+    } else {
+        line(
+            ComponentId::GatheredLayer,
+            2.0 * layer * 2.0 + gathered_grad,
+            "§1",
+            msg!(GridFsdpGathered, Arg::Count(layer as u64), Arg::Bytes(gathered_grad)),
+        )
+    });
 }
 
 fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {

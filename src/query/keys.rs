@@ -1288,7 +1288,7 @@ keys! {
         },
         write: |s, c| differs(s.zero, c.default.zero),
         architecture: false,
-        doc: doc!("0, 1, 2, 3", "0", "ZeRO stage over `gpus`: 1 and 2 = DeepSpeed's (optimizer states, then gradients sharded; its gradient buckets billed, on one GPU too), 3 = FSDP full shard"),
+        doc: doc!("0, 1, 2, 3", "0", "ZeRO stage over `gpus`: 1 and 2 = DeepSpeed's (optimizer states, then gradients sharded; its gradient buckets billed, on one GPU too), 3 = FSDP full shard; on a Megatron-style grid (`tp`, `pp`, `ep`, `cp`, `dp`) 3 = FSDP2 over dp × cp as torchtitan lays it out (under a pipeline the stage stays gathered with its fp32 gradients until the last micro-batch)"),
     },
     ReduceBucketSize = "reduce_bucket_size" {
         label: ("DeepSpeed reduce_bucket_size", "DeepSpeed reduce_bucket_size"),
