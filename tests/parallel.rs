@@ -218,8 +218,8 @@ fn an_offloaded_optimizer_leaves_the_weights_and_main_grad_on_the_gpu() {
 }
 
 /// `zero=3` on a grid is FSDP (torchtitan's FSDP2) over dp × cp. Llama-3.1-8B on tp = 2, dp = 4:
-/// the fp32 shards of 4,015,263,744 parameters ÷ 4 × 4 B; its largest layer (attention 41,943,040
-/// + MLP 176,160,768 + its two norms 8,192 = 218,112,000 parameters, ÷ tp 2 = 109,056,000) gathered
+/// the fp32 shards of 4,015,263,744 parameters ÷ 4 × 4 B; its largest layer (attention 41,943,040,
+/// MLP 176,160,768 and its two norms 8,192: 218,112,000 parameters, ÷ tp 2 = 109,056,000) gathered
 /// in bf16 with the next one prefetched (2 × 2 B) and its fp32 gradient before the reduce-scatter
 /// (4 B): 872,448,000 B. Under a pipeline (pp = 2) the whole stage stays gathered in bf16 with its
 /// unsharded fp32 gradients (torchtitan's default; FSDP2 accumulates them in the reduce dtype).
