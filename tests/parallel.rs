@@ -231,6 +231,10 @@ fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
     assert_eq!(b.component(ComponentId::Optimizer), 4_015_263_744 * 2);
     assert_eq!(b.component(ComponentId::MasterWeights), 0);
     assert_eq!(b.component(ComponentId::GatheredLayer), 872_448_000);
+    // Its loss is PyTorch's cross-entropy as `loss` says (torchtitan's), not Megatron's in-place one:
+    // eager `loss=hf` holds 12 B per logit at backward (the fp32 log-softmax output, the incoming
+    // gradient and the returned one), 4,096 tokens × 128,256 ÷ tp 2.
+    assert_eq!(b.component(ComponentId::Logits), 4096 * 64_128 * 12);
     let pp = bill(&format!("{LLAMA}&tp=2&pp=2&dp=4&zero=3&microbatches=4"));
     let p = pp.parallel.as_ref().expect("a grid");
     let stage_params = pp.component(ComponentId::Weights) as f64 * 4.0 / 4.0;

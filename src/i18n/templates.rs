@@ -758,6 +758,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "under a pipeline the stage stays gathered (torchtitan does not reshard after forward when pp > 1): {0} parameters × 2 B (bf16), + the unsharded gradients of {1} trained parameters × {2} B (accumulated in the reduce dtype), synced at the last micro-batch",
             "有流水线时整段保持聚合(`pp` > 1 时 `torchtitan` 前向后不重新分片):{0} 个参数 × 2 B(`bf16`),+ {1} 个训练参数未分片的梯度 × {2} B(以归约精度累加),最后一个微批次才同步",
         ),
+        GridLogitsLoss => (
+            "{0} tokens × vocab {1} ÷ tp {2} × {3} B (last stage, one micro-batch; the loss as `loss` and `compile` say: {4})",
+            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4})",
+        ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",

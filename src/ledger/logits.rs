@@ -26,7 +26,7 @@ fn returned_logit_bytes(loss: LossKernel, act: Dtype) -> f64 {
 /// the model (`compile=1`: transformers computes the loss inside its forward; torchtitan and
 /// torchtune compile their loss function), Inductor fuses the fp32 upcast, the log-softmax and its
 /// backward: the graph keeps the logits it was given and writes one gradient of them.
-fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> (f64, Msg) {
+pub fn bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast: bool) -> (f64, Msg) {
     let act_b = act.bytes();
     let upcast = if act.is_half() { 4.0 } else { 0.0 };
     if compiled && matches!(loss, LossKernel::Hf | LossKernel::HfShift) {

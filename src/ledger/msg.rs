@@ -360,6 +360,7 @@ msg_ids!(
     GridFsdpShard,
     GridFsdpGathered,
     GridFsdpStage,
+    GridLogitsLoss,
     NoteGrid,
     NoteGridRefused,
     NoteGridUneven,

@@ -387,10 +387,30 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
     }
     let arch = &s.architecture;
     let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
-    let bytes = tokens * arch.vocab as f64 / l.tp as f64 * 6.0;
+    let logits = tokens * arch.vocab as f64 / l.tp as f64;
+    if s.zero == 3 {
+        // torchtitan's loss: PyTorch's cross-entropy on the (vocab-parallel) logits, as `loss` and
+        // `compile` say (`compile=model` leaves it eager).
+        let loss = s.loss.unwrap_or(super::scenario::LossKernel::Hf);
+        let compiled = s.compile == super::scenario::Compile::Full;
+        let (per, formula) = super::logits::bytes_per_logit(loss, super::dtype::Dtype::Bf16, compiled, false);
+        return line(
+            ComponentId::Logits,
+            logits * per,
+            "§2",
+            msg!(
+                GridLogitsLoss,
+                Arg::Count(tokens as u64),
+                Arg::Count(arch.vocab),
+                Arg::Int(l.tp),
+                Arg::Factor(per),
+                formula.arg()
+            ),
+        );
+    }
     line(
         ComponentId::Logits,
-        bytes,
+        logits * 6.0,
         "§2",
         msg!(GridLogits, Arg::Count(tokens as u64), Arg::Count(arch.vocab), Arg::Int(l.tp)),
     )
