@@ -243,3 +243,13 @@ fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
     assert!((gathered - 6.0 * stage_params).abs() <= 8.0, "{gathered} vs 6 × {stage_params}");
     assert_eq!(p.ranks.len(), 2);
 }
+
+/// A DPO / GRPO / PPO step is not billed on a grid yet: its bill says so rather than ignoring the
+/// grid keys silently.
+#[test]
+fn an_rl_step_on_a_grid_says_the_grid_is_not_billed() {
+    let b = bill("model=qwen3-8b&method=full&objective=dpo&tp=4&gpu=h100-80g");
+    assert!(b.rl.is_some() && b.parallel.is_none());
+    assert!(b.notes.iter().any(|n| n.key == "rl_grid"), "{:?}", b.notes.iter().map(|n| n.key).collect::<Vec<_>>());
+    assert!(!bill("model=qwen3-8b&method=full&objective=dpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
+}

@@ -762,6 +762,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} tokens × vocab {1} ÷ tp {2} × {3} B (last stage, one micro-batch; the loss as `loss` and `compile` say: {4})",
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4})",
         ),
+        NoteRlGrid => (
+            "a preference or RL step is billed over `gpus` and `zero`: its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
+            "偏好 / 强化学习的一步按 `gpus` 与 `zero` 计算:其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
+        ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",
             "若为 `reentrant` 检查点(`gc=reentrant`),`FSDP1` 会保留每层输入梯度到反向结束:+{0},已计入区间上限",

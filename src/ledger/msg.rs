@@ -421,6 +421,7 @@ msg_ids!(
     NoteReentrant,
     NoteGridPending,
     NoteServingGrid,
+    NoteRlGrid,
     NoteVisionTokens,
     NoteEffectiveBatch,
     // Preference and RL steps (`ledger::rl`).

@@ -316,6 +316,10 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
+    // A preference or RL step is billed on `gpus` and `zero`, not on a grid (yet): said, not hidden.
+    if s.is_rl() && s.layout.is_grid() {
+        notes.push(Note { key: "rl_grid", text: msg!(NoteRlGrid) });
+    }
     let work = match s.mode {
         Mode::Train => Work::Train(resolve_training(s, parameters, &mut notes)),
         Mode::Infer => Work::Infer(Inference {
