@@ -60,3 +60,21 @@ test('a grid in Chinese at 360 px, then a change of the grid', async () => {
   assert.equal(await page.locator('[data-testid^="grid-stage-"]').count(), 2);
   assert.deepEqual(page.problems, []);
 });
+
+test('a hostile grid link: bad sizes are notices, absurd ones a bill with its refusals named', async () => {
+  const page = await openPage(browser, { viewport: { width: 360, height: 780 } });
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=full&tp=abc&ep=0&pp=99999&lang=en`);
+  await ready(page);
+  // Nothing valid made a grid: the page is the plain bill, with a notice per bad value.
+  assert.ok((await page.locator('[data-testid="notices"] li').count()) >= 3);
+  assert.equal(await page.locator('[data-testid="grid"]').count(), 0);
+  // Valid sizes Megatron would refuse: billed, and the refusals said.
+  await page.goto(`${root.url}?model=llama-3.1-8b&method=full&tp=1024&pp=1000&microbatches=100000&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  assert.ok(Number(await page.getAttribute('[data-testid="total"]', 'data-bytes')) > 0);
+  assert.ok((await page.locator('[data-testid="bill-notes"] [data-key="grid_refused"]').count()) >= 2);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `${width}`);
+  assert.deepEqual(page.problems, []);
+});
