@@ -102,7 +102,7 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
             let trains = if !lora {
                 weights
             } else if adapted(s.targets, lin.name) {
-                (s.rank * (lin.d_in + lin.d_out) * lin.per_layer) as f64 / split
+                s.rank as f64 * (lin.d_in as f64 + lin.d_out as f64) * lin.per_layer as f64 / split
             } else {
                 0.0
             };
@@ -166,7 +166,7 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
                 // Per routed token: its permuted input, its expert's tensors, and the expert's output
                 // that the unpermute keeps for the routing probabilities' gradient.
                 bytes += routed * (2.0 * ACT * h + mlp(m.expert_ffn as f64 / etp));
-                bytes += mlp((m.shared_ffn * m.shared) as f64) / tp;
+                bytes += mlp(m.shared_ffn as f64 * m.shared as f64) / tp;
             }
             _ => bytes += mlp(arch.dense_ffn() as f64) / tp,
         }
