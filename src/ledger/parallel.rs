@@ -38,7 +38,7 @@ use super::bill::{
 };
 use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, NCCL_GIB, NCCL_NVLS_GIB};
-use super::scenario::{Layout, LoraTargets, Method, Offload, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
+use super::scenario::{Layout, Method, Offload, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
 use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
 use crate::msg;
 
@@ -75,15 +75,6 @@ fn class_of(arch: &Architecture, layer: u64) -> LayerClass {
     }
 }
 
-/// Whether LoRA adapts a linear layer of this name under `targets`.
-fn adapted(targets: LoraTargets, name: &str) -> bool {
-    match targets {
-        LoraTargets::All => true,
-        LoraTargets::Qkvo => matches!(name, "q_proj" | "k_proj" | "v_proj" | "o_proj" | "q_b_proj" | "kv_b_proj"),
-        LoraTargets::Qv => matches!(name, "q_proj" | "v_proj" | "q_b_proj" | "kv_b_proj"),
-    }
-}
-
 fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     let arch = &s.architecture;
     let (tp, experts_split) = (l.tp as f64, (l.ep * l.etp) as f64);
@@ -101,7 +92,7 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
             let weights = lin.parameters() as f64 / split;
             let trains = if !lora {
                 weights
-            } else if adapted(s.targets, lin.name) {
+            } else if s.targets.includes(lin.name) {
                 s.rank as f64 * (lin.d_in as f64 + lin.d_out as f64) * lin.per_layer as f64 / split
             } else {
                 0.0
@@ -174,6 +165,11 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     (bytes, routed)
 }
 
+/// A micro-batch's tokens on one GPU: seq × batch ÷ cp.
+fn local_tokens(s: &Scenario, l: &Layout) -> f64 {
+    (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil()
+}
+
 /// Micro-batches stage `p` holds in flight (fractional under the interleaved schedule's penalty).
 pub fn in_flight(l: &Layout, microbatches: u64, p: u64) -> f64 {
     let m = microbatches.max(1);
@@ -216,16 +212,52 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
         Optimizer::SgdMomentum => 4.0,
         _ => 8.0,
     };
+    let mut lines = if s.zero == 3 {
+        fsdp_lines(s, l, &params, param_bytes, moments)
+    } else {
+        megatron_lines(l, &params, p, layer_count, param_bytes, has_master, moments)
+    };
+    // Megatron's optimizer CPU offload (`--optimizer-cpu-offload`, all of it): the fp32 master
+    // weights and the moments live and step in host RAM; the GPU keeps the bf16 weights and main_grad.
+    let mut host = 0.0;
+    if s.offload != Offload::None {
+        for c in lines.iter_mut().filter(|c| matches!(c.id, ComponentId::Optimizer | ComponentId::MasterWeights)) {
+            let (on_gpu, in_host) = in_host_ram(c.clone(), 0.0);
+            *c = on_gpu;
+            host += in_host;
+        }
+    }
+    let (activations, act_line) = stage_activations(s, l, p);
+    lines.push(act_line);
+    lines.push(stage_logits(s, l, params.has_lm_head));
+    if nccl > 0.0 {
+        lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
+    }
+    let bytes = |id: ComponentId| lines.iter().filter(|c| c.id == id).map(|c| c.bytes as f64).sum::<f64>();
+    let (weights, gradients) = (bytes(ComponentId::Weights), bytes(ComponentId::Gradients));
+    StageLines { lines, layers: layer_count, weights, activations, gradients, host }
+}
+
+/// The distributed optimizer's lines (Megatron-Core): bf16 weights, the fp32 `main_grad`, fp32
+/// master weights and moments, sharded over dp × cp (the experts' over their own group) when on.
+fn megatron_lines(
+    l: &Layout,
+    params: &StageParams,
+    p: u64,
+    layer_count: u64,
+    param_bytes: f64,
+    has_master: bool,
+    moments: f64,
+) -> Vec<Component> {
     let (dense_shard, expert_shard) =
         if l.dist_optim { ((l.dp * l.cp) as f64, l.expert_dp() as f64) } else { (1.0, 1.0) };
     let trainable = params.trainable_dense + params.trainable_experts;
     let sharded = params.trainable_dense / dense_shard + params.trainable_experts / expert_shard;
-    let weights = (params.dense + params.experts) * param_bytes;
     let shard_msg = when(l.dist_optim, || msg!(GridSharded, Arg::Int(l.dp * l.cp), Arg::Int(l.expert_dp())));
     let mut lines = vec![
         line(
             ComponentId::Weights,
-            weights,
+            (params.dense + params.experts) * param_bytes,
             "§1",
             msg!(
                 GridWeights,
@@ -256,28 +288,7 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
             msg!(GridMaster, Arg::Count(trainable as u64), shard_msg),
         ));
     }
-    if s.zero == 3 {
-        fsdp_lines(s, l, &params, param_bytes, moments, &mut lines);
-    }
-    // Megatron's optimizer CPU offload (`--optimizer-cpu-offload`, all of it): the fp32 master
-    // weights and the moments live and step in host RAM; the GPU keeps the bf16 weights and main_grad.
-    let mut host = 0.0;
-    if s.offload != Offload::None {
-        for c in lines.iter_mut().filter(|c| matches!(c.id, ComponentId::Optimizer | ComponentId::MasterWeights)) {
-            let (on_gpu, in_host) = in_host_ram(c.clone(), 0.0);
-            *c = on_gpu;
-            host += in_host;
-        }
-    }
-    let (activations, act_line) = stage_activations(s, l, p);
-    lines.push(act_line);
-    lines.push(stage_logits(s, l, params.has_lm_head));
-    if nccl > 0.0 {
-        lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
-    }
-    let bytes = |id: ComponentId| lines.iter().filter(|c| c.id == id).map(|c| c.bytes as f64).sum::<f64>();
-    let (weights, gradients) = (bytes(ComponentId::Weights), bytes(ComponentId::Gradients));
-    StageLines { lines, layers: layer_count, weights, activations, gradients, host }
+    lines
 }
 
 /// `zero=3` on a grid: FSDP (torchtitan's FSDP2) over dp × cp instead of the distributed optimizer.
@@ -289,14 +300,7 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
 /// micro-batch: the whole stage's bf16 weights and its unsharded gradients stay on the GPU, the
 /// gradients upcast to the fp32 reduce dtype for the accumulation (FSDP2's
 /// `FSDPParam.to_accumulated_grad_if_needed`).
-fn fsdp_lines(
-    s: &Scenario,
-    l: &Layout,
-    params: &StageParams,
-    param_bytes: f64,
-    moments: f64,
-    lines: &mut Vec<Component>,
-) {
+fn fsdp_lines(s: &Scenario, l: &Layout, params: &StageParams, param_bytes: f64, moments: f64) -> Vec<Component> {
     let shard = (l.dp * l.cp) as f64;
     let stored = if s.precision == Precision::Mixed { 4.0 } else { param_bytes };
     let all = params.dense + params.experts;
@@ -304,31 +308,7 @@ fn fsdp_lines(
     let layer = s.architecture.largest_layer_parameters() as f64 / l.tp as f64;
     let gathered_grad = if trainable > 0.0 { layer * 4.0 } else { 0.0 };
     let whole_stage = l.pp > 1;
-    lines.retain(|c| {
-        !matches!(
-            c.id,
-            ComponentId::Weights | ComponentId::Gradients | ComponentId::MasterWeights | ComponentId::Optimizer
-        )
-    });
-    lines.push(line(
-        ComponentId::Weights,
-        all * stored / shard,
-        "§1",
-        msg!(GridFsdpWeights, Arg::Count(all as u64), Arg::Int(l.dp * l.cp), Arg::Factor(stored)),
-    ));
-    lines.push(line(
-        ComponentId::Gradients,
-        trainable * 4.0 / shard,
-        "§1",
-        msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(4.0)),
-    ));
-    lines.push(line(
-        ComponentId::Optimizer,
-        trainable * moments / shard,
-        "§1",
-        msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(moments)),
-    ));
-    lines.push(if whole_stage {
+    let gathered = if whole_stage {
         line(
             ComponentId::GatheredLayer,
             all * 2.0 + trainable * stored,
@@ -342,12 +322,33 @@ fn fsdp_lines(
             "§1",
             msg!(GridFsdpGathered, Arg::Count(layer as u64), Arg::Bytes(gathered_grad)),
         )
-    });
+    };
+    vec![
+        line(
+            ComponentId::Weights,
+            all * stored / shard,
+            "§1",
+            msg!(GridFsdpWeights, Arg::Count(all as u64), Arg::Int(l.dp * l.cp), Arg::Factor(stored)),
+        ),
+        line(
+            ComponentId::Gradients,
+            trainable * 4.0 / shard,
+            "§1",
+            msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(4.0)),
+        ),
+        line(
+            ComponentId::Optimizer,
+            trainable * moments / shard,
+            "§1",
+            msg!(GridFsdpShard, Arg::Count(trainable as u64), Arg::Int(l.dp * l.cp), Arg::Factor(moments)),
+        ),
+        gathered,
+    ]
 }
 
 fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
     let arch = &s.architecture;
-    let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
+    let tokens = local_tokens(s, l);
     let microbatches = if l.microbatches > 0 { l.microbatches } else { s.accum };
     let flight = in_flight(l, microbatches, p);
     let (mut saved, mut largest, mut routed) = (0.0f64, 0.0f64, 0.0f64);
@@ -386,7 +387,7 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
         return line(ComponentId::Logits, 0.0, "§2", msg!(NotUsed));
     }
     let arch = &s.architecture;
-    let tokens = (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil();
+    let tokens = local_tokens(s, l);
     let logits = tokens * arch.vocab as f64 / l.tp as f64;
     if s.zero == 3 {
         // torchtitan's loss: PyTorch's cross-entropy on the (vocab-parallel) logits, as `loss` and
