@@ -2,14 +2,12 @@
 // carries only the framework, a key set by hand wins, and the page's totals are the CLI's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { launch, serve, openPage, ready, shot } from './harness.mjs';
+import { launch, serve, openPage, ready, shot, cli } from './harness.mjs';
 
 let browser, root;
 before(async () => { browser = await launch(); root = await serve('/'); });
 after(async () => { await browser?.close(); await root?.close(); });
 
-const cli = (args) => JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
 const BASE = 'model=llama-3.1-8b&method=qlora&seq=8192&gpu=rtx4090';
 
 test('choosing Unsloth sets its defaults, the link carries only the framework', async () => {

@@ -2,11 +2,17 @@
 // driven by playwright-core, every console error and uncaught exception recorded (a test fails on
 // any), screenshots saved under target/e2e/ for people to look at.
 import { mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startServer } from './serve.mjs';
 
 export const SHOTS = 'target/e2e';
+
+/** The native CLI's JSON for `args` (`target/debug/vram-ledger`, built by `cargo test`): what a page's figures are checked against. */
+export function cli(args) {
+  return JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
+}
 
 export async function launch() {
   if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `make dist` first');

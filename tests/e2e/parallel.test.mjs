@@ -3,14 +3,12 @@
 // one, each lever's worst GPU — is the CLI's `parallel` object for the same link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { launch, serve, openPage, ready, shot } from './harness.mjs';
+import { launch, serve, openPage, ready, shot, cli } from './harness.mjs';
 
 let browser, root;
 before(async () => { browser = await launch(); root = await serve('/'); });
 after(async () => { await browser?.close(); await root?.close(); });
 
-const cli = (args) => JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
 const GRID = 'model=qwen3-30b-a3b&method=full&framework=megatron&tp=2&pp=4&ep=4&dp=2&sp=1&seq=4096&microbatches=8&gc=0&gpu=h100-80g';
 
 test('a grid link: the worker\'s bill, one bar per kind of stage, the worst named, the levers', async () => {

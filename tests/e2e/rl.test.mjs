@@ -3,15 +3,13 @@
 // levers applied to the configuration, and a pasted wake-up out-of-memory read as the rollout's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { launch, serve, openPage, ready, shot } from './harness.mjs';
+import { launch, serve, openPage, ready, shot, cli } from './harness.mjs';
 
 let browser, root;
 before(async () => { browser = await launch(); root = await serve('/'); });
 after(async () => { await browser?.close(); await root?.close(); });
 
-const cli = (args) => JSON.parse(execFileSync('target/debug/vram-ledger', args, { encoding: 'utf8' }));
 const GRPO = 'model=qwen2.5-1.5b&method=full&objective=grpo&rollout=colocate&rollout_util=0.3&batch=8&gpu=h100-80g';
 
 test('a GRPO link: its controls, the rollout among the phases, what fits in completions', async () => {

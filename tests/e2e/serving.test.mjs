@@ -3,18 +3,15 @@
 // engine value is a notice; the embed shows the planner; usable at 360 px in Chinese.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { launch, serve, openPage, ready, shot } from './harness.mjs';
+import { launch, serve, openPage, ready, shot, cli } from './harness.mjs';
 
 let browser, root;
 before(async () => { browser = await launch(); root = await serve('/'); });
 after(async () => { await browser?.close(); await root?.close(); });
 
-const cli = (query) => JSON.parse(execFileSync('target/debug/vram-ledger', ['--json', query], { encoding: 'utf8' }));
-
 test('a vLLM link opens the planner with the CLI\'s figures; a lever applies and undoes', async () => {
   const query = 'model=qwen3-8b&mode=infer&engine=vllm&seq=32768&batch=16&gpu=rtx4090';
-  const expected = cli(query).serving;
+  const expected = cli(['--json', query]).serving;
   const page = await openPage(browser);
   await page.goto(`${root.url}?${query}&lang=en`);
   await ready(page);
@@ -59,7 +56,7 @@ test('switching engines shows each one\'s settings; llama.cpp reports host RAM w
   await page.fill('[data-testid="gpu_layers"]', '8');
   await page.press('[data-testid="gpu_layers"]', 'Enter');
   await page.waitForSelector('[data-testid="serving-host"]');
-  const expected = cli('model=gpt-oss-20b&mode=infer&seq=16384&engine=llamacpp&gpu_layers=8').serving;
+  const expected = cli(['--json', 'model=gpt-oss-20b&mode=infer&seq=16384&engine=llamacpp&gpu_layers=8']).serving;
   assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(expected.kv_tokens));
   // Emptying the field goes back to the engine's default (every layer on the GPU).
   await page.fill('[data-testid="gpu_layers"]', '');
