@@ -190,14 +190,6 @@ pub fn app(props: &AppProps) -> Html {
     let grid_answer = grid_query.as_ref().and((*grid).clone());
     let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
     let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
-    let grid_part = grid_query.as_ref().map(|_| {
-        let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
-        let onset = {
-            let s = state.clone();
-            Callback::from(move |(key, value): (Key, String)| s.dispatch(Action::Set(key, value)))
-        };
-        grid_view(lang, state.unit, &bill, &levers, grid_pending, &onset)
-    });
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
     // The embed mode shows no fit solvers.
@@ -243,6 +235,10 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |(key, value): (Key, String)| state.dispatch(Action::Set(key, value)))
     };
+    let grid_part = grid_query.as_ref().map(|_| {
+        let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
+        grid_view(lang, state.unit, &bill, &levers, grid_pending, &onset)
+    });
     let on_dismiss = {
         let s = state.clone();
         Callback::from(move |_| s.dispatch(Action::DismissNotices))
@@ -400,7 +396,7 @@ pub fn app(props: &AppProps) -> Html {
                         { verdict_card(lang, state.unit, scenario, &bill) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
-                        { grid_part.clone().unwrap_or_default() }
+                        { grid_part.unwrap_or_default() }
                         { timeline_view(lang, timeline_chart, peak, !state.timeline, !props.above_the_fold) }
                         { planner_view }
                         // Below the first screen: not prerendered (docs/size.md).
