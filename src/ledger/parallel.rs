@@ -480,17 +480,15 @@ fn nccl(l: &Layout, nvls: bool) -> (f64, u64) {
 }
 
 /// A stage's lines with the allocator's slack and the CUDA context, in bill order.
-fn with_overheads(stage: &StageLines, rule: &SlackRule, overhead_mib: f64) -> Vec<Component> {
+fn with_overheads(mut lines: Vec<Component>, rule: &SlackRule, overhead_mib: f64) -> Vec<Component> {
     let allocated = |transient: bool| -> f64 {
-        stage
-            .lines
+        lines
             .iter()
             .filter(|c| c.id.layer() == super::TotalKind::Allocated && c.id.is_transient() == transient)
             .map(|c| c.bytes as f64)
             .sum()
     };
     let (transient, persistent) = (allocated(true), allocated(false));
-    let mut lines = stage.lines.clone();
     lines.push(line(
         ComponentId::AllocatorSlack,
         rule.bytes((transient, persistent, transient)),
@@ -551,16 +549,17 @@ pub fn estimate(s: &Scenario) -> Bill {
     let mut ranks = Vec::new();
     let mut stages = Vec::new();
     for p in 0..l.pp {
-        let stage = stage_lines(s, &l, p, nccl_bytes, groups);
-        let lines = with_overheads(&stage, &rule, plan.overhead_mib);
+        let StageLines { lines, layers, weights, activations, gradients, host } =
+            stage_lines(s, &l, p, nccl_bytes, groups);
+        let lines = with_overheads(lines, &rule, plan.overhead_mib);
         ranks.push(RankSummary {
             stage: p,
-            layers: stage.layers,
-            weights_bytes: to_bytes(stage.weights),
-            activations_bytes: to_bytes(stage.activations),
+            layers,
+            weights_bytes: to_bytes(weights),
+            activations_bytes: to_bytes(activations),
             device_bytes: lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add),
         });
-        stages.push((lines, stage.gradients, stage.host));
+        stages.push((lines, gradients, host));
     }
     let worst = ranks.iter().max_by_key(|r| (r.device_bytes, std::cmp::Reverse(r.stage))).map_or(0, |r| r.stage);
     let billed = l.stage.map_or(worst, |x| x.min(l.pp - 1));
