@@ -10,7 +10,9 @@
 
 mod engine;
 mod llamacpp;
+mod lora;
 mod sglang;
+mod speculative;
 mod vllm;
 
 pub use engine::EngineBill;
