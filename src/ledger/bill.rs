@@ -11,6 +11,8 @@ use super::scenario::{Engine, Release};
 pub enum ComponentId {
     Weights,
     AdapterWeights,
+    /// Serving: a speculative-decoding drafter's weights (EAGLE head, MTP layer, draft model).
+    DraftModel,
     MasterWeights,
     Gradients,
     Optimizer,
@@ -18,8 +20,6 @@ pub enum ComponentId {
     VisionActivations,
     Logits,
     KvCache,
-    /// Serving: a speculative-decoding drafter's weights (EAGLE head, MTP layer, draft model).
-    DraftModel,
     /// RL: the rollout engine's copy of the policy's weights on the trainer's card.
     RolloutWeights,
     /// RL: the rollout engine's KV pool (vLLM's blocks), or `generate()`'s cache in a rollout.

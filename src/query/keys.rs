@@ -1667,11 +1667,21 @@ keys! {
     },
     SpecModel = "spec_model" {
         label: ("Draft model", "草稿模型"),
-        read: Read::Word(|| presets::models().iter().map(|m| m.id).collect()),
-        set: |s, v| presets::model(v.word()).map(|p| s.serving.spec_model = Some(p.id)).ok_or(()),
+        read: Read::Word(|| {
+            let mut ids = vec!["none"];
+            ids.extend(presets::models().iter().map(|m| m.id));
+            ids
+        }),
+        set: |s, v| match v.word() {
+            "none" => {
+                s.serving.spec_model = None;
+                Ok(())
+            }
+            id => presets::model(id).map(|p| s.serving.spec_model = Some(p.id)).ok_or(()),
+        },
         write: |s, _| s.serving.spec_model.map(str::to_string),
         architecture: false,
-        doc: doc!("a model preset id", "none", "the draft model of `spec=draft` (a preset, served in 16 bits over the same tensor-parallel GPUs)"),
+        doc: doc!("none, or a model preset id", "none", "the draft model of `spec=draft` (a preset, served in 16 bits over the same tensor-parallel GPUs)"),
     },
     SpecTokens = "spec_tokens" {
         label: ("Speculative tokens per step", "每步投机 token 数"),
