@@ -211,7 +211,7 @@ pub fn serving_json(s: &Serving) -> Value {
         "context_tokens": s.context_tokens,
         "requests": s.requests,
         "starts": s.status.starts(),
-        "pools": s.pools.iter().map(|p| json!({"kind": p.kind.id(), "bytes": p.bytes, "tokens": p.tokens})).collect::<Vec<_>>(),
+        "pools": s.pools().map(|p| json!({"kind": p.kind.id(), "bytes": p.bytes, "tokens": p.tokens})).collect::<Vec<_>>(),
         "effective_concurrency": (s.effective_concurrency * 100.0).round() / 100.0,
         "kv_cache_memory_bytes": s.kv_cache_memory_bytes,
         "draft_bytes": s.draft_bytes,
@@ -236,10 +236,9 @@ fn serving_text(s: &Serving, unit: Unit) -> String {
     if s.host_bytes > 0 {
         out.push_str(&format!("host RAM: {}\n", format_bytes(s.host_bytes, unit)));
     }
-    if s.pools.len() > 1 {
+    if s.pools().count() > 1 {
         let pools: Vec<String> = s
-            .pools
-            .iter()
+            .pools()
             .map(|p| {
                 let what = if p.kind == PoolKind::State { "states" } else { "tokens" };
                 format!("{} {} ({} {what})", p.kind.id(), format_bytes(p.bytes, unit), group(p.tokens))

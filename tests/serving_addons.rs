@@ -140,18 +140,19 @@ fn kv_cache_memory_sizes_the_pool_and_the_plan_prints_it() {
 #[test]
 fn pools_name_the_full_sliding_and_state_parts() {
     let (u, _) = serve(LLAMA);
-    assert_eq!(u.pools.len(), 1);
-    assert_eq!((u.pools[0].kind, u.pools[0].tokens), (PoolKind::Full, u.kv_tokens));
+    let pools: Vec<_> = u.pools().collect();
+    assert_eq!(pools.len(), 1);
+    assert_eq!((pools[0].kind, pools[0].tokens), (PoolKind::Full, u.kv_tokens));
     let (g, bill) = serve("model=gemma-3-27b&mode=infer&engine=vllm&seq=32768&gpu=h200");
-    let kinds: Vec<PoolKind> = g.pools.iter().map(|p| p.kind).collect();
+    let kinds: Vec<PoolKind> = g.pools().map(|p| p.kind).collect();
     assert_eq!(kinds, vec![PoolKind::Full, PoolKind::Swa]);
-    let sum: u64 = g.pools.iter().map(|p| p.bytes).sum();
+    let sum: u64 = g.pools().map(|p| p.bytes).sum();
     let kv = bill.component(ComponentId::KvCache);
     assert!(sum.abs_diff(kv) <= 2, "{sum} vs {kv}");
     // SGLang's sliding-window pool keeps swa_ratio of the full pool's tokens.
     let (s, _) = serve("model=gemma-3-27b&mode=infer&engine=sglang&seq=32768&gpu=h200&swa_ratio=0.5");
-    let full = s.pools.iter().find(|p| p.kind == PoolKind::Full).expect("full").tokens;
-    let swa = s.pools.iter().find(|p| p.kind == PoolKind::Swa).expect("swa").tokens;
+    let full = s.pools().find(|p| p.kind == PoolKind::Full).expect("full").tokens;
+    let swa = s.pools().find(|p| p.kind == PoolKind::Swa).expect("swa").tokens;
     assert_eq!(swa, (full as f64 * 0.5).floor() as u64);
 }
 
@@ -162,7 +163,7 @@ fn sglang_sizes_a_mamba_state_pool_for_linear_attention() {
     let q = "model=qwen3-next-80b-a3b&mode=infer&engine=sglang&seq=32768&gpu=h200&gpus=2";
     let (s, bill) = serve(q);
     let per_state = 36.0 * 2_146_304.0 / 2.0;
-    let state = s.pools.iter().find(|p| p.kind == PoolKind::State).expect("state pool");
+    let state = s.pools().find(|p| p.kind == PoolKind::State).expect("state pool");
     assert!((state.bytes as f64 - state.tokens as f64 * per_state).abs() < 2.0);
     // mamba_full_memory_ratio 0.9: the states take 0.9 / 1.9 of what the weights leave.
     let kv = s.kv_pool_bytes as f64;
@@ -173,7 +174,7 @@ fn sglang_sizes_a_mamba_state_pool_for_linear_attention() {
     assert!(bill.component(ComponentId::KvCache) > 0);
     // max_mamba_cache fixes the count.
     let (fixed, _) = serve(&format!("{q}&max_mamba_cache=100"));
-    assert_eq!(fixed.pools.iter().find(|p| p.kind == PoolKind::State).map(|p| p.tokens), Some(100));
+    assert_eq!(fixed.pools().find(|p| p.kind == PoolKind::State).map(|p| p.tokens), Some(100));
 }
 
 #[test]

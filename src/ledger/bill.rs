@@ -570,7 +570,9 @@ pub struct Serving {
     pub status: ServingStatus,
     /// The pools the KV memory is cut into: one `full` pool for most models; sliding-window
     /// (`swa`) and recurrent-state (`state`) pools for hybrid ones.
-    pub pools: Vec<KvPool>,
+    /// (At most three, in a fixed array: `Serving` stays free of heap data, which the page's
+    /// bundle pays for in every copy; [`Serving::pools`] lists them.)
+    pub pool_list: [Option<KvPool>; 3],
     /// Requests of `context_tokens` that fit at once when `prefix_share` of each is one common
     /// prefix held once (prefix caching); `max_concurrency` without it.
     pub effective_concurrency: f64,
@@ -580,6 +582,22 @@ pub struct Serving {
     /// `weights_bytes`, as vLLM's "Model loading took" counts them).
     pub draft_bytes: u64,
     pub lora_bytes: u64,
+}
+
+impl Serving {
+    /// The pools the KV memory is cut into.
+    pub fn pools(&self) -> impl Iterator<Item = &KvPool> {
+        self.pool_list.iter().flatten()
+    }
+}
+
+/// The pools as the fixed array `Serving` keeps.
+pub fn pool_list(pools: &[KvPool]) -> [Option<KvPool>; 3] {
+    let mut out = [None; 3];
+    for (slot, p) in out.iter_mut().zip(pools) {
+        *slot = Some(*p);
+    }
+    out
 }
 
 /// One KV pool of a serving engine: what it holds, its bytes and its capacity (tokens for `full`

@@ -16,7 +16,7 @@ use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
     Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
-    Reference, Release, Rollout, Scenario, Schedule, SpecMethod, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    Reference, Release, Rollout, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -37,16 +37,52 @@ macro_rules! keys {
         write: $write:expr,
         architecture: $architecture:expr,
         doc: $doc:expr $(,)?
+    }),+ ;
+    // Keys the page's first download does not read yet (the serving add-ons: the CLI, its JSON
+    // and native tests do; docs/size.md). They come last, so the table's order is the same.
+    $($n_variant:ident = $n_name:literal {
+        label: $n_label:expr,
+        read: $n_read:expr,
+        set: $n_set:expr,
+        write: $n_write:expr,
+        architecture: $n_architecture:expr,
+        doc: $n_doc:expr $(,)?
     }),+ $(,)?) => {
         /// A key of the scenario vocabulary.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Key { $($variant),+ }
+        pub enum Key { $($variant,)+ $(#[cfg(not(feature = "page"))] $n_variant,)+ }
 
         impl Key {
+            #[cfg(not(feature = "page"))]
+            pub const ALL: &'static [Key] = &[$(Key::$variant,)+ $(Key::$n_variant,)+];
+            #[cfg(feature = "page")]
             pub const ALL: &'static [Key] = &[$(Key::$variant),+];
         }
 
         /// Every key's definition, in [`Key`]'s order.
+        #[cfg(not(feature = "page"))]
+        pub static KEYS: &[KeyDef] = &[$(KeyDef {
+            key: Key::$variant,
+            name: $name,
+            label: $label,
+            read: $read,
+            set: $set,
+            write: $write,
+            architecture: $architecture,
+            #[cfg(not(target_arch = "wasm32"))]
+            doc: $doc,
+        },)+ $(KeyDef {
+            key: Key::$n_variant,
+            name: $n_name,
+            label: $n_label,
+            read: $n_read,
+            set: $n_set,
+            write: $n_write,
+            architecture: $n_architecture,
+            #[cfg(not(target_arch = "wasm32"))]
+            doc: $n_doc,
+        },)+];
+        #[cfg(feature = "page")]
         pub static KEYS: &[KeyDef] = &[$(KeyDef {
             key: Key::$variant,
             name: $name,
@@ -1656,11 +1692,12 @@ keys! {
         write: |s, _| s.serving.gpu_layers.map(|v| v.to_string()),
         architecture: false,
         doc: doc!("all (layers + 1)", "llama.cpp's `n_gpu_layers`: the last N of the layers and the output layer are on the GPU, the rest (and the token embedding) in host RAM"),
-    },
+    };
+    // The serving add-ons (issue 29): not in the page's first download yet.
     Spec = "spec" {
         label: ("Speculative decoding", "投机解码"),
-        read: Read::Word(|| ids(SpecMethod::ALL, SpecMethod::id)),
-        set: |s, v| keyword(v.word(), SpecMethod::from_id, |x| s.serving.spec = x),
+        read: Read::Word(|| ids(crate::ledger::scenario::SpecMethod::ALL, crate::ledger::scenario::SpecMethod::id)),
+        set: |s, v| keyword(v.word(), crate::ledger::scenario::SpecMethod::from_id, |x| s.serving.spec = x),
         write: |s, c| differs(s.serving.spec.id(), c.default.serving.spec.id()),
         architecture: false,
         doc: doc!("none", "speculative decoding on vLLM / SGLang: draft = a separate model (`spec_model`); eagle, eagle3 = an EAGLE head (one decoder layer; EAGLE-3 with its own head over a 32k draft vocabulary); mtp = the checkpoint's multi-token-prediction layer; ngram = prompt lookup. The drafter's weights join the weights, its attention layers the KV cache's bytes per token, its graphs the CUDA graphs"),

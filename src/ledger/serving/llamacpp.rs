@@ -228,7 +228,11 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         requests: slots,
         share: 1.0,
         status,
-        pools: vec![KvPool { kind: PoolKind::Full, bytes: (sp.gpu_kv + sp.host_kv) as u64, tokens: sp.cells }],
+        pool_list: [
+            Some(KvPool { kind: PoolKind::Full, bytes: (sp.gpu_kv + sp.host_kv) as u64, tokens: sp.cells }),
+            None,
+            None,
+        ],
         effective_concurrency: max_slots as f64,
         kv_cache_memory_bytes: 0,
         draft_bytes: 0,

@@ -6,7 +6,7 @@
 
 use super::engine::{context_tokens, kv_bytes, EngineBill};
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
+use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, Release, SpecMethod, MIB};
@@ -161,16 +161,17 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
     let weights_bytes = w.bytes / tp as f64;
     let per_layer = cell(p.arch, i);
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
-    let lora = super::lora::slots(p.arch, i, None);
-    let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
+    let addons = super::ADDONS_BILLED;
+    let lora = if addons { super::lora::slots(p.arch, i, None) } else { None };
+    let draft = if addons { super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv)) } else { None };
     let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
     let full = p.arch.layers_of(LayerKind::Full);
     let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
-    let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
+    let swa_ratio = if super::ADDONS_BILLED { i.engine.swa_ratio.unwrap_or(SWA_RATIO) } else { SWA_RATIO };
     let token_bytes = per_layer * (full as f64 + swa_ratio * windowed as f64);
     // Linear-attention layers: one state per request in a pool of its own
     // (`handle_max_mamba_cache`): `max_mamba_cache` states, or `mamba_ratio` of the KV pool.
-    let state_bytes = state_bytes(p.arch, tp) * (1 + spec.draft_tokens) as f64;
+    let state_bytes = if super::ADDONS_BILLED { state_bytes(p.arch, tp) * (1 + spec.draft_tokens) as f64 } else { 0.0 };
     let states = if state_bytes > 0.0 {
         let ratio = i.engine.mamba_ratio.unwrap_or(MAMBA_RATIO);
         i.engine.max_mamba_cache.unwrap_or_else(|| (rest.max(0.0) * ratio / (1.0 + ratio) / state_bytes).floor() as u64)
@@ -220,7 +221,8 @@ struct Speculation {
 
 impl Speculation {
     fn of(p: &Plan, i: &Inference) -> Speculation {
-        let reserve_mib = match i.engine.spec {
+        let spec = if super::ADDONS_BILLED { i.engine.spec } else { SpecMethod::None };
+        let reserve_mib = match spec {
             SpecMethod::None | SpecMethod::Ngram => {
                 return Speculation { reserve_mib: 0.0, draft_tokens: 0, headroom: 0 };
             }
@@ -388,7 +390,12 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let context = context_tokens(p, i);
     let requests = p.batch.max(1);
     let concurrency = s.tokens as f64 / context as f64;
-    let (mut effective, max_context) = with_prefix(s.tokens, context, requests, i.engine.prefix_share);
+    let share = if super::ADDONS_BILLED { i.engine.prefix_share } else { 0.0 };
+    let (mut effective, max_context) = if super::ADDONS_BILLED {
+        with_prefix(s.tokens, context, requests, share)
+    } else {
+        (concurrency, s.tokens / requests)
+    };
     if s.states > 0 {
         // Running requests are capped at a third of the Mamba states (the radix cache keeps the
         // rest for cached prefixes; `model_runner.py::init_memory_pool`).
@@ -416,7 +423,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         requests,
         share: s.fraction,
         status: status(&s, context, requests, effective),
-        pools: pools(&s, p),
+        pool_list: if super::ADDONS_BILLED { pool_list(&pools(&s, p)) } else { [None; 3] },
         effective_concurrency: effective,
         kv_cache_memory_bytes: 0,
         draft_bytes: draft_weights as u64,
@@ -433,8 +440,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         Arg::Count(serving.max_context)
     );
     let mut notes = vec![Note { key: "engine", text: note }];
-    if i.engine.prefix_share > 0.0 {
-        notes.push(super::vllm::prefix_note(&serving, i.engine.prefix_share));
+    if share > 0.0 {
+        notes.push(super::vllm::prefix_note(&serving, share));
     }
     EngineBill { lines: lines(p, &s), serving, notes }
 }

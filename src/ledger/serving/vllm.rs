@@ -8,7 +8,7 @@ use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
 use super::{lora, speculative};
 use crate::ledger::activations::layer_class_name;
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
+use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, Release, MAX_CONTEXT, MIB};
@@ -495,9 +495,10 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
     let w = weights(p, i);
-    let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
+    let addons = super::ADDONS_BILLED;
+    let draft = if addons { speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv)) } else { None };
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
-    let adapters = lora::slots(p.arch, i, Some(r.version));
+    let adapters = if addons { lora::slots(p.arch, i, Some(r.version)) } else { None };
     let act = profile_peak(p, i, &r);
     let nt = non_torch(p, i, &r);
     let g = graphs(p, &r, i, draft_layers);
@@ -507,7 +508,10 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let profiled =
         budget - w.bytes as f64 - draft_bytes - lora_bytes - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
     // `--kv-cache-memory` replaces what the profile leaves (gpu_worker.py::determine_available_memory).
-    let available = i.engine.kv_cache_memory.map_or(profiled, |b| b as f64);
+    let available = match i.engine.kv_cache_memory {
+        Some(b) if addons => b as f64,
+        _ => profiled,
+    };
     let layout = layout(p.arch, i, &r, draft_layers);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
@@ -515,8 +519,12 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let concurrency = blocks as f64 / pool.per_request(context) as f64;
     let tokens = pool.tokens(context);
     let requests = p.batch.max(1);
-    let share = i.engine.prefix_share;
-    let (effective, max_context) = with_prefix(&pool, context, requests, share);
+    let share = if addons { i.engine.prefix_share } else { 0.0 };
+    let (effective, max_context) = if addons {
+        with_prefix(&pool, context, requests, share)
+    } else {
+        (concurrency, largest(MAX_CONTEXT, &|l| requests.saturating_mul(pool.per_request(l)) <= blocks))
+    };
     let free = (total - p.overhead_mib * MIB).max(0.0);
     let kv_formula = msg!(
         VllmKvPool,
@@ -549,7 +557,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         requests,
         share: r.util,
         status: pool.status(free, budget, context, requests, effective),
-        pools: pools(&pool, context, tokens, concurrency),
+        pool_list: if addons { pool_list(&pools(&pool, context, tokens, concurrency)) } else { [None; 3] },
         effective_concurrency: effective,
         kv_cache_memory_bytes: if profiled > 0.0 { profiled as u64 } else { 0 },
         draft_bytes: draft_bytes as u64,
@@ -564,7 +572,9 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     }
     lines.extend([act, nt, g, kv, context_line]);
     let mut notes = vec![Note { key: "engine", text: summary(&serving, &r) }];
-    notes.extend(addon_notes(&serving, i, budget, total, r.util));
+    if addons {
+        notes.extend(addon_notes(&serving, i, budget, total, r.util));
+    }
     EngineBill { lines, serving, notes }
 }
 
