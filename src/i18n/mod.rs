@@ -489,7 +489,6 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
             ReferenceModel => ("Reference model", "参考模型"),
             Critic => ("Critic (value model)", "价值模型(critic)"),
             RewardModel => ("Reward model", "奖励模型"),
-            DraftModel => ("Draft model (speculative)", "草稿模型(投机解码)"),
             RolloutWorkspace => ("Rollout engine's workspace", "采样引擎的工作区"),
             DequantBuffer => ("Dequantization buffer", "反量化缓冲"),
             GatheredLayer => ("ZeRO-3 / FSDP gathered units", "ZeRO-3 / FSDP 聚合单元"),

@@ -192,22 +192,6 @@ pub fn with_key(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Proble
             Key::BlockSize => e.block_size = None,
             Key::MemFraction => e.mem_fraction = None,
             Key::GpuLayers => e.gpu_layers = None,
-            #[cfg(not(feature = "page"))]
-            Key::SpecModel => e.spec_model = None,
-            #[cfg(not(feature = "page"))]
-            Key::SpecTokens => e.spec_tokens = None,
-            #[cfg(not(feature = "page"))]
-            Key::MaxLoraRank => e.max_lora_rank = None,
-            #[cfg(not(feature = "page"))]
-            Key::MaxCpuLoras => e.max_cpu_loras = None,
-            #[cfg(not(feature = "page"))]
-            Key::SwaRatio => e.swa_ratio = None,
-            #[cfg(not(feature = "page"))]
-            Key::MambaRatio => e.mamba_ratio = None,
-            #[cfg(not(feature = "page"))]
-            Key::MaxMambaCache => e.max_mamba_cache = None,
-            #[cfg(not(feature = "page"))]
-            Key::KvCacheMemory => e.kv_cache_memory = None,
             _ => return with_key_text(s, key, value),
         }
         return (t, None);

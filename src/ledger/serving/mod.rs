@@ -10,9 +10,7 @@
 
 mod engine;
 mod llamacpp;
-mod lora;
 mod sglang;
-mod speculative;
 mod vllm;
 
 pub use engine::EngineBill;
@@ -20,11 +18,6 @@ pub use engine::EngineBill;
 use super::bill::{Note, Serving, ServingStatus};
 use super::plan::{Inference, Plan};
 use super::scenario::{Engine, Release};
-
-/// Whether this build bills the serving add-ons (speculative decoding, served LoRA, a shared
-/// prefix, `kv_cache_memory`) and lists the pools: the CLI and the reader worker do; the page's
-/// first download does not carry them, nor their keys, yet (docs/size.md).
-pub const ADDONS_BILLED: bool = cfg!(not(feature = "page"));
 
 /// The bill of `p` served by its engine; `None` for Hugging Face `generate()`.
 pub fn engine_bill(p: &Plan, i: &Inference) -> Option<EngineBill> {
