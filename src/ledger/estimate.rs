@@ -7,7 +7,7 @@ use super::bill::Bill;
 pub fn estimate(s: &super::Scenario) -> Bill {
     if s.is_rl() {
         super::rl::estimate(s)
-    } else if s.mode == super::scenario::Mode::Train && s.layout.is_grid() {
+    } else if s.bills_a_grid() {
         // The page's build asks the reader worker for a grid's bill (`readers::grid`).
         #[cfg(feature = "page")]
         return super::parallel::pending(s);

@@ -839,6 +839,13 @@ impl Scenario {
         self.mode == Mode::Train && self.rl.objective != Objective::Sft
     }
 
+    /// A supervised training step on a Megatron-style grid (`tp`, `pp`, `ep`, `etp`, `cp`, `dp`,
+    /// `dist_optim`): billed as one GPU of the grid (`ledger::parallel`). A preference or RL step
+    /// on a grid is billed as an RL step, with a note.
+    pub fn bills_a_grid(&self) -> bool {
+        self.mode == Mode::Train && self.layout.is_grid() && !self.is_rl()
+    }
+
     /// A training step that generates its own completions (GRPO, PPO): its sequence is
     /// `prompt_len` + `completion_len`, not `seq`, and a rollout comes before it.
     pub fn generates(&self) -> bool {

@@ -409,7 +409,7 @@ pub fn evaluate(cases: &[Case]) -> Result<Vec<Outcome>, String> {
                     .and_then(crate::ledger::presets::model)
                     .is_some_and(|m| m.year >= CURRENT_FROM_YEAR),
                 rl_objective: parsed.scenario.is_rl(),
-                grid: parsed.scenario.mode == crate::ledger::scenario::Mode::Train && parsed.scenario.layout.is_grid(),
+                grid: parsed.scenario.bills_a_grid(),
                 framework: parsed.scenario.framework,
                 measured_bytes: c.figure * unit,
                 estimated_bytes: kind.of(&bill),
