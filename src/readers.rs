@@ -185,20 +185,15 @@ pub fn grid(query: &str) -> String {
     let levers: Vec<Value> = candidates
         .iter()
         .filter(|(_, _, useful)| *useful)
-        .map(|&(key, value, _)| {
-            let mut after = s.clone();
-            let g = &mut after.layout;
-            match key {
-                "tp" => g.tp = value,
-                "pp" => g.pp = value,
-                "ep" => g.ep = value,
-                "cp" => g.cp = value,
-                "dist_optim" => g.dist_optim = true,
-                "sp" => g.sp = true,
-                _ => after.checkpointing = Checkpointing::Full,
+        .filter_map(|&(key, value, _)| {
+            // The lever as the page applies it when clicked: the key set through the query codec.
+            let value = value.to_string();
+            let (mut after, problem) = crate::query::with_key(&s, crate::query::Key::from_name(key)?, &value);
+            if problem.is_some() {
+                return None;
             }
             after.layout.stage = None;
-            json!([key, value.to_string(), crate::ledger::estimate(&after).device_bytes()])
+            Some(json!([key, value, crate::ledger::estimate(&after).device_bytes()]))
         })
         .collect();
     json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers } }).to_string()
