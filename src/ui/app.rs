@@ -171,8 +171,7 @@ pub fn app(props: &AppProps) -> Html {
     // A training grid's bill comes from the reader worker (the grid's code loads on demand):
     // asked whenever the grid's query changes; the last answer is shown until the next.
     let grid = use_state(|| None::<Rc<crate::readers::GridAnswer>>);
-    let grid_query =
-        (scenario.mode == Mode::Train && scenario.layout.is_grid()).then(|| crate::query::to_query(scenario, &[]));
+    let grid_query = scenario.bills_a_grid().then(|| crate::query::to_query(scenario, &[]));
     {
         let grid = grid.clone();
         use_effect_with(grid_query.clone(), move |q| {
