@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use crate::i18n::plain;
 use crate::ledger::bill::{Bill, TotalKind, Verdict, MARGIN};
-use crate::ledger::bill::{ParallelSummary, Serving, ServingStatus};
+use crate::ledger::bill::{ParallelSummary, PoolKind, Serving, ServingStatus};
 use crate::ledger::fit::{self, CardRow, CARD_ASSUMPTIONS};
 use crate::ledger::phases::{self, Phase};
 use crate::ledger::rl::RlSummary;
@@ -211,6 +211,11 @@ pub fn serving_json(s: &Serving) -> Value {
         "context_tokens": s.context_tokens,
         "requests": s.requests,
         "starts": s.status.starts(),
+        "pools": s.pools().map(|p| json!({"kind": p.kind.id(), "bytes": p.bytes, "tokens": p.tokens})).collect::<Vec<_>>(),
+        "effective_concurrency": (s.effective_concurrency * 100.0).round() / 100.0,
+        "kv_cache_memory_bytes": s.kv_cache_memory_bytes,
+        "draft_bytes": s.draft_bytes,
+        "lora_bytes": s.lora_bytes,
     })
 }
 
@@ -230,6 +235,23 @@ fn serving_text(s: &Serving, unit: Unit) -> String {
     );
     if s.host_bytes > 0 {
         out.push_str(&format!("host RAM: {}\n", format_bytes(s.host_bytes, unit)));
+    }
+    if s.pools().count() > 1 {
+        let pools: Vec<String> = s
+            .pools()
+            .map(|p| {
+                let what = if p.kind == PoolKind::State { "states" } else { "tokens" };
+                format!("{} {} ({} {what})", p.kind.id(), format_bytes(p.bytes, unit), group(p.tokens))
+            })
+            .collect();
+        out.push_str(&format!("pools: {}\n", pools.join(", ")));
+    }
+    if s.kv_cache_memory_bytes > 0 {
+        out.push_str(&format!(
+            "--kv-cache-memory that reproduces this plan: {} ({} bytes)\n",
+            format_bytes(s.kv_cache_memory_bytes, unit),
+            s.kv_cache_memory_bytes
+        ));
     }
     out
 }

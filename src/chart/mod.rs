@@ -109,6 +109,7 @@ pub fn css_color(id: ComponentId) -> &'static str {
         ComponentId::ReferenceModel => "#7dd3fc",
         ComponentId::Critic => "#be185d",
         ComponentId::RewardModel => "#a16207",
+        ComponentId::DraftModel => "#0e7490",
         ComponentId::RolloutWorkspace => "#0369a1",
         ComponentId::DequantBuffer => "#84cc16",
         ComponentId::GatheredLayer => "#14b8a6",

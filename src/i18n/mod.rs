@@ -4,8 +4,10 @@
 //! arguments, `templates`), rendered here with their numbers formatted once, the same way in both
 //! languages.
 
+pub(crate) mod packed;
 mod templates;
 
+pub(crate) use packed::packed;
 pub use templates::{load_on_demand_texts, template, template_in};
 
 use std::fmt;
@@ -55,9 +57,20 @@ impl Lang {
     }
 }
 
-/// A fixed text of the interface.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Text {
+/// Declares [`Text`] and the list of its variants, in order (the packed table's index).
+macro_rules! fixed_texts {
+    ($($variant:ident),+ $(,)?) => {
+        /// A fixed text of the interface.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Text { $($variant),+ }
+
+        impl Text {
+            pub const ALL: &'static [Text] = &[$(Text::$variant),+];
+        }
+    };
+}
+
+fixed_texts! {
     EngineHf,
     TimelineTitle,
     TimelineHint,
@@ -212,6 +225,16 @@ pub enum Text {
 
 /// The English and Chinese text of a fixed label.
 pub fn label(t: Text) -> (&'static str, &'static str) {
+    LABELS.pair(t as usize)
+}
+
+const fn label_at(i: usize) -> (&'static str, &'static str) {
+    label_of(Text::ALL[i])
+}
+
+packed::packed!(LABELS, Text::ALL.len(), label_at);
+
+const fn label_of(t: Text) -> (&'static str, &'static str) {
     use Text::*;
     match t {
         EngineHf => ("HF generate()", "HF generate()"),
@@ -396,7 +419,7 @@ pub fn pick(lang: Lang, (en, zh): (&'static str, &'static str)) -> &'static str 
 
 /// The control label of a scenario key (every key has one, so a new key needs its two labels).
 pub fn key_label(lang: Lang, k: crate::query::Key) -> &'static str {
-    pick(lang, k.def().label)
+    pick(lang, k.label())
 }
 
 /// A moment of the step, in words.
@@ -489,6 +512,7 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
             ReferenceModel => ("Reference model", "参考模型"),
             Critic => ("Critic (value model)", "价值模型(critic)"),
             RewardModel => ("Reward model", "奖励模型"),
+            DraftModel => ("Draft model (speculative)", "草稿模型(投机解码)"),
             RolloutWorkspace => ("Rollout engine's workspace", "采样引擎的工作区"),
             DequantBuffer => ("Dequantization buffer", "反量化缓冲"),
             GatheredLayer => ("ZeRO-3 / FSDP gathered units", "ZeRO-3 / FSDP 聚合单元"),

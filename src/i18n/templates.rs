@@ -10,7 +10,7 @@ use super::Lang;
 use crate::ledger::msg::MsgId;
 
 /// (English, Chinese) of a template: a lookup in a table the compiler builds from `text_of` (the
-/// wasm then carries the texts as data, not a 300-arm match as code). The texts that load on
+/// wasm then carries the texts as packed data, not a 300-arm match as code: `super::packed`). The texts that load on
 /// demand (the paste diagnosis's, a training grid's: `MsgId::loads_on_demand`) are in a table of
 /// their own, which only the reader worker (after [`load_on_demand_texts`]), the CLI and native
 /// tests reach: the page shows them as the worker rendered them, so they are not in the first
@@ -19,20 +19,19 @@ pub fn template(id: MsgId) -> (&'static str, &'static str) {
     if id.loads_on_demand() {
         return paste_diagnosis_text(id);
     }
-    TABLE.get(id as usize).copied().unwrap_or(("", ""))
+    PAGE_TEXTS.pair(id as usize)
 }
 
-static TABLE: [(&str, &str); MsgId::ALL.len()] = {
-    let mut table = [("", ""); MsgId::ALL.len()];
-    let mut i = 0;
-    while i < table.len() {
-        if !MsgId::ALL[i].loads_on_demand() {
-            table[i] = text_of(MsgId::ALL[i]);
-        }
-        i += 1;
+/// The text of id `i` in the page's table (empty for a text that loads on demand).
+const fn page_text(i: usize) -> (&'static str, &'static str) {
+    if MsgId::ALL[i].loads_on_demand() {
+        ("", "")
+    } else {
+        text_of(MsgId::ALL[i])
     }
-    table
-};
+}
+
+super::packed::packed!(PAGE_TEXTS, MsgId::ALL.len(), page_text);
 
 const FIRST_DIAGNOSIS: usize = MsgId::WhyGrowth as usize;
 const DIAGNOSIS_TEXTS: usize = MsgId::NoteGridOptimizer as usize + 1 - FIRST_DIAGNOSIS;
@@ -484,12 +483,58 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "vLLM {0}(`max_num_batched_tokens` {1},`max_num_seqs` {2}):KV cache 容量 {3} token;每请求 {4} token 时最大并发 {5}x;{6} 个请求各自最长上下文:{7} token",
         ),
         SglangPool => (
-            "{0} × {1} free before loading − the weights {2}: {3} tokens × {4} B ({5} full-attention layers + 0.8 × {6} sliding-window layers)",
-            "加载前空闲 {1} × {0} − 权重 {2}:{3} token × {4} B({5} 个全注意力层 + 0.8 × {6} 个滑窗层)",
+            "{0} × {1} free before loading − the weights {2}: {3} tokens × {4} B ({5} full-attention layers + {7} × {6} sliding-window layers){8}{9}",
+            "加载前空闲 {1} × {0} − 权重 {2}:{3} token × {4} B({5} 个全注意力层 + {7} × {6} 个滑窗层){8}{9}",
         ),
         SglangReserve => (
             "left outside `mem_fraction_static` for activations and CUDA graphs: (1 − {0}) × {1} (chunked prefill {2} tokens, graphs up to batch {3})",
             "`mem_fraction_static` 之外留给激活与 CUDA graphs:(1 − {0}) × {1}(分块预填充 {2} token,graphs 最大批 {3})",
+        ),
+        SpecDrafter => (
+            "{0}, {1} tokens per step: {2} params × {3} B ÷ {4} GPUs = {5}, loaded with the model; its {6} attention layer(s) join the KV cache's blocks",
+            "{0},每步 {1} 个 `token`:{2} 参数 × {3} `B` ÷ {4} 卡 = {5},随模型一起加载;它的 {6} 个注意力层加入 `KV cache` 的块",
+        ),
+        SpecNgram => ("n-gram prompt lookup (on the CPU: no weights, no KV)", "`n-gram` 提示查找(在 CPU 上:无权重、无 KV)"),
+        SpecEagle => (
+            "an EAGLE head (one decoder layer and `fc` 2h → h; the model's embedding and LM head shared)",
+            "`EAGLE` 头(一个解码层和 `fc 2h → h`;与模型共用 `embedding` 和 `LM head`)",
+        ),
+        SpecEagle3 => (
+            "an EAGLE-3 head (one decoder layer reading 2h, `fc` 3h → h, its own LM head over {0} draft tokens)",
+            "`EAGLE-3` 头(一个输入 `2h` 的解码层,`fc 3h → h`,自带 {0} 个草稿词的 `LM head`)",
+        ),
+        SpecMtp => (
+            "the checkpoint's MTP layer (a layer like the model's largest, `eh_proj` 2h → h, in the served format; embedding and head shared)",
+            "检查点自带的 `MTP` 层(与模型最大的层相同的一层加 `eh_proj 2h → h`,按服务格式存储;共用 `embedding` 和 `head`)",
+        ),
+        SpecDraftModel => ("the draft model {0} ({1} layers, 16-bit)", "草稿模型 {0}({1} 层,16 位)"),
+        SpecDraftMissing => (
+            "`spec=draft` without `spec_model`: no draft model is billed",
+            "`spec=draft` 但未给 `spec_model`:未计入草稿模型",
+        ),
+        SpecSglangPool => (
+            "; the draft worker's own KV pool of the same tokens: {0} ({1} layers × {2} B per token)",
+            ";草稿 `worker` 自己的 `KV` 池,`token` 数相同:{0}({1} 层 × 每 `token` {2} `B`)",
+        ),
+        LoraSlotsFormula => (
+            "{0} LoRA slots of rank {1} in every LoRA-capable linear layer (16-bit A and B, split like their layers): {2} each, {3} on this GPU, allocated with the weights; {4} adapters cached in host RAM: {5}",
+            "每个支持 `LoRA` 的线性层 {0} 个秩 {1} 的 `LoRA` 槽位(16 位 `A`、`B`,按所在层切分):每个 {2},本卡共 {3},随权重分配;主机内存缓存 {4} 个适配器:{5}",
+        ),
+        NotePrefixShare => (
+            "prefix caching: {0} % of each request's context ({1} tokens) is one shared prefix held once, so {2} requests of {3} tokens fit at once (the engine's start-up figure, {4}x, counts every request whole); the longest context {5} requests can each have: {6} tokens",
+            "前缀缓存:每个请求上下文的 {0} %({1} `token`)是同一个共享前缀,只存一份,所以 {3} `token` 的请求可同时容纳 {2} 个(引擎启动时打印的 {4}`x` 按每个请求完整计算);{5} 个请求各自最长上下文:{6} `token`",
+        ),
+        NoteKvCacheMemory => (
+            "`--kv-cache-memory` {0}: the KV pool as given; the budget ({1} of {2}) is not used to size it",
+            "`--kv-cache-memory` {0}:`KV` 池按给定大小分配,不再用预算({2} 的 {1})确定",
+        ),
+        NoteAddonsUnsupported => (
+            "{0}: speculative decoding, served LoRA and a shared prefix (`spec`, `max_loras`, `prefix_share`) are not billed for this engine yet",
+            "{0}:投机解码、服务 LoRA 与共享前缀(`spec`、`max_loras`、`prefix_share`)暂未计入此引擎",
+        ),
+        SglangMambaPool => (
+            "; the Mamba state pool: {0} request states × {1} ({2} linear-attention layers: conv state 16-bit, SSM state fp32) = {3}",
+            ";`Mamba` 状态池:{0} 个请求状态 × {1}({2} 个线性注意力层:`conv` 状态 16 位,`SSM` 状态 `fp32`)= {3}",
         ),
         SglangSummary => (
             "SGLang {0} (`mem_fraction_static` {1}): `max_total_num_tokens` {2}; {4} requests of {3} tokens fit at once; the longest context {5} requests can each have: {6} tokens",

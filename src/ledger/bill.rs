@@ -11,6 +11,8 @@ use super::scenario::{Engine, Release};
 pub enum ComponentId {
     Weights,
     AdapterWeights,
+    /// Serving: a speculative-decoding drafter's weights (EAGLE head, MTP layer, draft model).
+    DraftModel,
     MasterWeights,
     Gradients,
     Optimizer,
@@ -53,9 +55,10 @@ pub enum ComponentId {
 
 impl ComponentId {
     /// In bill order (stable: the chart stacks them in this order, bottom to top).
-    pub const ALL: [ComponentId; 27] = [
+    pub const ALL: [ComponentId; 28] = [
         ComponentId::Weights,
         ComponentId::AdapterWeights,
+        ComponentId::DraftModel,
         ComponentId::MasterWeights,
         ComponentId::Gradients,
         ComponentId::Optimizer,
@@ -94,6 +97,7 @@ impl ComponentId {
             ComponentId::VisionActivations => "vision_activations",
             ComponentId::Logits => "logits",
             ComponentId::KvCache => "kv_cache",
+            ComponentId::DraftModel => "draft_model",
             ComponentId::RolloutWeights => "rollout_weights",
             ComponentId::RolloutKvCache => "rollout_kv_cache",
             ComponentId::ReferenceModel => "reference_model",
@@ -564,6 +568,62 @@ pub struct Serving {
     /// `mem_fraction_static` (1 for llama.cpp).
     pub share: f64,
     pub status: ServingStatus,
+    /// The pools the KV memory is cut into: one `full` pool for most models; sliding-window
+    /// (`swa`) and recurrent-state (`state`) pools for hybrid ones.
+    /// (At most three, in a fixed array: `Serving` stays free of heap data, which the page's
+    /// bundle pays for in every copy; [`Serving::pools`] lists them.)
+    pub pool_list: [Option<KvPool>; 3],
+    /// Requests of `context_tokens` that fit at once when `prefix_share` of each is one common
+    /// prefix held once (prefix caching); `max_concurrency` without it.
+    pub effective_concurrency: f64,
+    /// vLLM: the `--kv-cache-memory` that reproduces this plan (the pool's bytes before blocks).
+    pub kv_cache_memory_bytes: u64,
+    /// The speculative drafter's weights and the served LoRA slots on one GPU (part of
+    /// `weights_bytes`, as vLLM's "Model loading took" counts them).
+    pub draft_bytes: u64,
+    pub lora_bytes: u64,
+}
+
+impl Serving {
+    /// The pools the KV memory is cut into.
+    pub fn pools(&self) -> impl Iterator<Item = &KvPool> {
+        self.pool_list.iter().flatten()
+    }
+}
+
+/// The pools as the fixed array `Serving` keeps.
+pub fn pool_list(pools: &[KvPool]) -> [Option<KvPool>; 3] {
+    let mut out = [None; 3];
+    for (slot, p) in out.iter_mut().zip(pools) {
+        *slot = Some(*p);
+    }
+    out
+}
+
+/// One KV pool of a serving engine: what it holds, its bytes and its capacity (tokens for `full`
+/// and `swa`; request states for `state`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KvPool {
+    pub kind: PoolKind,
+    pub bytes: u64,
+    pub tokens: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolKind {
+    Full,
+    Swa,
+    State,
+}
+
+impl PoolKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            PoolKind::Full => "full",
+            PoolKind::Swa => "swa",
+            PoolKind::State => "state",
+        }
+    }
 }
 
 /// Whether the engine starts, and whether the requests asked for run at once.

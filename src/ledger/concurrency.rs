@@ -19,7 +19,8 @@ pub fn chart_contexts(max: u64) -> Vec<u64> {
 }
 
 /// The planner's curve for `s` served by its engine: (context per request, requests of it that
-/// fit at once) from 512 tokens to four times `s`'s context (at least 32k, at most 1M); empty for
+/// fit at once — the effective concurrency: a shared prefix (`prefix_share`) held once, SGLang's
+/// cap of a third of the Mamba states) from 512 tokens to four times `s`'s context (at least 32k, at most 1M); empty for
 /// training or `generate()`.
 pub fn concurrency_curve(s: &Scenario) -> Vec<(u64, f64)> {
     if s.mode != Mode::Infer || s.serving.engine == Engine::Hf {
@@ -32,8 +33,13 @@ pub fn concurrency_curve(s: &Scenario) -> Vec<(u64, f64)> {
         .map(|c| {
             let mut t = s.clone();
             (t.seq, t.generated, t.images) = (c, 0, 0);
-            let n =
-                super::estimate(&t).serving.map_or(0.0, |sv| if sv.status.starts() { sv.max_concurrency } else { 0.0 });
+            let n = super::estimate(&t).serving.map_or(0.0, |sv| {
+                if sv.status.starts() {
+                    sv.effective_concurrency
+                } else {
+                    0.0
+                }
+            });
             (c, n)
         })
         .collect()

@@ -274,6 +274,15 @@ keyword_enum!(
     Engine { Hf => "hf", Vllm => "vllm", Sglang => "sglang", Llamacpp => "llamacpp" }
 );
 
+keyword_enum!(
+    /// Speculative decoding (`spec`): what proposes the tokens the served model verifies. `draft` =
+    /// a separate small model (`spec_model`); `eagle` / `eagle3` = an EAGLE head (one decoder layer
+    /// beside the model's own embedding and head; EAGLE-3 reads three hidden states and has its own
+    /// head over a draft vocabulary); `mtp` = the checkpoint's multi-token-prediction layer
+    /// (DeepSeek-V3, GLM-4.5, Qwen3-Next, MiMo); `ngram` = prompt lookup (no weights).
+    SpecMethod { None => "none", Draft => "draft", Eagle => "eagle", Eagle3 => "eagle3", Mtp => "mtp", Ngram => "ngram" }
+);
+
 impl Engine {
     /// The engine's name as its project writes it, wherever the engine is shown.
     pub fn name(self) -> &'static str {
@@ -461,6 +470,27 @@ pub struct EngineSettings {
     pub mem_fraction: Option<f64>,
     /// llama.cpp's `n_gpu_layers` (the output layer counts as one).
     pub gpu_layers: Option<u64>,
+    /// Speculative decoding, its draft model (a preset id, for `spec=draft`) and the tokens it
+    /// proposes per step (`num_speculative_tokens`; `None`: the method's usual count).
+    pub spec: SpecMethod,
+    pub spec_model: Option<&'static str>,
+    pub spec_tokens: Option<u64>,
+    /// Served LoRA: adapters on the GPU at once (vLLM's `max_loras`, SGLang's
+    /// `max_loras_per_batch`; 0 = LoRA not enabled), their largest rank and the adapters cached
+    /// in host RAM (vLLM's `max_cpu_loras`).
+    pub max_loras: u64,
+    pub max_lora_rank: Option<u64>,
+    pub max_cpu_loras: Option<u64>,
+    /// The share of each request's context that is a prefix common to all of them (a system
+    /// prompt, few-shot examples): with prefix caching it is held once.
+    pub prefix_share: f64,
+    /// SGLang's hybrid pools: `swa_full_tokens_ratio`, `mamba_full_memory_ratio`,
+    /// `max_mamba_cache_size`.
+    pub swa_ratio: Option<f64>,
+    pub mamba_ratio: Option<f64>,
+    pub max_mamba_cache: Option<u64>,
+    /// vLLM's `--kv-cache-memory` in bytes: the pool as given, the utilization ignored.
+    pub kv_cache_memory: Option<u64>,
 }
 
 impl Default for EngineSettings {
@@ -475,6 +505,17 @@ impl Default for EngineSettings {
             max_num_seqs: None,
             mem_fraction: None,
             gpu_layers: None,
+            spec: SpecMethod::None,
+            spec_model: None,
+            spec_tokens: None,
+            max_loras: 0,
+            max_lora_rank: None,
+            max_cpu_loras: None,
+            prefix_share: 0.0,
+            swa_ratio: None,
+            mamba_ratio: None,
+            max_mamba_cache: None,
+            kv_cache_memory: None,
         }
     }
 }

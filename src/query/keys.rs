@@ -46,11 +46,13 @@ macro_rules! keys {
             pub const ALL: &'static [Key] = &[$(Key::$variant),+];
         }
 
+        /// Every key's control label, (English, Chinese), in [`Key`]'s order.
+        const LABELS: &[(&str, &str)] = &[$($label),+];
+
         /// Every key's definition, in [`Key`]'s order.
         pub static KEYS: &[KeyDef] = &[$(KeyDef {
             key: Key::$variant,
             name: $name,
-            label: $label,
             read: $read,
             set: $set,
             write: $write,
@@ -60,6 +62,12 @@ macro_rules! keys {
         }),+];
     };
 }
+
+const fn label_at(i: usize) -> (&'static str, &'static str) {
+    LABELS[i]
+}
+
+crate::i18n::packed!(PACKED_LABELS, LABELS.len(), label_at);
 
 impl Key {
     /// The key's definition.
@@ -71,6 +79,11 @@ impl Key {
     /// The name in links and on the command line.
     pub fn name(self) -> &'static str {
         self.def().name
+    }
+
+    /// The control's label: (English, Chinese).
+    pub fn label(self) -> (&'static str, &'static str) {
+        PACKED_LABELS.pair(self as usize)
     }
 
     pub fn from_name(name: &str) -> Option<Key> {
@@ -157,8 +170,6 @@ pub struct Doc {
 pub struct KeyDef {
     pub key: Key,
     pub name: &'static str,
-    /// The control's label: (English, Chinese).
-    pub label: (&'static str, &'static str),
     pub read: Read,
     /// Sets the scenario from a read value; `Err(())` when a word is not one the key accepts.
     pub set: fn(&mut Scenario, Value) -> Result<(), ()>,
@@ -1656,6 +1667,132 @@ keys! {
         write: |s, _| s.serving.gpu_layers.map(|v| v.to_string()),
         architecture: false,
         doc: doc!("all (layers + 1)", "llama.cpp's `n_gpu_layers`: the last N of the layers and the output layer are on the GPU, the rest (and the token embedding) in host RAM"),
+    },
+    // The serving add-ons (issue 29).
+    Spec = "spec" {
+        label: ("Speculative decoding", "投机解码"),
+        read: Read::Word(|| ids(crate::ledger::scenario::SpecMethod::ALL, crate::ledger::scenario::SpecMethod::id)),
+        set: |s, v| keyword(v.word(), crate::ledger::scenario::SpecMethod::from_id, |x| s.serving.spec = x),
+        write: |s, c| differs(s.serving.spec.id(), c.default.serving.spec.id()),
+        architecture: false,
+        doc: doc!("none", "speculative decoding on vLLM / SGLang: draft = a separate model (`spec_model`); eagle, eagle3 = an EAGLE head (one decoder layer; EAGLE-3 with its own head over a 32k draft vocabulary); mtp = the checkpoint's multi-token-prediction layer; ngram = prompt lookup. The drafter's weights join the weights, its attention layers the KV cache's bytes per token, its graphs the CUDA graphs"),
+    },
+    SpecModel = "spec_model" {
+        label: ("Draft model", "草稿模型"),
+        read: Read::Word(|| {
+            let mut ids = vec!["none"];
+            ids.extend(presets::models().iter().map(|m| m.id));
+            ids
+        }),
+        set: |s, v| match v.word() {
+            "none" => {
+                s.serving.spec_model = None;
+                Ok(())
+            }
+            id => presets::model(id).map(|p| s.serving.spec_model = Some(p.id)).ok_or(()),
+        },
+        write: |s, _| s.serving.spec_model.map(str::to_string),
+        architecture: false,
+        doc: doc!("none, or a model preset id", "none", "the draft model of `spec=draft` (a preset, served in 16 bits over the same tensor-parallel GPUs)"),
+    },
+    SpecTokens = "spec_tokens" {
+        label: ("Speculative tokens per step", "每步投机 token 数"),
+        read: Read::Uint { min: 1, max: 64 },
+        set: |s, v| {
+            s.serving.spec_tokens = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.spec_tokens.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("3 (1 for mtp)", "`num_speculative_tokens`: tokens proposed per step; each running request keeps that many more KV slots"),
+    },
+    MaxLoras = "max_loras" {
+        label: ("LoRA adapters on the GPU (max_loras)", "GPU 上的 LoRA 适配器数(max_loras)"),
+        read: Read::Uint { min: 0, max: 1024 },
+        set: |s, v| {
+            s.serving.max_loras = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.serving.max_loras, c.default.serving.max_loras),
+        architecture: false,
+        doc: doc!("0 (LoRA not enabled)", "served LoRA (vLLM `--enable-lora --max-loras`, SGLang `--max-loras-per-batch`): every LoRA-capable linear layer gets this many adapter slots of `max_lora_rank` on the GPU, allocated with the weights"),
+    },
+    MaxLoraRank = "max_lora_rank" {
+        label: ("Largest served LoRA rank", "服务 LoRA 的最大秩"),
+        read: Read::Uint { min: 1, max: 4096 },
+        set: |s, v| {
+            s.serving.max_lora_rank = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_lora_rank.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("16 (vLLM), the adapters' own (SGLang)", "`--max-lora-rank`: each slot is sized for this rank"),
+    },
+    MaxCpuLoras = "max_cpu_loras" {
+        label: ("LoRA adapters cached in RAM", "内存中缓存的 LoRA 适配器数"),
+        read: Read::Uint { min: 0, max: 65_536 },
+        set: |s, v| {
+            s.serving.max_cpu_loras = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_cpu_loras.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("max_loras", "vLLM's `--max-cpu-loras`: adapters kept in host RAM (at most this many of `max_lora_rank`)"),
+    },
+    PrefixShare = "prefix_share" {
+        label: ("Shared prefix (share of the context)", "共享前缀(占上下文比例)"),
+        read: Read::Float { min: 0.0, max: 0.99 },
+        set: |s, v| {
+            s.serving.prefix_share = v.float();
+            Ok(())
+        },
+        write: |s, c| (s.serving.prefix_share != c.default.serving.prefix_share).then(|| trim_float(s.serving.prefix_share)),
+        architecture: false,
+        doc: doc!("0", "the share of each request's context that is a prefix common to all requests (system prompt, few-shot examples); prefix caching holds it once, so more requests run at once and each can be longer. The start-up pool does not change"),
+    },
+    SwaRatio = "swa_ratio" {
+        label: ("SWA tokens ratio (swa_full_tokens_ratio)", "滑动窗口池比例(swa_full_tokens_ratio)"),
+        read: Read::Float { min: 0.01, max: 1.0 },
+        set: |s, v| {
+            s.serving.swa_ratio = Some(v.float());
+            Ok(())
+        },
+        write: |s, _| s.serving.swa_ratio.map(trim_float),
+        architecture: false,
+        doc: doc!("0.8 (SGLang's default)", "SGLang's `--swa-full-tokens-ratio`: the sliding-window pool's tokens as a share of the full pool's"),
+    },
+    MambaRatio = "mamba_ratio" {
+        label: ("Mamba state share (mamba_full_memory_ratio)", "Mamba 状态池占比(mamba_full_memory_ratio)"),
+        read: Read::Float { min: 0.01, max: 10.0 },
+        set: |s, v| {
+            s.serving.mamba_ratio = Some(v.float());
+            Ok(())
+        },
+        write: |s, _| s.serving.mamba_ratio.map(trim_float),
+        architecture: false,
+        doc: doc!("0.9 (SGLang's default)", "SGLang's `--mamba-full-memory-ratio`: the linear-attention (Mamba) state pool's bytes as a share of the full-attention KV pool's"),
+    },
+    MaxMambaCache = "max_mamba_cache" {
+        label: ("Mamba states (max_mamba_cache_size)", "Mamba 状态数(max_mamba_cache_size)"),
+        read: Read::Uint { min: 1, max: MAX_BATCH },
+        set: |s, v| {
+            s.serving.max_mamba_cache = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_mamba_cache.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("from mamba_ratio", "SGLang's `--max-mamba-cache-size`: request states the Mamba pool holds; the KV pool gets the rest"),
+    },
+    KvCacheMemory = "kv_cache_memory" {
+        label: ("KV cache memory (GiB, vLLM --kv-cache-memory)", "KV 缓存显存(GiB,vLLM --kv-cache-memory)"),
+        read: Read::Float { min: 0.01, max: 100_000.0 },
+        set: |s, v| {
+            s.serving.kv_cache_memory = Some((v.float() * GIB).round() as u64);
+            Ok(())
+        },
+        write: |s, _| s.serving.kv_cache_memory.map(|b| trim_float(b as f64 / GIB)),
+        architecture: false,
+        doc: doc!("none (the budget decides)", "vLLM's `--kv-cache-memory` in GiB: the KV pool as given, `gpu_memory_utilization` ignored; the planner prints the value that reproduces its own plan"),
     },
 }
 

@@ -192,6 +192,14 @@ pub fn with_key(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Proble
             Key::BlockSize => e.block_size = None,
             Key::MemFraction => e.mem_fraction = None,
             Key::GpuLayers => e.gpu_layers = None,
+            Key::SpecModel => e.spec_model = None,
+            Key::SpecTokens => e.spec_tokens = None,
+            Key::MaxLoraRank => e.max_lora_rank = None,
+            Key::MaxCpuLoras => e.max_cpu_loras = None,
+            Key::SwaRatio => e.swa_ratio = None,
+            Key::MambaRatio => e.mamba_ratio = None,
+            Key::MaxMambaCache => e.max_mamba_cache = None,
+            Key::KvCacheMemory => e.kv_cache_memory = None,
             _ => return with_key_text(s, key, value),
         }
         return (t, None);

@@ -101,16 +101,20 @@ pub enum ServingFigure {
     ActivationPeak,
     NonTorch,
     CudaGraphs,
+    /// What the engine loaded: the model, a speculative drafter and LoRA slots (vLLM's "Model
+    /// loading took").
+    ModelLoading,
 }
 
 impl ServingFigure {
-    pub const ALL: [ServingFigure; 6] = [
+    pub const ALL: [ServingFigure; 7] = [
         ServingFigure::KvPool,
         ServingFigure::KvTokens,
         ServingFigure::MaxConcurrency,
         ServingFigure::ActivationPeak,
         ServingFigure::NonTorch,
         ServingFigure::CudaGraphs,
+        ServingFigure::ModelLoading,
     ];
 
     pub fn id(self) -> &'static str {
@@ -121,6 +125,7 @@ impl ServingFigure {
             ServingFigure::ActivationPeak => "activation_peak",
             ServingFigure::NonTorch => "non_torch",
             ServingFigure::CudaGraphs => "cuda_graphs",
+            ServingFigure::ModelLoading => "model_loading",
         }
     }
 
@@ -163,6 +168,7 @@ impl FigureKind {
                     ServingFigure::ActivationPeak => s.activation_peak_bytes as f64,
                     ServingFigure::NonTorch => s.non_torch_bytes as f64,
                     ServingFigure::CudaGraphs => s.cuda_graph_bytes as f64,
+                    ServingFigure::ModelLoading => s.weights_bytes as f64,
                 }
             }
             _ => self.bytes_of(bill) as f64,

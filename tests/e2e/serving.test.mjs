@@ -88,3 +88,45 @@ test('a hostile engine value is a notice; the embed shows the planner; 360 px in
   await shot(phone, 'planner-360-zh');
   for (const p of [page, embed, phone]) assert.deepEqual(p.problems, []);
 });
+
+test('the serving add-ons: a link with a drafter, LoRA slots and a shared prefix gives the CLI\'s bill; the controls change it; hostile values are notices', async () => {
+  const query = 'model=llama-3.1-8b&mode=infer&engine=vllm&seq=8192&gpu=h100-80g&spec=eagle3&max_loras=4&max_lora_rank=64&prefix_share=0.5';
+  const expected = cli(['--json', query]);
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${query}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="planner"]');
+  assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(expected.serving.kv_tokens));
+  assert.equal(await page.getAttribute('[data-testid="serving-max-context"]', 'data-value'), String(expected.serving.max_context));
+  // The drafter and the adapter slots are lines of the bill, with the CLI's bytes.
+  const line = (id) => expected.components.find((c) => c.id === id)?.bytes;
+  for (const id of ['draft_model', 'adapter_weights']) {
+    assert.ok(line(id) > 0, `${id} in the CLI's bill`);
+    assert.equal(await page.getAttribute(`[data-testid="component-${id}"]`, 'data-bytes'), String(line(id)), id);
+  }
+  // The controls show the link's add-ons.
+  assert.equal(await page.inputValue('[data-testid="spec"]'), 'eagle3');
+  assert.equal(await page.inputValue('[data-testid="max_loras"]'), '4');
+  assert.equal(await page.inputValue('[data-testid="max_lora_rank"]'), '64');
+  assert.equal(await page.inputValue('[data-testid="prefix_share"]'), '0.5');
+  // The planner's curve counts the shared prefix once: its lever lines start from the effective
+  // concurrency, above the engine's own figure (the verdict's).
+  const engineC = Number(await page.getAttribute('[data-testid="serving-concurrency"]', 'data-value'));
+  assert.ok(expected.serving.effective_concurrency > engineC, `${expected.serving.effective_concurrency} > ${engineC}`);
+  await shot(page, 'serving-addons');
+  // No drafter: its line goes, and the link loses the key.
+  await page.selectOption('[data-testid="spec"]', 'none');
+  await page.waitForFunction(() => !location.search.includes('spec='), null, { timeout: 3000 });
+  assert.equal(await page.$('[data-testid="component-draft_model"]'), null);
+  assert.ok(await page.$('[data-testid="component-adapter_weights"]'));
+  assert.deepEqual(page.problems, []);
+
+  // Hostile values: a message each, the page still drawn.
+  const hostile = await openPage(browser);
+  await hostile.goto(`${root.url}?model=qwen3-8b&mode=infer&engine=sglang&spec=warp&prefix_share=7&max_loras=-1&lang=en`);
+  await ready(hostile);
+  const notices = await hostile.textContent('[data-testid="notices"]');
+  for (const key of ['spec', 'prefix_share', 'max_loras']) assert.match(notices, new RegExp(key), notices);
+  assert.ok(await hostile.$('[data-testid="planner"]'));
+  assert.deepEqual(hostile.problems, []);
+});

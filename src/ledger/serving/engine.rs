@@ -2,8 +2,10 @@
 //! context of one request, and the search for the largest count that fits.
 
 use crate::ledger::bill::{Component, Note, Serving};
+use crate::ledger::msg::Arg;
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::storage::KvDtype;
+use crate::msg;
 
 /// An engine's bill: the lines (summing to what the process holds on the GPU), the figures, notes.
 pub struct EngineBill {
@@ -41,6 +43,24 @@ pub fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
         }
     }
     lo
+}
+
+/// The prefix-caching note shared by the engines.
+pub fn prefix_note(s: &Serving, share: f64) -> Note {
+    let prefix = (s.context_tokens as f64 * share).floor();
+    Note {
+        key: "prefix_share",
+        text: msg!(
+            NotePrefixShare,
+            Arg::Fixed(share * 100.0, 0),
+            Arg::Count(prefix as u64),
+            Arg::Fixed(s.effective_concurrency, 2),
+            Arg::Count(s.context_tokens),
+            Arg::Fixed(s.max_concurrency, 2),
+            Arg::Int(s.requests),
+            Arg::Count(s.max_context)
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@
 
 use super::engine::{context_tokens, largest, EngineBill};
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
+use crate::ledger::bill::{line, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{AttentionKernel, Engine, Release, MAX_CONTEXT, MIB};
+use crate::ledger::scenario::{AttentionKernel, Engine, Release, SpecMethod, MAX_CONTEXT, MIB};
 use crate::ledger::storage::KvDtype;
 use crate::ledger::weights::stored_weights;
 use crate::msg;
@@ -228,6 +228,15 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         requests: slots,
         share: 1.0,
         status,
+        pool_list: [
+            Some(KvPool { kind: PoolKind::Full, bytes: (sp.gpu_kv + sp.host_kv) as u64, tokens: sp.cells }),
+            None,
+            None,
+        ],
+        effective_concurrency: max_slots as f64,
+        kv_cache_memory_bytes: 0,
+        draft_bytes: 0,
+        lora_bytes: 0,
     };
     let mut notes = vec![Note {
         key: "engine",
@@ -241,6 +250,13 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
             Arg::Count(max_context)
         ),
     }];
+    let e = &i.engine;
+    if e.spec != SpecMethod::None || e.max_loras > 0 || e.prefix_share > 0.0 {
+        notes.push(Note {
+            key: "engine_addons",
+            text: msg!(NoteAddonsUnsupported, Arg::Text(Engine::Llamacpp.name().into())),
+        });
+    }
     if let Some(ram) = p.gpu.unified_ram_gb {
         let total = sp.gpu_total(ctx_bytes) + host;
         notes.push(Note { key: "unified_host", text: msg!(LlamacppUnified, Arg::Bytes(total), Arg::Int(ram)) });

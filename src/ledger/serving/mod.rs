@@ -10,10 +10,13 @@
 
 mod engine;
 mod llamacpp;
+mod lora;
 mod sglang;
+mod speculative;
 mod vllm;
 
 pub use engine::EngineBill;
+pub use lora::DEFAULT_RANK as DEFAULT_LORA_RANK;
 
 use super::bill::{Note, Serving, ServingStatus};
 use super::plan::{Inference, Plan};

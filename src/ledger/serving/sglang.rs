@@ -6,10 +6,10 @@
 
 use super::engine::{context_tokens, kv_bytes, EngineBill};
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
+use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{Engine, Release, MIB};
+use crate::ledger::scenario::{Engine, Release, SpecMethod, MIB};
 use crate::ledger::weights::stored_weights;
 use crate::msg;
 
@@ -18,6 +18,8 @@ pub const CURRENT: Release = Release(0, 5, 23);
 
 /// Share of a sliding-window layer's tokens kept beside the full layers' (`swa_full_tokens_ratio`).
 const SWA_RATIO: f64 = 0.8;
+/// The Mamba state pool's bytes as a share of the KV pool's (`mamba_full_memory_ratio`).
+const MAMBA_RATIO: f64 = 0.9;
 
 /// `chunked_prefill_size` and `cuda_graph_max_bs` by card (MiB as nvidia-smi reports it).
 fn defaults(version: Release, gpu_mib: f64, tp: u64) -> (u64, u64) {
@@ -55,7 +57,16 @@ fn prefill_graphs(max: u64) -> u64 {
 }
 
 /// SGLang's default `mem_fraction_static`.
-fn default_fraction(version: Release, gpu_mib: f64, tp: u64, chunked: u64, graph_bs: u64, latent: bool) -> f64 {
+/// `spec_mib`: what speculative decoding adds to the reserve (0.5 on: 2,048 MiB for EAGLE and
+/// MTP, 6,144 for a separate draft model; `server_args.py::_handle_gpu_memory_settings`).
+fn default_fraction(
+    version: Release,
+    gpu_mib: f64,
+    tp: u64,
+    (chunked, graph_bs): (u64, u64),
+    latent: bool,
+    spec_mib: f64,
+) -> f64 {
     let tp_f = tp.max(1) as f64;
     if version >= Release(0, 5, 0) {
         let mut reserved = 512.0 + chunked.max(2048) as f64 * 1.5 + graph_bs as f64 * 2.0 + tp_f / 8.0 * 1024.0;
@@ -65,6 +76,7 @@ fn default_fraction(version: Release, gpu_mib: f64, tp: u64, chunked: u64, graph
         if gpu_mib > 60.0 * 1024.0 {
             reserved = reserved.max(10_240.0);
         }
+        reserved += spec_mib;
         return ((gpu_mib - reserved) / gpu_mib * 1000.0).round() / 1000.0;
     }
     if version >= Release(0, 4, 10) {
@@ -121,7 +133,14 @@ struct Pool {
     token_bytes: f64,
     full: u64,
     windowed: u64,
+    swa_ratio: f64,
     tokens: u64,
+    /// The Mamba / linear-attention state pool: request states and bytes per state.
+    states: u64,
+    state_bytes: f64,
+    /// Served LoRA slots and the speculative drafter, on the GPU.
+    lora: Option<super::lora::LoraSlots>,
+    draft: Option<super::speculative::Drafter>,
 }
 
 fn pool(p: &Plan, i: &Inference) -> Pool {
@@ -131,21 +150,38 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
     let (chunked_default, graph_bs) = defaults(version, gpu_mib, tp);
     let chunked = i.engine.max_batched_tokens.unwrap_or(chunked_default);
     let graph_bs = if i.engine.cuda_graphs { graph_bs } else { 0 };
-    let fraction = i
-        .engine
-        .mem_fraction
-        .unwrap_or_else(|| default_fraction(version, gpu_mib, tp, chunked, graph_bs, p.arch.mla.is_some()));
+    let spec = Speculation::of(p, i);
+    let fraction = i.engine.mem_fraction.unwrap_or_else(|| {
+        default_fraction(version, gpu_mib, tp, (chunked, graph_bs), p.arch.mla.is_some(), spec.reserve_mib)
+    });
     let nccl = p.nccl_bytes(tp);
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
     let w = stored_weights(p.arch, i.weights);
     let weights_bytes = w.bytes / tp as f64;
-    let rest = free_before * fraction - weights_bytes;
     let per_layer = cell(p.arch, i);
+    // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
+    let lora = super::lora::slots(p.arch, i, None);
+    let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
+    let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
     let full = p.arch.layers_of(LayerKind::Full);
     let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
-    let token_bytes = per_layer * (full as f64 + SWA_RATIO * windowed as f64);
-    let tokens = if rest > 0.0 && token_bytes > 0.0 { (rest / token_bytes).floor() as u64 } else { 0 };
+    let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
+    let token_bytes = per_layer * (full as f64 + swa_ratio * windowed as f64);
+    // Linear-attention layers: one state per request in a pool of its own
+    // (`handle_max_mamba_cache`): `max_mamba_cache` states, or `mamba_ratio` of the KV pool.
+    let state_bytes = state_bytes(p.arch, tp) * (1 + spec.draft_tokens) as f64;
+    let states = if state_bytes > 0.0 {
+        let ratio = i.engine.mamba_ratio.unwrap_or(MAMBA_RATIO);
+        i.engine.max_mamba_cache.unwrap_or_else(|| (rest.max(0.0) * ratio / (1.0 + ratio) / state_bytes).floor() as u64)
+    } else {
+        0
+    };
+    rest -= states as f64 * state_bytes;
+    let profiled = if rest > 0.0 && token_bytes > 0.0 { (rest / token_bytes).floor() as u64 } else { 0 };
+    // With a drafter the target's pool grows by what the drafts and the verification of the
+    // running requests take at once (`draft_runner_cache_size`).
+    let tokens = if profiled > 0 { profiled + spec.headroom } else { 0 };
     Pool {
         version,
         tp,
@@ -161,13 +197,64 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
         token_bytes,
         full,
         windowed,
+        swa_ratio,
         tokens,
+        states,
+        state_bytes,
+        lora,
+        draft,
     }
 }
 
-/// Whether SGLang starts, and whether `requests` of `context` tokens run at once.
-fn status(s: &Pool, context: u64, requests: u64) -> ServingStatus {
-    let concurrency = s.tokens as f64 / context as f64;
+/// What speculative decoding changes in SGLang's sizing (0.5.4 `server_args.py`,
+/// `model_runner.py::init_memory_pool`).
+struct Speculation {
+    /// MiB the default `mem_fraction_static` reserves for the draft worker.
+    reserve_mib: f64,
+    /// `speculative_num_draft_tokens` (each running request's Mamba state is kept that many more
+    /// times).
+    draft_tokens: u64,
+    /// Tokens the target's pool gains: max_running_requests × (steps × topk + draft tokens) + 100.
+    headroom: u64,
+}
+
+impl Speculation {
+    fn of(p: &Plan, i: &Inference) -> Speculation {
+        let reserve_mib = match i.engine.spec {
+            SpecMethod::None | SpecMethod::Ngram => {
+                return Speculation { reserve_mib: 0.0, draft_tokens: 0, headroom: 0 };
+            }
+            SpecMethod::Draft => 6144.0,
+            SpecMethod::Eagle | SpecMethod::Eagle3 | SpecMethod::Mtp => 2048.0,
+        };
+        // `auto_choose_speculative_params`: (3 steps, top-1, 4 draft tokens) for DeepSeek-style
+        // and gpt-oss models and a separate draft model, (5, 4, 8) otherwise; a given count of
+        // steps with top-1 proposes steps + 1 tokens.
+        let chain = p.arch.mla.is_some() || p.arch.sinks || i.engine.spec == SpecMethod::Draft;
+        let (steps, topk, draft_tokens) = match i.engine.spec_tokens {
+            Some(n) => (n, 1, n + 1),
+            None if chain => (3, 1, 4),
+            None => (5, 4, 8),
+        };
+        // max_running_requests is reset to 48 for speculative decoding unless given.
+        let requests = i.engine.max_num_seqs.unwrap_or(48);
+        Speculation { reserve_mib, draft_tokens, headroom: requests * (steps * topk + draft_tokens) + 100 }
+    }
+}
+
+/// One request's recurrent state over the linear-attention layers on one GPU: the convolution's
+/// last taps in 16 bits and the SSM / delta-rule state in fp32 (SGLang's `mamba_ssm_dtype`).
+fn state_bytes(arch: &Architecture, tp: u64) -> f64 {
+    let (Some(l), n @ 1..) = (&arch.linear, arch.layers_of(LayerKind::Linear)) else { return 0.0 };
+    let tp = tp.max(1) as f64;
+    let conv = (l.conv.saturating_sub(1) * l.conv_dim()) as f64 * 2.0;
+    let ssm = l.state_elements() as f64 * 4.0;
+    n as f64 * (conv + ssm) / tp
+}
+
+/// Whether SGLang starts, and whether `requests` of `context` tokens run at once (`concurrency`:
+/// how many fit, a shared prefix held once).
+fn status(s: &Pool, context: u64, requests: u64, concurrency: f64) -> ServingStatus {
     if s.tokens == 0 {
         ServingStatus::NoKvMemory { available: s.rest as i64 }
     } else if context > s.tokens {
@@ -183,11 +270,39 @@ fn status(s: &Pool, context: u64, requests: u64) -> ServingStatus {
     }
 }
 
+impl Pool {
+    /// The draft worker's KV pool (the same tokens as the model's) and its weights: SGLang sizes
+    /// them after the model's pool, out of what `mem_fraction_static` leaves.
+    fn draft_bytes(&self) -> (f64, f64) {
+        self.draft.as_ref().map_or((0.0, 0.0), |d| (d.weights_bytes, self.tokens as f64 * d.kv_token_bytes))
+    }
+}
+
 /// The process's lines on one GPU: weights, the pool, what the fraction leaves out (activations
 /// and CUDA graphs), the CUDA context and NCCL's buffers.
 fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
-    let reserve = s.free_before * (1.0 - s.fraction);
+    let (draft_weights, draft_kv) = s.draft_bytes();
+    let reserve = s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv;
     let tp_arg = when(s.tp > 1, || msg!(TensorParallel, Arg::Int(s.tp)));
+    let mamba = when(s.states > 0, || {
+        let layers = p.arch.layers_of(LayerKind::Linear);
+        msg!(
+            SglangMambaPool,
+            Arg::Count(s.states),
+            Arg::Bytes(s.state_bytes),
+            Arg::Int(layers),
+            Arg::Bytes(s.states as f64 * s.state_bytes)
+        )
+    });
+    let draft_pool = when(draft_kv > 0.0, || {
+        let d = s.draft.as_ref().map_or(0, |d| d.kv_layers);
+        msg!(
+            SpecSglangPool,
+            Arg::Bytes(draft_kv),
+            Arg::Int(d),
+            Arg::Factor(s.draft.as_ref().map_or(0.0, |d| d.kv_token_bytes))
+        )
+    });
     let pool_formula = msg!(
         SglangPool,
         Arg::Fixed(s.fraction, 3),
@@ -196,7 +311,10 @@ fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
         Arg::Count(s.tokens),
         Arg::Factor(s.token_bytes),
         Arg::Int(s.full),
-        Arg::Int(s.windowed)
+        Arg::Int(s.windowed),
+        Arg::Fixed(s.swa_ratio, 2),
+        mamba,
+        draft_pool
     );
     let reserve_formula = msg!(
         SglangReserve,
@@ -207,12 +325,19 @@ fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
     );
     let weights_formula =
         msg!(EngineWeights, s.weights_formula.clone().arg(), Msg::empty().arg(), tp_arg, Msg::empty().arg());
-    let mut lines: Vec<Component> = vec![
-        line(ComponentId::Weights, s.weights_bytes, "§2", weights_formula),
-        line(ComponentId::KvCache, s.tokens as f64 * s.token_bytes, "§2", pool_formula),
-        line(ComponentId::Activations, reserve, "§2", reserve_formula),
+    let pool_bytes = s.tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes + draft_kv;
+    let mut lines: Vec<Component> = vec![line(ComponentId::Weights, s.weights_bytes, "§2", weights_formula)];
+    if let Some(d) = &s.draft {
+        lines.push(line(ComponentId::DraftModel, d.weights_bytes, "§2", d.formula.clone()));
+    }
+    if let Some(l) = &s.lora {
+        lines.push(line(ComponentId::AdapterWeights, l.gpu_bytes, "§2", l.formula.clone()));
+    }
+    lines.extend([
+        line(ComponentId::KvCache, pool_bytes, "§2", pool_formula),
+        line(ComponentId::Activations, reserve.max(0.0), "§2", reserve_formula),
         line(ComponentId::CudaContext, s.context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
-    ];
+    ]);
     if s.nccl > 0.0 {
         let buffers = msg!(NcclBuffers, Arg::Bytes(s.nccl), Arg::Int(s.tp)).arg();
         let formula = msg!(EngineNonTorch, Arg::Bytes(0.0), buffers, Msg::empty().arg());
@@ -221,18 +346,63 @@ fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
     lines
 }
 
+/// SGLang's pools: the full-attention tokens, the sliding-window tokens and the Mamba states.
+fn pools(s: &Pool, p: &Plan) -> Vec<KvPool> {
+    let per_layer = if s.full as f64 + s.swa_ratio * s.windowed as f64 > 0.0 {
+        s.token_bytes / (s.full as f64 + s.swa_ratio * s.windowed as f64)
+    } else {
+        0.0
+    };
+    let mut out = vec![KvPool {
+        kind: PoolKind::Full,
+        bytes: (s.tokens as f64 * per_layer * s.full as f64) as u64,
+        tokens: s.tokens,
+    }];
+    if s.windowed > 0 {
+        let swa_tokens = (s.tokens as f64 * s.swa_ratio).floor();
+        out.push(KvPool {
+            kind: PoolKind::Swa,
+            bytes: (swa_tokens * per_layer * s.windowed as f64) as u64,
+            tokens: swa_tokens as u64,
+        });
+    }
+    if s.states > 0 {
+        out.push(KvPool { kind: PoolKind::State, bytes: (s.states as f64 * s.state_bytes) as u64, tokens: s.states });
+    }
+    let _ = p;
+    out
+}
+
+/// Requests of `context` that fit at once when `share` of each is one prefix held once (the radix
+/// cache), and the longest context `requests` can each have then.
+fn with_prefix(tokens: u64, context: u64, requests: u64, share: f64) -> (f64, u64) {
+    let own = |l: u64| l - (l as f64 * share).floor() as u64;
+    let prefix = context - own(context);
+    let concurrency = tokens.saturating_sub(prefix) as f64 / own(context).max(1) as f64;
+    let fits = |l: u64| (l - own(l)).saturating_add(requests.saturating_mul(own(l))) <= tokens;
+    (concurrency, super::engine::largest(tokens, &fits))
+}
+
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let s = pool(p, i);
     let context = context_tokens(p, i);
     let requests = p.batch.max(1);
     let concurrency = s.tokens as f64 / context as f64;
-    let reserve = s.free_before * (1.0 - s.fraction);
+    let (mut effective, max_context) = with_prefix(s.tokens, context, requests, i.engine.prefix_share);
+    if s.states > 0 {
+        // Running requests are capped at a third of the Mamba states (the radix cache keeps the
+        // rest for cached prefixes; `model_runner.py::init_memory_pool`).
+        effective = effective.min((s.states / 3) as f64);
+    }
+    let (draft_weights, draft_kv) = s.draft_bytes();
+    let reserve = s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv;
     let graphs = s.graph_bs as f64 * 2.0 * MIB;
+    let lora_bytes = s.lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
     let serving = Serving {
         engine: Engine::Sglang,
         version: s.version,
         budget_bytes: (s.free_before * s.fraction) as u64,
-        weights_bytes: s.weights_bytes.round() as u64,
+        weights_bytes: (s.weights_bytes + lora_bytes + draft_weights).round() as u64,
         non_torch_bytes: s.nccl as u64,
         activation_peak_bytes: (reserve - graphs).max(0.0) as u64,
         cuda_graph_bytes: graphs as u64,
@@ -240,12 +410,17 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         kv_tokens: s.tokens,
         kv_blocks: None,
         max_concurrency: concurrency,
-        max_context: s.tokens / requests,
-        host_bytes: 0,
+        max_context,
+        host_bytes: s.lora.as_ref().map_or(0, |l| l.host_bytes as u64),
         context_tokens: context,
         requests,
         share: s.fraction,
-        status: status(&s, context, requests),
+        status: status(&s, context, requests, effective),
+        pool_list: pool_list(&pools(&s, p)),
+        effective_concurrency: effective,
+        kv_cache_memory_bytes: 0,
+        draft_bytes: draft_weights as u64,
+        lora_bytes: lora_bytes as u64,
     };
     let note = msg!(
         SglangSummary,
@@ -257,7 +432,11 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         Arg::Int(requests),
         Arg::Count(serving.max_context)
     );
-    EngineBill { lines: lines(p, &s), serving, notes: vec![Note { key: "engine", text: note }] }
+    let mut notes = vec![Note { key: "engine", text: note }];
+    if i.engine.prefix_share > 0.0 {
+        notes.push(super::engine::prefix_note(&serving, i.engine.prefix_share));
+    }
+    EngineBill { lines: lines(p, &s), serving, notes }
 }
 
 #[cfg(test)]
@@ -274,13 +453,13 @@ mod tests {
         let (chunked, bs) = defaults(v(0, 5, 23), h100, 1);
         assert_eq!((chunked, bs), (8192, 256));
         // 512 + 8192 × 1.5 + 256 × 2 + 1/8 × 1024 + 58 × 8 = 13,904 MiB → 0.830.
-        assert_eq!(default_fraction(v(0, 5, 23), h100, 1, chunked, bs, false), 0.83);
+        assert_eq!(default_fraction(v(0, 5, 23), h100, 1, (chunked, bs), false, 0.0), 0.83);
         // 0.5.3: without the prefill graphs, 13,440 MiB → 0.835.
-        assert_eq!(default_fraction(v(0, 5, 3), h100, 1, chunked, bs, false), 0.835);
+        assert_eq!(default_fraction(v(0, 5, 3), h100, 1, (chunked, bs), false, 0.0), 0.835);
         // H200 (143,771 MiB) on 0.5.23 → 0.903.
-        assert_eq!(default_fraction(v(0, 5, 23), 143_771.0, 1, 8192, 256, false), 0.903);
+        assert_eq!(default_fraction(v(0, 5, 23), 143_771.0, 1, (8192, 256), false, 0.0), 0.903);
         // 0.4.3 by tensor parallelism: 0.88 on one GPU, 0.85 on four.
-        assert_eq!(default_fraction(v(0, 4, 3), h100, 1, 8192, 160, false), 0.88);
-        assert_eq!(default_fraction(v(0, 4, 3), 23_034.0, 4, 2048, 80, false), 0.85);
+        assert_eq!(default_fraction(v(0, 4, 3), h100, 1, (8192, 160), false, 0.0), 0.88);
+        assert_eq!(default_fraction(v(0, 4, 3), 23_034.0, 4, (2048, 80), false, 0.0), 0.85);
     }
 }

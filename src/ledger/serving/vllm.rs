@@ -5,9 +5,10 @@
 //! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
 
 use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
+use super::{lora, speculative};
 use crate::ledger::activations::layer_class_name;
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, Component, ComponentId, Note, Serving, ServingStatus};
+use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, Release, MAX_CONTEXT, MIB};
@@ -163,35 +164,56 @@ impl Layout {
     /// Blocks one request of `context` tokens takes (`get_max_concurrency_for_kv_cache_config`).
     #[inline(never)]
     fn blocks_per_request(&self, context: u64, r: &Rules) -> u64 {
+        self.kinds.iter().map(|k| self.blocks_of(k, context, r)).fold(0, u64::saturating_add)
+    }
+
+    /// Blocks the groups of one kind take for one request of `context` tokens.
+    fn blocks_of(&self, k: &GroupKind, context: u64, r: &Rules) -> u64 {
         let bs = self.block_size;
-        self.kinds
+        let blocks = match k.kind {
+            LayerKind::Sliding => {
+                let keep = (self.window.saturating_sub(1))
+                    .saturating_add(r.max_batched_tokens.saturating_mul(r.in_flight))
+                    .min(context);
+                keep.div_ceil(bs) + 1
+            }
+            LayerKind::Linear => 1,
+            LayerKind::None => 0,
+            LayerKind::Full | LayerKind::Chunked => context.div_ceil(bs),
+        };
+        blocks.saturating_mul(k.groups)
+    }
+
+    /// Blocks of a request that a common prefix of `share` of its `context` fills and prefix
+    /// caching shares: the prefix's whole blocks in the full-attention groups (a sliding window
+    /// and a recurrent state are each request's own).
+    fn shared_blocks(&self, context: u64, share: f64) -> u64 {
+        let prefix = (context as f64 * share).floor() as u64;
+        let full: u64 = self
+            .kinds
             .iter()
-            .map(|k| {
-                let blocks = match k.kind {
-                    LayerKind::Sliding => {
-                        let keep = (self.window.saturating_sub(1))
-                            .saturating_add(r.max_batched_tokens.saturating_mul(r.in_flight))
-                            .min(context);
-                        keep.div_ceil(bs) + 1
-                    }
-                    LayerKind::Linear => 1,
-                    LayerKind::None => 0,
-                    LayerKind::Full | LayerKind::Chunked => context.div_ceil(bs),
-                };
-                blocks.saturating_mul(k.groups)
-            })
-            .fold(0, u64::saturating_add)
+            .filter(|k| matches!(k.kind, LayerKind::Full | LayerKind::Chunked))
+            .map(|k| k.groups)
+            .sum();
+        (prefix / self.block_size).saturating_mul(full)
     }
 }
 
-fn layout(arch: &Architecture, i: &Inference, r: &Rules) -> Layout {
+fn layer_token_bytes(arch: &Architecture, i: &Inference) -> f64 {
     let kv_heads = (arch.kv_heads / i.tp.max(1)).max(1);
-    let token_bytes = arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv);
+    arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv)
+}
+
+/// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones.
+fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64) -> Layout {
+    let token_bytes = layer_token_bytes(arch, i);
     let count = |k: LayerKind| arch.layers_of(k);
     // Chunked local attention runs without the hybrid manager by default: every token is kept.
     // Before the hybrid manager, sliding-window layers were full-attention layers too.
-    let full =
-        count(LayerKind::Full) + count(LayerKind::Chunked) + if r.hybrid { 0 } else { count(LayerKind::Sliding) };
+    let full = count(LayerKind::Full)
+        + count(LayerKind::Chunked)
+        + if r.hybrid { 0 } else { count(LayerKind::Sliding) }
+        + draft_layers;
     let mut present: Vec<(LayerKind, u64)> = vec![(LayerKind::Full, full)];
     if r.hybrid && count(LayerKind::Sliding) > 0 {
         present.push((LayerKind::Sliding, count(LayerKind::Sliding)));
@@ -337,9 +359,10 @@ fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
     line(ComponentId::NonTorch, base + nccl + context, "§2", formula)
 }
 
-fn graphs(p: &Plan, r: &Rules, i: &Inference) -> Component {
+/// `draft_layers`: a speculative drafter's layers, captured with the model's.
+fn graphs(p: &Plan, r: &Rules, i: &Inference, draft_layers: u64) -> Component {
     let (layers, per) = if r.version >= Release(0, 8, 0) {
-        (p.arch.layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
+        (p.arch.layers + draft_layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
     } else {
         (1, GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0 * (p.arch.hidden as f64).sqrt())
     };
@@ -390,9 +413,9 @@ impl Pool<'_> {
 
     /// Whether vLLM starts (`free` on the card against its `budget`), and whether `requests` of
     /// `context` tokens run at once.
-    fn status(&self, free: f64, budget: f64, context: u64, requests: u64) -> ServingStatus {
+    /// `concurrency`: requests of `context` that fit at once (with a shared prefix held once).
+    fn status(&self, free: f64, budget: f64, context: u64, requests: u64, concurrency: f64) -> ServingStatus {
         let r = self.rules;
-        let concurrency = self.blocks as f64 / self.per_request(context) as f64;
         if !r.context_in_budget && r.version >= Release(0, 10, 0) && free < budget {
             ServingStatus::NotEnoughFree { free_bytes: free as u64, requested_bytes: budget as u64 }
         } else if self.available <= 0.0 || self.blocks == 0 {
@@ -423,25 +446,79 @@ impl Pool<'_> {
     }
 }
 
+/// The pools of the plan: one per kind of layer group, each its share of the blocks a request of
+/// `context` tokens takes (vLLM's groups draw their blocks from one pool).
+fn pools(pool: &Pool, context: u64, tokens: u64, concurrency: f64) -> Vec<KvPool> {
+    let per_request = pool.per_request(context) as f64;
+    let bytes = pool.blocks as f64 * pool.per_block;
+    let r = pool.rules;
+    let mut out: Vec<KvPool> = Vec::new();
+    for k in &pool.layout.kinds {
+        let kind = match k.kind {
+            LayerKind::Sliding => PoolKind::Swa,
+            LayerKind::Linear => PoolKind::State,
+            LayerKind::None => continue,
+            LayerKind::Full | LayerKind::Chunked => PoolKind::Full,
+        };
+        let share = pool.layout.blocks_of(k, context, r) as f64 / per_request;
+        let held = match kind {
+            PoolKind::Full => tokens,
+            PoolKind::Swa => {
+                (share * pool.blocks as f64 * pool.layout.block_size as f64 / k.groups.max(1) as f64) as u64
+            }
+            PoolKind::State => concurrency.floor() as u64,
+        };
+        match out.iter_mut().find(|p| p.kind == kind) {
+            Some(p) => p.bytes += (share * bytes) as u64,
+            None => out.push(KvPool { kind, bytes: (share * bytes) as u64, tokens: held }),
+        }
+    }
+    out
+}
+
+/// Requests of `context` that fit at once when `share` of each is one common prefix, and the
+/// longest context `requests` can each have then.
+fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u64) {
+    let need = |l: u64, n: u64| {
+        let shared = pool.layout.shared_blocks(l, share);
+        shared.saturating_add(n.saturating_mul(pool.per_request(l).saturating_sub(shared).max(1)))
+    };
+    let shared = pool.layout.shared_blocks(context, share);
+    let own = pool.per_request(context).saturating_sub(shared).max(1);
+    let concurrency = pool.blocks.saturating_sub(shared) as f64 / own as f64;
+    (concurrency, largest(MAX_CONTEXT, &|l| need(l, requests) <= pool.blocks))
+}
+
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let context = context_tokens(p, i);
     let r = rules(p, i, context);
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
     let w = weights(p, i);
+    let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
+    let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
+    let adapters = lora::slots(p.arch, i, Some(r.version));
     let act = profile_peak(p, i, &r);
     let nt = non_torch(p, i, &r);
-    let g = graphs(p, &r, i);
+    let g = graphs(p, &r, i, draft_layers);
     let in_budget_graphs = if r.graphs_in_budget { g.bytes as f64 } else { 0.0 };
-    let available = budget - w.bytes as f64 - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
-    let layout = layout(p.arch, i, &r);
+    let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
+    let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
+    let profiled =
+        budget - w.bytes as f64 - draft_bytes - lora_bytes - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
+    // `--kv-cache-memory` replaces what the profile leaves (gpu_worker.py::determine_available_memory).
+    let available = match i.engine.kv_cache_memory {
+        Some(b) => b as f64,
+        None => profiled,
+    };
+    let layout = layout(p.arch, i, &r, draft_layers);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
     let concurrency = blocks as f64 / pool.per_request(context) as f64;
     let tokens = pool.tokens(context);
     let requests = p.batch.max(1);
-    let max_context = largest(MAX_CONTEXT, &|l| requests.saturating_mul(pool.per_request(l)) <= blocks);
+    let (effective, max_context) = with_prefix(&pool, context, requests, i.engine.prefix_share);
     let free = (total - p.overhead_mib * MIB).max(0.0);
     let kv_formula = msg!(
         VllmKvPool,
@@ -460,7 +537,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         engine: Engine::Vllm,
         version: r.version,
         budget_bytes: budget as u64,
-        weights_bytes: w.bytes,
+        weights_bytes: (w.bytes as f64 + draft_bytes + lora_bytes) as u64,
         non_torch_bytes: nt.bytes,
         activation_peak_bytes: act.bytes,
         cuda_graph_bytes: g.bytes,
@@ -469,15 +546,43 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         kv_blocks: Some(blocks),
         max_concurrency: concurrency,
         max_context,
-        host_bytes: 0,
+        host_bytes: adapters.as_ref().map_or(0, |a| a.host_bytes as u64),
         context_tokens: context,
         requests,
         share: r.util,
-        status: pool.status(free, budget, context, requests),
+        status: pool.status(free, budget, context, requests, effective),
+        pool_list: pool_list(&pools(&pool, context, tokens, concurrency)),
+        effective_concurrency: effective,
+        kv_cache_memory_bytes: if profiled > 0.0 { profiled as u64 } else { 0 },
+        draft_bytes: draft_bytes as u64,
+        lora_bytes: lora_bytes as u64,
     };
-    let lines = vec![w, act, nt, g, kv, context_line];
-    let notes = vec![Note { key: "engine", text: summary(&serving, &r) }];
+    let mut lines = vec![w];
+    if let Some(d) = draft {
+        lines.push(line(ComponentId::DraftModel, d.weights_bytes, "§2", d.formula));
+    }
+    if let Some(a) = adapters {
+        lines.push(line(ComponentId::AdapterWeights, a.gpu_bytes, "§2", a.formula));
+    }
+    lines.extend([act, nt, g, kv, context_line]);
+    let mut notes = vec![Note { key: "engine", text: summary(&serving, &r) }];
+    notes.extend(addon_notes(&serving, i, total, r.util));
     EngineBill { lines, serving, notes }
+}
+
+/// The notes of the engine's add-ons: a shared prefix, a KV pool given by size.
+pub fn addon_notes(s: &Serving, i: &Inference, total: f64, util: f64) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if i.engine.prefix_share > 0.0 {
+        notes.push(super::engine::prefix_note(s, i.engine.prefix_share));
+    }
+    if let Some(b) = i.engine.kv_cache_memory {
+        notes.push(Note {
+            key: "kv_cache_memory",
+            text: msg!(NoteKvCacheMemory, Arg::Bytes(b as f64), Arg::Fixed(util, 2), Arg::Bytes(total)),
+        });
+    }
+    notes
 }
 
 fn summary(s: &Serving, r: &Rules) -> Msg {

@@ -144,6 +144,7 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
                 { opt(Key::MaxNumSeqs, text_of(e.max_num_seqs), text(lang, Text::EngineDefault).into(), "1") }
                 { opt(Key::BlockSize, text_of(e.block_size), if s.architecture.mla.is_some() { "64".into() } else { "16".into() }, "16") }
                 { checkbox(Key::CudaGraphs, lang, e.cuda_graphs, set(Key::CudaGraphs)) }
+                { addon_controls(lang, s, set) }
             </>
         },
         Engine::Sglang => html! {
@@ -152,6 +153,7 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
                 { opt(Key::MemFraction, float_of(e.mem_fraction), share, "0.01") }
                 { opt(Key::MaxBatchedTokens, text_of(e.max_batched_tokens), text(lang, Text::EngineDefault).into(), "256") }
                 { checkbox(Key::CudaGraphs, lang, e.cuda_graphs, set(Key::CudaGraphs)) }
+                { addon_controls(lang, s, set) }
             </>
         },
         _ => html! {
@@ -161,6 +163,36 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
                 { opt(Key::MaxBatchedTokens, text_of(e.max_batched_tokens), "512".into(), "64") }
             </>
         },
+    }
+}
+
+/// What vLLM and SGLang add to a plain model: speculative decoding (its method, the draft model
+/// of `spec=draft`, the tokens per step), served LoRA slots and a shared prefix. The pool settings
+/// of hybrid models (`swa_ratio`, `mamba_ratio`, `max_mamba_cache`) and `kv_cache_memory` are
+/// link keys (docs/query-keys.md).
+fn addon_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
+    use crate::ledger::scenario::SpecMethod;
+    let e = &s.serving;
+    let methods = SpecMethod::ALL.iter().map(|m| (m.id().to_string(), m.id().to_string())).collect();
+    let draft_models = || {
+        let mut list = vec![("none".to_string(), "—".to_string())];
+        list.extend(presets::models().iter().map(|m| (m.id.to_string(), m.architecture.name.to_string())));
+        select(Key::SpecModel, lang, e.spec_model.unwrap_or("none"), one_group(list), set(Key::SpecModel))
+    };
+    let default_tokens = if e.spec == SpecMethod::Mtp { "1" } else { "3" };
+    html! {
+        <>
+            { select(Key::Spec, lang, e.spec.id(), one_group(methods), set(Key::Spec)) }
+            if e.spec == SpecMethod::Draft { { draft_models() } }
+            if e.spec != SpecMethod::None {
+                { optional_number(Key::SpecTokens, lang, e.spec_tokens.map(|v| v.to_string()), default_tokens.into(), "1", set(Key::SpecTokens)) }
+            }
+            { number(Key::MaxLoras, lang, e.max_loras.to_string(), "0", "1", set(Key::MaxLoras)) }
+            if e.max_loras > 0 {
+                { optional_number(Key::MaxLoraRank, lang, e.max_lora_rank.map(|v| v.to_string()), crate::ledger::serving::DEFAULT_LORA_RANK.to_string(), "8", set(Key::MaxLoraRank)) }
+            }
+            { number(Key::PrefixShare, lang, crate::ledger::units::trim_float(e.prefix_share), "0", "0.05", set(Key::PrefixShare)) }
+        </>
     }
 }
 

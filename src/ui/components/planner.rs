@@ -64,8 +64,8 @@ pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html
         };
         let what = format!(
             "{}× → {}×{joint}{}{middle}{} → {}",
-            fixed(sv.max_concurrency, 2),
-            fixed(after.max_concurrency, 2),
+            fixed(sv.effective_concurrency, 2),
+            fixed(after.effective_concurrency, 2),
             sv.requests,
             tokens(lang, sv.max_context),
             tokens(lang, after.max_context)
@@ -73,7 +73,7 @@ pub fn planner(lang: Lang, data: &PlannerData, onapply: Callback<Lever>) -> Html
         html! {
             <li>
                 <button type="button" class="lever" data-testid={format!("plan-{}", l.id())}
-                    data-after={fixed(after.max_concurrency, 2)} onclick={move |_| cb.emit(l)}>{ if lang == Lang::Zh { l.label().zh } else { l.label().en } }</button>
+                    data-after={fixed(after.effective_concurrency, 2)} onclick={move |_| cb.emit(l)}>{ if lang == Lang::Zh { l.label().zh } else { l.label().en } }</button>
                 <span class="lever-effect">{ what }</span>
             </li>
         }

@@ -16,9 +16,8 @@ use crate::ledger::phases::{Phase, PhaseName};
 pub fn category_of(id: ComponentId) -> Option<Category> {
     use ComponentId::*;
     match id {
-        Weights | AdapterWeights | Fp32Module | GatheredLayer | RolloutWeights | ReferenceModel | RewardModel => {
-            Some(Category::Parameter)
-        }
+        Weights | AdapterWeights | DraftModel | Fp32Module | GatheredLayer | RolloutWeights | ReferenceModel
+        | RewardModel => Some(Category::Parameter),
         Critic => Some(Category::OptimizerState),
         MasterWeights | Optimizer => Some(Category::OptimizerState),
         Gradients | ZeroBuckets => Some(Category::Gradient),
