@@ -36,18 +36,15 @@ super::packed::packed!(PAGE_TEXTS, MsgId::ALL.len(), page_text);
 const FIRST_DIAGNOSIS: usize = MsgId::WhyGrowth as usize;
 const DIAGNOSIS_TEXTS: usize = MsgId::NoteGridOptimizer as usize + 1 - FIRST_DIAGNOSIS;
 
-static PASTE_DIAGNOSIS_TABLE: [(&str, &str); DIAGNOSIS_TEXTS] = {
-    let mut table = [("", ""); DIAGNOSIS_TEXTS];
-    let mut i = 0;
-    while i < table.len() {
-        table[i] = text_of(MsgId::ALL[FIRST_DIAGNOSIS + i]);
-        i += 1;
-    }
-    table
-};
+/// The text of the `i`-th template that loads on demand.
+const fn diagnosis_text(i: usize) -> (&'static str, &'static str) {
+    text_of(MsgId::ALL[FIRST_DIAGNOSIS + i])
+}
+
+super::packed::packed!(PASTE_DIAGNOSIS_TEXTS, DIAGNOSIS_TEXTS, diagnosis_text);
 
 fn paste_diagnosis_table(id: MsgId) -> (&'static str, &'static str) {
-    (id as usize).checked_sub(FIRST_DIAGNOSIS).and_then(|i| PASTE_DIAGNOSIS_TABLE.get(i)).copied().unwrap_or(("", ""))
+    (id as usize).checked_sub(FIRST_DIAGNOSIS).map_or(("", ""), |i| PASTE_DIAGNOSIS_TEXTS.pair(i))
 }
 
 #[cfg(not(target_arch = "wasm32"))]

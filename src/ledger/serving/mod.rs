@@ -17,6 +17,7 @@ mod vllm;
 
 pub use engine::EngineBill;
 pub use lora::DEFAULT_RANK as DEFAULT_LORA_RANK;
+pub use speculative::default_tokens as default_spec_tokens;
 
 use super::bill::{Note, Serving, ServingStatus};
 use super::plan::{Inference, Plan};

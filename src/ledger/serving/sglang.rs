@@ -278,11 +278,10 @@ impl Pool {
     }
 }
 
-/// The process's lines on one GPU: weights, the pool, what the fraction leaves out (activations
-/// and CUDA graphs), the CUDA context and NCCL's buffers.
-fn lines(p: &Plan, s: &Pool) -> Vec<Component> {
-    let (draft_weights, draft_kv) = s.draft_bytes();
-    let reserve = s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv;
+/// The process's lines on one GPU: weights, the pool, what the fraction leaves out (`reserve`:
+/// activations and CUDA graphs), the CUDA context and NCCL's buffers.
+fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
+    let (_, draft_kv) = s.draft_bytes();
     let tp_arg = when(s.tp > 1, || msg!(TensorParallel, Arg::Int(s.tp)));
     let mamba = when(s.states > 0, || {
         let layers = p.arch.layers_of(LayerKind::Linear);
@@ -395,6 +394,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         effective = effective.min((s.states / 3) as f64);
     }
     let (draft_weights, draft_kv) = s.draft_bytes();
+    // What `mem_fraction_static` leaves out of the static pools, less the draft worker's weights
+    // and pool.
     let reserve = s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv;
     let graphs = s.graph_bs as f64 * 2.0 * MIB;
     let lora_bytes = s.lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
@@ -436,7 +437,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     if i.engine.prefix_share > 0.0 {
         notes.push(super::engine::prefix_note(&serving, i.engine.prefix_share));
     }
-    EngineBill { lines: lines(p, &s), serving, notes }
+    EngineBill { lines: lines(p, &s, reserve), serving, notes }
 }
 
 #[cfg(test)]

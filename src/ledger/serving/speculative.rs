@@ -27,6 +27,16 @@ use crate::msg;
 /// EAGLE-3 heads predict over a draft vocabulary (`draft_vocab_size` of the published heads).
 pub const EAGLE3_DRAFT_VOCAB: u64 = 32_000;
 
+/// Tokens a drafter proposes per step when `spec_tokens` is not given: one MTP layer proposes
+/// one, the others three.
+pub fn default_tokens(method: SpecMethod) -> u64 {
+    if method == SpecMethod::Mtp {
+        1
+    } else {
+        3
+    }
+}
+
 /// What the drafter holds on one GPU.
 pub struct Drafter {
     pub weights_bytes: f64,
@@ -44,7 +54,7 @@ pub fn drafter(p: &Plan, i: &Inference, layer_bytes: f64, kv_element_bytes: f64)
     let method = i.engine.spec;
     let tp = i.tp.max(1) as f64;
     let a = p.arch;
-    let tokens = i.engine.spec_tokens.unwrap_or(if method == SpecMethod::Mtp { 1 } else { 3 });
+    let tokens = i.engine.spec_tokens.unwrap_or(default_tokens(method));
     let h = a.hidden;
     let (parameters, bytes_per_parameter, kv_layers, kv_token_bytes, what) = match method {
         SpecMethod::None => return None,

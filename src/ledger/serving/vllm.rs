@@ -571,7 +571,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
 }
 
 /// The notes of the engine's add-ons: a shared prefix, a KV pool given by size.
-pub fn addon_notes(s: &Serving, i: &Inference, total: f64, util: f64) -> Vec<Note> {
+fn addon_notes(s: &Serving, i: &Inference, total: f64, util: f64) -> Vec<Note> {
     let mut notes = Vec::new();
     if i.engine.prefix_share > 0.0 {
         notes.push(super::engine::prefix_note(s, i.engine.prefix_share));

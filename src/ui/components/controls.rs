@@ -174,18 +174,18 @@ fn addon_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String
     use crate::ledger::scenario::SpecMethod;
     let e = &s.serving;
     let methods = SpecMethod::ALL.iter().map(|m| (m.id().to_string(), m.id().to_string())).collect();
+    // The presets as the model select lists them (a custom model, the unnamed group, cannot draft).
     let draft_models = || {
-        let mut list = vec![("none".to_string(), "—".to_string())];
-        list.extend(presets::models().iter().map(|m| (m.id.to_string(), m.architecture.name.to_string())));
-        select(Key::SpecModel, lang, e.spec_model.unwrap_or("none"), one_group(list), set(Key::SpecModel))
+        let mut groups = one_group(vec![("none".to_string(), "—".to_string())]);
+        groups.extend(model_groups(s, "").into_iter().filter(|(family, _)| !family.is_empty()));
+        select(Key::SpecModel, lang, e.spec_model.unwrap_or("none"), groups, set(Key::SpecModel))
     };
-    let default_tokens = if e.spec == SpecMethod::Mtp { "1" } else { "3" };
     html! {
         <>
             { select(Key::Spec, lang, e.spec.id(), one_group(methods), set(Key::Spec)) }
             if e.spec == SpecMethod::Draft { { draft_models() } }
             if e.spec != SpecMethod::None {
-                { optional_number(Key::SpecTokens, lang, e.spec_tokens.map(|v| v.to_string()), default_tokens.into(), "1", set(Key::SpecTokens)) }
+                { optional_number(Key::SpecTokens, lang, e.spec_tokens.map(|v| v.to_string()), crate::ledger::serving::default_spec_tokens(e.spec).to_string(), "1", set(Key::SpecTokens)) }
             }
             { number(Key::MaxLoras, lang, e.max_loras.to_string(), "0", "1", set(Key::MaxLoras)) }
             if e.max_loras > 0 {
