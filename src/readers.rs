@@ -409,7 +409,8 @@ pub fn diagnosis(query: &str) -> String {
             }
         })
         .collect();
-    let figures: Vec<Value> = figures(&p).into_iter().map(|((en, zh), v)| json!([en, zh, v])).collect();
+    let startup = p.startup.as_ref().map(crate::tree::paste::startup_figures).unwrap_or_default();
+    let figures: Vec<Value> = figures(&p).into_iter().chain(startup).map(|((en, zh), v)| json!([en, zh, v])).collect();
     json!({ "diagnosis": {
         "cause": p.cause.id(),
         "node": p.node.id(),

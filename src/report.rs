@@ -529,7 +529,54 @@ pub fn paste_json(p: &crate::tree::paste::Pasted) -> Value {
         "levers": levers,
         "why": render(Lang::En, &p.why),
         "why_zh": render(Lang::Zh, &p.why),
+        "startup": p.startup.as_ref().map(startup_json),
     })
+}
+
+/// The `startup` object of `--diagnose FILE --json` for a serving engine's start-up log: `{"engine",
+/// "query" (the configuration billed), "settings": [{"key", "value", "was", "applied"}], "rows":
+/// [{"figure", "engine", "ledger", "configured", "difference", "moved_by"}]}` (bytes, tokens, or
+/// requests at once; `difference` is ledger ÷ engine − 1).
+pub fn startup_json(c: &crate::tree::startup::Check) -> Value {
+    use crate::tree::startup::Figure;
+    let settings: Vec<Value> = (c.settings.iter())
+        .map(|t| json!({"key": t.key.name(), "value": t.value, "was": t.was, "changed": t.changed, "applied": !t.refused}))
+        .collect();
+    let rows: Vec<Value> = (c.rows.iter())
+        .map(|r| {
+            let moved: Vec<String> = r.moved_by.iter().map(|(k, v)| format!("{}={v}", k.name())).collect();
+            // Bytes and tokens whole; requests at once to 4 decimals.
+            let v = |x: f64| if r.figure == Figure::MaxConcurrency { (x * 1e4).round() / 1e4 } else { x.round() };
+            json!({
+                "figure": r.figure.id(),
+                "engine": v(r.engine),
+                "ledger": r.ledger.map(v),
+                "configured": r.configured.map(v),
+                "difference": r.difference().map(|d| (d * 10_000.0).round() / 10_000.0),
+                "moved_by": moved,
+            })
+        })
+        .collect();
+    json!({"engine": c.engine.id(), "query": c.query, "settings": settings, "rows": rows})
+}
+
+/// A start-up log's figures as a table: the engine's, the ledger's, the difference.
+fn startup_text(c: &crate::tree::startup::Check, lang: crate::i18n::Lang) -> String {
+    use crate::i18n::{render, Lang};
+    use crate::ledger::msg::Msg;
+    use crate::tree::paste::{figure_text, signed_percent};
+    let zh = lang == Lang::Zh;
+    let mut out = String::from(if zh { "启动日志逐行对照:\n" } else { "the start-up log, line by line:\n" });
+    let head = if zh { ["数字", "引擎", "账本", "差"] } else { ["figure", "engine", "ledger", "difference"] };
+    out.push_str(&format!("  {:<22} {:>14} {:>14} {:>10}\n", head[0], head[1], head[2], head[3]));
+    for r in &c.rows {
+        let ledger = r.ledger.map_or("—".to_string(), |v| figure_text(r.figure, v));
+        let d = r.difference().map_or("—".to_string(), signed_percent);
+        let name = render(lang, &Msg::plain(r.figure.label()));
+        out.push_str(&format!("  {name:<22} {:>14} {ledger:>14} {d:>10}\n", figure_text(r.figure, r.engine)));
+    }
+    out.push_str(&format!("{}: {}\n", if zh { "所算配置" } else { "configuration billed" }, c.query));
+    out
 }
 
 /// The diagnosis of a paste for people: what was read, the numbers, the node and its path, why,
@@ -549,6 +596,9 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
         .collect();
     if !figures.is_empty() {
         out.push_str(&format!("{}: {}\n", if zh { "数字" } else { "numbers" }, figures.join(" · ")));
+    }
+    if let Some(c) = &p.startup {
+        out.push_str(&startup_text(c, lang));
     }
     if p.reading.signals.gb_as_gib {
         out.push_str(if zh {

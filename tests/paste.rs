@@ -36,7 +36,7 @@ fn reports() -> Vec<Report> {
     }
 }
 
-const CAUSES: [Cause; 11] = Cause::ALL;
+const CAUSES: [Cause; 12] = Cause::ALL;
 
 #[test]
 fn the_fixture_has_what_the_issue_asks_for() {
@@ -145,11 +145,13 @@ fn cause_ids_and_nodes_are_the_contract() {
             "other",
             "unknown",
             "host_ram",
-            "rollout"
+            "rollout",
+            "startup_log"
         ]
     );
     assert!(Cause::ALL.iter().all(|c| Cause::from_id(c.id()) == Some(*c)));
     assert_eq!(Cause::Rollout.node(), NodeId::Batch);
+    assert_eq!(Cause::StartupLog.node(), NodeId::SeqLen);
     assert_eq!(Cause::Zombie.node(), NodeId::Kill);
     assert_eq!(Cause::Fragmentation.node(), NodeId::Fragmentation);
     assert_eq!(Cause::EvalNoGrad.node(), NodeId::DtypeNoGrad);
@@ -546,7 +548,8 @@ fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
         let reading = read(&r.text);
         let link = reading.to_link();
         assert!(link.len() < 2000, "{}: {} characters", r.id, link.len());
-        assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.,:".contains(&b)), "{}: {link}", r.id);
+        // '_' is in a start-up log's settings' key names (`Kgpu_util:0.9`).
+        assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.,:_".contains(&b)), "{}: {link}", r.id);
         let back = Reading::from_link(&link).unwrap_or_else(|| panic!("{}: {link}", r.id));
         let (a, b) = (diagnose_reading(reading, None), diagnose_reading(back, None));
         assert_eq!((a.cause, a.node, a.why.id), (b.cause, b.node, b.why.id), "{}: {link}", r.id);

@@ -365,7 +365,7 @@ const fn label_of(t: Text) -> (&'static str, &'static str) {
         MeasuredTotal => ("GPU total", "显卡总量"),
         DiagnoseRun => ("Walk the tree", "走一遍决策树"),
         PasteTitle => ("Paste the error", "粘贴报错"),
-        PasteHint => ("The OOM error, nvidia-smi, memory_summary(), a training or engine log, in any mix. Only numbers are read; the text never leaves the page.", "OOM 报错、nvidia-smi、memory_summary()、训练或引擎日志,混着贴也行。只读数字,原文不离开本页。"),
+        PasteHint => ("OOM errors, nvidia-smi, memory_summary(), training or engine logs (a start-up log is checked line by line), mixed. Only numbers are read; the text stays here.", "OOM 报错、nvidia-smi、memory_summary()、训练或引擎日志(启动日志逐行对照),混着贴也行。只读数字,原文不离开本页。"),
         PasteRun => ("Find it on the tree", "在决策树上定位"),
         TypedNumbers => ("Type the numbers instead", "改为手填数字"),
         ForYourConfig => ("ranked for your configuration", "按你的配置排序"),
@@ -489,6 +489,7 @@ pub fn cause(lang: Lang, c: crate::tree::paste::Cause) -> &'static str {
         Unknown => ("Not enough information", "信息不够"),
         HostRam => ("The host ran out of RAM", "主机内存不足"),
         Rollout => ("The rollout engine beside the trainer", "与训练器共卡的采样引擎"),
+        StartupLog => ("Start-up log", "启动日志"),
     };
     pick(lang, (en, zh))
 }

@@ -1049,6 +1049,74 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "a pickle, but not a memory snapshot: it has no `device_traces` (record with `torch.cuda.memory._record_memory_history()` and save with `_dump_snapshot`)",
             "是 pickle,但不是显存快照:没有 `device_traces`(请用 `torch.cuda.memory._record_memory_history()` 记录、`_dump_snapshot` 保存)",
         ),
+        StartupWhy => (
+            "a {0} start-up log without an error, set beside the ledger billed with the settings it prints: {1} of the {2} figures both give are within 5 % (each figure, the engine's | the ledger's, is under the numbers)",
+            "一份没有报错的 {0} 启动日志,与按日志所印设置计算的账本逐行对照:双方都给出的 {2} 个数字中有 {1} 个相差不到 5 %(各数字,引擎 | 账本,见下方数字)",
+        ),
+        StartupSettings => (
+            "the settings the log prints, applied to your configuration (← marks a change, with its own value when it set one): {0}",
+            "日志所印的设置已套用到你的配置(← 表示有改动,后附你原来设的值):{0}",
+        ),
+        StartupNoSettings => (
+            "the log prints no setting the ledger reads (model, tensor parallel, context, share of the card, KV dtype): billed with your configuration as it is",
+            "日志里没有账本能读的设置(模型、张量并行、上下文、显存占比、KV 精度):按你当前的配置计算",
+        ),
+        StartupRefused => (
+            "settings in the log outside what the ledger takes, not applied: {0}",
+            "日志中超出账本取值范围的设置,未套用:{0}",
+        ),
+        StartupMoved => (
+            "{0}: {1} with your configuration's own settings, {2} with the log's (the engine: {3}); what moved it: {4}",
+            "{0}:按你原来的设置是 {1},套用日志的设置后是 {2}(引擎:{3});起作用的设置:{4}",
+        ),
+        StartupGap => (
+            "{0}: the engine {1}, the ledger {2} ({3}). {4}",
+            "{0}:引擎 {1},账本 {2}({3})。{4}",
+        ),
+        StartupCard => (
+            "the engine's KV pool is what a card of {0} (as PyTorch sees it) leaves, not the configuration's {1} ({2}): the log does not print the card; if yours is one of {3}, set it",
+            "引擎的 KV 池对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2}):日志没有印出显卡;如果你的卡是 {3} 之一,请设上",
+        ),
+        StartupCardVram => (
+            "the engine's KV pool is what a card of {0} (as PyTorch sees it) leaves, not the configuration's {1} ({2}); no preset is within 3 %: set `gpu` to your card or `vram` to its total{3}",
+            "引擎的 KV 池对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2});没有相差 3 % 以内的预设:请把 `gpu` 设为你的卡,或把 `vram` 设为它的总量{3}",
+        ),
+        StartupWeights => ("weights loaded", "加载的权重"),
+        StartupPeak => ("profile run's peak", "剖析运行的峰值"),
+        StartupNonTorch => ("non-torch memory", "非 `torch` 显存"),
+        StartupGraphs => ("CUDA graphs", "`CUDA graph`"),
+        StartupPool => ("KV pool", "KV 池"),
+        StartupTokens => ("KV tokens", "KV token 数"),
+        StartupBlocks => ("KV blocks", "KV 块数"),
+        StartupConcurrency => ("requests at once", "同时请求数"),
+        StartupHintWeights => (
+            "The ledger bills the checkpoint's format: check `quant` (fp8_block, gptq4, awq4 …) and, for a model that is not a preset, import its config.json; engines also pad some tensors for their kernels (MXFP4 experts)",
+            "账本按检查点的格式计算:检查 `quant`(`fp8_block`、`gptq4`、`awq4` …);不在预设里的模型请导入它的 `config.json`;引擎还会为内核对齐填充部分张量(如 `MXFP4` 专家)",
+        ),
+        StartupHintPeak => (
+            "The profile run's peak follows `max_batched_tokens`, `max_num_seqs` (the sampler's warm-up over the vocabulary) and the release (`engine_version`); fused-MoE and FP8 kernels keep workspaces of their own (DeepGEMM in vLLM's Docker images)",
+            "剖析运行的峰值取决于 `max_batched_tokens`、`max_num_seqs`(采样器按词表预热)和版本(`engine_version`);融合 MoE 与 FP8 内核另有自己的工作区(vLLM 官方镜像里的 `DeepGEMM`)",
+        ),
+        StartupHintNonTorch => (
+            "Non-torch memory is NCCL, custom all-reduce and cuBLAS workspaces: it grows with tensor parallel and with the interconnect (NVLink, NVLS), which the ledger fits rather than reads",
+            "非 torch 显存是 `NCCL`、自定义 `all-reduce` 与 `cuBLAS` 工作区:随张量并行和互联(`NVLink`、`NVLS`)增长,账本对它是拟合而不是读取",
+        ),
+        StartupHintGraphs => (
+            "CUDA-graph memory follows the capture sizes (`max_num_seqs`, the engine's capture list) and the release; `cuda_graphs=0` is `--enforce-eager`",
+            "`CUDA graph` 显存取决于捕获的批大小(`max_num_seqs`、引擎的捕获列表)和版本;`cuda_graphs=0` 即 `--enforce-eager`",
+        ),
+        StartupHintPool => (
+            "The pool is what the budget leaves: the lines above and the budget (`gpu_util` or `mem_fraction` × the card's total, `vram`) decide it",
+            "KV 池是预算剩下的部分:由上面几行和预算(`gpu_util` 或 `mem_fraction` × 显卡总量 `vram`)决定",
+        ),
+        StartupHintTokens => (
+            "Tokens are the pool ÷ one token's KV bytes: the KV dtype (`kv`), the model's layers and KV heads, and its sliding-window layers decide it; the block size rounds it",
+            "token 数 = KV 池 ÷ 每个 token 的 KV 字节:由 KV 精度(`kv`)、模型的层数与 KV 头数、滑动窗口层决定;块大小会取整",
+        ),
+        StartupHintConcurrency => (
+            "Requests at once are the tokens ÷ the context (`seq`: vLLM's max_model_len)",
+            "同时请求数 = token 数 ÷ 上下文(`seq`:vLLM 的 `max_model_len`)",
+        ),
         ArchAtLeastOne => ("`{0}` must be at least 1", "`{0}` 至少为 1"),
         ArchKvHeads => ("`kv_heads` ({0}) cannot exceed `heads` ({1})", "`kv_heads`({0})不能超过 `heads`({1})"),
         ArchActiveExperts => (

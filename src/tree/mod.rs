@@ -5,6 +5,7 @@
 pub mod data;
 pub mod paste;
 pub mod reader;
+pub mod startup;
 
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 

@@ -3,6 +3,7 @@
 //! levers ranked for the user's configuration when there is one.
 
 use super::reader::{read, Format, LlamaBuffer, Reading};
+use super::startup::{check, Check, Figure, Row, Startup, WITHIN};
 use super::{levers, parent, saving, serving_gain, Lever, NodeId};
 use crate::ledger::msg::{Arg, Msg, MsgId};
 use crate::ledger::scenario::{Engine, Mode, Scenario};
@@ -47,10 +48,12 @@ pub enum Cause {
     /// A rollout engine sharing the card with a trainer (GRPO, PPO): its share, its sleep, or the
     /// trainer's state beside it.
     Rollout,
+    /// A serving engine's start-up log without an error: its figures set beside the ledger's.
+    StartupLog,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 11] = [
+    pub const ALL: [Cause; 12] = [
         Cause::Zombie,
         Cause::Fragmentation,
         Cause::EvalNoGrad,
@@ -62,6 +65,7 @@ impl Cause {
         Cause::Unknown,
         Cause::HostRam,
         Cause::Rollout,
+        Cause::StartupLog,
     ];
 
     pub fn from_id(id: &str) -> Option<Cause> {
@@ -81,6 +85,7 @@ impl Cause {
             Cause::Unknown => "unknown",
             Cause::HostRam => "host_ram",
             Cause::Rollout => "rollout",
+            Cause::StartupLog => "startup_log",
         }
     }
 
@@ -90,7 +95,7 @@ impl Cause {
             Cause::Zombie => NodeId::Kill,
             Cause::Fragmentation => NodeId::Fragmentation,
             Cause::EvalNoGrad | Cause::TensorList => NodeId::DtypeNoGrad,
-            Cause::LongTail | Cause::KvBudget => NodeId::SeqLen,
+            Cause::LongTail | Cause::KvBudget | Cause::StartupLog => NodeId::SeqLen,
             Cause::Shortage | Cause::Rollout => NodeId::Batch,
             Cause::Other | Cause::Unknown | Cause::HostRam => NodeId::Measure,
         }
@@ -121,6 +126,8 @@ pub struct Pasted {
     pub advice: Vec<Advice>,
     /// Memory in use by other processes (a PyTorch message's numbers; nvidia-smi's process list).
     pub other_processes: Option<f64>,
+    /// A start-up log's figures beside the ledger's, for the configuration with the log's settings.
+    pub startup: Option<Check>,
 }
 
 /// Diagnoses a paste; `s` is the user's configuration, when one is set (it ranks the levers).
@@ -130,7 +137,18 @@ pub fn diagnose_paste(text: &str, s: Option<&Scenario>) -> Pasted {
 
 /// Diagnoses what was read (a paste, or the numbers a link carries).
 pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
-    let (cause, why, mut advice) = conclude(&reading);
+    let log = Startup::from_items(&reading.startup);
+    let startup = log.as_ref().map(|st| check(st, &s.cloned().unwrap_or_default()));
+    // A start-up log's repeated figures read as a training log's series are not an error.
+    let error = reading.formats.iter().any(|f| *f != Format::TrainingLog);
+    let (cause, why, mut advice) = match &startup {
+        Some(c) if !error => (Cause::StartupLog, startup_why(c), startup_advice(c)),
+        _ => {
+            let (cause, why, mut advice) = conclude(&reading);
+            advice.extend(startup.as_ref().map(startup_advice).unwrap_or_default());
+            (cause, why, advice)
+        }
+    };
     let mut node = node_of(cause, &reading);
     if let Some(s) = s {
         advice.extend(ranked_levers(cause, s));
@@ -161,7 +179,139 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
         _ if !n.smi_processes.is_empty() => Some(n.smi_processes.iter().map(|p| p.2).sum()),
         _ => None,
     };
-    Pasted { reading, cause, node, path, why, advice, other_processes }
+    Pasted { reading, cause, node, path, why, advice, other_processes, startup }
+}
+
+/// An engine and its release as a log names them ("vLLM 0.8.5").
+fn engine_name(c: &Check) -> String {
+    let name = match c.engine {
+        Engine::Vllm => "vLLM",
+        Engine::Sglang => "SGLang",
+        _ => "llama.cpp",
+    };
+    match c.settings.iter().find(|t| t.key == crate::query::Key::EngineVersion) {
+        Some(v) => format!("{name} {}", v.value),
+        None => name.to_string(),
+    }
+}
+
+/// A figure as an argument: bytes, a count, a ratio.
+fn figure_arg(f: Figure, v: f64) -> Arg {
+    match f {
+        Figure::MaxConcurrency => Arg::Fixed(v, 2),
+        _ if f.is_bytes() => Arg::Bytes(v),
+        _ => Arg::Count(v.max(0.0) as u64),
+    }
+}
+
+/// A figure as text (the numbers' rows).
+pub fn figure_text(f: Figure, v: f64) -> String {
+    use crate::ledger::units::human_bytes;
+    match f {
+        Figure::MaxConcurrency => format!("{}×", crate::ledger::units::fixed(v, 2)),
+        _ if f.is_bytes() => human_bytes(v),
+        _ => count(v.round()),
+    }
+}
+
+/// "+2.3 %", "−12.0 %".
+pub fn signed_percent(d: f64) -> String {
+    let p = crate::ledger::units::fixed((d * 100.0).abs(), 1);
+    if d < 0.0 {
+        format!("−{p} %")
+    } else {
+        format!("+{p} %")
+    }
+}
+
+fn startup_why(c: &Check) -> Msg {
+    let compared: Vec<f64> = c.rows.iter().filter_map(Row::difference).collect();
+    let within = compared.iter().filter(|d| d.abs() <= WITHIN).count();
+    Msg::new(
+        MsgId::StartupWhy,
+        vec![Arg::Text(engine_name(c)), Arg::Int(within as u64), Arg::Int(compared.len() as u64)],
+    )
+}
+
+/// `key=value` items in code spans, with the configuration's own value when it differed.
+fn settings_list(c: &Check, refused: bool) -> String {
+    let items: Vec<String> = (c.settings.iter().filter(|t| t.refused == refused))
+        .map(|t| match (&t.was, t.changed) {
+            (Some(was), true) => format!("`{}={}` (← {was})", t.key.name(), t.value),
+            (None, true) => format!("`{}={}` (←)", t.key.name(), t.value),
+            _ => format!("`{}={}`", t.key.name(), t.value),
+        })
+        .collect();
+    items.join(", ")
+}
+
+/// The settings applied, then each figure off by more than [`WITHIN`]: the settings that moved it,
+/// and what else decides it.
+fn startup_advice(c: &Check) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let applied = settings_list(c, false);
+    out.push(Advice::Do(if applied.is_empty() {
+        Msg::new(MsgId::StartupNoSettings, vec![])
+    } else {
+        Msg::new(MsgId::StartupSettings, vec![Arg::Text(applied)])
+    }));
+    if let Some(card) = &c.card {
+        let (name, total) = &card.configured;
+        let args = vec![
+            Arg::Bytes(card.torch_bytes),
+            Arg::Text(name.clone()),
+            Arg::Bytes(*total),
+            Arg::Text(card.presets.iter().map(|id| format!("`gpu={id}`")).collect::<Vec<_>>().join(", ")),
+        ];
+        let id = if card.presets.is_empty() { MsgId::StartupCardVram } else { MsgId::StartupCard };
+        out.push(Advice::Do(Msg::new(id, args)));
+    }
+    let refused = settings_list(c, true);
+    if !refused.is_empty() {
+        out.push(Advice::Do(Msg::new(MsgId::StartupRefused, vec![Arg::Text(refused)])));
+    }
+    for row in &c.rows {
+        let f = row.figure;
+        let (Some(ledger), Some(d)) = (row.ledger, row.difference()) else { continue };
+        let label = || Msg::plain(f.label()).arg();
+        let was_off = row.configured.is_some_and(|v| (v / row.engine - 1.0).abs() > WITHIN);
+        if was_off && !row.moved_by.is_empty() {
+            let by: Vec<String> = row.moved_by.iter().map(|(k, v)| format!("`{}={v}`", k.name())).collect();
+            let args = vec![
+                label(),
+                figure_arg(f, row.configured.unwrap_or(0.0)),
+                figure_arg(f, ledger),
+                figure_arg(f, row.engine),
+                Arg::Text(by.join(", ")),
+            ];
+            out.push(Advice::Do(Msg::new(MsgId::StartupMoved, args)));
+        }
+        if d.abs() > WITHIN {
+            let args = vec![
+                label(),
+                figure_arg(f, row.engine),
+                figure_arg(f, ledger),
+                Arg::Text(signed_percent(d)),
+                Msg::plain(f.hint()).arg(),
+            ];
+            out.push(Advice::Do(Msg::new(MsgId::StartupGap, args)));
+        }
+    }
+    out
+}
+
+/// A start-up log's rows for the numbers: (English, Chinese) labels, "engine | ledger, difference".
+pub fn startup_figures(c: &Check) -> Vec<((String, String), String)> {
+    (c.rows.iter())
+        .map(|r| {
+            let name = |lang| crate::i18n::render(lang, &Msg::plain(r.figure.label()));
+            let (en, zh) = (name(crate::i18n::Lang::En), name(crate::i18n::Lang::Zh));
+            let ledger = r.ledger.map_or("—".to_string(), |v| figure_text(r.figure, v));
+            let d = r.difference().map_or(String::new(), |d| format!(", {}", signed_percent(d)));
+            let value = format!("{} | {ledger}{d}", figure_text(r.figure, r.engine));
+            ((format!("{en}: engine | ledger"), format!("{zh}:引擎 | 账本")), value)
+        })
+        .collect()
 }
 
 /// The node a cause is found at: a shortage is the batch's (the chapter's first lever) unless one
@@ -653,7 +803,7 @@ fn count(v: f64) -> String {
 }
 
 /// The numbers a diagnosis rests on, labelled (English, Chinese), for the CLI's text and the page.
-pub fn figures(p: &Pasted) -> Vec<((&'static str, &'static str), String)> {
+pub fn figures(p: &Pasted) -> Vec<((String, String), String)> {
     use crate::ledger::units::human_bytes;
     let n = &p.reading.numbers;
     let bytes = |v: Option<f64>| v.map(human_bytes);
@@ -677,5 +827,11 @@ pub fn figures(p: &Pasted) -> Vec<((&'static str, &'static str), String)> {
         (("llama.cpp buffer", "llama.cpp 缓冲"), bytes(n.llama_alloc)),
         (("steps done", "已跑步数"), plain(n.steps_done)),
     ];
-    rows.into_iter().filter_map(|(label, v)| v.map(|v| (label, v))).collect()
+    // A start-up log's own figures are its rows ([`startup_figures`]).
+    let startup = p.startup.is_some();
+    let theirs = |en: &str| startup && matches!(en, "KV cache available" | "weights" | "KV tokens");
+    (rows.into_iter())
+        .filter(|((en, _), _)| !theirs(en))
+        .filter_map(|((en, zh), v)| v.map(|v| ((en.to_string(), zh.to_string()), v)))
+        .collect()
 }

@@ -189,6 +189,10 @@ pub struct Reading {
     pub formats: Vec<Format>,
     pub numbers: Numbers,
     pub signals: Signals,
+    /// A serving engine's start-up figures and settings as the link writes them (empty: none):
+    /// [`super::startup::Startup::from_items`] reads them where they are checked, so the page,
+    /// which only carries a reading from the worker into its link, has no code for them.
+    pub startup: String,
 }
 
 impl Reading {
@@ -200,7 +204,7 @@ impl Reading {
 const KIB: f64 = 1024.0;
 
 /// A number at the start of `s` (after spaces): digits, one point, digits; with its length.
-fn number_at(s: &str) -> Option<(f64, usize)> {
+pub(crate) fn number_at(s: &str) -> Option<(f64, usize)> {
     let t = s.trim_start();
     let skipped = s.len() - t.len();
     let b = t.as_bytes();
@@ -222,7 +226,7 @@ fn number_at(s: &str) -> Option<(f64, usize)> {
 
 /// A size ("12.34 GiB", "5371MiB", "0 bytes") at the start of `s`, in bytes; "GB"/"MB" are read
 /// as binary units (`gb` is set), as the tools that print them mean.
-fn size_at(s: &str, gb: &mut bool) -> Option<f64> {
+pub(crate) fn size_at(s: &str, gb: &mut bool) -> Option<f64> {
     let (v, used) = number_at(s)?;
     let rest = s[used..].trim_start();
     let word: String = rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_lowercase();
@@ -247,7 +251,7 @@ fn size_at(s: &str, gb: &mut bool) -> Option<f64> {
 
 /// Where the last `phrase` starts: forward searches from one match to the next (`str::rfind` would
 /// link a second, reverse string searcher into the wasm).
-fn last(low: &str, phrase: &str) -> Option<usize> {
+pub(crate) fn last(low: &str, phrase: &str) -> Option<usize> {
     let mut found = None;
     let mut from = 0;
     while let Some(i) = find(&low[from..], phrase) {
@@ -261,7 +265,7 @@ fn last(low: &str, phrase: &str) -> Option<usize> {
 }
 
 /// The text after the last `phrase` in `low` (the lowercased text), as a slice of `low`.
-fn after_last<'a>(low: &'a str, phrase: &str) -> Option<&'a str> {
+pub(crate) fn after_last<'a>(low: &'a str, phrase: &str) -> Option<&'a str> {
     last(low, phrase).map(|i| &low[i + phrase.len()..])
 }
 
@@ -330,7 +334,7 @@ fn normalise(text: &str) -> String {
 }
 
 /// `s[from..to]` with both ends moved inside `s` and onto character boundaries.
-fn window(s: &str, from: usize, to: usize) -> &str {
+pub(crate) fn window(s: &str, from: usize, to: usize) -> &str {
     let floor = |mut i: usize| {
         i = i.min(s.len());
         while !s.is_char_boundary(i) {
@@ -367,6 +371,7 @@ pub fn read(text: &str) -> Reading {
     read_summary(&low, &mut r, &mut gb);
     read_log_series(&low, &mut r);
     read_signals(&low, &mut r);
+    r.startup = super::startup::read(&low, &mut gb).map(|st| st.to_items()).unwrap_or_default();
     r.signals.gb_as_gib = gb;
     // An out-of-memory error without any message that carries numbers (nvidia-smi, a summary or a
     // log may be beside it).
@@ -941,7 +946,7 @@ impl Signals {
 
 /// A value for a link: an integer, or 3 decimals when it has a fraction (a byte count of a million
 /// or more is a whole number); `exact` (the reader worker's answer): 6 decimals for any fraction.
-fn link_value(v: f64, exact: bool) -> String {
+pub(crate) fn link_value(v: f64, exact: bool) -> String {
     let v = crate::ledger::units::within(v, -1e18, 1e18);
     let r = v.round();
     if (v - r).abs() < 1e-9 || (r.abs() >= 1e6 && !exact) {
@@ -985,6 +990,9 @@ impl Reading {
         items.extend(n.smi_processes.iter().take(cap).map(|p| format!("G{}:{}", p.0, link_value(p.2))));
         items.extend(n.log_series.iter().take(cap).map(|v| format!("L{}", link_value(*v))));
         items.extend(n.smi_series.iter().take(cap).map(|v| format!("S{}", link_value(*v))));
+        if !self.startup.is_empty() {
+            items.push(self.startup.clone());
+        }
         items.join(",")
     }
 
@@ -1035,6 +1043,12 @@ impl Reading {
                 }
                 'L' => n.log_series.push(value()?),
                 'S' => n.smi_series.push(value()?),
+                'Y' | 'V' | 'K' => {
+                    if !r.startup.is_empty() {
+                        r.startup.push(',');
+                    }
+                    r.startup.push_str(item);
+                }
                 _ => return None,
             }
         }

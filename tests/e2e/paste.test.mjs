@@ -118,3 +118,33 @@ test('a host-RAM kill (torchrun\'s SIGKILL) is read as host RAM, in Chinese too'
   assert.deepEqual(page.problems, []);
 });
 
+
+test('a start-up log is set beside the ledger line by line, with the settings that explain it', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2.5-7b&mode=infer&engine=vllm&gpu=rtx4090`);
+  await ready(page);
+  // tests/data/startup_logs (0324wy/MapCoder's vllm.log): vLLM 0.6.4, Llama-3.1-8B-Instruct, TP2 on
+  // 44.42 GiB cards; it prints "# GPU blocks: 31284" and "Loading model weights took 7.5122 GB".
+  const text = await readFile('tests/data/startup_logs/vllm-0.6.4.post1-llama-3.1-8b-instruct-tp2.log', 'utf8');
+  await paste(page, text);
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'startup_log');
+  const numbers = await page.textContent('[data-testid="paste-numbers"]');
+  assert.match(numbers, /KV blocks: engine \| ledger\s*31,284 \| 31,\d{3}/);
+  assert.match(numbers, /weights loaded: engine \| ledger\s*7\.51 GiB \| 7\.\d\d GiB/);
+  const advice = await page.textContent('[data-testid="paste-advice"]');
+  // The page's configuration (Qwen2.5-7B on one RTX 4090) gives way to the log's.
+  assert.match(advice, /model=llama-3\.1-8b \(← qwen2\.5-7b\)/);
+  assert.match(advice, /gpus=2/);
+  await (await page.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-startup-log.png' });
+  // The link carries the figures and settings (never the text) and gives the same rows back.
+  await page.waitForFunction(() => location.search.includes('oom='), null, { timeout: 3000 });
+  const search = decodeURIComponent(await page.evaluate(() => location.search));
+  assert.match(search, /Kgpus:2/);
+  assert.doesNotMatch(search, /MapCoder|model_runner|Namespace/);
+  const again = await openPage(browser);
+  await again.goto(`${root.url}${search}`);
+  await ready(again);
+  await again.waitForSelector('[data-testid="paste-result"][data-diagnosis="startup_log"]');
+  assert.match(await again.textContent('[data-testid="paste-numbers"]'), /31,284/);
+  assert.deepEqual([...page.problems, ...again.problems], []);
+});

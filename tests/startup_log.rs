@@ -1,0 +1,221 @@
+//! A serving engine's start-up log set beside the ledger (`tree::startup`): the figures and settings
+//! read from twelve published logs (tests/data/startup_logs/, each file's header gives its URL; the
+//! lines are verbatim), the check's arithmetic, the link, and hostile input. Expected figures are the
+//! numbers the logs print; the ledger's agreement is asserted only where the log states everything
+//! the bill needs (the card's total among them), with the bound the measured set uses for engines.
+
+use vram_ledger::query::Key;
+use vram_ledger::tree::paste::{diagnose_paste, diagnose_reading, Cause};
+use vram_ledger::tree::reader::{read, Reading};
+use vram_ledger::tree::startup::{check, Figure, Startup};
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+const MIB: f64 = 1024.0 * 1024.0;
+
+fn log(name: &str) -> String {
+    let path = format!("{}/tests/data/startup_logs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn startup(name: &str) -> Startup {
+    let r = read(&log(name));
+    Startup::from_items(&r.startup).unwrap_or_else(|| panic!("{name}: no start-up lines read"))
+}
+
+fn setting(st: &Startup, key: Key) -> Option<&str> {
+    st.settings.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
+}
+
+/// Within `share` (1e-6: the link keeps whole bytes).
+fn close(a: f64, b: f64, share: f64) -> bool {
+    (a / b - 1.0).abs() <= share
+}
+
+/// vLLM 0.6.4.post1 (V0), Llama-3.1-8B-Instruct, TP2: the log prints the card's total, the share,
+/// the weights, the profile's peak, non-torch memory, the pool and its blocks.
+const V064: &str = "vllm-0.6.4.post1-llama-3.1-8b-instruct-tp2.log";
+
+#[test]
+fn a_v0_log_gives_its_figures_and_settings() {
+    let st = startup(V064);
+    // "Loading model weights took 7.5122 GB" (GiB printed as GB).
+    assert!(close(st.figure(Figure::Weights).unwrap_or(0.0), 7.5122 * GIB, 1e-6));
+    // "Memory profiling results: total_gpu_memory=44.42GiB … peak_torch_memory=8.70GiB …
+    // non_torch_memory=0.73GiB kv_cache_size=30.55GiB": the peak counts the weights, 8.70 − 7.5122.
+    assert!(close(st.figure(Figure::ActivationPeak).unwrap_or(0.0), (8.70 - 7.5122) * GIB, 1e-6));
+    assert!(close(st.figure(Figure::NonTorch).unwrap_or(0.0), 0.73 * GIB, 1e-6));
+    assert!(close(st.figure(Figure::KvPool).unwrap_or(0.0), 30.55 * GIB, 1e-6));
+    // "# GPU blocks: 31284", "Maximum concurrency for 131072 tokens per request: 3.82x",
+    // "Graph capturing finished in 9 secs, took 0.23 GiB".
+    assert_eq!(st.figure(Figure::KvBlocks), Some(31284.0));
+    assert_eq!(st.figure(Figure::MaxConcurrency), Some(3.82));
+    assert!(close(st.figure(Figure::CudaGraphs).unwrap_or(0.0), 0.23 * GIB, 1e-6));
+    assert_eq!(setting(&st, Key::EngineVersion), Some("0.6.4"));
+    assert_eq!(setting(&st, Key::Model), Some("llama-3.1-8b"));
+    assert_eq!(setting(&st, Key::Gpus), Some("2"));
+    assert_eq!(setting(&st, Key::Seq), Some("131072"));
+    assert_eq!(setting(&st, Key::GpuUtil), Some("0.9"));
+    assert_eq!(setting(&st, Key::Vram), Some("44.42"));
+    // "Chunked prefill is enabled with max_num_batched_tokens=512."
+    assert_eq!(setting(&st, Key::MaxBatchedTokens), Some("512"));
+    // The log's hint "set 'enforce_eager=True'" is advice, not the setting (`enforce_eager=False`).
+    assert_eq!(setting(&st, Key::CudaGraphs), None);
+}
+
+#[test]
+fn a_log_that_states_everything_is_reproduced() {
+    // Held out (not in the measured set): with the card's total and every setting printed, the
+    // pool, its blocks and the concurrency within the serving target's 2 % (docs/serving.md).
+    let c = check(&startup(V064), &vram_ledger::ledger::Scenario::default());
+    for f in [Figure::Weights, Figure::KvPool, Figure::KvBlocks, Figure::MaxConcurrency] {
+        let row = c.rows.iter().find(|r| r.figure == f).unwrap_or_else(|| panic!("{f:?} row"));
+        let d = row.difference().unwrap_or(f64::NAN);
+        assert!(d.abs() <= 0.02, "{f:?}: engine {} ledger {:?}", row.engine, row.ledger);
+    }
+    assert!(c.query.contains("gpus=2") && c.query.contains("vram=44.42"), "{}", c.query);
+    assert!(c.card.is_none(), "the log prints the total: no card to infer");
+}
+
+#[test]
+fn the_settings_that_explain_a_gap_are_named() {
+    // The configuration: one GPU of the default card; the log: two GPUs of 44.42 GiB. Alone, the
+    // log's `gpus=2` halves the weights (7.51 GiB per GPU against 14.96 for one), so it is what
+    // moves the weights' row; the pool moves with the card and the split.
+    let c = check(&startup(V064), &vram_ledger::ledger::Scenario::default());
+    let row = |f: Figure| c.rows.iter().find(|r| r.figure == f).cloned().unwrap_or_else(|| panic!("{f:?}"));
+    let weights = row(Figure::Weights);
+    assert_eq!(weights.moved_by.first().map(|(k, v)| (*k, v.as_str())), Some((Key::Gpus, "2")));
+    assert!(weights.configured.unwrap_or(0.0) > 1.9 * weights.engine);
+    let pool = row(Figure::KvPool);
+    let movers: Vec<Key> = pool.moved_by.iter().map(|(k, _)| *k).collect();
+    assert!(movers.contains(&Key::Vram) && movers.contains(&Key::Gpus), "{movers:?}");
+    // The settings list says what the configuration had: `gpus` was not set (its default).
+    let gpus = c.settings.iter().find(|t| t.key == Key::Gpus).unwrap_or_else(|| panic!("gpus"));
+    assert!(gpus.changed && gpus.was.is_none() && !gpus.refused);
+}
+
+#[test]
+fn a_v1_log_without_the_card_points_to_one() {
+    // vLLM 0.15 (V1), Llama-3-8B-Instruct on one GPU: "Model loading took 14.96 GiB", "Available KV
+    // cache memory: 55.09 GiB", no card, the default share 0.9. By hand: 0.9 × T ≈ 55.09 + 14.96 +
+    // ~1.3 GiB (profile peak, graphs) → T ≈ 79.3 GiB, an 80 GB card as PyTorch sees it.
+    let st = startup("vllm-0.15.0rc2-llama-3-8b-instruct.log");
+    assert!(close(st.figure(Figure::Weights).unwrap_or(0.0), 14.96 * GIB, 1e-6));
+    assert!(close(st.figure(Figure::KvPool).unwrap_or(0.0), 55.09 * GIB, 1e-6));
+    // "GPU KV cache size: 451,312 tokens"; Llama 3 has Llama 3.1's shapes.
+    assert_eq!(st.figure(Figure::KvTokens), Some(451_312.0));
+    assert_eq!(setting(&st, Key::Model), Some("llama-3.1-8b"));
+    let c = check(&st, &vram_ledger::ledger::Scenario::default());
+    let card = c.card.unwrap_or_else(|| panic!("a card is inferred"));
+    assert!((78.5..80.5).contains(&(card.torch_bytes / GIB)), "{} GiB", card.torch_bytes / GIB);
+    assert!(card.presets.contains(&"a100-80g") && card.presets.contains(&"h100-80g"), "{:?}", card.presets);
+}
+
+#[test]
+fn sglang_args_are_read_at_their_boundaries() {
+    // server_args=ServerArgs(model_path='…/Qwen2.5-3B-Instruct', …, mem_fraction_static=0.836, …,
+    // chunked_prefill_size=8192, …, disable_cuda_graph=True, …); "Load weight end. … mem usage=5.88
+    // GB."; "KV Cache is allocated. #tokens: 1743556, K size: 29.93 GB, V size: 29.93 GB".
+    let st = startup("sglang-qwen2.5-3b-instruct-nocudagraph.log");
+    assert_eq!(st.engine, vram_ledger::ledger::scenario::Engine::Sglang);
+    assert!(close(st.figure(Figure::Weights).unwrap_or(0.0), 5.88 * GIB, 1e-6));
+    assert!(close(st.figure(Figure::KvPool).unwrap_or(0.0), 2.0 * 29.93 * GIB, 1e-6));
+    assert_eq!(st.figure(Figure::KvTokens), Some(1_743_556.0));
+    assert_eq!(setting(&st, Key::Model), Some("qwen2.5-3b"));
+    assert_eq!(setting(&st, Key::MemFraction), Some("0.836"));
+    assert_eq!(setting(&st, Key::MaxBatchedTokens), Some("8192"));
+    assert_eq!(setting(&st, Key::CudaGraphs), Some("0"));
+    // tp_size=1 is read as tp_size, not as another `…_tp_size=None`.
+    assert_eq!(setting(&st, Key::Gpus), Some("1"));
+    // "Load weight begin. avail mem=78.64 GB": an 80 GB card, which the pool points back to.
+    let c = check(&st, &vram_ledger::ledger::Scenario::default());
+    let card = c.card.unwrap_or_else(|| panic!("a card is inferred"));
+    assert!(card.presets.contains(&"h100-80g"), "{:?}", card.presets);
+    let p = diagnose_paste(&log("sglang-qwen2.5-3b-instruct-nocudagraph.log"), None);
+    assert_eq!(p.cause, Cause::StartupLog, "a start-up log without an error");
+}
+
+#[test]
+fn llama_cpp_caches_are_added_and_counted_in_cells() {
+    // Gemma-4 on a T4: "llama_kv_cache: CUDA0 KV buffer size = 640.00 MiB" (16384 cells, full
+    // attention) and "= 600.00 MiB" (1536 cells, sliding window); n_ctx = 32768, n_seq_max = 2,
+    // n_ctx_seq = 16384.
+    let st = startup("llamacpp-gemma-4-26b-a4b-iq4nl-t4.log");
+    assert_eq!(st.figure(Figure::KvPool), Some(1240.0 * MIB));
+    assert_eq!(st.figure(Figure::KvTokens), Some(16384.0));
+    assert_eq!(setting(&st, Key::Seq), Some("16384"));
+    assert_eq!(setting(&st, Key::Batch), Some("2"));
+    // Qwen3.5 (hybrid): the KV cache's 6912 cells, not the recurrent state's "( 4 cells".
+    let st = startup("llamacpp-qwen3.5-35b-a3b-iq2m-rtx4060ti.log");
+    assert_eq!(st.figure(Figure::KvTokens), Some(6912.0));
+    assert_eq!(st.figure(Figure::KvPool), Some(135.0 * MIB));
+    // "offloaded 0/37 layers to GPU" (-ngl -1 on this build) and the file type Q6_K.
+    let st = startup("llamacpp-b5285-qwen3-4b-q6k-gtx1660ti-ngl-minus1.log");
+    assert_eq!(setting(&st, Key::GpuLayers), Some("0"));
+    assert_eq!(setting(&st, Key::Quant), Some("q6_k"));
+}
+
+#[test]
+fn every_published_log_is_read_and_checked() {
+    let dir = format!("{}/tests/data/startup_logs", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    for name in &names {
+        let text = log(name);
+        assert!(text.starts_with("# url: https://github.com/"), "{name}: the header names its source");
+        let p = diagnose_paste(&text, None);
+        let c = p.startup.as_ref().unwrap_or_else(|| panic!("{name}: no check"));
+        assert!(!c.rows.is_empty(), "{name}");
+        for r in &c.rows {
+            assert!(r.engine.is_finite() && r.ledger.is_none_or(f64::is_finite), "{name}: {r:?}");
+        }
+        // The link carries the figures and settings, and gives the same check back.
+        let link = p.reading.to_link();
+        let back = Reading::from_link(&link).unwrap_or_else(|| panic!("{name}: {link}"));
+        let again = diagnose_reading(back, None);
+        assert_eq!(again.cause, p.cause, "{name}");
+        assert_eq!(again.startup.map(|c| c.rows.len()), Some(c.rows.len()), "{name}");
+    }
+}
+
+#[test]
+fn an_error_keeps_its_diagnosis_and_gains_the_rows() {
+    // Oracle's A10 note: the start-up lines, then "max seq len (131072) is larger than the maximum
+    // number of tokens that can be stored in KV cache (37696)".
+    let p = diagnose_paste(&log("vllm-v0-llama-3.1-8b-a10-kv-too-small.log"), None);
+    assert_eq!(p.cause, Cause::KvBudget);
+    let c = p.startup.unwrap_or_else(|| panic!("the start-up lines are read too"));
+    // "# CUDA blocks: 2356": no release printed, so the V0 lines date it.
+    assert!(c.rows.iter().any(|r| r.figure == Figure::KvBlocks && r.engine == 2356.0));
+    assert!(c.query.contains("engine_version=0.7"), "{}", c.query);
+}
+
+#[test]
+fn hostile_start_up_items_are_refused() {
+    for items in [
+        "",
+        "Y9",
+        "V0:1",
+        "Y0,V99:1",
+        "Y0,V0:nan",
+        "Y0,Kgpus:<b>",
+        "Y0,Kmodel:../../etc",
+        "Y0,Knot_a_key:1",
+        "Y0,Kgpus",
+    ] {
+        assert_eq!(Startup::from_items(items), None, "{items}");
+    }
+    // Out-of-range values pass the reader (plain numbers) and are refused by the codec, listed.
+    let st = Startup::from_items("Y0,V4:1000,Kgpus:0,Kgpu_util:7").unwrap_or_else(|| panic!("plain items"));
+    let c = check(&st, &vram_ledger::ledger::Scenario::default());
+    assert!(c.settings.iter().all(|t| t.refused), "{:?}", c.settings);
+    assert!(!c.query.contains("gpus=0") && !c.query.contains("gpu_util=7"), "{}", c.query);
+    // A link of many settings is cut, not read.
+    let many: Vec<String> = (0..40).map(|i| format!("Kseq:{}", 1000 + i)).collect();
+    assert_eq!(Startup::from_items(&format!("Y0,{}", many.join(","))), None);
+}
