@@ -66,6 +66,8 @@ pub struct SelfTestItem {
     pub finding: (String, String),
     /// Question 5: the OOM tree's reading of the finding and the node it goes to.
     pub diagnosis: Option<(crate::tree::paste::Cause, crate::tree::NodeId)>,
+    /// That cause's name in (English, Chinese) (the labels load on demand too).
+    pub cause_label: (String, String),
     /// Each bar: the `key=value` that differs (`None`: the reader's configuration) and its link.
     pub before: (Option<String>, String),
     pub after: (Option<String>, String),
@@ -77,6 +79,11 @@ pub struct SelfTestItem {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnosis {
     pub cause: Cause,
+    /// The cause's name in (English, Chinese).
+    pub cause_label: (String, String),
+    /// A start-up log's: the link (a query, the paste's `oom=` kept) of the configuration it was
+    /// checked against, the user's with the log's settings.
+    pub apply: Option<String>,
     pub node: NodeId,
     /// From the root to `node`.
     pub path: Vec<NodeId>,
@@ -413,6 +420,11 @@ pub fn diagnosis(query: &str) -> String {
     let figures: Vec<Value> = figures(&p).into_iter().chain(startup).map(|((en, zh), v)| json!([en, zh, v])).collect();
     json!({ "diagnosis": {
         "cause": p.cause.id(),
+        "label": cause_label(p.cause),
+        "apply": p.startup.as_ref().map(|c| {
+            let oom = crate::query::percent_encode(&p.reading.to_link());
+            format!("{}&oom={oom}", c.query)
+        }),
         "node": p.node.id(),
         "path": p.path.iter().map(|n| n.id()).collect::<Vec<&str>>(),
         "why": both(&p.why),
@@ -420,6 +432,12 @@ pub fn diagnosis(query: &str) -> String {
         "advice": advice,
     } })
     .to_string()
+}
+
+/// A cause's name in [English, Chinese]: rendered here, so the names are not in the page.
+fn cause_label(c: Cause) -> Value {
+    use crate::i18n::{cause, Lang};
+    json!([cause(Lang::En, c), cause(Lang::Zh, c)])
 }
 
 /// A text the worker sent, at most 2,000 characters.
@@ -457,6 +475,8 @@ fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
         .collect::<Option<Vec<_>>>()?;
     Some(Diagnosis {
         cause: Cause::from_id(d.get("cause")?.as_str()?)?,
+        cause_label: read_both(d.get("label")?)?,
+        apply: d.get("apply").and_then(read_text),
         node: node(d.get("node")?)?,
         path: d.get("path")?.as_array()?.iter().take(32).map(node).collect::<Option<Vec<NodeId>>>()?,
         why: read_both(d.get("why")?)?,
@@ -487,6 +507,7 @@ pub fn selftest(query: &str) -> String {
                 "answer": both(t.answer),
                 "finding": [d.finding.render(Lang::En), d.finding.render(Lang::Zh)],
                 "diagnosis": d.diagnosis.map(|(c, node)| json!([c.id(), node.id()])),
+                "cause_label": d.diagnosis.map(|(c, _)| cause_label(c)),
                 "before": side(&d.before),
                 "after": side(&d.after),
             }))
@@ -518,6 +539,7 @@ fn decode_selftest(items: &[Json]) -> Option<Vec<SelfTestItem>> {
                 answer: read_both(q.get("answer")?)?,
                 finding: read_both(q.get("finding")?)?,
                 diagnosis,
+                cause_label: q.get("cause_label").and_then(read_both).unwrap_or_default(),
                 before: side(q.get("before")?)?,
                 after: side(q.get("after")?)?,
             })

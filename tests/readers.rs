@@ -130,6 +130,11 @@ fn the_self_test_comes_back_as_texts_and_two_links_per_question() {
             assert_eq!(item.answer, (t.answer.0.to_string(), t.answer.1.to_string()));
             assert_eq!(item.finding, (d.finding.render(Lang::En), d.finding.render(Lang::Zh)), "{q} q{}", item.n);
             assert_eq!(item.diagnosis, d.diagnosis);
+            // The cause's name comes with it (the page has no table of names).
+            if let Some((c, _)) = item.diagnosis {
+                let name = |l| vram_ledger::i18n::cause(l, c).to_string();
+                assert_eq!(item.cause_label, (name(Lang::En), name(Lang::Zh)), "{q} q{}", item.n);
+            }
             for (link, side) in [(&item.before, &d.before), (&item.after, &d.after)] {
                 assert_eq!(link.0, side.label);
                 let bill = estimate(&vram_ledger::query::parse(&link.1).scenario);

@@ -219,3 +219,47 @@ fn hostile_start_up_items_are_refused() {
     let many: Vec<String> = (0..40).map(|i| format!("Kseq:{}", 1000 + i)).collect();
     assert_eq!(Startup::from_items(&format!("Y0,{}", many.join(","))), None);
 }
+
+#[test]
+fn the_smallest_rank_is_the_engines_plan() {
+    // vLLM 0.10.0, Qwen3-235B-A22B-FP8 on 8 GPUs with expert parallel: the ranks print "Available
+    // KV cache memory: 35.74 / 35.65 (six) / 36.12 GiB" and the workers "GPU KV cache size:
+    // 1,594,928 / 1,590,736 (six) / 1,611,664 tokens"; the engine plans for the smallest.
+    let st = startup("vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep.log");
+    assert!(close(st.figure(Figure::KvPool).unwrap_or(0.0), 35.65 * GIB, 1e-6));
+    assert_eq!(st.figure(Figure::KvTokens), Some(1_590_736.0));
+    assert_eq!(st.figure(Figure::MaxConcurrency), Some(48.55));
+    // "Model loading took 27.6656 GiB" on every rank.
+    assert!(close(st.figure(Figure::Weights).unwrap_or(0.0), 27.6656 * GIB, 1e-6));
+    // The local path's last part names the preset; quantization=fp8 on a "-FP8" checkpoint is
+    // block FP8 (Qwen's FP8 checkpoints carry weight_block_size [128, 128]).
+    assert_eq!(setting(&st, Key::Model), Some("qwen3-235b-a22b"));
+    assert_eq!(setting(&st, Key::Quant), Some("fp8_block"));
+    assert_eq!(setting(&st, Key::Kv), Some("fp8"));
+    assert_eq!(setting(&st, Key::Gpus), Some("8"));
+    assert_eq!(setting(&st, Key::Seq), Some("32768"));
+}
+
+#[test]
+fn the_worker_sends_the_rows_and_the_configuration_to_open() {
+    use vram_ledger::readers::{decode, diagnosis, Answer};
+    let reading = read(&log(V064));
+    let q = format!(
+        "model=qwen2.5-7b&mode=infer&engine=vllm&oom={}",
+        vram_ledger::query::percent_encode(&reading.to_link())
+    );
+    let Some(Answer::Diagnosis(d)) = decode(&diagnosis(&q)) else { panic!("no diagnosis for {q}") };
+    assert_eq!(d.cause, Cause::StartupLog);
+    assert_eq!(d.cause_label.0, vram_ledger::i18n::cause(vram_ledger::i18n::Lang::En, Cause::StartupLog));
+    // "# GPU blocks: 31284" is a row of the numbers, in both languages.
+    assert!(d
+        .figures
+        .iter()
+        .any(|(en, zh, v)| en.starts_with("KV blocks") && zh.starts_with("KV 块数") && v.starts_with("31,284 |")));
+    // The link to open: the log's settings on the page's configuration, the paste kept.
+    let apply = d.apply.unwrap_or_default();
+    let parsed = vram_ledger::query::parse(&apply);
+    assert!(parsed.errors.is_empty(), "{apply}");
+    assert_eq!(parsed.scenario.model_id.as_deref(), Some("llama-3.1-8b"));
+    assert!(apply.contains("gpus=2") && apply.contains("oom="), "{apply}");
+}

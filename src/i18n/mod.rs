@@ -489,7 +489,7 @@ pub fn cause(lang: Lang, c: crate::tree::paste::Cause) -> &'static str {
         Unknown => ("Not enough information", "信息不够"),
         HostRam => ("The host ran out of RAM", "主机内存不足"),
         Rollout => ("The rollout engine beside the trainer", "与训练器共卡的采样引擎"),
-        StartupLog => ("Start-up log", "启动日志"),
+        StartupLog => ("A start-up log beside the ledger", "启动日志与账本对照"),
     };
     pick(lang, (en, zh))
 }

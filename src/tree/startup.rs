@@ -189,6 +189,11 @@ fn assigned(low: &str, name: &str) -> Option<f64> {
     None
 }
 
+/// The smallest value `value` reads after `phrase` on the lines that have it.
+fn least(low: &str, phrase: &str, value: &mut dyn FnMut(&str) -> Option<f64>) -> Option<f64> {
+    (low.lines().take(20_000)).filter_map(|l| value(&l[find(l, phrase)? + phrase.len()..])).reduce(f64::min)
+}
+
 /// The sizes after `phrase` on every line that has it, added up.
 fn sum_of_lines(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
     (low.lines().take(20_000)).filter_map(|l| size_at(&l[find(l, phrase)? + phrase.len()..], gb)).reduce(|a, b| a + b)
@@ -265,13 +270,16 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     f[Figure::NonTorch as usize] =
         size_of(low, &["non-torch forward increase memory:", "non_torch_memory takes", "non_torch_memory="], gb);
     f[Figure::CudaGraphs as usize] = size_in_line(low, "graph capturing finished in", "took", gb);
-    f[Figure::KvPool as usize] =
-        size_of(low, &["available kv cache memory:", "reserved for kv cache is", "kv_cache_size="], gb);
-    f[Figure::KvTokens as usize] = number_of(low, &["gpu kv cache size:"]);
+    // Each rank prints its pool (and V1 each worker's tokens); the engine plans for the smallest.
+    f[Figure::KvPool as usize] = ["available kv cache memory:", "reserved for kv cache is", "kv_cache_size="]
+        .iter()
+        .find_map(|p| least(low, p, &mut |rest| size_at(rest, gb)));
+    f[Figure::KvTokens as usize] = least(low, "gpu kv cache size:", &mut |rest| number_at(rest).map(|v| v.0));
     f[Figure::KvBlocks as usize] = number_of(low, &["# gpu blocks:", "# cuda blocks:"]);
     let concurrency = line_after(low, "maximum concurrency for");
-    f[Figure::MaxConcurrency as usize] =
-        concurrency.and_then(|l| number_at(&l[find(l, "per request:")? + "per request:".len()..])).map(|v| v.0);
+    f[Figure::MaxConcurrency as usize] = least(low, "maximum concurrency for", &mut |line| {
+        number_at(&line[find(line, "per request:")? + "per request:".len()..]).map(|v| v.0)
+    });
     if !figures_found(&f) {
         return None;
     }

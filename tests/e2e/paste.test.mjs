@@ -146,5 +146,13 @@ test('a start-up log is set beside the ledger line by line, with the settings th
   await ready(again);
   await again.waitForSelector('[data-testid="paste-result"][data-diagnosis="startup_log"]');
   assert.match(await again.textContent('[data-testid="paste-numbers"]'), /31,284/);
+  // The settings' line opens the configuration the log was checked against: the page then bills
+  // Llama-3.1-8B on two 44.42 GiB GPUs, and the rows stay (the paste is kept).
+  await again.click('[data-testid="startup-apply"]');
+  await again.waitForFunction(() => location.search.includes('gpus=2'), null, { timeout: 5000 });
+  await ready(again);
+  assert.equal(await again.inputValue('[data-testid="model"]'), 'llama-3.1-8b');
+  assert.match(decodeURIComponent(await again.evaluate(() => location.search)), /vram=44\.42.*oom=.*Kgpus:2/);
+  await again.waitForSelector('[data-testid="paste-result"][data-diagnosis="startup_log"]');
   assert.deepEqual([...page.problems, ...again.problems], []);
 });

@@ -343,7 +343,7 @@ fn paste_result(lang: Lang, p: &Diagnosis, reading: &Reading, s: &Scenario, onap
     let said = |en: &str, zh: &str| code_spans(if lang == Lang::Zh { zh } else { en });
     let head = html! {
         <>
-            <p class="diagnosis" data-testid="diagnosis"><strong>{ i18n::cause(lang, p.cause) }</strong>{ " → " }{ bi(lang, node(p.node).label).replace('\n', " ") }</p>
+            <p class="diagnosis" data-testid="diagnosis"><strong>{ if lang == Lang::Zh { &p.cause_label.1 } else { &p.cause_label.0 } }</strong>{ " → " }{ bi(lang, node(p.node).label).replace('\n', " ") }</p>
             <p data-testid="paste-why">{ said(&p.why.0, &p.why.1) }</p>
             <dl class="totals paste-numbers" data-testid="paste-numbers">
                 { for p.figures.iter().map(|(en, zh, v)| html! { <><dt>{ if lang == Lang::Zh { zh } else { en } }</dt><dd>{ v }</dd></> }) }
@@ -355,10 +355,14 @@ fn paste_result(lang: Lang, p: &Diagnosis, reading: &Reading, s: &Scenario, onap
         <div class="paste-result" data-testid="paste-result" data-diagnosis={p.cause.id()} data-node={p.node.id()} role="status">
             { head }
             <ul class="paste-advice" data-testid="paste-advice">
-                { for p.advice.iter().map(|a| match a {
-                    Advised::Do(en, zh) => html! { <li>{ said(en, zh) }</li> },
-                    Advised::Saves(lever, bytes) => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
-                    Advised::Serves(lever, concurrency, max_context) => lever_button(lang, *lever,
+                { for p.advice.iter().enumerate().map(|(i, a)| match (a, &p.apply) {
+                    // A start-up log's first line lists the settings applied: a link to that configuration.
+                    (Advised::Do(en, zh), Some(q)) if i == 0 => html! {
+                        <li><a data-testid="startup-apply" href={format!("?{q}&lang={}", lang.id())}>{ said(en, zh) }</a></li>
+                    },
+                    (Advised::Do(en, zh), _) => html! { <li>{ said(en, zh) }</li> },
+                    (Advised::Saves(lever, bytes), _) => lever_button(lang, *lever, format!("−{} GiB", fixed(tree::gib(*bytes), 2)), onapply.clone()),
+                    (Advised::Serves(lever, concurrency, max_context), _) => lever_button(lang, *lever,
                         format!("{}×, {}: {max_context}", fixed(*concurrency, 2), text(lang, Text::ServingLongest)), onapply.clone()),
                 }) }
             </ul>

@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use super::chart_view::{render_bars, ChartPicture};
 use crate::chart::{Bar, Chart};
-use crate::i18n::{cause, text, Lang, Text};
+use crate::i18n::{text, Lang, Text};
 use crate::ledger::{estimate, Bill};
 use crate::readers::SelfTestItem;
 
@@ -54,11 +54,11 @@ pub fn self_test(lang: Lang, answer: &SelfTestAnswer, charts: &[Rc<Chart>], base
         <section class="selftest" data-testid="selftest">
             { for items.iter().zip(charts).map(|(item, chart)| {
                 let n = item.n;
-                let node = item.diagnosis.map(|(c, node)| html! {
+                let node = item.diagnosis.map(|(_, node)| html! {
                     <>
                         { " " }
                         <a href={calculator_link(base, lang, &item.before.1, &format!("&tree={}", node.id()))} target={target}
-                            data-testid="selftest-node" data-node={node.id()}>{ cause(lang, c) }</a>
+                            data-testid="selftest-node" data-node={node.id()}>{ t(&item.cause_label) }</a>
                     </>
                 });
                 html! {
