@@ -263,3 +263,26 @@ fn the_worker_sends_the_rows_and_the_configuration_to_open() {
     assert_eq!(parsed.scenario.model_id.as_deref(), Some("llama-3.1-8b"));
     assert!(apply.contains("gpus=2") && apply.contains("oom="), "{apply}");
 }
+
+#[test]
+fn printed_model_names_map_to_presets() {
+    use vram_ledger::tree::startup::preset_of;
+    // Repositories, local paths and GGUF names as the logs above print them; the expected presets
+    // are the ones whose Hugging Face names these are (presets.rs).
+    for (printed, preset) in [
+        ("Qwen/Qwen2.5-3B-Instruct", Some("qwen2.5-3b")),
+        ("/models/Qwen3-235B-A22B-FP8", Some("qwen3-235b-a22b")),
+        ("meta-llama/Meta-Llama-3-8B-Instruct", Some("llama-3.1-8b")),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", Some("qwen2.5-14b")),
+        ("Llama 3.1 8B Instruct", Some("llama-3.1-8b")),
+        // A community fine-tune keeps its base's name first.
+        ("Qwen3-4B-abliterated", Some("qwen3-4b")),
+        ("Qwen3-30B-A3B-Instruct-2507", Some("qwen3-30b-a3b")),
+        // Not a preset: nothing is guessed (Qwen3.5 is not Qwen3; a path without a model name).
+        ("Qwen3.5-35B-A3B-Uncensored", None),
+        ("/opt/llm/deepseek-r1-14b", None),
+        ("", None),
+    ] {
+        assert_eq!(preset_of(printed), preset, "{printed}");
+    }
+}

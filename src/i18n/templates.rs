@@ -1089,6 +1089,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         StartupTokens => ("KV tokens", "KV token 数"),
         StartupBlocks => ("KV blocks", "KV 块数"),
         StartupConcurrency => ("requests at once", "同时请求数"),
+        StartupCompute => ("compute buffer", "计算缓冲"),
         StartupHintWeights => (
             "The ledger bills the checkpoint's format: check `quant` (fp8_block, gptq4, awq4 …) and, for a model that is not a preset, import its config.json; engines also pad some tensors for their kernels (MXFP4 experts)",
             "账本按检查点的格式计算:检查 `quant`(`fp8_block`、`gptq4`、`awq4` …);不在预设里的模型请导入它的 `config.json`;引擎还会为内核对齐填充部分张量(如 `MXFP4` 专家)",
@@ -1112,6 +1113,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         StartupHintTokens => (
             "Tokens are the pool ÷ one token's KV bytes: the KV dtype (`kv`), the model's layers and KV heads, and its sliding-window layers decide it; the block size rounds it",
             "token 数 = KV 池 ÷ 每个 token 的 KV 字节:由 KV 精度(`kv`)、模型的层数与 KV 头数、滑动窗口层决定;块大小会取整",
+        ),
+        StartupHintCompute => (
+            "llama.cpp sizes its compute buffer for one micro-batch (`max_batched_tokens`: its n_ubatch, 512) over the context and the vocabulary; flash attention shrinks it, and a build keeps it on the GPU even with no layer offloaded",
+            "`llama.cpp` 的计算缓冲按一个微批(`max_batched_tokens`:即 `n_ubatch`,512)乘上下文与词表来定;`flash attention` 会缩小它;即使一层都没卸到显卡上,它也留在显卡上",
         ),
         StartupHintConcurrency => (
             "Requests at once are the tokens ÷ the context (`seq`: vLLM's max_model_len)",

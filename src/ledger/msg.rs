@@ -359,6 +359,7 @@ msg_ids!(
     StartupTokens,
     StartupBlocks,
     StartupConcurrency,
+    StartupCompute,
     StartupHintWeights,
     StartupHintPeak,
     StartupHintNonTorch,
@@ -366,6 +367,7 @@ msg_ids!(
     StartupHintPool,
     StartupHintTokens,
     StartupHintConcurrency,
+    StartupHintCompute,
     // A Megatron-style training grid's lines and notes (`ledger::parallel`): billed and rendered in
     // the reader worker for the page, so on demand too.
     GridWeights,

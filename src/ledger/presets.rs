@@ -17,9 +17,25 @@ pub struct ModelPreset {
     pub family: &'static str,
     /// Year of release (the picker shows it).
     pub year: u16,
+    /// The checkpoint's Hugging Face repository. Not in the page's build (feature `page`), which
+    /// never shows it: with the published counts below, 0.6 KB of its download (docs/size.md); the
+    /// reader worker, the CLI and the tests have both.
+    #[cfg(not(feature = "page"))]
     pub hf_repo: &'static str,
+    /// Checked by the tests against the architecture's count; not in the page's build either.
+    #[cfg(not(feature = "page"))]
     pub published_parameters: u64,
     pub architecture: Architecture,
+}
+
+impl ModelPreset {
+    /// The checkpoint's Hugging Face repository; empty in the page's build, which never shows it.
+    pub fn repository(&self) -> &'static str {
+        #[cfg(not(feature = "page"))]
+        return self.hf_repo;
+        #[cfg(feature = "page")]
+        ""
+    }
 }
 
 /// What kind of memory a GPU preset is.
@@ -203,7 +219,18 @@ const fn preset(
     published_parameters: u64,
     architecture: Architecture,
 ) -> ModelPreset {
-    ModelPreset { id, family, year, hf_repo, published_parameters, architecture }
+    #[cfg(feature = "page")]
+    let _ = (hf_repo, published_parameters);
+    ModelPreset {
+        id,
+        family,
+        year,
+        #[cfg(not(feature = "page"))]
+        hf_repo,
+        #[cfg(not(feature = "page"))]
+        published_parameters,
+        architecture,
+    }
 }
 
 use Architecture as A;

@@ -33,10 +33,13 @@ pub enum Figure {
     KvBlocks,
     /// vLLM's "Maximum concurrency for N tokens per request".
     MaxConcurrency,
+    /// llama.cpp's "CUDA0 compute buffer size" (its counterpart of a profile run's peak).
+    ComputeBuffer,
 }
 
 impl Figure {
-    pub const ALL: [Figure; 8] = [
+    /// In the order a link numbers them (`V0:` … `V8:`): new figures go at the end.
+    pub const ALL: [Figure; 9] = [
         Figure::Weights,
         Figure::ActivationPeak,
         Figure::NonTorch,
@@ -45,6 +48,7 @@ impl Figure {
         Figure::KvTokens,
         Figure::KvBlocks,
         Figure::MaxConcurrency,
+        Figure::ComputeBuffer,
     ];
 
     pub fn id(self) -> &'static str {
@@ -57,6 +61,7 @@ impl Figure {
             Figure::KvTokens => "kv_tokens",
             Figure::KvBlocks => "kv_blocks",
             Figure::MaxConcurrency => "max_concurrency",
+            Figure::ComputeBuffer => "compute_buffer",
         }
     }
 
@@ -71,6 +76,7 @@ impl Figure {
             Figure::KvTokens => MsgId::StartupTokens,
             Figure::KvBlocks => MsgId::StartupBlocks,
             Figure::MaxConcurrency => MsgId::StartupConcurrency,
+            Figure::ComputeBuffer => MsgId::StartupCompute,
         }
     }
 
@@ -84,6 +90,7 @@ impl Figure {
             Figure::KvPool => MsgId::StartupHintPool,
             Figure::KvTokens | Figure::KvBlocks => MsgId::StartupHintTokens,
             Figure::MaxConcurrency => MsgId::StartupHintConcurrency,
+            Figure::ComputeBuffer => MsgId::StartupHintCompute,
         }
     }
 
@@ -96,7 +103,7 @@ impl Figure {
     pub fn of(self, s: &Serving) -> Option<f64> {
         let v = match self {
             Figure::Weights => s.weights_bytes as f64,
-            Figure::ActivationPeak => s.activation_peak_bytes as f64,
+            Figure::ActivationPeak | Figure::ComputeBuffer => s.activation_peak_bytes as f64,
             Figure::NonTorch => s.non_torch_bytes as f64,
             Figure::CudaGraphs => s.cuda_graph_bytes as f64,
             Figure::KvPool => s.kv_pool_bytes as f64,
@@ -113,7 +120,7 @@ impl Figure {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Startup {
     pub engine: Engine,
-    pub figures: [Option<f64>; 8],
+    pub figures: [Option<f64>; 9],
     pub settings: Vec<(Key, String)>,
 }
 
@@ -141,7 +148,7 @@ impl Startup {
     pub fn from_items(items: &str) -> Option<Startup> {
         let mut parts = items.split(',');
         let engine = *ENGINES.get(parts.next()?.strip_prefix('Y')?.parse::<usize>().ok()?)?;
-        let mut st = Startup { engine, figures: [None; 8], settings: Vec::new() };
+        let mut st = Startup { engine, figures: [None; 9], settings: Vec::new() };
         for item in parts {
             let (head, value) = item.split_once(':')?;
             if let Some(i) = head.strip_prefix('V') {
@@ -254,12 +261,12 @@ fn release(text: &str) -> Option<String> {
     Some(r.to_string())
 }
 
-fn figures_found(figures: &[Option<f64>; 8]) -> bool {
+fn figures_found(figures: &[Option<f64>; 9]) -> bool {
     figures.iter().any(Option::is_some)
 }
 
 fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 8];
+    let mut f = [None; 9];
     f[Figure::Weights as usize] =
         size_of(low, &["model loading took", "loading model weights took", "model weights take"], gb);
     f[Figure::ActivationPeak as usize] =
@@ -342,7 +349,7 @@ fn vllm_quant(q: &str, model: &str) -> Option<&'static str> {
 }
 
 fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 8];
+    let mut f = [None; 9];
     f[Figure::Weights as usize] = size_in_line(low, "load weight end", "mem usage=", gb);
     let pool = line_after(low, "kv cache is allocated");
     let sizes = pool.map(|l| {
@@ -394,11 +401,11 @@ fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
 }
 
 fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 8];
+    let mut f = [None; 9];
     f[Figure::Weights as usize] = size_of(low, &["cuda0 model buffer size =", "cuda0 buffer size ="], gb);
     // A model with sliding-window layers has two caches (llama_kv_cache_iswa), each its buffer.
     f[Figure::KvPool as usize] = sum_of_lines(low, "cuda0 kv buffer size =", gb);
-    f[Figure::ActivationPeak as usize] = size_of(low, &["cuda0 compute buffer size ="], gb);
+    f[Figure::ComputeBuffer as usize] = size_of(low, &["cuda0 compute buffer size ="], gb);
     // "llama_kv_cache: size = 640.00 MiB ( 16384 cells, 5 layers, 2/2 seqs)": the largest cache's
     // cells (a recurrent state's "cells" are sequences, not tokens).
     f[Figure::KvTokens as usize] = (low.lines().take(20_000))
@@ -521,7 +528,23 @@ pub fn preset_of(name: &str) -> Option<&'static str> {
         return None;
     }
     let stem = SAME_SHAPES.iter().find(|(name, _)| *name == stem).map_or(stem.as_str(), |(_, preset)| preset);
-    presets::models().iter().find(|p| p.id == stem || model_stem(p.hf_repo) == stem).map(|p| p.id)
+    let names = |p: &presets::ModelPreset| [p.id.to_string(), model_stem(p.repository())];
+    let exact = presets::models().iter().find(|p| names(p).iter().any(|n| n == stem));
+    // A community fine-tune keeps its base's name first ("Qwen3-4B-abliterated"): the longest
+    // preset name the stem starts with, followed by a dash.
+    let base = || {
+        (presets::models().iter())
+            .filter_map(|p| {
+                let n = names(p)
+                    .into_iter()
+                    .filter(|n| !n.is_empty() && stem.starts_with(&format!("{n}-")))
+                    .max_by_key(String::len)?;
+                Some((n.len(), p))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, p)| p)
+    };
+    exact.or_else(base).map(|p| p.id)
 }
 
 /// A setting the log printed, as the check applied it.
