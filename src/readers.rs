@@ -4,17 +4,17 @@
 //! to each other, one JSON text per message.
 //!
 //! The page posts `[kind, payload]`: `"trace"` with a File or a string, `"config"` or `"paste"`
-//! with a string. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
+//! (`"paste-end"`: the end of a longer paste) with a string, `"typed"` with the tree form's numbers. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
 //! while reading and `{"trace": {...}, "memory_bytes": n}`; for a config
 //! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for a paste
-//! `{"paste": Reading::to_wire}`; for `"diagnose"` with the calculator's query and `oom=` (a
+//! `{"paste": Reading::to_link}` (the `oom=` value, which the page keeps as sent); for `"diagnose"` with the calculator's query and `oom=` (a
 //! reading's link), the paste diagnosis for that configuration, its texts rendered in both
 //! languages (`{"diagnosis": {...}}`, see [`Diagnosis`]); for `"selftest"` with the calculator's query (and `q=N`), the
 //! chapter's questions with the ledger's demonstrations on it (`{"selftest": [question…]}`, see
 //! [`selftest`]); or `{"error": msg}`. A message is `{"id": its index in
 //! `MsgId::ALL`, "args": [...]}`. The worker writes with serde_json; the page reads with the
 //! ledger's JSON reader (already in its bundle), and every answer is used through the codecs the
-//! page has anyway: a link's query for a model, `Reading::from_wire` for a paste.
+//! page has anyway: a link's query for a model, `Reading::from_link` for a paste.
 
 use crate::ledger::bill::{
     Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule, StepAmounts, Timeline,
@@ -37,7 +37,8 @@ pub enum Answer {
     /// A config.json as the custom model's query (everything the bill uses), its name (which a
     /// link does not carry) and the importer's notes.
     Config(String, String, Vec<Msg>),
-    Paste(Box<Reading>),
+    /// A reading and its `oom=` value (the page keeps the value as sent: it never encodes a reading).
+    Paste(Box<Reading>, String),
     Diagnosis(Box<Diagnosis>),
     SelfTest(Vec<SelfTestItem>),
     /// A Megatron-style grid's bill (`ledger::parallel`, billed here so that its code is not in
@@ -391,9 +392,27 @@ pub fn config(text: &str) -> String {
     }
 }
 
-/// A paste read.
-pub fn paste(text: &str) -> String {
-    json!({ "paste": crate::tree::reader::read(text).to_wire() }).to_string()
+/// A paste read, as its `oom=` value; `cut`: the page sent only the paste's end.
+pub fn paste(text: &str, cut: bool) -> String {
+    let mut r = crate::tree::reader::read(text);
+    r.signals.truncated |= cut;
+    json!({ "paste": r.to_link() }).to_string()
+}
+
+/// The four numbers typed into the tree's form (GiB: allocated, reserved, the device's used, its
+/// total) and the configuration's CUDA context (MiB), comma-separated, as a reading's `oom=` value.
+pub fn typed(numbers: &str) -> String {
+    let v: Vec<f64> =
+        numbers.split(',').map(|x| crate::ledger::units::parse_decimal(x.trim()).unwrap_or(f64::NAN)).collect();
+    let [allocated, reserved, device_used, total, overhead_mib] = v[..] else {
+        return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
+    };
+    let m = crate::tree::Measured { allocated, reserved, device_used, total };
+    let s = crate::ledger::Scenario { overhead_mib, ..crate::ledger::Scenario::default() };
+    match crate::tree::measured_reading(&m, &s) {
+        Ok(r) => json!({ "paste": r.to_link() }).to_string(),
+        Err(_) => failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new()))),
+    }
 }
 
 /// The paste diagnosis for the calculator's `query`, whose `oom=` is the reading's link.
@@ -402,7 +421,7 @@ pub fn diagnosis(query: &str) -> String {
     use crate::tree::paste::{diagnose_reading, figures, Advice};
     let parsed = crate::query::parse(query);
     let view = crate::view::read(&parsed.ui);
-    let Some(reading) = view.oom else {
+    let Some((reading, _)) = view.oom else {
         return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
     };
     let p = diagnose_reading(reading, Some(&parsed.scenario));
@@ -565,7 +584,8 @@ pub fn decode(text: &str) -> Option<Answer> {
         return Some(Answer::Config(c.get("query")?.as_str()?.to_string(), name, notes));
     }
     if let Some(p) = v.get("paste") {
-        return Reading::from_wire(p.as_str()?).map(|r| Answer::Paste(Box::new(r)));
+        let link = p.as_str()?;
+        return Reading::from_link(link).map(|r| Answer::Paste(Box::new(r), link.to_string()));
     }
     if let Some(d) = v.get("diagnosis") {
         return decode_diagnosis(d).map(|d| Answer::Diagnosis(Box::new(d)));

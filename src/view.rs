@@ -18,8 +18,8 @@ pub struct View {
     pub unit: Unit,
     pub embed: bool,
     pub tree: Option<NodeId>,
-    /// A pasted OOM's numbers (`oom=`, [`Reading::to_link`]).
-    pub oom: Option<Reading>,
+    /// A pasted OOM's numbers (`oom=`, [`Reading::to_link`]) and the value as the link has it.
+    pub oom: Option<(Reading, String)>,
     /// `view=selftest`: the chapter's self-test instead of the calculator.
     pub selftest: bool,
     /// `view=timeline`: the step's memory over its phases alone (a chapter page's picture).
@@ -60,7 +60,7 @@ pub fn read(ui: &[(String, String)]) -> View {
         })
     });
     let oom = get("oom").and_then(|v| {
-        Reading::from_link(v).or_else(|| {
+        Reading::from_link(v).map(|r| (r, v.to_string())).or_else(|| {
             errors.push(Problem { key: "oom".into(), message: msg!(BadOomLink, Arg::Text(display_value(v))) });
             None
         })
@@ -107,8 +107,9 @@ mod tests {
     #[test]
     fn a_pasted_error_s_numbers_come_back_from_the_link() {
         let v = read(&ui(&[("oom", "a572522496,b16932908564,c539167293,F1,X256")]));
-        let r = v.oom.expect("read");
+        let (r, link) = v.oom.expect("read");
         assert_eq!(r.numbers.tried_to_allocate, Some(572_522_496.0));
+        assert_eq!(link, "a572522496,b16932908564,c539167293,F1,X256", "the value as the link has it");
         assert!(v.errors.is_empty());
         let bad = read(&ui(&[("oom", "<script>")]));
         assert!(bad.oom.is_none());

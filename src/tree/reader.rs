@@ -945,31 +945,22 @@ impl Signals {
 }
 
 /// A value for a link: an integer, or 3 decimals when it has a fraction (a byte count of a million
-/// or more is a whole number); `exact` (the reader worker's answer): 6 decimals for any fraction.
-pub(crate) fn link_value(v: f64, exact: bool) -> String {
+/// or more is a whole number).
+pub(crate) fn link_value(v: f64) -> String {
     let v = crate::ledger::units::within(v, -1e18, 1e18);
     let r = v.round();
-    if (v - r).abs() < 1e-9 || (r.abs() >= 1e6 && !exact) {
+    if (v - r).abs() < 1e-9 || r.abs() >= 1e6 {
         format!("{}", r as i64)
     } else {
-        format!("{}{}", if v < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(v.abs(), if exact { 6 } else { 3 }))
+        format!("{}{}", if v < 0.0 { "-" } else { "" }, crate::ledger::units::fixed(v.abs(), 3))
     }
 }
 
 impl Reading {
-    /// The `oom=` value that gives this reading back (lists and series cut to 64 entries).
+    /// The `oom=` value that gives this reading back (lists and series cut to 64 entries). The
+    /// reader worker sends it to the page, which keeps it as sent.
     pub fn to_link(&self) -> String {
-        self.to_items(64, false)
-    }
-
-    /// The reading as the reader worker sends it to the page: the link's items, no list cut,
-    /// fractions to 6 decimals.
-    pub fn to_wire(&self) -> String {
-        self.to_items(usize::MAX, true)
-    }
-
-    fn to_items(&self, cap: usize, exact: bool) -> String {
-        let link_value = |v: f64| link_value(v, exact);
+        let cap = 64;
         let mut items: Vec<String> = Vec::new();
         let mut n = self.numbers.clone();
         for (i, f) in F::ALL.iter().enumerate() {
@@ -1002,11 +993,11 @@ impl Reading {
         if text.split(',').nth(400).is_some() {
             return None;
         }
-        Reading::from_wire(text)
+        Reading::from_items(text)
     }
 
-    /// The reading the reader worker sent ([`Reading::to_wire`]): the link's items, any number.
-    pub fn from_wire(text: &str) -> Option<Reading> {
+    /// The link's items, any number of them.
+    fn from_items(text: &str) -> Option<Reading> {
         let mut r = Reading::default();
         let n = &mut r.numbers;
         for item in text.split(',') {

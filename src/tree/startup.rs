@@ -136,7 +136,7 @@ impl Startup {
         let mut items = vec![format!("Y{engine}")];
         for (i, v) in self.figures.iter().enumerate() {
             if let Some(v) = v {
-                items.push(format!("V{i}:{}", super::reader::link_value(*v, false)));
+                items.push(format!("V{i}:{}", super::reader::link_value(*v)));
             }
         }
         items.extend(self.settings.iter().map(|(k, v)| format!("K{}:{v}", k.name())));

@@ -206,7 +206,7 @@ pub fn app(props: &AppProps) -> Html {
     let diagnosis = use_state(|| None::<Rc<crate::readers::Diagnosis>>);
     {
         let (diagnosis, state) = (diagnosis.clone(), state.clone());
-        let asked = state.pasted.as_ref().map(|p| crate::query::to_query(scenario, &[("oom", &p.0.to_link())]));
+        let asked = state.pasted.as_ref().map(|p| crate::query::to_query(scenario, &[("oom", &p.0.link)]));
         use_effect_with(asked, move |asked| match asked {
             Some(q) => {
                 super::reader_worker::ask("diagnose", q.as_str().into(), move |a| {

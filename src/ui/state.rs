@@ -17,7 +17,15 @@ use crate::view;
 
 /// A paste's reading, shared by the state and the tree and compared by identity (each paste is a
 /// new one), so that re-renders neither copy nor compare its numbers.
-pub type Shared = Same<Reading>;
+pub type Shared = Same<PastedReading>;
+
+/// A reading and its `oom=` value, as the reader worker or the link gave it: the page carries
+/// readings, it does not encode them (`Reading::to_link` is the worker's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PastedReading {
+    pub reading: Reading,
+    pub link: String,
+}
 
 /// A value shared by `Rc` and compared by identity: the same `Rc` is the same value (a bill is
 /// memoised on its scenario, a paste is read once), so a re-render compares a pointer, not every line.
@@ -75,7 +83,7 @@ pub enum Action {
     /// Drop the what-if: back to the "before" scenario.
     UndoLever,
     /// A paste read (or typed numbers): the tree selects the node its diagnosis finds.
-    SetReading(Option<Box<Reading>>),
+    SetReading(Option<Box<PastedReading>>),
     /// The reader worker's diagnosis of the reading arrived, at this node.
     Diagnosed(NodeId),
     /// Replace the scenario by the one a query describes (a mem_report's configuration).
@@ -105,7 +113,7 @@ impl CalcState {
             warnings: parsed.warnings,
             tree: v.tree,
             before: None,
-            pasted: v.oom.map(|r| Same(Rc::new(r))),
+            pasted: v.oom.map(|(reading, link)| Same(Rc::new(PastedReading { reading, link }))),
             report: Rc::from(""),
             typed_error: None,
             select_diagnosed: false,
@@ -137,9 +145,8 @@ impl CalcState {
         if let Some(n) = self.tree {
             ui.push(("tree", n.id()));
         }
-        let oom = self.pasted.as_ref().map(|p| p.0.to_link());
-        if let Some(o) = &oom {
-            ui.push(("oom", o));
+        if let Some(p) = &self.pasted {
+            ui.push(("oom", &p.0.link));
         }
         query::to_query(&self.scenario, &ui)
     }

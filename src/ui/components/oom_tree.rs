@@ -16,6 +16,7 @@ use crate::tree::reader::Reading;
 use crate::tree::{
     self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
 };
+use crate::ui::state::PastedReading;
 
 /// What the tree shows and the callbacks it calls. `found` (the paste's diagnosis for the
 /// scenario) and `diagram` (the laid-out tree in the language) are memoised by the app.
@@ -27,7 +28,7 @@ pub struct OomTreeProps {
     pub pasted: Option<crate::ui::state::Shared>,
     pub onselect: Callback<NodeId>,
     pub onapply: Callback<Lever>,
-    pub onpaste: Callback<Option<Box<Reading>>>,
+    pub onpaste: Callback<Option<Box<PastedReading>>>,
     /// (key, value) in the query vocabulary, for the drill's toggles.
     pub onset: Callback<(Key, String)>,
     /// What was wrong with the typed numbers, until the next reading.
@@ -168,7 +169,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 <div class="tree-side">
                     { card.unwrap_or_default() }
                     { paste_form(props) }
-                    { found.as_ref().zip(props.pasted.as_ref()).map(|(p, r)| paste_result(lang, p, &r.0, &props.scenario, props.onapply.clone())).unwrap_or_default() }
+                    { found.as_ref().zip(props.pasted.as_ref()).map(|(p, r)| paste_result(lang, p, &r.0.reading, &props.scenario, props.onapply.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -234,6 +235,17 @@ fn pasted_text() -> (String, bool) {
     (String::from(if len > cut { v.slice(len - cut, len) } else { v }), len > cut)
 }
 
+/// Asks the reader worker to read `payload` (`kind`: "paste", "paste-end" or "typed") and sends
+/// the reading with its `oom=` value to `cb`.
+fn read_in_worker(kind: &'static str, payload: String, cb: Callback<Option<Box<PastedReading>>>) {
+    crate::ui::reader_worker::ask(kind, payload.into(), move |answer| {
+        if let Some(crate::readers::Answer::Paste(reading, link)) = answer {
+            cb.emit(Some(Box::new(PastedReading { reading: *reading, link })));
+        }
+        true
+    });
+}
+
 /// One paste box for whatever the user has (read, never rendered or run), and the four numbers a
 /// student measured for typed values. Both go to the tree as a reading.
 fn paste_form(props: &OomTreeProps) -> Html {
@@ -251,16 +263,7 @@ fn paste_form(props: &OomTreeProps) -> Html {
             // Read in the reader worker (`crate::readers::paste`), which sends the reading back;
             // the answer before goes meanwhile.
             cb.emit(None);
-            let answer_cb = cb.clone();
-            crate::ui::reader_worker::ask("paste", text.into(), move |answer| {
-                let mut r = match answer {
-                    Some(crate::readers::Answer::Paste(r)) => *r,
-                    _ => Reading::default(),
-                };
-                r.signals.truncated |= cut;
-                answer_cb.emit(Some(Box::new(r)));
-                true
-            });
+            read_in_worker(if cut { "paste-end" } else { "paste" }, text, cb.clone());
         })
     };
     let ontyped = {
@@ -283,8 +286,13 @@ fn paste_form(props: &OomTreeProps) -> Html {
                 device_used: read("m-device"),
                 total: read("m-total"),
             };
-            match tree::measured_reading(&m, &scenario) {
-                Ok(r) => cb.emit(Some(Box::new(r))),
+            // Checked here (its message is the form's); read in the worker like a paste.
+            match tree::check_measured(&m) {
+                Ok(()) => {
+                    let numbers = [m.allocated, m.reserved, m.device_used, m.total, scenario.overhead_mib];
+                    let numbers: Vec<String> = numbers.iter().map(|x| x.to_string()).collect();
+                    read_in_worker("typed", numbers.join(","), cb.clone());
+                }
                 Err(e) => {
                     cb.emit(None);
                     onerror.emit(e);
