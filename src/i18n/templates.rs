@@ -646,6 +646,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} of {1} was free when vLLM started inside the trainer, below the {2} its utilization asks for: the trainer's weights (and states) were on the card first",
             "训练进程里的 vLLM 启动时 {1} 中只空闲 {0},低于它要的 {2}:训练器的权重(和状态)先占了这张卡",
         ),
+        WhyRolloutTrainer => (
+            "the out-of-memory comes from a trainer that keeps a rollout engine on the same card (its colocate or sleep-mode settings, its rollout workers): the engine's share and the training step compete for the memory; the paste has no numbers to say which one ran out",
+            "显存不足出在一个与采样引擎共用同一张卡的训练器里(它的 `colocate`、休眠设置或采样进程):引擎的份额与训练步在争同一块显存;粘贴里没有数字能说明是哪一方用完了",
+        ),
+        WhyOllamaEstimate => (
+            "Ollama chose how many layers to put on the GPU from its own estimate, and the allocation after it failed: the estimate missed (releases have shipped estimates that were off), or something else holds part of the card",
+            "`Ollama` 按自己的估算决定把多少层放到显卡上,之后的分配失败了:估算偏小(有些版本的估算就有偏差),或者有别的程序占着一部分显存",
+        ),
+        DoOllamaLayers => (
+            "put fewer layers on the GPU (`num_gpu` in the request or the Modelfile), or reserve headroom with `OLLAMA_GPU_OVERHEAD`; close what else uses the card (`nvidia-smi`); try the current release, or the one before if this started with an upgrade",
+            "少放几层到显卡(请求或 `Modelfile` 里的 `num_gpu`),或用 `OLLAMA_GPU_OVERHEAD` 预留余量;关掉占着显卡的其他程序(`nvidia-smi` 查看);换用最新版本,若是升级后才出现,就退回上一个版本",
+        ),
         WhyRolloutWakeUp => (
             "the rollout engine could not map its memory back when it woke up: what the trainer left on the card (the caching allocator's reserved memory, gradients, optimizer states) and the engine's weights and pool do not fit at once",
             "采样引擎唤醒时拿不回显存:训练器留在卡上的东西(缓存分配器保留的显存、梯度、优化器状态)和引擎的权重、KV 池同时放不下",

@@ -298,6 +298,9 @@ msg_ids!(
     WhyFlatThenFail,
     WhyNothingRead,
     WhyHostKilled,
+    WhyRolloutTrainer,
+    WhyOllamaEstimate,
+    DoOllamaLayers,
     DoHostRam,
     // What the readers write (a config.json's notes and errors, a trace's errors): only the reader
     // worker makes them, and sends them rendered (`readers::bilingual`).

@@ -388,6 +388,14 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
     if s.host_killed && !r.has(Format::Bare) {
         return (Cause::HostRam, m(MsgId::WhyHostKilled, &[]), todo(m(MsgId::DoHostRam, &[])));
     }
+    // Without a message that carries numbers: who ran out says what to do.
+    let bare = r.formats.iter().all(|f| *f == Format::Bare);
+    if bare && s.oom && s.trainer && s.engine {
+        return (Cause::Rollout, m(MsgId::WhyRolloutTrainer, &[]), todo(m(MsgId::DoRolloutShare, &[])));
+    }
+    if bare && s.oom && s.ollama {
+        return (Cause::Other, m(MsgId::WhyOllamaEstimate, &[]), todo(m(MsgId::DoOllamaLayers, &[])));
+    }
     if let Some((first, last)) = growth(r) {
         let cause = if s.evaluation { Cause::EvalNoGrad } else { Cause::TensorList };
         let why = m(MsgId::WhyGrowth, &[b(first), b(last)]);

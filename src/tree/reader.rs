@@ -181,6 +181,8 @@ pub struct Signals {
     /// The engine runs inside a trainer (TRL's GRPO, verl, OpenRLHF, Unsloth, ms-swift's RLHF): a
     /// rollout engine sharing the card with the training step.
     pub trainer: bool,
+    /// The paste comes from Ollama, which chooses the layers it offloads itself.
+    pub ollama: bool,
 }
 
 /// Everything read from a paste.
@@ -371,28 +373,40 @@ pub fn read(text: &str) -> Reading {
     read_summary(&low, &mut r, &mut gb);
     read_log_series(&low, &mut r);
     read_signals(&low, &mut r);
+    // A trainer's traceback through the engine's wake-up (its error line cut off), or vLLM's sleep
+    // mode telling what it kept: the rollout engine and the trainer share the card.
+    let waking = has(&low, ".wake_up(") || has(&low, "in wake_up") || has(&low, "sleep mode freed");
+    if r.signals.trainer && waking && !r.has(Format::VllmWakeUp) {
+        r.formats.push(Format::VllmWakeUp);
+    }
     r.startup = super::startup::read(&low, &mut gb).map(|st| st.to_items()).unwrap_or_default();
     r.signals.gb_as_gib = gb;
     // An out-of-memory error without any message that carries numbers (nvidia-smi, a summary or a
     // log may be beside it).
     let with_numbers =
         r.formats.iter().any(|f| !matches!(f, Format::NvidiaSmi | Format::MemorySummary | Format::TrainingLog));
+    // Ray's `ray.exceptions.OutOfMemoryError` is the node's RAM, not the GPU's.
+    let cuda = has(&low, "cuda out of memory")
+        || has(&low, "cuda error: out of memory")
+        || has(&low, "outofmemoryerror") && !has(&low, "ray.exceptions.outofmemoryerror");
+    let gpu_said = cuda || GPU_OOM_ZH.iter().any(|p| has(&low, p));
     // torchrun's "exitcode  : -9" / "Signal 9 (SIGKILL)", the kernel's "Out of memory: Killed process".
-    r.signals.host_killed = HOST_KILLED.iter().any(|p| has(&low, p));
-    let cuda =
-        has(&low, "cuda out of memory") || has(&low, "cuda error: out of memory") || has(&low, "outofmemoryerror");
+    r.signals.host_killed = host_ram(&low, gpu_said);
     let gpu_oom = has(&low, "out of memory") && (!r.signals.host_killed || cuda);
     if !with_numbers && gpu_oom || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
         r.formats.push(Format::Bare);
     }
-    r.signals.oom =
-        has(&low, "out of memory") || has(&low, "outofmemoryerror") || has(&low, " oom") || !r.formats.is_empty();
+    r.signals.oom = has(&low, "out of memory")
+        || has(&low, "outofmemoryerror")
+        || has(&low, " oom")
+        || gpu_said
+        || !r.formats.is_empty();
     r
 }
 
 /// What names a trainer that runs a rollout engine beside its step: its modules, classes and
 /// settings as tracebacks and logs print them.
-const ROLLOUT_TRAINERS: [&str; 16] = [
+const ROLLOUT_TRAINERS: [&str; 17] = [
     "grpotrainer",
     "grpo_trainer",
     "rloo_trainer",
@@ -409,19 +423,62 @@ const ROLLOUT_TRAINERS: [&str; 16] = [
     "rlhf_trainer",
     "swift rlhf",
     "colocate",
+    // vLLM's sleep mode, which exists for a trainer sharing the card: "Sleep mode freed X GiB".
+    "sleep mode freed",
 ];
 
 /// What the operating system prints when it kills a process for host RAM.
-const HOST_KILLED: [&str; 8] = [
+const HOST_KILLED: [&str; 20] = [
     "sigkill",
     "exitcode  : -9",
     "exitcode: -9",
     "exitcode -9",
     "exit code -9",
+    "error code -9",
     "killed process",
     "oom-kill",
     "oom_kill",
+    // A container's kill (128 + 9) as Docker and Kubernetes report it.
+    "exit code 137",
+    "oomkilled",
+    // Ray's memory monitor kills a worker when the node's RAM runs low.
+    "killed due to the node running low on memory",
+    "killed due to memory pressure",
+    // The C library's ENOMEM through PyTorch's CPU allocator; ggml's CPU buffers.
+    "defaultcpuallocator: can't allocate memory",
+    "cannot allocate memory",
+    "cpu_buffer_type_alloc_buffer: failed to allocate",
+    // Said in words.
+    "cpu memory oom",
+    "host memory oom",
+    "cpu oom",
+    // Ray's memory monitor's report: "Memory on the node (IP: …) where the task … was running was
+    // X / Y GB (0.95)".
+    "memory on the node (ip:",
 ];
+
+/// Chinese for the host's RAM running out or growing (内存 is RAM; 显存 is the GPU's).
+const HOST_RAM_ZH: [&str; 5] = ["内存爆", "内存不足", "内存溢出", "内存泄漏", "内存会一直增长"];
+
+/// Chinese for the GPU's memory running out, as people write it beside (or instead of) the error.
+const GPU_OOM_ZH: [&str; 4] = ["显存不足", "爆显存", "显存爆", "显存溢出"];
+
+/// The host's RAM ran out: a message or phrase of [`HOST_KILLED`], the shell's "Killed" at the end of
+/// a line (after a progress bar), DeepSpeed's "CPU Virtual Memory: … percent = 95%" at 90 % or more,
+/// or a Chinese RAM phrase when no GPU message is in the paste.
+fn host_ram(low: &str, gpu: bool) -> bool {
+    let said = HOST_KILLED.iter().any(|p| has(low, p));
+    let shell = low.lines().take(20_000).any(|l| {
+        let l = l.trim();
+        l == "killed" || l.ends_with("]killed")
+    });
+    let deepspeed = after_last(low, "cpu virtual memory:")
+        .and_then(|rest| after_last(window(rest, 0, 80), "percent ="))
+        .and_then(number_at)
+        .is_some_and(|(p, _)| p >= 90.0);
+    let zh = !gpu && HOST_RAM_ZH.iter().any(|p| has(low, p));
+    said || shell || deepspeed || zh
+}
 
 /// A figure of [`Numbers`] that a phrase of a message gives.
 #[derive(Clone, Copy)]
@@ -862,6 +919,7 @@ fn read_signals(low: &str, r: &mut Reading) {
     s.backward = has(low, "backward");
     s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p));
     s.trainer = ROLLOUT_TRAINERS.iter().any(|p| has(low, p));
+    s.ollama = has(low, "ollama");
     let keep = [
         ".append(loss",
         "losses.update(loss",
@@ -924,7 +982,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 11;
+const SIGNALS: usize = 12;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -940,6 +998,7 @@ impl Signals {
             &mut self.oom,
             &mut self.host_killed,
             &mut self.trainer,
+            &mut self.ollama,
         ]
     }
 }
