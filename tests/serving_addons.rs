@@ -231,3 +231,41 @@ fn the_planner_curve_counts_the_shared_prefix_once() {
         }
     }
 }
+
+/// `max_model_len=auto`: the engine's own context. The model's is config.json's
+/// `max_position_embeddings` (Llama-3.1-8B 131,072; Qwen3-8B 40,960: tests/data/configs). vLLM 0.12
+/// on (`--max-model-len auto`, kv_cache_utils.py::_auto_fit_max_model_len) keeps it when one request
+/// of it fits the pool, else takes the longest that does; before 0.12 there is no auto.
+#[test]
+fn max_model_len_auto_is_the_models_context_or_what_fits() {
+    // A 24 GB card holds fewer than 131,072 tokens: the longest one request that fits is the whole
+    // pool, blocks × 16 tokens, and one request of it fits at once.
+    let (s, bill) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&max_model_len=auto&gpu=rtx4090");
+    assert!(s.context_tokens < 131_072, "{}", s.context_tokens);
+    assert_eq!(Some(s.context_tokens), s.kv_blocks.map(|b| b * 16));
+    assert!((s.max_concurrency - 1.0).abs() < 1e-9, "{}", s.max_concurrency);
+    assert!(bill.notes.iter().any(|n| n.key == "max_model_len"));
+    // An 80 GB card holds more than one request of the model's own context: it is kept.
+    let (s, _) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&max_model_len=auto&gpu=h100-80g");
+    assert_eq!(s.context_tokens, 131_072);
+    assert!(s.kv_tokens > 131_072 && s.max_concurrency > 1.0);
+    // 0.11 has no auto-fit: the model's own length, which the 24 GB card cannot hold (vLLM refuses
+    // to start, the "estimated maximum model length" message).
+    let (s, _) = serve("model=llama-3.1-8b&mode=infer&engine=vllm&engine_version=0.11&max_model_len=auto&gpu=rtx4090");
+    assert_eq!(s.context_tokens, 131_072);
+    assert!(matches!(s.status, vram_ledger::ledger::bill::ServingStatus::ContextTooLong { .. }), "{:?}", s.status);
+    // SGLang's context_length defaults to the model's.
+    let (s, _) = serve("model=qwen3-8b&mode=infer&engine=sglang&max_model_len=auto&gpu=h100-80g");
+    assert_eq!(s.context_tokens, 40_960);
+    // Without it, `seq` + `gen` as before; the link keeps the key and refuses another value.
+    let (s, _) = serve("model=qwen3-8b&mode=infer&engine=sglang&seq=4096&gen=512&gpu=h100-80g");
+    assert_eq!(s.context_tokens, 4_608);
+    let parsed = query::parse("model=qwen3-8b&mode=infer&engine=vllm&max_model_len=auto");
+    assert!(query::to_query(&parsed.scenario, &[]).contains("max_model_len=auto"));
+    assert!(!query::parse("max_model_len=4096").errors.is_empty());
+    // A custom model's context is its own key (`model_context`); the importer reads it from
+    // config.json (tests/hf_config.rs checks every preset's file).
+    let custom = query::parse("model=custom&layers=4&hidden=512&heads=8&kv_heads=2&head_dim=64&ffn=1024&vocab=32000&model_context=2048&mode=infer&engine=vllm&max_model_len=auto");
+    assert!(custom.errors.is_empty(), "{:?}", custom.errors);
+    assert_eq!(estimate(&custom.scenario).serving.map(|s| s.context_tokens), Some(2_048));
+}

@@ -526,6 +526,11 @@ pub struct Architecture {
     pub out_and_mlp_bias: bool,
     /// Learned absolute position embeddings (GPT-2: 1024 positions); 0 for rotary models.
     pub learned_positions: u64,
+    /// The longest context the model is made for (config.json's `max_position_embeddings`, the
+    /// length a serving engine derives by default); 0 when not known. Only `max_model_len=auto`
+    /// reads it: nothing is billed from it.
+    #[serde(default)]
+    pub max_context: u64,
     /// tanh soft-capping of the attention scores and of the final logits (Gemma-2): each keeps its
     /// tanh output for backward.
     #[serde(default)]
@@ -706,6 +711,7 @@ impl Architecture {
             qkv_bias: false,
             out_and_mlp_bias: false,
             learned_positions: 0,
+            max_context: 0,
             softcapping: false,
             qk_norm: false,
             sinks: false,

@@ -245,6 +245,7 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
         }
     };
     arch.checkpoint = checkpoint(&top, &mut notes)?;
+    arch.max_context = model_context(&top, model_type)?;
     arch.validate().map_err(ConfigError)?;
     let full_mask = remote_full_mask(&top);
     if full_mask {
@@ -253,8 +254,27 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     Ok(Imported { architecture: arch, notes, full_mask })
 }
 
+/// The fields that give a model's longest context, in the order they are read (transformers'
+/// names, and the older ones some remote-code models use).
+const CONTEXT_FIELDS: [&str; 5] =
+    ["max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "max_seq_len"];
+
+/// The model's longest context: the language model's (a VLM's `text_config`) first, then the top
+/// level's, then transformers' default for the type (Gemma 3's text config: 131,072); 0 when none.
+fn model_context(top: &Fields, model_type: &str) -> Result<u64, ConfigError> {
+    let max = 1 << 30;
+    if let Some(t) = top.object("text_config")? {
+        if let Some(n) = (Fields { obj: t, prefix: "text_config." }).first_uint(&CONTEXT_FIELDS, max)? {
+            return Ok(n);
+        }
+    }
+    let default = if matches!(model_type, "gemma3" | "gemma3_text") { 131_072 } else { 0 };
+    Ok(top.first_uint(&CONTEXT_FIELDS, max)?.unwrap_or(default))
+}
+
 /// The fields the generic reading uses.
 const GENERIC_READS: &[&str] = &[
+    "max_position_embeddings",
     "num_hidden_layers",
     "hidden_size",
     "num_attention_heads",

@@ -482,6 +482,9 @@ msg_ids!(
     LoraSlotsFormula,
     NotePrefixShare,
     NoteKvCacheMemory,
+    NoteAutoFit,
+    NoteAutoFitRelease,
+    NoteAutoNoContext,
     NoteAddonsUnsupported,
     SglangMambaPool,
     // The query parser.

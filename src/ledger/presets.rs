@@ -217,8 +217,10 @@ const fn preset(
     year: u16,
     hf_repo: &'static str,
     published_parameters: u64,
-    architecture: Architecture,
+    context: u64,
+    mut architecture: Architecture,
 ) -> ModelPreset {
+    architecture.max_context = context;
     #[cfg(feature = "page")]
     let _ = (hf_repo, published_parameters);
     ModelPreset {
@@ -307,6 +309,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2023,
         "meta-llama/Llama-2-7b-hf",
         6_738_415_616,
+        4_096,
         A::decoder("Llama-2-7B", 32, 4096, 32, 32, 128, 11008, 32000, false),
     ),
     preset(
@@ -315,6 +318,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2023,
         "meta-llama/Llama-2-13b-hf",
         13_015_864_320,
+        4_096,
         A::decoder("Llama-2-13B", 40, 5120, 40, 40, 128, 13824, 32000, false),
     ),
     preset(
@@ -323,6 +327,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2023,
         "meta-llama/Llama-2-70b-hf",
         68_976_648_192,
+        4_096,
         A::decoder("Llama-2-70B", 80, 8192, 64, 8, 128, 28672, 32000, false),
     ),
     preset(
@@ -331,6 +336,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.2-1B",
         1_235_814_400,
+        131_072,
         A::decoder("Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, true),
     ),
     preset(
@@ -339,6 +345,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.2-3B",
         3_212_749_824,
+        131_072,
         A::decoder("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, true),
     ),
     preset(
@@ -347,6 +354,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.1-8B",
         8_030_261_248,
+        131_072,
         A::decoder("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, false),
     ),
     preset(
@@ -355,6 +363,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.1-70B",
         70_553_706_496,
+        131_072,
         A::decoder("Llama-3.1-70B", 80, 8192, 64, 8, 128, 28672, 128256, false),
     ),
     preset(
@@ -363,6 +372,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.3-70B-Instruct",
         70_553_706_496,
+        131_072,
         A::decoder("Llama-3.3-70B-Instruct", 80, 8192, 64, 8, 128, 28672, 128256, false),
     ),
     preset(
@@ -371,6 +381,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "meta-llama/Llama-3.1-405B",
         405_853_388_800,
+        131_072,
         A::decoder("Llama-3.1-405B", 126, 16384, 128, 8, 128, 53248, 128256, false),
     ),
     preset(
@@ -379,6 +390,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "meta-llama/Llama-4-Scout-17B-16E-Instruct",
         108_641_793_536,
+        10_485_760,
         llama4("Llama-4-Scout-17B-16E", 16, 1),
     ),
     preset(
@@ -387,6 +399,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
         401_583_781_376,
+        1_048_576,
         llama4("Llama-4-Maverick-17B-128E", 128, 2),
     ),
     preset(
@@ -395,6 +408,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-0.6B",
         596_049_920,
+        40_960,
         qwen3(A::decoder("Qwen3-0.6B", 28, 1024, 16, 8, 128, 3072, 151936, true)),
     ),
     preset(
@@ -403,6 +417,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-1.7B",
         1_720_574_976,
+        40_960,
         qwen3(A::decoder("Qwen3-1.7B", 28, 2048, 16, 8, 128, 6144, 151936, true)),
     ),
     preset(
@@ -411,6 +426,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-4B",
         4_022_468_096,
+        40_960,
         qwen3(A::decoder("Qwen3-4B", 36, 2560, 32, 8, 128, 9728, 151936, true)),
     ),
     preset(
@@ -419,6 +435,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-8B",
         8_190_735_360,
+        40_960,
         qwen3(A::decoder("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, false)),
     ),
     preset(
@@ -427,6 +444,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-14B",
         14_768_307_200,
+        40_960,
         qwen3(A::decoder("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, false)),
     ),
     preset(
@@ -435,6 +453,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-32B",
         32_762_123_264,
+        40_960,
         qwen3(A::decoder("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, false)),
     ),
     preset(
@@ -443,6 +462,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-30B-A3B",
         30_532_122_624,
+        40_960,
         with_moe(
             qwen3(A::decoder("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, false)),
             MoeSpec::routed(128, 8, 768),
@@ -454,18 +474,28 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen3-235B-A22B",
         235_093_634_560,
+        40_960,
         with_moe(
             qwen3(A::decoder("Qwen3-235B-A22B", 94, 4096, 64, 4, 128, 1536, 151936, false)),
             MoeSpec::routed(128, 8, 1536),
         ),
     ),
-    preset("qwen3-next-80b-a3b", "Qwen3", 2025, "Qwen/Qwen3-Next-80B-A3B-Instruct", 79_674_391_296, qwen3_next()),
+    preset(
+        "qwen3-next-80b-a3b",
+        "Qwen3",
+        2025,
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        79_674_391_296,
+        262_144,
+        qwen3_next(),
+    ),
     preset(
         "qwen3-vl-8b",
         "Qwen-VL",
         2025,
         "Qwen/Qwen3-VL-8B-Instruct",
         8_767_123_696,
+        262_144,
         with_vision(
             qwen3(A::decoder("Qwen3-VL-8B", 36, 4096, 32, 8, 128, 12288, 151936, false)),
             VisionSpec::of(VisionKind::Qwen3Vl, 27, 1152, 16, 4304, 16),
@@ -477,6 +507,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-0.5B",
         494_032_768,
+        32_768,
         qwen2(A::decoder("Qwen2.5-0.5B", 24, 896, 14, 2, 64, 4864, 151936, true)),
     ),
     preset(
@@ -485,6 +516,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-1.5B",
         1_543_714_304,
+        32_768,
         qwen2(A::decoder("Qwen2.5-1.5B", 28, 1536, 12, 2, 128, 8960, 151936, true)),
     ),
     preset(
@@ -493,6 +525,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-3B",
         3_085_938_688,
+        32_768,
         qwen2(A::decoder("Qwen2.5-3B", 36, 2048, 16, 2, 128, 11008, 151936, true)),
     ),
     preset(
@@ -501,6 +534,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-7B",
         7_615_616_512,
+        32_768,
         qwen2(A::decoder("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, false)),
     ),
     preset(
@@ -509,6 +543,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-14B",
         14_770_033_664,
+        32_768,
         qwen2(A::decoder("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, false)),
     ),
     preset(
@@ -517,6 +552,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-32B",
         32_763_876_352,
+        32_768,
         qwen2(A::decoder("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, false)),
     ),
     preset(
@@ -525,6 +561,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2.5-72B",
         72_706_203_648,
+        32_768,
         qwen2(A::decoder("Qwen2.5-72B", 80, 8192, 64, 8, 128, 29568, 152064, false)),
     ),
     preset(
@@ -533,6 +570,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen2-VL-7B-Instruct",
         8_291_375_616,
+        32_768,
         with_vision(
             qwen2(A::decoder("Qwen2-VL-7B-Instruct", 28, 3584, 28, 4, 128, 18944, 152064, false)),
             VisionSpec::of(VisionKind::Qwen2Vl, 32, 1280, 16, 5120, 14),
@@ -544,6 +582,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen2.5-VL-7B-Instruct",
         8_292_166_656,
+        128_000,
         qwen25_vl(A::decoder("Qwen2.5-VL-7B-Instruct", 28, 3584, 28, 4, 128, 18944, 152064, false)),
     ),
     preset(
@@ -552,6 +591,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "Qwen/Qwen2.5-VL-72B-Instruct",
         73_406_351_360,
+        128_000,
         qwen25_vl(A::decoder("Qwen2.5-VL-72B-Instruct", 80, 8192, 64, 8, 128, 29568, 152064, false)),
     ),
     preset(
@@ -560,6 +600,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "Qwen/Qwen1.5-MoE-A2.7B",
         14_315_784_192,
+        32_768,
         with_moe(
             qwen2(A::decoder("Qwen1.5-MoE-A2.7B", 24, 2048, 16, 16, 128, 1408, 151936, false)),
             MoeSpec { shared: 1, shared_ffn: 5632, shared_gate: true, ..MoeSpec::routed(60, 4, 1408) },
@@ -571,15 +612,25 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "deepseek-ai/DeepSeek-V3",
         671_026_419_200,
+        163_840,
         deepseek_v3("DeepSeek-V3 / R1", 128, 256, 3, 129280),
     ),
-    preset("deepseek-v2-lite", "DeepSeek", 2024, "deepseek-ai/DeepSeek-V2-Lite", 15_706_484_224, deepseek_v2_lite()),
+    preset(
+        "deepseek-v2-lite",
+        "DeepSeek",
+        2024,
+        "deepseek-ai/DeepSeek-V2-Lite",
+        15_706_484_224,
+        163_840,
+        deepseek_v2_lite(),
+    ),
     preset(
         "deepseek-r1-distill-qwen-7b",
         "DeepSeek",
         2025,
         "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
         7_615_616_512,
+        131_072,
         qwen2(A::decoder("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, false)),
     ),
     preset(
@@ -588,6 +639,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
         32_763_876_352,
+        131_072,
         qwen2(A::decoder("DeepSeek-R1-Distill-Qwen-32B", 64, 5120, 40, 8, 128, 27648, 152064, false)),
     ),
     preset(
@@ -596,6 +648,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
         70_553_706_496,
+        131_072,
         A::decoder("DeepSeek-R1-Distill-Llama-70B", 80, 8192, 64, 8, 128, 28672, 128256, false),
     ),
     preset(
@@ -604,17 +657,35 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "moonshotai/Kimi-K2-Instruct",
         1_026_408_232_448,
+        131_072,
         deepseek_v3("Kimi-K2", 64, 384, 1, 163840),
     ),
-    preset("glm-4.5-air", "GLM", 2025, "zai-org/GLM-4.5-Air", 106_852_251_264, glm_4_5_air()),
-    preset("gpt-oss-20b", "gpt-oss", 2025, "openai/gpt-oss-20b", 20_914_757_184, gpt_oss("gpt-oss-20b", 24, 32)),
-    preset("gpt-oss-120b", "gpt-oss", 2025, "openai/gpt-oss-120b", 116_829_156_672, gpt_oss("gpt-oss-120b", 36, 128)),
+    preset("glm-4.5-air", "GLM", 2025, "zai-org/GLM-4.5-Air", 106_852_251_264, 131_072, glm_4_5_air()),
+    preset(
+        "gpt-oss-20b",
+        "gpt-oss",
+        2025,
+        "openai/gpt-oss-20b",
+        20_914_757_184,
+        131_072,
+        gpt_oss("gpt-oss-20b", 24, 32),
+    ),
+    preset(
+        "gpt-oss-120b",
+        "gpt-oss",
+        2025,
+        "openai/gpt-oss-120b",
+        116_829_156_672,
+        131_072,
+        gpt_oss("gpt-oss-120b", 36, 128),
+    ),
     preset(
         "gemma-3-1b",
         "Gemma 3",
         2025,
         "google/gemma-3-1b-it",
         999_885_952,
+        32_768,
         gemma3(A::decoder("Gemma-3-1B", 26, 1152, 4, 1, 256, 6912, 262144, true), 512),
     ),
     preset(
@@ -623,6 +694,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "google/gemma-3-4b-it",
         4_300_079_472,
+        131_072,
         with_vision(gemma3(A::decoder("Gemma-3-4B", 34, 2560, 8, 4, 256, 10240, 262208, true), 1024), SIGLIP),
     ),
     preset(
@@ -631,6 +703,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "google/gemma-3-12b-it",
         12_187_325_040,
+        131_072,
         with_vision(gemma3(A::decoder("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, true), 1024), SIGLIP),
     ),
     preset(
@@ -639,6 +712,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "google/gemma-3-27b-it",
         27_432_406_640,
+        131_072,
         with_vision(gemma3(A::decoder("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, true), 1024), SIGLIP),
     ),
     preset(
@@ -647,6 +721,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "google/gemma-2-2b",
         2_614_341_888,
+        8_192,
         gemma2(A::decoder("Gemma-2-2B", 26, 2304, 8, 4, 256, 9216, 256000, true)),
     ),
     preset(
@@ -655,6 +730,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "google/gemma-2-9b",
         9_241_705_984,
+        8_192,
         gemma2(A::decoder("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, true)),
     ),
     preset(
@@ -663,6 +739,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "google/gemma-2-27b",
         27_227_128_320,
+        8_192,
         gemma2(A::decoder("Gemma-2-27B", 46, 4608, 32, 16, 128, 36864, 256000, true)),
     ),
     preset(
@@ -671,6 +748,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2023,
         "mistralai/Mistral-7B-v0.1",
         7_241_732_096,
+        32_768,
         A::decoder("Mistral-7B-v0.1", 32, 4096, 32, 8, 128, 14336, 32000, false),
     ),
     preset(
@@ -679,6 +757,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2023,
         "mistralai/Mixtral-8x7B-v0.1",
         46_702_792_704,
+        32_768,
         with_moe(
             A::decoder("Mixtral-8x7B-v0.1", 32, 4096, 32, 8, 128, 14336, 32000, false),
             MoeSpec::routed(8, 2, 14336),
@@ -690,6 +769,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2025,
         "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
         24_011_361_280,
+        131_072,
         with_vision(
             A::decoder("Mistral-Small-3.1-24B", 40, 5120, 32, 8, 128, 32768, 131072, false),
             VisionSpec { temporal_patch: 1, ..VisionSpec::of(VisionKind::Pixtral, 24, 1024, 16, 4096, 14) },
@@ -701,6 +781,7 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "microsoft/Phi-3-mini-4k-instruct",
         3_821_079_552,
+        4_096,
         A::decoder("Phi-3-mini-4k-instruct", 32, 3072, 32, 32, 96, 8192, 32064, false),
     ),
     preset(
@@ -709,9 +790,10 @@ pub static MODELS: [ModelPreset; 54] = [
         2024,
         "microsoft/phi-4",
         14_659_507_200,
+        16_384,
         A::decoder("Phi-4", 40, 5120, 40, 10, 128, 17920, 100352, false),
     ),
-    preset("gpt2", "GPT-2", 2019, "openai-community/gpt2", 124_439_808, gpt2()),
+    preset("gpt2", "GPT-2", 2019, "openai-community/gpt2", 124_439_808, 1_024, gpt2()),
 ];
 
 pub fn models() -> &'static [ModelPreset] {

@@ -491,6 +491,9 @@ pub struct EngineSettings {
     pub max_mamba_cache: Option<u64>,
     /// vLLM's `--kv-cache-memory` in bytes: the pool as given, the utilization ignored.
     pub kv_cache_memory: Option<u64>,
+    /// `--max-model-len auto`: the context is the model's own (`Architecture::max_context`), and
+    /// vLLM (0.12 on) lowers it to the longest one request that fits the pool.
+    pub max_model_len_auto: bool,
 }
 
 impl Default for EngineSettings {
@@ -516,6 +519,7 @@ impl Default for EngineSettings {
             mamba_ratio: None,
             max_mamba_cache: None,
             kv_cache_memory: None,
+            max_model_len_auto: false,
         }
     }
 }

@@ -548,6 +548,17 @@ keys! {
         architecture: true,
         doc: doc!("the preset's", "biases on the attention output and the MLP or expert linears (GPT-2, gpt-oss)"),
     },
+    ModelContext = "model_context" {
+        label: ("Model's context (tokens)", "模型上下文(token)"),
+        read: Read::Uint { min: 0, max: 1 << 30 },
+        set: |s, v| {
+            s.architecture.max_context = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.max_context, c.template.max_context),
+        architecture: true,
+        doc: doc!("the preset's", "the longest context the model is made for (config.json's `max_position_embeddings`); 0 = not known. Only `max_model_len=auto` reads it"),
+    },
     Positions = "positions" {
         label: ("Learned positions", "可学习位置编码"),
         read: Read::Uint { min: 0, max: MAX_DIM },
@@ -1782,6 +1793,20 @@ keys! {
         write: |s, _| s.serving.max_mamba_cache.map(|v| v.to_string()),
         architecture: false,
         doc: doc!("from mamba_ratio", "SGLang's `--max-mamba-cache-size`: request states the Mamba pool holds; the KV pool gets the rest"),
+    },
+    MaxModelLen = "max_model_len" {
+        label: ("Context: the engine's own (max_model_len=auto)", "上下文:由引擎决定(max_model_len=auto)"),
+        read: Read::Word(|| vec!["auto"]),
+        set: |s, v| match v.word() {
+            "auto" => {
+                s.serving.max_model_len_auto = true;
+                Ok(())
+            }
+            _ => Err(()),
+        },
+        write: |s, _| s.serving.max_model_len_auto.then(|| "auto".to_string()),
+        architecture: false,
+        doc: doc!("none (`seq` + `gen`)", "`auto`: the engine's own context — the model's (`model_context`) on SGLang and llama.cpp; on vLLM 0.12 on (`--max-model-len auto`) the model's if one request of it fits the KV pool, else the longest that does"),
     },
     KvCacheMemory = "kv_cache_memory" {
         label: ("KV cache memory (GiB, vLLM --kv-cache-memory)", "KV 缓存显存(GiB,vLLM --kv-cache-memory)"),

@@ -23,8 +23,12 @@ pub fn kv_bytes(kv: KvDtype) -> f64 {
     }
 }
 
-/// Prompt + generated tokens per request.
+/// Prompt + generated tokens per request; with `max_model_len=auto`, the model's own context
+/// (when it is known): SGLang's and llama.cpp's default, and where vLLM's auto-fit starts.
 pub fn context_tokens(p: &Plan, i: &Inference) -> u64 {
+    if i.engine.max_model_len_auto && p.arch.max_context > 0 {
+        return p.arch.max_context;
+    }
     p.tokens.saturating_add(i.generated).max(1)
 }
 

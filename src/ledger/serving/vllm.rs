@@ -19,6 +19,8 @@ use crate::msg;
 
 /// The newest release read.
 pub const CURRENT: Release = Release(0, 33, 0);
+/// `--max-model-len auto` (PR #29431, merged 2025-11-25: the first release after it).
+const AUTO_FIT_FROM: Release = Release(0, 12, 0);
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -489,9 +491,11 @@ fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u6
     (concurrency, largest(MAX_CONTEXT, &|l| need(l, requests) <= pool.blocks))
 }
 
+/// vLLM's bill of `p`: `model_context` is the context asked for (`max_model_len=auto`: the
+/// model's own, which the pool may lower, [`auto_fit`]).
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
-    let context = context_tokens(p, i);
-    let r = rules(p, i, context);
+    let model_context = context_tokens(p, i);
+    let r = rules(p, i, model_context);
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
     let w = weights(p, i);
@@ -515,6 +519,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
+    let context = auto_fit(&pool, i, model_context).unwrap_or(model_context);
     let concurrency = blocks as f64 / pool.per_request(context) as f64;
     let tokens = pool.tokens(context);
     let requests = p.batch.max(1);
@@ -565,9 +570,40 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         lines.push(line(ComponentId::AdapterWeights, a.gpu_bytes, "§2", a.formula));
     }
     lines.extend([act, nt, g, kv, context_line]);
-    let mut notes = vec![Note { key: "engine", text: summary(&serving, &r) }];
-    notes.extend(addon_notes(&serving, i, total, r.util));
+    let notes = notes(&serving, p, i, &r, model_context);
     EngineBill { lines, serving, notes }
+}
+
+/// The engine's summary, then its add-ons' notes and `max_model_len=auto`'s.
+fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64) -> Vec<Note> {
+    let mut notes = vec![Note { key: "engine", text: summary(s, r) }];
+    notes.extend(addon_notes(s, i, p.gpu.torch_bytes as f64, r.util));
+    notes.extend(auto_note(p, i, r, s.context_tokens, model_context));
+    notes
+}
+
+/// `--max-model-len auto` (0.12 on, kv_cache_utils.py::_auto_fit_max_model_len): the model's
+/// context when one request of it fits the pool, else the longest that does; `None` when the key
+/// is not set, the release has no auto-fit, or not one token fits.
+fn auto_fit(pool: &Pool, i: &Inference, model_context: u64) -> Option<u64> {
+    let applies = i.engine.max_model_len_auto && pool.rules.version >= AUTO_FIT_FROM;
+    applies.then(|| largest(model_context, &|l| pool.per_request(l) <= pool.blocks)).filter(|&fit| fit > 0)
+}
+
+/// What `max_model_len=auto` did: the context it fitted, the model's own taken by a release
+/// without auto-fit, or a model whose own context is not known.
+fn auto_note(p: &Plan, i: &Inference, r: &Rules, context: u64, model_context: u64) -> Option<Note> {
+    if !i.engine.max_model_len_auto {
+        return None;
+    }
+    let text = if p.arch.max_context == 0 {
+        msg!(NoteAutoNoContext, Arg::Count(model_context))
+    } else if r.version >= AUTO_FIT_FROM {
+        msg!(NoteAutoFit, Arg::Count(context), Arg::Count(model_context))
+    } else {
+        msg!(NoteAutoFitRelease, Arg::Text(r.version.to_string()), Arg::Count(context))
+    };
+    Some(Note { key: "max_model_len", text })
 }
 
 /// The notes of the engine's add-ons: a shared prefix, a KV pool given by size.

@@ -180,8 +180,11 @@ fn addon_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String
         groups.extend(model_groups(s, "").into_iter().filter(|(family, _)| !family.is_empty()));
         select(Key::SpecModel, lang, e.spec_model.unwrap_or("none"), groups, set(Key::SpecModel))
     };
+    // Checked: `max_model_len=auto`; cleared: the key goes (the context is `seq` + `gen`).
+    let auto = set(Key::MaxModelLen).reform(|on: String| if on == "1" { "auto".to_string() } else { String::new() });
     html! {
         <>
+            { checkbox(Key::MaxModelLen, lang, e.max_model_len_auto, auto) }
             { select(Key::Spec, lang, e.spec.id(), one_group(methods), set(Key::Spec)) }
             if e.spec == SpecMethod::Draft { { draft_models() } }
             if e.spec != SpecMethod::None {
