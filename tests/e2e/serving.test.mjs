@@ -130,3 +130,24 @@ test('the serving add-ons: a link with a drafter, LoRA slots and a shared prefix
   assert.ok(await hostile.$('[data-testid="planner"]'));
   assert.deepEqual(hostile.problems, []);
 });
+
+test('max_model_len=auto: the checkbox gives the engine\'s own context, as the CLI bills it', async () => {
+  // Llama-3.1-8B on a 24 GB card: vLLM's auto-fit lowers the model's 131,072 tokens to what the pool
+  // holds (tests/serving_addons.rs checks the arithmetic); the page shows the CLI's figure.
+  const query = 'model=llama-3.1-8b&mode=infer&engine=vllm&gpu=rtx4090';
+  const expected = cli(['--json', `${query}&max_model_len=auto`]);
+  assert.ok(expected.serving.context_tokens < 131072 && expected.serving.context_tokens > 0);
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${query}&lang=en`);
+  await ready(page);
+  assert.equal(await page.isChecked('[data-testid="max_model_len"]'), false);
+  await page.check('[data-testid="max_model_len"]');
+  await page.waitForFunction(() => location.search.includes('max_model_len=auto'), null, { timeout: 3000 });
+  // One request of the whole pool: the engine's concurrency is 1, as the CLI's.
+  assert.equal(expected.serving.max_concurrency, 1);
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="serving-concurrency"]')?.dataset.value) === n, expected.serving.max_concurrency, { timeout: 3000 });
+  assert.match(await page.textContent('[data-testid="bill-notes"]'), /max_model_len=auto/);
+  await page.uncheck('[data-testid="max_model_len"]');
+  await page.waitForFunction(() => !location.search.includes('max_model_len'), null, { timeout: 3000 });
+  assert.deepEqual(page.problems, []);
+});
