@@ -115,7 +115,10 @@ pub fn dense_text_models() -> Vec<ModelPreset> {
     let mut m: Vec<ModelPreset> = Vec::new();
     for p in presets::models() {
         let a = &p.architecture;
-        let duplicate = m.iter().any(|q| Architecture { name: a.name.clone(), ..q.architecture.clone() } == *a);
+        // The same shapes under another name (a distilled model, a longer context): one entry.
+        let same =
+            |q: &Architecture| Architecture { name: a.name.clone(), max_context: a.max_context, ..q.clone() } == *a;
+        let duplicate = m.iter().any(|q| same(&q.architecture));
         if a.moe.is_none() && a.vision.is_none() && p.id != "gpt2" && !duplicate {
             m.push(p.clone());
         }
