@@ -235,7 +235,7 @@ fn the_planner_curve_counts_the_shared_prefix_once() {
 /// `max_model_len=auto`: the engine's own context. The model's is config.json's
 /// `max_position_embeddings` (Llama-3.1-8B 131,072; Qwen3-8B 40,960: tests/data/configs). vLLM 0.12
 /// on (`--max-model-len auto`, kv_cache_utils.py::_auto_fit_max_model_len) keeps it when one request
-/// of it fits the pool, else takes the longest that does; before 0.12 there is no auto.
+/// of it fits the pool, else takes the longest that does; before 0.14 there is no auto.
 #[test]
 fn max_model_len_auto_is_the_models_context_or_what_fits() {
     // A 24 GB card holds fewer than 131,072 tokens: the longest one request that fits is the whole

@@ -286,3 +286,17 @@ fn printed_model_names_map_to_presets() {
         assert_eq!(preset_of(printed), preset, "{printed}");
     }
 }
+
+#[test]
+fn an_auto_fitted_context_is_read_as_max_model_len_auto() {
+    // vLLM 0.14's kv_cache_utils.py::_auto_fit_max_model_len prints "Auto-fit max_model_len: reduced
+    // from %d to %d to fit in available GPU memory (%s GiB available for KV cache)"; the lines below
+    // are written in that format (no published log with it was found), with figures of a 24 GB card.
+    let log = "INFO [api_server.py:1] vLLM API server version 0.14.0\n\
+               INFO [gpu_worker.py:1] Available KV cache memory: 5.76 GiB\n\
+               INFO [kv_cache_utils.py:1] Auto-fit max_model_len: reduced from 131072 to 47184 to fit in available GPU memory (5.76 GiB available for KV cache)\n\
+               INFO [kv_cache_utils.py:1] GPU KV cache size: 47,184 tokens\n";
+    let st = Startup::from_items(&read(log).startup).unwrap_or_else(|| panic!("read"));
+    assert_eq!(setting(&st, Key::MaxModelLen), Some("auto"));
+    assert_eq!(setting(&st, Key::Seq), None);
+}

@@ -526,12 +526,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`--kv-cache-memory` {0}:`KV` 池按给定大小分配,不再用预算({2} 的 {1})确定",
         ),
         NoteAutoFit => (
-            "`max_model_len=auto`: vLLM serves {0} tokens per request — the model's own {1} when one request of it fits the KV pool, else the longest that does (`--max-model-len auto`, 0.12 on)",
-            "`max_model_len=auto`:vLLM 每个请求 {0} 个 token——一个请求能放进 KV 池时就用模型自己的 {1},否则取放得下的最长值(`--max-model-len auto`,0.12 起)",
+            "`max_model_len=auto`: vLLM serves {0} tokens per request — the model's own {1} when one request of it fits the KV pool, else the longest that does (`--max-model-len auto`, 0.14 on)",
+            "`max_model_len=auto`:vLLM 每个请求 {0} 个 token——一个请求能放进 KV 池时就用模型自己的 {1},否则取放得下的最长值(`--max-model-len auto`,0.14 起)",
         ),
         NoteAutoFitRelease => (
-            "`max_model_len=auto`: vLLM {0} has no auto-fit (it came in 0.12): billed at the model's own context, {1} tokens, which vLLM takes when `--max-model-len` is not given",
-            "`max_model_len=auto`:vLLM {0} 还没有自动适配(0.12 才有):按模型自己的上下文 {1} 个 token 计算,即不给 `--max-model-len` 时 vLLM 所取的值",
+            "`max_model_len=auto`: vLLM {0} has no auto-fit (it came in 0.14): billed at the model's own context, {1} tokens, which vLLM takes when `--max-model-len` is not given",
+            "`max_model_len=auto`:vLLM {0} 还没有自动适配(0.14 才有):按模型自己的上下文 {1} 个 token 计算,即不给 `--max-model-len` 时 vLLM 所取的值",
         ),
         NoteAutoNoContext => (
             "`max_model_len=auto`: the model's own context is not known (set `model_context`, config.json's `max_position_embeddings`): the fit starts from `seq` + `gen`, {0} tokens",

@@ -1806,7 +1806,7 @@ keys! {
         },
         write: |s, _| s.serving.max_model_len_auto.then(|| "auto".to_string()),
         architecture: false,
-        doc: doc!("none (`seq` + `gen`)", "`auto`: the engine's own context — the model's (`model_context`) on SGLang and llama.cpp; on vLLM 0.12 on (`--max-model-len auto`) the model's if one request of it fits the KV pool, else the longest that does"),
+        doc: doc!("none (`seq` + `gen`)", "`auto`: the engine's own context — the model's (`model_context`) on SGLang and llama.cpp; on vLLM 0.14 on (`--max-model-len auto`) the model's if one request of it fits the KV pool, else the longest that does"),
     },
     KvCacheMemory = "kv_cache_memory" {
         label: ("KV cache memory (GiB, vLLM --kv-cache-memory)", "KV 缓存显存(GiB,vLLM --kv-cache-memory)"),

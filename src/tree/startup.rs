@@ -305,10 +305,15 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     let model = arg(low, "model").or_else(|| arg(low, "model_tag"));
     set(Key::Model, model.and_then(preset_of).map(str::to_string));
     set(Key::Gpus, arg_number(low, "tensor_parallel_size").filter(|&n| n >= 1.0).map(whole));
-    let context = arg_number(low, "max_seq_len")
-        .or_else(|| arg_number(low, "max_model_len"))
-        .or_else(|| concurrency.and_then(number_at).map(|v| v.0));
-    set(Key::Seq, context.map(whole));
+    // `--max-model-len auto` (0.14 on) prints "Auto-fit max_model_len: …": the context is the engine's.
+    if has(low, "auto-fit max_model_len") {
+        set(Key::MaxModelLen, Some("auto".into()));
+    } else {
+        let context = arg_number(low, "max_seq_len")
+            .or_else(|| arg_number(low, "max_model_len"))
+            .or_else(|| concurrency.and_then(number_at).map(|v| v.0));
+        set(Key::Seq, context.map(whole));
+    }
     let share =
         number_of(low, &["gpu_memory_utilization was", "x gpu_memory_utilization (", "gpu_memory_utilization="])
             .or_else(|| arg_number(low, "gpu_memory_utilization"));

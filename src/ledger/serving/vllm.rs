@@ -19,8 +19,8 @@ use crate::msg;
 
 /// The newest release read.
 pub const CURRENT: Release = Release(0, 33, 0);
-/// `--max-model-len auto` (PR #29431, merged 2025-11-25: the first release after it).
-const AUTO_FIT_FROM: Release = Release(0, 12, 0);
+/// `--max-model-len auto` (PR #29431: in 0.14.0's kv_cache_utils.py, not in 0.13.0's).
+const AUTO_FIT_FROM: Release = Release(0, 14, 0);
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -582,7 +582,7 @@ fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64) ->
     notes
 }
 
-/// `--max-model-len auto` (0.12 on, kv_cache_utils.py::_auto_fit_max_model_len): the model's
+/// `--max-model-len auto` (0.14 on, kv_cache_utils.py::_auto_fit_max_model_len): the model's
 /// context when one request of it fits the pool, else the longest that does; `None` when the key
 /// is not set, the release has no auto-fit, or not one token fits.
 fn auto_fit(pool: &Pool, i: &Inference, model_context: u64) -> Option<u64> {
