@@ -572,7 +572,7 @@ fn startup_text(c: &crate::tree::startup::Check, lang: crate::i18n::Lang) -> Str
     for r in &c.rows {
         let ledger = r.ledger.map_or("—".to_string(), |v| figure_text(r.figure, v));
         let d = r.difference().map_or("—".to_string(), signed_percent);
-        let name = render(lang, &Msg::plain(r.figure.label()));
+        let name = render(lang, &Msg::plain(r.figure.label())).replace('`', "");
         out.push_str(&format!("  {name:<22} {:>14} {ledger:>14} {d:>10}\n", figure_text(r.figure, r.engine)));
     }
     out.push_str(&format!("{}: {}\n", if zh { "所算配置" } else { "configuration billed" }, c.query));

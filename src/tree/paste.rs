@@ -217,7 +217,7 @@ pub fn figure_text(f: Figure, v: f64) -> String {
 /// "+2.3 %", "−12.0 %".
 pub fn signed_percent(d: f64) -> String {
     let p = crate::ledger::units::fixed((d * 100.0).abs(), 1);
-    if d < 0.0 {
+    if d < 0.0 && p != "0.0" {
         format!("−{p} %")
     } else {
         format!("+{p} %")
@@ -286,7 +286,10 @@ fn startup_advice(c: &Check) -> Vec<Advice> {
             ];
             out.push(Advice::Do(Msg::new(MsgId::StartupMoved, args)));
         }
-        if d.abs() > WITHIN {
+        // A card the pool points to explains the pool and what follows from it.
+        let card_explains = c.card.is_some()
+            && matches!(f, Figure::KvPool | Figure::KvTokens | Figure::KvBlocks | Figure::MaxConcurrency);
+        if d.abs() > WITHIN && !card_explains {
             let args = vec![
                 label(),
                 figure_arg(f, row.engine),
@@ -304,7 +307,8 @@ fn startup_advice(c: &Check) -> Vec<Advice> {
 pub fn startup_figures(c: &Check) -> Vec<((String, String), String)> {
     (c.rows.iter())
         .map(|r| {
-            let name = |lang| crate::i18n::render(lang, &Msg::plain(r.figure.label()));
+            // The numbers' labels are plain text (no code spans there).
+            let name = |lang| crate::i18n::render(lang, &Msg::plain(r.figure.label())).replace('`', "");
             let (en, zh) = (name(crate::i18n::Lang::En), name(crate::i18n::Lang::Zh));
             let ledger = r.ledger.map_or("—".to_string(), |v| figure_text(r.figure, v));
             let d = r.difference().map_or(String::new(), |d| format!(", {}", signed_percent(d)));
