@@ -269,3 +269,37 @@ fn max_model_len_auto_is_the_models_context_or_what_fits() {
     assert!(custom.errors.is_empty(), "{:?}", custom.errors);
     assert_eq!(estimate(&custom.scenario).serving.map(|s| s.context_tokens), Some(2_048));
 }
+
+/// The fused-MoE workspace vLLM keeps between calls for block-FP8 experts (docs/research/serving/
+/// fp8-moe-vllm-0.14-0.34.md, read in 0.14–0.34), held through the sampler's warm-up. By hand,
+/// Qwen3-235B-A22B (hidden 4096, expert_ffn 1536, top-8) on four H100s at vLLM's default 8,192
+/// batched tokens: N = 2 × 1536 / 4 = 768, so Triton keeps 2 B × 8192 × 8 × (4096 + 4096) =
+/// 1 GiB (0.14, and 0.18 on); FlashInfer's CUTLASS kernel (0.15) 2 B × 8192 × 4096 = 64 MiB.
+#[test]
+fn block_fp8_experts_keep_the_moe_workspace_through_the_sampler() {
+    let q = |v: &str, gpu: &str, extra: &str| {
+        format!("model=qwen3-235b-a22b&mode=infer&quant=fp8_block&engine=vllm&engine_version={v}&gpus=4&seq=40960&gpu={gpu}{extra}")
+    };
+    let peak = |query: String| serve(&query).0.activation_peak_bytes as f64;
+    let gib = 1024.0 * 1024.0 * 1024.0;
+    // 0.13 freed Triton's buffers after each call; 0.14's WorkspaceManager keeps them. The sampler
+    // (the larger term) is the same in both releases.
+    assert_eq!(peak(q("0.14", "h100-80g", "")) - peak(q("0.13", "h100-80g", "")), gib);
+    assert_eq!(peak(q("0.15", "h100-80g", "")) - peak(q("0.13", "h100-80g", "")), 64.0 * 1024.0 * 1024.0);
+    // 0.18: Triton on Hopper; Blackwell's TRTLLM kernel keeps none (same defaults: 8,192 tokens).
+    assert_eq!(peak(q("0.18", "h100-80g", "")) - peak(q("0.18", "b200", "")), gib);
+    // 16-bit experts run another path: nothing kept.
+    let bf16 = |v: &str| peak(q(v, "h100-80g", "").replace("quant=fp8_block", "quant=bf16"));
+    assert_eq!(bf16("0.14"), bf16("0.13"));
+    // The pool pays it: 1 GiB less (to a block).
+    let pool = |v: &str| serve(&q(v, "h100-80g", "")).0.kv_pool_bytes as f64;
+    assert!((pool("0.13") - pool("0.14") - gib).abs() < 1e-3 * gib, "{} {}", pool("0.13"), pool("0.14"));
+    // DeepSeek-V3 on eight H200s (hidden 7168, expert_ffn 2048, top-8): N = 512, 2 B × 8192 × 8 ×
+    // (7168 + 7168) = 1.75 GiB, the research's worked figure.
+    // Against Blackwell at the same release (the same defaults and sampler).
+    let dsv3 = |gpu: &str| {
+        let query = format!("model=deepseek-v3&mode=infer&engine=vllm&engine_version=0.18&gpus=8&gpu={gpu}");
+        serve(&query).0.activation_peak_bytes as f64
+    };
+    assert_eq!(dsv3("h200") - dsv3("b200"), 1.75 * gib);
+}

@@ -385,8 +385,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + {2}(vLLM 为其 kernel 把 MXFP4 专家补齐到 {0} × {1})",
         ),
         VllmProfile => (
-            "profiling run, the larger of: {0} dummy tokens through one layer without attention ({1}), and the sampler's warm-up over {2} dummy requests × vocab {3} × {4} B ({5})",
-            "性能剖析运行,取两者较大者:{0} 个虚拟 token 过一层(跳过注意力,{1}),以及采样器预热 {2} 个虚拟请求 × 词表 {3} × {4} B({5})",
+            "profiling run, the larger of: {0} dummy tokens through one layer without attention ({1}), and the sampler's warm-up over {2} dummy requests × vocab {3} × {4} B ({5}){6}",
+            "性能剖析运行,取两者较大者:{0} 个虚拟 token 过一层(跳过注意力,{1}),以及采样器预热 {2} 个虚拟请求 × 词表 {3} × {4} B({5}){6}",
+        ),
+        VllmMoeWorkspace => (
+            " + the fused-MoE kernel's workspace that vLLM keeps between calls, still held then ({0}: block-FP8 experts, 0.14 on)",
+            " + vLLM 在两次调用之间保留的融合 MoE 内核工作区,此时仍在({0}:块 FP8 专家,0.14 起)",
         ),
         EngineNonTorch => (
             "outside PyTorch's allocator: cuBLAS and attention workspaces {0}{1}{2}",

@@ -402,6 +402,7 @@ msg_ids!(
     EngineWeights,
     VllmMxfp4Padding,
     VllmProfile,
+    VllmMoeWorkspace,
     EngineNonTorch,
     NcclBuffers,
     NcclPerGpu,

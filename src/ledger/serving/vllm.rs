@@ -335,7 +335,9 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules) -> Component {
     let forward = tokens as f64 * forward_token_bytes(p.arch, i.tp);
     let per_logit = 2.0 + r.sampler_bytes;
     let sampler = reqs as f64 * p.arch.vocab as f64 * per_logit + tokens as f64 * p.arch.hidden as f64 * 2.0;
-    let peak = forward.max(sampler);
+    // The MoE kernel's kept workspace is still held when the sampler warms up.
+    let workspace = moe_workspace(p, i, r);
+    let peak = forward.max(sampler + workspace);
     let formula = msg!(
         VllmProfile,
         Arg::Count(tokens),
@@ -343,9 +345,37 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules) -> Component {
         Arg::Count(reqs),
         Arg::Count(p.arch.vocab),
         Arg::Factor(per_logit),
-        Arg::Bytes(sampler)
+        Arg::Bytes(sampler),
+        when(workspace > 0.0, || msg!(VllmMoeWorkspace, Arg::Bytes(workspace)))
     );
     line(ComponentId::Activations, peak, "§2", formula)
+}
+
+/// The GPUs with FP8 tensor cores that run block-FP8 experts natively under Hopper's kernels.
+const HOPPER: [&str; 5] = ["h100-80g", "h800", "h20", "h200", "h20-141g"];
+
+/// The fused-MoE workspace vLLM keeps between calls for block-FP8 experts (its `WorkspaceManager`,
+/// 0.14 on), sized for `max_num_batched_tokens` tokens in the profile run; read in 0.14–0.34
+/// (docs/research/serving/fp8-moe-vllm-0.14-0.34.md). On Hopper under tensor parallel: Triton's
+/// two buffers, 2 B × M·k × (max(N/2, H) + max(N, H)) with N = 2·expert_ffn / tp, in 0.14 (pip;
+/// the Docker image's DeepGEMM keeps slightly more) and from 0.18; FlashInfer's CUTLASS kernel in
+/// 0.15–0.17, 2 B × M × H. Blackwell runs FlashInfer's TRTLLM kernel, which keeps none; other cards
+/// run the experts through Marlin, not read.
+fn moe_workspace(p: &Plan, i: &Inference, r: &Rules) -> f64 {
+    let Some(moe) = &p.arch.moe else { return 0.0 };
+    let hopper = p.gpu.id.is_some_and(|id| HOPPER.contains(&id));
+    if i.weights.format != StorageFormat::Fp8Block || r.version < Release(0, 14, 0) || !hopper {
+        return 0.0;
+    }
+    // MoE chunking capped a call at 16,384 tokens up to 0.15.
+    let cap = if r.version < Release(0, 16, 0) { 16_384 } else { u64::MAX };
+    let m = r.max_batched_tokens.min(cap) as f64;
+    let h = p.arch.hidden as f64;
+    if r.version >= Release(0, 15, 0) && r.version < Release(0, 18, 0) {
+        return 2.0 * m * h;
+    }
+    let n = 2.0 * moe.expert_ffn as f64 / i.tp.max(1) as f64;
+    2.0 * m * moe.active as f64 * ((n / 2.0).max(h) + n.max(h))
 }
 
 fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
