@@ -38,6 +38,18 @@ fn reports() -> Vec<Report> {
 
 const CAUSES: [Cause; 12] = Cause::ALL;
 
+/// Unique ids, each report a GitHub thread with a diagnosis of the contract.
+fn well_formed(all: &[Report]) {
+    let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+    for r in all {
+        assert!(r.url.starts_with("https://github.com/"), "{}: {}", r.id, r.url);
+        assert!(CAUSES.iter().any(|c| c.id() == r.diagnosis), "{}: diagnosis {}", r.id, r.diagnosis);
+    }
+}
+
 #[test]
 fn the_fixture_has_what_the_issue_asks_for() {
     let all = reports();
@@ -48,13 +60,8 @@ fn the_fixture_has_what_the_issue_asks_for() {
     let serving = ["vllm_kv", "vllm_kv_v1", "vllm_no_blocks", "vllm_free_memory", "sglang", "llamacpp"];
     assert!(count(&|r| r.formats.iter().any(|f| serving.contains(&f.as_str()))) >= 8);
     assert!(count(&|r| r.lang == "zh") >= 8, "Chinese-language reports");
-    let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), all.len(), "ids are unique");
+    well_formed(&all);
     for r in &all {
-        assert!(r.url.starts_with("https://github.com/"), "{}: {}", r.id, r.url);
-        assert!(CAUSES.iter().any(|c| c.id() == r.diagnosis), "{}: diagnosis {}", r.id, r.diagnosis);
         for f in &r.formats {
             assert!(Format::from_id(f).is_some(), "{}: format {f}", r.id);
         }
@@ -143,15 +150,10 @@ fn the_held_out_reports_agree_with_their_threads() {
         all.extend(toml::from_str::<Reports>(text).unwrap_or_else(|e| panic!("held-out reports: {e}")).report);
     }
     assert!(all.len() >= 60, "{} reports", all.len());
+    well_formed(&all);
     let known: Vec<String> = reports().into_iter().map(|r| r.url).collect();
-    let mut ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), all.len(), "ids are unique");
     for r in &all {
-        assert!(r.url.starts_with("https://github.com/"), "{}: {}", r.id, r.url);
         assert!(!known.contains(&r.url), "{}: already in oom_reports.toml", r.id);
-        assert!(CAUSES.iter().any(|c| c.id() == r.diagnosis), "{}: diagnosis {}", r.id, r.diagnosis);
     }
     let agree = all.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == r.diagnosis).count();
     assert!(agree * 100 >= all.len() * 65, "{agree} of {}", all.len());

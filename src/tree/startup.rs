@@ -261,6 +261,18 @@ fn release(text: &str) -> Option<String> {
     Some(r.to_string())
 }
 
+/// The settings a log printed, as they are read (a setting not found is left out).
+#[derive(Default)]
+struct Settings(Vec<(Key, String)>);
+
+impl Settings {
+    fn set(&mut self, key: Key, value: Option<String>) {
+        if let Some(v) = value {
+            self.0.push((key, v));
+        }
+    }
+}
+
 fn figures_found(figures: &[Option<f64>; 9]) -> bool {
     figures.iter().any(Option::is_some)
 }
@@ -290,49 +302,44 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     if !figures_found(&f) {
         return None;
     }
-    let mut settings = Vec::new();
-    let mut set = |key: Key, value: Option<String>| {
-        if let Some(v) = value {
-            settings.push((key, v));
-        }
-    };
+    let mut settings = Settings::default();
     let version =
         ["llm engine (v", "vllm api server version ", "vllm version "].iter().find_map(|p| word_after(low, p));
     // A release that prints none is dated by its lines: "# GPU blocks" and "Memory profiling
     // takes/results" are the V0 engine's (0.6–0.7, before V1 became the default in 0.8).
     let v0 = has(low, "# gpu blocks:") || has(low, "# cuda blocks:");
-    set(Key::EngineVersion, version.and_then(release).or_else(|| v0.then(|| "0.7".to_string())));
+    settings.set(Key::EngineVersion, version.and_then(release).or_else(|| v0.then(|| "0.7".to_string())));
     let model = arg(low, "model").or_else(|| arg(low, "model_tag"));
-    set(Key::Model, model.and_then(preset_of).map(str::to_string));
-    set(Key::Gpus, arg_number(low, "tensor_parallel_size").filter(|&n| n >= 1.0).map(whole));
+    settings.set(Key::Model, model.and_then(preset_of).map(str::to_string));
+    settings.set(Key::Gpus, arg_number(low, "tensor_parallel_size").filter(|&n| n >= 1.0).map(whole));
     // `--max-model-len auto` (0.14 on) prints "Auto-fit max_model_len: …": the context is the engine's.
     if has(low, "auto-fit max_model_len") {
-        set(Key::MaxModelLen, Some("auto".into()));
+        settings.set(Key::MaxModelLen, Some("auto".into()));
     } else {
         let context = arg_number(low, "max_seq_len")
             .or_else(|| arg_number(low, "max_model_len"))
             .or_else(|| concurrency.and_then(number_at).map(|v| v.0));
-        set(Key::Seq, context.map(whole));
+        settings.set(Key::Seq, context.map(whole));
     }
     let share =
         number_of(low, &["gpu_memory_utilization was", "x gpu_memory_utilization (", "gpu_memory_utilization="])
             .or_else(|| arg_number(low, "gpu_memory_utilization"));
-    set(Key::GpuUtil, share.map(|v| format!("{v}")));
+    settings.set(Key::GpuUtil, share.map(|v| format!("{v}")));
     let total = size_of(low, &["total gpu memory was", "total_gpu_memory (", "total_gpu_memory="], gb);
-    set(Key::Vram, total.map(|b| format!("{:.2}", b / f64::from(1u32 << 30))));
+    settings.set(Key::Vram, total.map(|b| format!("{:.2}", b / f64::from(1u32 << 30))));
     let quantization = arg(low, "quantization");
-    set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
+    settings.set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
     let kv = arg(low, "kv_cache_dtype").filter(|k| k.starts_with("fp8"));
-    set(Key::Kv, kv.map(|_| "fp8".to_string()));
+    settings.set(Key::Kv, kv.map(|_| "fp8".to_string()));
     if arg(low, "enforce_eager") == Some("true") {
-        set(Key::CudaGraphs, Some("0".into()));
+        settings.set(Key::CudaGraphs, Some("0".into()));
     }
     let batched = number_of(low, &["chunked prefill is enabled with max_num_batched_tokens="])
         .or_else(|| arg_number(low, "max_num_batched_tokens"));
-    set(Key::MaxBatchedTokens, batched.map(whole));
-    set(Key::MaxNumSeqs, arg_number(low, "max_num_seqs").map(whole));
-    set(Key::BlockSize, arg_number(low, "block_size").map(whole));
-    Some(Startup { engine: Engine::Vllm, figures: f, settings })
+    settings.set(Key::MaxBatchedTokens, batched.map(whole));
+    settings.set(Key::MaxNumSeqs, arg_number(low, "max_num_seqs").map(whole));
+    settings.set(Key::BlockSize, arg_number(low, "block_size").map(whole));
+    Some(Startup { engine: Engine::Vllm, figures: f, settings: settings.0 })
 }
 
 /// vLLM's `quantization` as a `quant` value; the model's name tells a block-FP8 checkpoint
@@ -382,27 +389,22 @@ fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
         let line = &low[i + "serverargs".len()..];
         &line[..find(line, "\n").unwrap_or(line.len())]
     });
-    let mut settings = Vec::new();
-    let mut set = |key: Key, value: Option<String>| {
-        if let Some(v) = value {
-            settings.push((key, v));
-        }
-    };
+    let mut settings = Settings::default();
     let model = arg(args, "model_path");
-    set(Key::Model, model.and_then(preset_of).map(str::to_string));
-    set(Key::Gpus, arg_number(args, "tp_size").filter(|&n| n >= 1.0).map(whole));
-    set(Key::MemFraction, arg_number(args, "mem_fraction_static").map(|v| format!("{v}")));
-    set(Key::Seq, arg_number(args, "context_length").map(whole));
+    settings.set(Key::Model, model.and_then(preset_of).map(str::to_string));
+    settings.set(Key::Gpus, arg_number(args, "tp_size").filter(|&n| n >= 1.0).map(whole));
+    settings.set(Key::MemFraction, arg_number(args, "mem_fraction_static").map(|v| format!("{v}")));
+    settings.set(Key::Seq, arg_number(args, "context_length").map(whole));
     let kv = arg(args, "kv_cache_dtype").filter(|k| k.starts_with("fp8"));
-    set(Key::Kv, kv.map(|_| "fp8".to_string()));
+    settings.set(Key::Kv, kv.map(|_| "fp8".to_string()));
     let quantization = arg(args, "quantization");
-    set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
-    set(Key::MaxNumSeqs, arg_number(args, "max_running_requests").map(whole));
-    set(Key::MaxBatchedTokens, arg_number(args, "chunked_prefill_size").filter(|&n| n > 0.0).map(whole));
+    settings.set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
+    settings.set(Key::MaxNumSeqs, arg_number(args, "max_running_requests").map(whole));
+    settings.set(Key::MaxBatchedTokens, arg_number(args, "chunked_prefill_size").filter(|&n| n > 0.0).map(whole));
     if arg(args, "disable_cuda_graph") == Some("true") {
-        set(Key::CudaGraphs, Some("0".into()));
+        settings.set(Key::CudaGraphs, Some("0".into()));
     }
-    Some(Startup { engine: Engine::Sglang, figures: f, settings })
+    Some(Startup { engine: Engine::Sglang, figures: f, settings: settings.0 })
 }
 
 fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
@@ -423,30 +425,25 @@ fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
     if !figures_found(&f) {
         return None;
     }
-    let mut settings = Vec::new();
-    let mut set = |key: Key, value: Option<String>| {
-        if let Some(v) = value {
-            settings.push((key, v));
-        }
-    };
+    let mut settings = Settings::default();
     // "general.name str = Llama 3.1 8B Instruct".
     let name = line_after(low, "general.name").and_then(|l| Some(l[find(l, "= ")? + 2..].trim()));
-    set(Key::Model, name.and_then(preset_of).map(str::to_string));
+    settings.set(Key::Model, name.and_then(preset_of).map(str::to_string));
     let ftype = line_after(low, "file type").or_else(|| line_after(low, "model ftype"));
-    set(Key::Quant, ftype.and_then(gguf_quant).map(str::to_string));
+    settings.set(Key::Quant, ftype.and_then(gguf_quant).map(str::to_string));
     let n_ctx = assigned(low, "n_ctx");
     let slots = assigned(low, "n_seq_max").filter(|&n| n >= 1.0);
     let per_slot = (assigned(low, "n_ctx_per_seq").or_else(|| assigned(low, "n_ctx_seq")))
         .or_else(|| Some(n_ctx? / slots.unwrap_or(1.0)));
-    set(Key::Seq, per_slot.map(whole));
-    set(Key::Batch, slots.filter(|&n| n > 1.0).map(whole));
+    settings.set(Key::Seq, per_slot.map(whole));
+    settings.set(Key::Batch, slots.filter(|&n| n > 1.0).map(whole));
     // "offloaded 20/33 layers to GPU": fewer than all.
     let offloaded = line_after(low, "offloaded ").and_then(|l| {
         let (on, used) = number_at(l)?;
         let of = number_at(l[used..].strip_prefix('/')?)?.0;
         (on < of).then_some(on)
     });
-    set(Key::GpuLayers, offloaded.map(whole));
+    settings.set(Key::GpuLayers, offloaded.map(whole));
     let k_type =
         ["type_k = '", " k ("].iter().find_map(|p| word_after(low, p)).map(|k| k.trim_end_matches(['\'', ')', ':']));
     let kv = k_type.and_then(|k| match k {
@@ -454,8 +451,8 @@ fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
         "q4_0" | "q4_1" => Some("int4"),
         _ => None,
     });
-    set(Key::Kv, kv.map(str::to_string));
-    Some(Startup { engine: Engine::Llamacpp, figures: f, settings })
+    settings.set(Key::Kv, kv.map(str::to_string));
+    Some(Startup { engine: Engine::Llamacpp, figures: f, settings: settings.0 })
 }
 
 /// A GGUF file type as printed ("Q4_K - Medium") as a `quant` value.
