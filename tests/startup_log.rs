@@ -300,3 +300,23 @@ fn an_auto_fitted_context_is_read_as_max_model_len_auto() {
     assert_eq!(setting(&st, Key::MaxModelLen), Some("auto"));
     assert_eq!(setting(&st, Key::Seq), None);
 }
+
+#[test]
+fn sglangs_free_memory_names_the_card_and_the_pool_follows() {
+    // "Load weight begin. avail mem=78.64 GB": what SGLang takes its budget from. The default card
+    // (24 GB) is far from it, and the card it points to is an 80 GB one.
+    let st = startup("sglang-qwen2.5-3b-instruct-nocudagraph.log");
+    assert!(close(st.figure(Figure::FreeBeforeLoad).unwrap_or(0.0), 78.64 * GIB, 1e-6));
+    let c = check(&st, &vram_ledger::ledger::Scenario::default());
+    let card = c.card.unwrap_or_else(|| panic!("a card is inferred"));
+    assert!(card.presets.contains(&"h100-80g"), "{:?}", card.presets);
+    // Held out (this log fitted nothing), on that card: the free memory, the pool and its tokens
+    // within 2 % ("KV Cache is allocated. #tokens: 1743556, K size: 29.93 GB, V size: 29.93 GB").
+    let on_card = check(&st, &vram_ledger::query::parse("gpu=h100-80g").scenario);
+    for f in [Figure::FreeBeforeLoad, Figure::KvPool, Figure::KvTokens] {
+        let row = on_card.rows.iter().find(|r| r.figure == f).unwrap_or_else(|| panic!("{f:?}"));
+        let d = row.difference().unwrap_or(f64::NAN);
+        assert!(d.abs() <= 0.02, "{f:?}: engine {} ledger {:?}", row.engine, row.ledger);
+    }
+    assert!(on_card.card.is_none(), "the card agrees: nothing to point to");
+}

@@ -1102,12 +1102,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0}:引擎 {1},账本 {2}({3})。{4}",
         ),
         StartupCard => (
-            "the engine's KV pool is what a card of {0} (as PyTorch sees it) leaves, not the configuration's {1} ({2}): the log does not print the card; if yours is one of {3}, set it",
-            "引擎的 KV 池对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2}):日志没有印出显卡;如果你的卡是 {3} 之一,请设上",
+            "the engine's figures (its KV pool, or what was free before loading) fit a card of {0} as PyTorch sees it, not the configuration's {1} ({2}): the log does not print the card; if yours is one of {3}, set it",
+            "引擎的数字(它的 KV 池,或加载前的空闲显存)对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2}):日志没有印出显卡;如果你的卡是 {3} 之一,请设上",
         ),
         StartupCardVram => (
-            "the engine's KV pool is what a card of {0} (as PyTorch sees it) leaves, not the configuration's {1} ({2}); no preset is within 3 %: set `gpu` to your card or `vram` to its total{3}",
-            "引擎的 KV 池对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2});没有相差 3 % 以内的预设:请把 `gpu` 设为你的卡,或把 `vram` 设为它的总量{3}",
+            "the engine's figures (its KV pool, or what was free before loading) fit a card of {0} as PyTorch sees it, not the configuration's {1} ({2}); no preset is within 3 %: set `gpu` to your card or `vram` to its total{3}",
+            "引擎的数字(它的 KV 池,或加载前的空闲显存)对应一张(PyTorch 看到的){0} 的卡,而不是配置里的 {1}({2});没有相差 3 % 以内的预设:请把 `gpu` 设为你的卡,或把 `vram` 设为它的总量{3}",
         ),
         StartupWeights => ("weights loaded", "加载的权重"),
         StartupPeak => ("profile run's peak", "剖析运行的峰值"),
@@ -1118,6 +1118,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         StartupBlocks => ("KV blocks", "KV 块数"),
         StartupConcurrency => ("requests at once", "同时请求数"),
         StartupCompute => ("compute buffer", "计算缓冲"),
+        StartupFree => ("free before loading", "加载前空闲"),
         StartupHintWeights => (
             "The ledger bills the checkpoint's format: check `quant` (fp8_block, gptq4, awq4 …) and, for a model that is not a preset, import its config.json; engines also pad some tensors for their kernels (MXFP4 experts)",
             "账本按检查点的格式计算:检查 `quant`(`fp8_block`、`gptq4`、`awq4` …);不在预设里的模型请导入它的 `config.json`;引擎还会为内核对齐填充部分张量(如 `MXFP4` 专家)",
@@ -1145,6 +1146,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         StartupHintCompute => (
             "llama.cpp sizes its compute buffer for one micro-batch (`max_batched_tokens`: its n_ubatch, 512) over the context and the vocabulary; flash attention shrinks it, and a build keeps it on the GPU even with no layer offloaded",
             "`llama.cpp` 的计算缓冲按一个微批(`max_batched_tokens`:即 `n_ubatch`,512)乘上下文与词表来定;`flash attention` 会缩小它;即使一层都没卸到显卡上,它也留在显卡上",
+        ),
+        StartupHintFree => (
+            "SGLang's budget is `mem_fraction` of what is free before loading: the card's total as PyTorch sees it (`gpu`, `vram`) less the CUDA context and NCCL's buffers",
+            "`SGLang` 的预算是加载前空闲显存的 `mem_fraction`:即 PyTorch 看到的显卡总量(`gpu`、`vram`)减去 CUDA 上下文和 `NCCL` 缓冲",
         ),
         StartupHintConcurrency => (
             "Requests at once are the tokens ÷ the context (`seq`: vLLM's max_model_len)",

@@ -363,6 +363,7 @@ msg_ids!(
     StartupBlocks,
     StartupConcurrency,
     StartupCompute,
+    StartupFree,
     StartupHintWeights,
     StartupHintPeak,
     StartupHintNonTorch,
@@ -371,6 +372,7 @@ msg_ids!(
     StartupHintTokens,
     StartupHintConcurrency,
     StartupHintCompute,
+    StartupHintFree,
     // A Megatron-style training grid's lines and notes (`ledger::parallel`): billed and rendered in
     // the reader worker for the page, so on demand too.
     GridWeights,

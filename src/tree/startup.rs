@@ -35,11 +35,14 @@ pub enum Figure {
     MaxConcurrency,
     /// llama.cpp's "CUDA0 compute buffer size" (its counterpart of a profile run's peak).
     ComputeBuffer,
+    /// SGLang's "Load weight begin. avail mem=…": the memory free before loading, from which its
+    /// budget (`mem_fraction_static` of it) is taken.
+    FreeBeforeLoad,
 }
 
 impl Figure {
     /// In the order a link numbers them (`V0:` … `V8:`): new figures go at the end.
-    pub const ALL: [Figure; 9] = [
+    pub const ALL: [Figure; 10] = [
         Figure::Weights,
         Figure::ActivationPeak,
         Figure::NonTorch,
@@ -49,6 +52,7 @@ impl Figure {
         Figure::KvBlocks,
         Figure::MaxConcurrency,
         Figure::ComputeBuffer,
+        Figure::FreeBeforeLoad,
     ];
 
     pub fn id(self) -> &'static str {
@@ -62,6 +66,7 @@ impl Figure {
             Figure::KvBlocks => "kv_blocks",
             Figure::MaxConcurrency => "max_concurrency",
             Figure::ComputeBuffer => "compute_buffer",
+            Figure::FreeBeforeLoad => "free_before_load",
         }
     }
 
@@ -77,6 +82,7 @@ impl Figure {
             Figure::KvBlocks => MsgId::StartupBlocks,
             Figure::MaxConcurrency => MsgId::StartupConcurrency,
             Figure::ComputeBuffer => MsgId::StartupCompute,
+            Figure::FreeBeforeLoad => MsgId::StartupFree,
         }
     }
 
@@ -91,6 +97,7 @@ impl Figure {
             Figure::KvTokens | Figure::KvBlocks => MsgId::StartupHintTokens,
             Figure::MaxConcurrency => MsgId::StartupHintConcurrency,
             Figure::ComputeBuffer => MsgId::StartupHintCompute,
+            Figure::FreeBeforeLoad => MsgId::StartupHintFree,
         }
     }
 
@@ -110,6 +117,9 @@ impl Figure {
             Figure::KvTokens => s.kv_tokens as f64,
             Figure::KvBlocks => s.kv_blocks? as f64,
             Figure::MaxConcurrency => s.max_concurrency,
+            // SGLang's budget is its fraction of the memory free before loading.
+            Figure::FreeBeforeLoad if s.engine == Engine::Sglang && s.share > 0.0 => s.budget_bytes as f64 / s.share,
+            Figure::FreeBeforeLoad => return None,
         };
         Some(v)
     }
@@ -120,7 +130,7 @@ impl Figure {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Startup {
     pub engine: Engine,
-    pub figures: [Option<f64>; 9],
+    pub figures: [Option<f64>; 10],
     pub settings: Vec<(Key, String)>,
 }
 
@@ -148,7 +158,7 @@ impl Startup {
     pub fn from_items(items: &str) -> Option<Startup> {
         let mut parts = items.split(',');
         let engine = *ENGINES.get(parts.next()?.strip_prefix('Y')?.parse::<usize>().ok()?)?;
-        let mut st = Startup { engine, figures: [None; 9], settings: Vec::new() };
+        let mut st = Startup { engine, figures: [None; 10], settings: Vec::new() };
         for item in parts {
             let (head, value) = item.split_once(':')?;
             if let Some(i) = head.strip_prefix('V') {
@@ -273,12 +283,12 @@ impl Settings {
     }
 }
 
-fn figures_found(figures: &[Option<f64>; 9]) -> bool {
+fn figures_found(figures: &[Option<f64>; 10]) -> bool {
     figures.iter().any(Option::is_some)
 }
 
 fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 9];
+    let mut f = [None; 10];
     f[Figure::Weights as usize] =
         size_of(low, &["model loading took", "loading model weights took", "model weights take"], gb);
     f[Figure::ActivationPeak as usize] =
@@ -361,8 +371,9 @@ fn vllm_quant(q: &str, model: &str) -> Option<&'static str> {
 }
 
 fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 9];
+    let mut f = [None; 10];
     f[Figure::Weights as usize] = size_in_line(low, "load weight end", "mem usage=", gb);
+    f[Figure::FreeBeforeLoad as usize] = size_in_line(low, "load weight begin", "avail mem=", gb);
     let pool = line_after(low, "kv cache is allocated");
     let sizes = pool.map(|l| {
         let k = size_in_line(l, "k size:", "", gb);
@@ -408,7 +419,7 @@ fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
 }
 
 fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 9];
+    let mut f = [None; 10];
     f[Figure::Weights as usize] = size_of(low, &["cuda0 model buffer size =", "cuda0 buffer size ="], gb);
     // A model with sliding-window layers has two caches (llama_kv_cache_iswa), each its buffer.
     f[Figure::KvPool as usize] = sum_of_lines(low, "cuda0 kv buffer size =", gb);
@@ -613,6 +624,15 @@ fn implied_card(log: &Startup, applied: &Scenario, ledger: &Serving) -> Option<C
     if log.engine == Engine::Llamacpp || log.settings.iter().any(|(k, _)| *k == Key::Vram) || ledger.share <= 0.0 {
         return None;
     }
+    let now = applied.gpu.torch_bytes as f64;
+    // SGLang prints what was free before loading: the card less what the ledger holds back.
+    let free = (log.figure(Figure::FreeBeforeLoad)).zip(Figure::FreeBeforeLoad.of(ledger));
+    if let Some((engine_free, free)) = free {
+        if (free / engine_free - 1.0).abs() <= WITHIN {
+            return None;
+        }
+        return card_near(now + engine_free - free, applied);
+    }
     let pool = ledger.kv_pool_bytes as f64;
     // Without the pool's line, its size from the tokens the engine counted.
     let engine_pool = log.figure(Figure::KvPool).or_else(|| {
@@ -623,11 +643,15 @@ fn implied_card(log: &Startup, applied: &Scenario, ledger: &Serving) -> Option<C
     if engine_pool <= 0.0 || (pool / engine_pool - 1.0).abs() <= WITHIN {
         return None;
     }
-    let now = applied.gpu.torch_bytes as f64;
-    let torch_bytes = now + (engine_pool - pool) / ledger.share;
+    card_near(now + (engine_pool - pool) / ledger.share, applied)
+}
+
+/// A card of `torch_bytes` (as PyTorch sees it) and the presets within 3 % of it.
+fn card_near(torch_bytes: f64, applied: &Scenario) -> Option<Card> {
     if torch_bytes <= 0.0 || !torch_bytes.is_finite() {
         return None;
     }
+    let now = applied.gpu.torch_bytes as f64;
     let mut near: Vec<(f64, &'static str)> = (presets::GPUS.iter())
         .filter(|g| g.memory == presets::Memory::Dedicated)
         .map(|g| ((g.torch_bytes() as f64 / torch_bytes - 1.0).abs(), g.id))
