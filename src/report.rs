@@ -560,6 +560,12 @@ pub fn startup_json(c: &crate::tree::startup::Check) -> Value {
     json!({"engine": c.engine.id(), "query": c.query, "settings": settings, "rows": rows})
 }
 
+/// Spaces that bring `s` to `width` terminal columns (a CJK character takes two).
+fn pad(s: &str, width: usize) -> String {
+    let columns: usize = s.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum();
+    " ".repeat(width.saturating_sub(columns))
+}
+
 /// A start-up log's figures as a table: the engine's, the ledger's, the difference.
 fn startup_text(c: &crate::tree::startup::Check, lang: crate::i18n::Lang) -> String {
     use crate::i18n::{render, Lang};
@@ -568,12 +574,25 @@ fn startup_text(c: &crate::tree::startup::Check, lang: crate::i18n::Lang) -> Str
     let zh = lang == Lang::Zh;
     let mut out = String::from(if zh { "启动日志逐行对照:\n" } else { "the start-up log, line by line:\n" });
     let head = if zh { ["数字", "引擎", "账本", "差"] } else { ["figure", "engine", "ledger", "difference"] };
-    out.push_str(&format!("  {:<22} {:>14} {:>14} {:>10}\n", head[0], head[1], head[2], head[3]));
+    let row = |cells: [&str; 4]| {
+        format!(
+            "  {}{} {}{} {}{} {}{}\n",
+            cells[0],
+            pad(cells[0], 22),
+            pad(cells[1], 14),
+            cells[1],
+            pad(cells[2], 14),
+            cells[2],
+            pad(cells[3], 10),
+            cells[3]
+        )
+    };
+    out.push_str(&row(head));
     for r in &c.rows {
         let ledger = r.ledger.map_or("—".to_string(), |v| figure_text(r.figure, v));
         let d = r.difference().map_or("—".to_string(), signed_percent);
         let name = render(lang, &Msg::plain(r.figure.label())).replace('`', "");
-        out.push_str(&format!("  {name:<22} {:>14} {ledger:>14} {d:>10}\n", figure_text(r.figure, r.engine)));
+        out.push_str(&row([&name, &figure_text(r.figure, r.engine), &ledger, &d]));
     }
     out.push_str(&format!("{}: {}\n", if zh { "所算配置" } else { "configuration billed" }, c.query));
     out
