@@ -320,3 +320,24 @@ fn sglangs_free_memory_names_the_card_and_the_pool_follows() {
     }
     assert!(on_card.card.is_none(), "the card agrees: nothing to point to");
 }
+
+#[test]
+fn the_start_up_line_of_newer_releases_is_no_error_and_names_the_card() {
+    // vLLM 0.20 on prints at every start "Free memory on device (46.99/47.37 GiB) on startup.
+    // Desired GPU memory utilization is (0.75, 35.53 GiB). Actual usage is 15.38 GiB for consumed
+    // memory (weights + non-torch), 0.41 GiB for peak activation, and 0.0 GiB for CUDAGraph memory."
+    // Only "… on startup is less than desired …" is the error.
+    let text = log("vllm-0.29-qwen3-8b-4090-48g.log");
+    let p = diagnose_paste(&text, None);
+    assert_eq!(p.cause, Cause::StartupLog, "{:?}", p.reading.formats);
+    let st = startup("vllm-0.29-qwen3-8b-4090-48g.log");
+    assert_eq!(setting(&st, Key::Vram), Some("47.37"));
+    assert_eq!(setting(&st, Key::GpuUtil), Some("0.75"));
+    assert!(close(st.figure(Figure::ActivationPeak).unwrap_or(0.0), 0.41 * GIB, 1e-6));
+    assert!(close(st.figure(Figure::NonTorch).unwrap_or(0.0), (15.38 - 15.27) * GIB, 1e-6));
+    assert_eq!(st.figure(Figure::CudaGraphs), None, "0.0 GiB with enforce-eager: not a figure");
+    // The ngram run: its speculative_config is read as the link's keys.
+    let ngram = startup("vllm-0.29-qwen3-8b-4090-48g-ngram.log");
+    assert_eq!(setting(&ngram, Key::Spec), Some("ngram"));
+    assert_eq!(setting(&ngram, Key::SpecTokens), Some("4"));
+}

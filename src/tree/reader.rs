@@ -277,7 +277,7 @@ fn size_after(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
 }
 
 /// A size right before `phrase` (the last occurrence): "… 13.29 GiB already allocated".
-fn size_before(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
+pub(crate) fn size_before(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
     let i = last(low, phrase)?;
     let head = low[..i].trim_end();
     // Back over the unit and the number.
@@ -288,7 +288,7 @@ fn size_before(low: &str, phrase: &str, gb: &mut bool) -> Option<f64> {
 }
 
 /// The last `(a/b GiB)`-style pair after `phrase`: "Free memory on device (0.49/79.32 GiB)".
-fn pair_after(low: &str, phrase: &str, gb: &mut bool) -> Option<(f64, f64)> {
+pub(crate) fn pair_after(low: &str, phrase: &str, gb: &mut bool) -> Option<(f64, f64)> {
     let rest = after_last(low, phrase)?;
     // "Free memory on device cuda:1 (19.77/22.05 GiB)": past the device's name.
     let rest = &rest[rest.find('(').filter(|&i| i <= 24)? + 1..];
@@ -723,7 +723,10 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
     if has(low, "when warming up sampler") {
         r.formats.push(Format::VllmSampler);
     }
-    if let Some((free, total)) = pair_after(low, "free memory on device", gb) {
+    // The error ("… on startup is less than desired GPU memory utilization …"), not the line that
+    // newer releases print at every start ("… on startup. Desired GPU memory utilization is …").
+    let short = has(low, "less than desired gpu memory");
+    if let Some((free, total)) = pair_after(low, "free memory on device", gb).filter(|_| short) {
         r.formats.push(Format::VllmFreeMemory);
         n.free = Some(free);
         n.total = Some(total);

@@ -8,7 +8,7 @@
 //! Only numbers and a few setting values come out (no text is kept), read in one pass per phrase,
 //! as the rest of the paste reader reads ([`super::reader`]).
 
-use super::reader::{after_last, last, number_at, size_at, window};
+use super::reader::{after_last, last, number_at, pair_after, size_at, size_before, window};
 use crate::ledger::bill::Serving;
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
@@ -291,14 +291,22 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     let mut f = [None; 10];
     f[Figure::Weights as usize] =
         size_of(low, &["model loading took", "loading model weights took", "model weights take"], gb);
-    f[Figure::ActivationPeak as usize] =
-        size_of(low, &["torch peak memory increase:", "pytorch activation peak memory takes"], gb).or_else(|| {
+    // 0.20 on, at every start: "Free memory on device (46.99/47.37 GiB) on startup. Desired GPU memory
+    // utilization is (0.75, 35.53 GiB). Actual usage is 15.38 GiB for consumed memory (weights +
+    // non-torch), 0.41 GiB for peak activation, and 0.0 GiB for CUDAGraph memory."
+    let usage = line_after(low, "actual usage is").map(|l| format!("actual usage is{l}")).unwrap_or_default();
+    let consumed = size_before(&usage, "for consumed memory", gb);
+    f[Figure::ActivationPeak as usize] = size_before(&usage, "for peak activation", gb)
+        .or_else(|| size_of(low, &["torch peak memory increase:", "pytorch activation peak memory takes"], gb))
+        .or_else(|| {
             // 0.6.4's "Memory profiling results: … peak_torch_memory=8.70GiB" counts the weights.
             Some(size_of(low, &["peak_torch_memory="], gb)? - f[Figure::Weights as usize]?)
         });
     f[Figure::NonTorch as usize] =
-        size_of(low, &["non-torch forward increase memory:", "non_torch_memory takes", "non_torch_memory="], gb);
-    f[Figure::CudaGraphs as usize] = size_in_line(low, "graph capturing finished in", "took", gb);
+        size_of(low, &["non-torch forward increase memory:", "non_torch_memory takes", "non_torch_memory="], gb)
+            .or_else(|| Some(consumed? - f[Figure::Weights as usize]?).filter(|b| *b >= 0.0));
+    f[Figure::CudaGraphs as usize] = size_in_line(low, "graph capturing finished in", "took", gb)
+        .or_else(|| size_before(&usage, "for cudagraph memory", gb).filter(|b| *b > 0.0));
     // Each rank prints its pool (and V1 each worker's tokens); the engine plans for the smallest.
     f[Figure::KvPool as usize] = ["available kv cache memory:", "reserved for kv cache is", "kv_cache_size="]
         .iter()
@@ -333,9 +341,11 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     }
     let share =
         number_of(low, &["gpu_memory_utilization was", "x gpu_memory_utilization (", "gpu_memory_utilization="])
-            .or_else(|| arg_number(low, "gpu_memory_utilization"));
+            .or_else(|| arg_number(low, "gpu_memory_utilization"))
+            .or_else(|| number_of(low, &["desired gpu memory utilization is ("]));
     settings.set(Key::GpuUtil, share.map(|v| format!("{v}")));
-    let total = size_of(low, &["total gpu memory was", "total_gpu_memory (", "total_gpu_memory="], gb);
+    let total = size_of(low, &["total gpu memory was", "total_gpu_memory (", "total_gpu_memory="], gb)
+        .or_else(|| pair_after(low, "free memory on device", gb).map(|(_, total)| total));
     settings.set(Key::Vram, total.map(|b| format!("{:.2}", b / f64::from(1u32 << 30))));
     let quantization = arg(low, "quantization");
     settings.set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
@@ -349,7 +359,25 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     settings.set(Key::MaxBatchedTokens, batched.map(whole));
     settings.set(Key::MaxNumSeqs, arg_number(low, "max_num_seqs").map(whole));
     settings.set(Key::BlockSize, arg_number(low, "block_size").map(whole));
+    // `speculative_config`: {'method': 'ngram', 'num_speculative_tokens': 4} as passed, or
+    // SpeculativeConfig(method='ngram', model=None, num_spec_tokens=4) as the engine prints it.
+    let method = arg(low, "method").filter(|_| has(low, "speculative_config"));
+    settings.set(Key::Spec, method.and_then(spec_method).map(str::to_string));
+    let spec_tokens = arg_number(low, "num_speculative_tokens").or_else(|| arg_number(low, "num_spec_tokens"));
+    settings.set(Key::SpecTokens, spec_tokens.filter(|_| method.is_some()).map(whole));
     Some(Startup { engine: Engine::Vllm, figures: f, settings: settings.0 })
+}
+
+/// vLLM's speculative method as a `spec` value (the MTP methods are named after their models).
+fn spec_method(m: &str) -> Option<&'static str> {
+    Some(match m {
+        "ngram" | "ngram_gpu" => "ngram",
+        "eagle" => "eagle",
+        "eagle3" => "eagle3",
+        "draft_model" => "draft",
+        _ if m.ends_with("mtp") => "mtp",
+        _ => return None,
+    })
 }
 
 /// vLLM's `quantization` as a `quant` value; the model's name tells a block-FP8 checkpoint
@@ -697,6 +725,8 @@ pub fn check(log: &Startup, s: &Scenario) -> Check {
         Engine::Sglang => "sglang",
         _ => "llamacpp",
     };
+    // A key the log sets is the log's (written once, after the configuration's others).
+    base.retain(|(k, _)| !log.settings.iter().any(|(l, _)| l.name() == k));
     base.push(("mode".into(), "infer".into()));
     base.push(("engine".into(), engine.into()));
     // The release printed goes with the engine; a configuration's other release does not apply.
