@@ -492,7 +492,7 @@ pub struct EngineSettings {
     /// vLLM's `--kv-cache-memory` in bytes: the pool as given, the utilization ignored.
     pub kv_cache_memory: Option<u64>,
     /// `--max-model-len auto`: the context is the model's own (`Architecture::max_context`), and
-    /// vLLM (0.12 on) lowers it to the longest one request that fits the pool.
+    /// vLLM (0.14 on) lowers it to the longest one request that fits the pool.
     pub max_model_len_auto: bool,
 }
 
