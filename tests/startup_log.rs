@@ -108,7 +108,11 @@ fn a_v1_log_without_the_card_points_to_one() {
     let c = check(&st, &vram_ledger::ledger::Scenario::default());
     let card = c.card.unwrap_or_else(|| panic!("a card is inferred"));
     assert!((78.5..80.5).contains(&(card.torch_bytes / GIB)), "{} GiB", card.torch_bytes / GIB);
-    assert!(card.presets.contains(&"a100-80g") && card.presets.contains(&"h100-80g"), "{:?}", card.presets);
+    // Of the 80 GB cards, the A100's reproduces the pool: vLLM gives cards of ≥ 70 GiB other than
+    // the A100 1,024 sequences by default (arg_utils.py), whose sampler warm-up is 4 × the 256
+    // here, so an H100 billed with this log's settings leaves a smaller pool.
+    assert_eq!(card.presets.first(), Some(&"a100-80g"), "{:?}", card.presets);
+    assert!(!card.presets.contains(&"h100-80g"), "{:?}", card.presets);
 }
 
 #[test]

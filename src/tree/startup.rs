@@ -686,8 +686,30 @@ fn card_near(torch_bytes: f64, applied: &Scenario) -> Option<Card> {
         .filter(|(d, _)| *d <= 0.03)
         .collect();
     near.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let presets = near.into_iter().take(3).map(|(_, id)| id).collect();
+    let presets = near.into_iter().take(6).map(|(_, id)| id).collect();
     Some(Card { torch_bytes, configured: (applied.gpu.name.clone(), now), presets })
+}
+
+/// The presets of `card` that reproduce the engine's pool (or its tokens) within [`WITHIN`] when
+/// billed with the log's settings, the closest first: cards of one size can differ in the
+/// engine's defaults (vLLM's batch defaults on ≥ 70 GiB cards other than the A100). The nearest
+/// by size when none does; at most three.
+fn reproducing(card: &mut Card, log: &Startup, base: &[(String, String)], applied: &[(Key, String)]) {
+    let figure = [Figure::KvPool, Figure::KvTokens].into_iter().find(|f| log.figure(*f).is_some());
+    let Some((figure, engine)) = figure.and_then(|f| Some((f, log.figure(f)?))) else { return };
+    let mut fits: Vec<(f64, &'static str)> = (card.presets.iter())
+        .filter_map(|&id| {
+            let mut settings = applied.to_vec();
+            settings.push((Key::Gpu, id.to_string()));
+            let d = figure.of(&serving_of(&joined(base, &settings))?)? / engine - 1.0;
+            (d.abs() <= WITHIN).then_some((d.abs(), id))
+        })
+        .collect();
+    fits.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if !fits.is_empty() {
+        card.presets = fits.into_iter().map(|(_, id)| id).collect();
+    }
+    card.presets.truncate(3);
 }
 
 /// A difference within this share is agreement (the engines' own figures round to 0.01 GiB and
@@ -768,6 +790,9 @@ pub fn check(log: &Startup, s: &Scenario) -> Check {
             Some(Row { figure, engine, ledger: of(&ledger), configured: before, moved_by })
         })
         .collect();
-    let card = ledger.as_ref().and_then(|l| implied_card(log, &applied_scenario, l));
+    let mut card = ledger.as_ref().and_then(|l| implied_card(log, &applied_scenario, l));
+    if let Some(c) = card.as_mut() {
+        reproducing(c, log, &base, &applied);
+    }
     Check { engine: log.engine, settings, query: full, rows, card }
 }
