@@ -421,7 +421,7 @@ pub fn diagnosis(query: &str) -> String {
     use crate::tree::paste::{diagnose_reading, figures, Advice};
     let parsed = crate::query::parse(query);
     let view = crate::view::read(&parsed.ui);
-    let Some((reading, _)) = view.oom else {
+    let Some((reading, link)) = view.oom else {
         return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
     };
     let p = diagnose_reading(reading, Some(&parsed.scenario));
@@ -436,14 +436,13 @@ pub fn diagnosis(query: &str) -> String {
         })
         .collect();
     let startup = p.startup.as_ref().map(crate::tree::paste::startup_figures).unwrap_or_default();
-    let figures: Vec<Value> = figures(&p).into_iter().chain(startup).map(|((en, zh), v)| json!([en, zh, v])).collect();
+    let figures: Vec<Value> = (figures(&p).into_iter().map(|((en, zh), v)| json!([en, zh, v])))
+        .chain(startup.into_iter().map(|((en, zh), v)| json!([en, zh, v])))
+        .collect();
     json!({ "diagnosis": {
         "cause": p.cause.id(),
         "label": cause_label(p.cause),
-        "apply": p.startup.as_ref().map(|c| {
-            let oom = crate::query::percent_encode(&p.reading.to_link());
-            format!("{}&oom={oom}", c.query)
-        }),
+        "apply": p.startup.as_ref().map(|c| format!("{}&oom={}", c.query, crate::query::percent_encode(&link))),
         "node": p.node.id(),
         "path": p.path.iter().map(|n| n.id()).collect::<Vec<&str>>(),
         "why": both(&p.why),

@@ -184,11 +184,7 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
 
 /// An engine and its release as a log names them ("vLLM 0.8.5").
 fn engine_name(c: &Check) -> String {
-    let name = match c.engine {
-        Engine::Vllm => "vLLM",
-        Engine::Sglang => "SGLang",
-        _ => "llama.cpp",
-    };
+    let name = c.engine.name();
     match c.settings.iter().find(|t| t.key == crate::query::Key::EngineVersion) {
         Some(v) => format!("{name} {}", v.value),
         None => name.to_string(),
@@ -815,11 +811,13 @@ fn count(v: f64) -> String {
 }
 
 /// The numbers a diagnosis rests on, labelled (English, Chinese), for the CLI's text and the page.
-pub fn figures(p: &Pasted) -> Vec<((String, String), String)> {
+pub fn figures(p: &Pasted) -> Vec<((&'static str, &'static str), String)> {
     use crate::ledger::units::human_bytes;
     let n = &p.reading.numbers;
     let bytes = |v: Option<f64>| v.map(human_bytes);
     let plain = |v: Option<f64>| v.map(count);
+    // A start-up log's weights, pool and tokens are its own rows ([`startup_figures`]).
+    let unless_startup = |v: Option<String>| v.filter(|_| p.startup.is_none());
     let rows = [
         (("tried to allocate", "申请"), bytes(n.tried_to_allocate)),
         (("total", "总量"), bytes(n.total.or(n.smi_total).or(n.mps_max_allowed))),
@@ -830,20 +828,14 @@ pub fn figures(p: &Pasted) -> Vec<((String, String), String)> {
         (("reserved but unallocated", "保留未分配"), bytes(n.reserved_unallocated)),
         (("nvidia-smi used", "nvidia-smi 已用"), bytes(n.smi_used)),
         (("peak allocated", "分配峰值"), bytes(n.peak_allocated)),
-        (("weights", "权重"), bytes(n.weights)),
+        (("weights", "权重"), unless_startup(bytes(n.weights))),
         (("utilization", "占比"), plain(n.utilization)),
-        (("KV cache available", "可用 KV cache"), bytes(n.kv_available)),
+        (("KV cache available", "可用 KV cache"), unless_startup(bytes(n.kv_available))),
         (("KV cache needed", "所需 KV cache"), bytes(n.kv_needed)),
-        (("KV tokens", "KV token 数"), plain(n.kv_tokens)),
+        (("KV tokens", "KV token 数"), unless_startup(plain(n.kv_tokens))),
         (("max seq len", "最大序列长度"), plain(n.max_model_len)),
         (("llama.cpp buffer", "llama.cpp 缓冲"), bytes(n.llama_alloc)),
         (("steps done", "已跑步数"), plain(n.steps_done)),
     ];
-    // A start-up log's own figures are its rows ([`startup_figures`]).
-    let startup = p.startup.is_some();
-    let theirs = |en: &str| startup && matches!(en, "KV cache available" | "weights" | "KV tokens");
-    (rows.into_iter())
-        .filter(|((en, _), _)| !theirs(en))
-        .filter_map(|((en, zh), v)| v.map(|v| ((en.to_string(), zh.to_string()), v)))
-        .collect()
+    rows.into_iter().filter_map(|(label, v)| v.map(|v| (label, v))).collect()
 }

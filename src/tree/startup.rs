@@ -21,8 +21,8 @@ use crate::query::{self, Key, KEYS};
 pub enum Figure {
     /// vLLM's "Model loading took", SGLang's "Load weight end … mem usage", llama.cpp's model buffer.
     Weights,
-    /// vLLM's profile run: "torch peak memory increase" (V1), "PyTorch activation peak memory" (V0);
-    /// llama.cpp's compute buffer.
+    /// vLLM's profile run: "torch peak memory increase" (V1), "PyTorch activation peak memory" (V0),
+    /// "… for peak activation" (0.20 on).
     ActivationPeak,
     NonTorch,
     CudaGraphs,
@@ -41,8 +41,8 @@ pub enum Figure {
 }
 
 impl Figure {
-    /// In the order a link numbers them (`V0:` … `V8:`): new figures go at the end.
-    pub const ALL: [Figure; 10] = [
+    /// In the order a link numbers them (`V0:` … `V9:`): new figures go at the end.
+    pub const ALL: [Figure; FIGURES] = [
         Figure::Weights,
         Figure::ActivationPeak,
         Figure::NonTorch,
@@ -125,12 +125,15 @@ impl Figure {
     }
 }
 
+/// How many figures a log can give.
+const FIGURES: usize = 10;
+
 /// What a start-up log says: its engine, the figures it printed (indexed as [`Figure::ALL`]) and the
 /// settings it printed, as query keys and values (the links' vocabulary).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Startup {
     pub engine: Engine,
-    pub figures: [Option<f64>; 10],
+    pub figures: [Option<f64>; FIGURES],
     pub settings: Vec<(Key, String)>,
 }
 
@@ -158,7 +161,7 @@ impl Startup {
     pub fn from_items(items: &str) -> Option<Startup> {
         let mut parts = items.split(',');
         let engine = *ENGINES.get(parts.next()?.strip_prefix('Y')?.parse::<usize>().ok()?)?;
-        let mut st = Startup { engine, figures: [None; 10], settings: Vec::new() };
+        let mut st = Startup { engine, figures: [None; FIGURES], settings: Vec::new() };
         for item in parts {
             let (head, value) = item.split_once(':')?;
             if let Some(i) = head.strip_prefix('V') {
@@ -283,12 +286,12 @@ impl Settings {
     }
 }
 
-fn figures_found(figures: &[Option<f64>; 10]) -> bool {
+fn figures_found(figures: &[Option<f64>; FIGURES]) -> bool {
     figures.iter().any(Option::is_some)
 }
 
 fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 10];
+    let mut f = [None; FIGURES];
     f[Figure::Weights as usize] =
         size_of(low, &["model loading took", "loading model weights took", "model weights take"], gb);
     // 0.20 on, at every start: "Free memory on device (46.99/47.37 GiB) on startup. Desired GPU memory
@@ -399,14 +402,14 @@ fn vllm_quant(q: &str, model: &str) -> Option<&'static str> {
 }
 
 fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 10];
+    let mut f = [None; FIGURES];
     f[Figure::Weights as usize] = size_in_line(low, "load weight end", "mem usage=", gb);
     f[Figure::FreeBeforeLoad as usize] = size_in_line(low, "load weight begin", "avail mem=", gb);
     let pool = line_after(low, "kv cache is allocated");
     let sizes = pool.map(|l| {
-        let k = size_in_line(l, "k size:", "", gb);
-        let v = size_in_line(l, "v size:", "", gb);
-        let kv = if has(l, " kv size:") { size_in_line(l, " kv size:", "", gb) } else { None };
+        let k = size_of(l, &["k size:"], gb);
+        let v = size_of(l, &["v size:"], gb);
+        let kv = if has(l, " kv size:") { size_of(l, &[" kv size:"], gb) } else { None };
         (k, v, kv)
     });
     f[Figure::KvPool as usize] = match sizes {
@@ -447,7 +450,7 @@ fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
 }
 
 fn read_llamacpp(low: &str, gb: &mut bool) -> Option<Startup> {
-    let mut f = [None; 10];
+    let mut f = [None; FIGURES];
     f[Figure::Weights as usize] = size_of(low, &["cuda0 model buffer size =", "cuda0 buffer size ="], gb);
     // A model with sliding-window layers has two caches (llama_kv_cache_iswa), each its buffer.
     f[Figure::KvPool as usize] = sum_of_lines(low, "cuda0 kv buffer size =", gb);
@@ -641,7 +644,8 @@ pub struct Card {
     pub torch_bytes: f64,
     /// The configuration's card (its name) and total.
     pub configured: (String, f64),
-    /// GPU presets within 3 % of `torch_bytes`, the closest first (at most three).
+    /// GPU presets within 3 % of `torch_bytes` that reproduce the engine's pool with the log's
+    /// settings, the closest first; the nearest by size when none does (at most three).
     pub presets: Vec<&'static str>,
 }
 
@@ -742,17 +746,11 @@ pub fn check(log: &Startup, s: &Scenario) -> Check {
     // A model named by the log replaces the configuration's, shape and all.
     let is_shape = |k: &str| k == "model" || KEYS.iter().any(|d| d.architecture && d.name == k);
     base.retain(|(k, _)| !(names_model && is_shape(k)) && k != "mode" && k != "engine");
-    let engine = match log.engine {
-        Engine::Vllm => "vllm",
-        Engine::Sglang => "sglang",
-        _ => "llamacpp",
-    };
-    // A key the log sets is the log's (written once, after the configuration's others).
+    // A key the log sets is the log's (written once, after the configuration's others): the
+    // release printed, for one, goes with the engine.
     base.retain(|(k, _)| !log.settings.iter().any(|(l, _)| l.name() == k));
     base.push(("mode".into(), "infer".into()));
-    base.push(("engine".into(), engine.into()));
-    // The release printed goes with the engine; a configuration's other release does not apply.
-    base.retain(|(k, _)| k != "engine_version" || !log.settings.iter().any(|(l, _)| *l == Key::EngineVersion));
+    base.push(("engine".into(), log.engine.id().into()));
     let mut settings: Vec<Setting> = Vec::new();
     for (key, value) in &log.settings {
         let was = own.iter().rev().find(|(k, _)| k == key.name()).map(|(_, v)| v.clone());
