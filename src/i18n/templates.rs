@@ -248,6 +248,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "a cross-entropy kernel on the 16-bit logits that writes their gradient in place (Unsloth before 2024.11.7)",
             "在 16 位 logits 上计算、把梯度原地写回的交叉熵核(`Unsloth` 2024.11.7 之前)",
         ),
+        LossInplaceCast => (
+            "a cross-entropy kernel that writes the gradient into the logits (Unsloth before 2024.11.7), after the fp16 logits are cast to the checkpoint's bf16: two copies in the cast and its backward",
+            "把梯度原地写回 logits 的交叉熵核(`Unsloth` 2024.11.7 之前);`fp16` 的 logits 先转成检查点的 `bf16`,转换及其反向各有两份",
+        ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (
             "loss=fused (fused linear cross-entropy: Liger, Cut Cross-Entropy, Unsloth, TRL's chunked_nll): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",

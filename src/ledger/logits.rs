@@ -88,11 +88,12 @@ fn saved_bytes_per_logit(loss: LossKernel, act: Dtype, compiled: bool, autocast:
 }
 
 /// Bytes per logit that final-logit soft-capping (Gemma-2: tanh) adds: its saved tanh output,
-/// alive through the loss (a fused kernel caps inside).
+/// alive through the loss (a fused kernel caps inside, as Unsloth's cross-entropy kernel does:
+/// `DO_SOFTCAPPING` in kernels/cross_entropy_loss.py).
 fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) -> f64 {
     match loss {
         _ if !arch.softcapping => 0.0,
-        LossKernel::Fused => 0.0,
+        LossKernel::Fused | LossKernel::Inplace => 0.0,
         _ => act.bytes(),
     }
 }
@@ -125,7 +126,15 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    let (loss_bytes, what) = bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast);
+    // Unsloth's forward casts the logits to the checkpoint's dtype (`logits = logits.to(self.config
+    // .torch_dtype)`, models/llama.py of 2024): computed in fp16 on a card without bf16, they are
+    // copied to the checkpoint's bf16, and the cast's backward copies their gradient back: two
+    // copies in the cast and in its backward.
+    let (loss_bytes, what) = if t.loss == LossKernel::Inplace && t.fp16_card {
+        (2.0 * p.acts.bytes(), msg!(LossInplaceCast))
+    } else {
+        bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast)
+    };
     let softcap = softcap_bytes_per_logit(p.arch, t.loss, p.acts);
     let per_logit = loss_bytes + softcap;
     let count = p.batch as f64 * p.logit_tokens as f64 * p.arch.vocab as f64;

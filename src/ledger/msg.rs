@@ -184,6 +184,7 @@ msg_ids!(
     LossFused,
     LossChunkedCompiled,
     LossInplace,
+    LossInplaceCast,
     LossCompiled,
     WeightsQuantizedHead,
     DequantHead,
