@@ -362,3 +362,22 @@ fn unsloth_2024_casts_the_logits_to_the_checkpoint_dtype_on_cards_without_bf16()
     let fused = "framework=unsloth&framework_version=2025.1.5&method=qlora&rank=16&seq=2048&batch=2&model=llama-3.1-8b";
     assert!(logits(&format!("{fused}&gpu=t4")) < tokens * 128_256);
 }
+
+/// From unsloth 2025.8.10 (which requires unsloth-zoo 2025.8.9, commit 9821e897 "Flex attention")
+/// gpt-oss trains through `flex_attention_with_sink` (unsloth-zoo `temporary_patches/gpt_oss.py`),
+/// which keeps no s² scores: the framework sets `attn=flash` on models with attention sinks, from
+/// that release, and a link's own `attn` wins.
+#[test]
+fn unsloth_trains_gpt_oss_with_flex_attention_from_2025_8_10() {
+    use vram_ledger::ledger::scenario::AttentionKernel;
+    let q = |v: &str, extra: &str| {
+        scenario(&format!("framework=unsloth&framework_version={v}&model=gpt-oss-20b&method=qlora{extra}"))
+    };
+    assert_eq!(q("2025.8.10", "").attention, AttentionKernel::Flash);
+    assert_eq!(q("2025.9.1", "").attention, AttentionKernel::Flash);
+    assert_eq!(q("2025.8.2", "").attention, AttentionKernel::Sdpa);
+    assert_eq!(q("2025.9.1", "&attn=eager").attention, AttentionKernel::Eager);
+    // Models without sinks keep the default.
+    let llama = scenario("framework=unsloth&framework_version=2025.9.1&model=llama-3.1-8b&method=qlora");
+    assert_eq!(llama.attention, AttentionKernel::Sdpa);
+}

@@ -6,8 +6,8 @@
 
 use super::msg::{Arg, Msg};
 use super::scenario::{
-    Allocator, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate, Precision,
-    Recipe, Release, Scenario, TrainingLoop, Zero3Impl,
+    Allocator, AttentionKernel, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate,
+    Precision, Recipe, Release, Scenario, TrainingLoop, Zero3Impl,
 };
 use crate::msg;
 
@@ -27,6 +27,7 @@ pub enum Setting {
     SyncModuleStates(bool),
     PpoUpdate(PpoUpdate),
     DistOptim(bool),
+    Attn(AttentionKernel),
 }
 
 impl Setting {
@@ -46,6 +47,7 @@ impl Setting {
             Setting::SyncModuleStates(_) => "sync_module_states",
             Setting::PpoUpdate(_) => "ppo_update",
             Setting::DistOptim(_) => "dist_optim",
+            Setting::Attn(_) => "attn",
         }
     }
 
@@ -65,6 +67,7 @@ impl Setting {
             Setting::SyncModuleStates(on) => ["0", "1"][usize::from(on)],
             Setting::PpoUpdate(u) => u.id(),
             Setting::DistOptim(on) => ["0", "1"][usize::from(on)],
+            Setting::Attn(k) => k.id(),
         }
     }
 
@@ -83,6 +86,7 @@ impl Setting {
             Setting::SyncModuleStates(on) => s.sync_module_states = on,
             Setting::PpoUpdate(u) => s.rl.ppo_update = u,
             Setting::DistOptim(on) => s.layout.dist_optim = on,
+            Setting::Attn(k) => s.attention = k,
         }
     }
 
@@ -102,6 +106,7 @@ impl Setting {
             Setting::SyncModuleStates(on) => s.sync_module_states == on,
             Setting::PpoUpdate(u) => s.rl.ppo_update == u,
             Setting::DistOptim(on) => s.layout.dist_optim == on,
+            Setting::Attn(k) => s.attention == k,
         }
     }
 }
@@ -137,6 +142,8 @@ pub enum Runs {
     /// Unsloth's offloaded checkpoint: one GPU (its DDP path forces torch's non-reentrant one) and
     /// `max_seq_length` ≥ 512 (`apply_unsloth_gradient_checkpointing`, `models/_utils.py:L360-385`).
     UnslothOffload,
+    /// Models with attention sinks (gpt-oss).
+    Sinks,
 }
 
 impl Runs {
@@ -157,6 +164,7 @@ impl Runs {
             Runs::Sharded => s.zero == 3,
             Runs::NotDdp => !multi || s.zero > 0,
             Runs::UnslothOffload => !multi && s.seq >= 512,
+            Runs::Sinks => s.architecture.sinks,
         }
     }
 
@@ -178,6 +186,7 @@ impl Runs {
             Runs::Sharded => "zero=3",
             Runs::NotDdp => "one GPU, ZeRO or FSDP (not plain DDP)",
             Runs::UnslothOffload => "one GPU, seq ≥ 512",
+            Runs::Sinks => "models with attention sinks (gpt-oss)",
         }
     }
 }
@@ -257,6 +266,8 @@ rules![
         "unsloth `_utils.py:L2482-2496`: its own preparation leaves the embedding, head and norms in bf16 (LoRA A/B in fp32)";
     Unsloth, None, None, All, Alloc(Allocator::Expandable),
         "unsloth-zoo `__init__.py:L277-291`: `expandable_segments:True` set on import when the variable is unset";
+    Unsloth, v(2025, 8, 10), None, Sinks, Attn(AttentionKernel::Flash),
+        "unsloth-zoo 2025.8.9 (9821e897 \"Flex attention\"; a1899136 `temporary_patches/gpt_oss.py:L622-700`), required from unsloth 2025.8.10: gpt-oss's attention in training is `flex_attention_with_sink`, which keeps no s² scores (eager only for inference, or with `UNSLOTH_ENABLE_FLEX_ATTENTION=0`)";
     Unsloth, None, None, Full, Precision(Precision::Bf16),
         "unsloth `models/vision.py:L2176-2183`: full fine-tuning in bf16 is pure bf16 (`float32_mixed_precision=False`)";
     Llamafactory, None, None, All, Gc(Checkpointing::Reentrant),
