@@ -53,7 +53,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
         "serving": bill.serving.as_ref().map(serving_json),
         "rl": bill.rl.as_ref().map(rl_json),
-        "parallel": bill.parallel.as_ref().map(parallel_json),
+        "parallel": bill.parallel.as_ref().map(|p| parallel_json(p, bill.serving.is_some())),
         "phases": phases_json(&phases),
         "peak_phase": phases::peak(&phases).map(|p| p.name.id()),
     })
@@ -102,12 +102,13 @@ pub fn phases_table(bill: &Bill, unit: Unit) -> String {
     out
 }
 
-/// The `parallel` object of a training grid (its names are a public contract: issue 28).
-pub fn parallel_json(p: &ParallelSummary) -> Value {
+/// The `parallel` object of a training or served grid (its names are a public contract: issue 28);
+/// a served grid has no schedule, and its worst rank is the stage that binds the KV pool.
+pub fn parallel_json(p: &ParallelSummary, served: bool) -> Value {
     let l = &p.layout;
     json!({
         "tp": l.tp, "pp": l.pp, "ep": l.ep, "etp": l.etp, "cp": l.cp, "dp": l.dp,
-        "sp": l.sp, "dist_optim": l.dist_optim, "schedule": l.schedule.id(), "gpus": l.gpus(),
+        "sp": l.sp, "dist_optim": l.dist_optim, "schedule": (!served).then(|| l.schedule.id()), "gpus": l.gpus(),
         "billed_stage": p.billed_stage,
         "worst_rank": { "stage": p.worst_stage, "bytes": p.worst_bytes },
         "ranks": p.ranks.iter().map(|r| json!({
@@ -120,15 +121,21 @@ pub fn parallel_json(p: &ParallelSummary) -> Value {
     })
 }
 
-fn parallel_text(p: &ParallelSummary, unit: Unit) -> String {
+fn parallel_text(p: &ParallelSummary, unit: Unit, served: bool) -> String {
     let l = &p.layout;
+    let how = if served {
+        "served: the engine takes the fewest KV blocks of any stage".to_string()
+    } else {
+        format!("schedule {}", l.schedule.id())
+    };
     let mut out = format!(
-        "\ngrid tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPUs{}{} (schedule {})\n{:<7} {:>6} {:>14} {:>14} {:>14}\n",
+        "\ngrid tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPUs{}{} ({how})\n{:<7} {:>6} {:>14} {:>14} {:>14}\n",
         l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(),
         if l.sp { ", sequence parallel" } else { "" },
         if l.dist_optim { ", distributed optimizer" } else { "" },
-        l.schedule.id(), "stage", "layers", "weights", "activations", "device"
+        "stage", "layers", "weights", "activations", "device"
     );
+    let worst = if served { "binds the pool" } else { "worst" };
     for r in &p.ranks {
         out.push_str(&format!(
             "{:<7} {:>6} {:>14} {:>14} {:>14}{}\n",
@@ -138,10 +145,10 @@ fn parallel_text(p: &ParallelSummary, unit: Unit) -> String {
             format_bytes(r.activations_bytes, unit),
             format_bytes(r.device_bytes, unit),
             match (r.stage == p.worst_stage, r.stage == p.billed_stage) {
-                (true, true) => "  ← worst, billed above",
-                (true, false) => "  ← worst",
-                (false, true) => "  ← billed above",
-                _ => "",
+                (true, true) => format!("  ← {worst}, billed above"),
+                (true, false) => format!("  ← {worst}"),
+                (false, true) => "  ← billed above".to_string(),
+                _ => String::new(),
             }
         ));
     }
@@ -316,7 +323,7 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
         out.push_str(&rl_text(r, unit));
     }
     if let Some(p) = &bill.parallel {
-        out.push_str(&parallel_text(p, unit));
+        out.push_str(&parallel_text(p, unit, bill.serving.is_some()));
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {

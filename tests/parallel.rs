@@ -189,8 +189,8 @@ fn the_worker_answers_a_grid_bill_the_page_reads_back() {
     assert_eq!(decode("{\"grid\": {\"query\": 1}}"), None);
 }
 
-/// In inference `tp` is the tensor-parallel size, as `gpus` is; the rest of a grid is not billed
-/// there yet, and a note says so rather than billing it silently as one GPU.
+/// In inference `tp` is the tensor-parallel size, as `gpus` is; vLLM bills `pp`, `dp` and `ep`
+/// (tests/serving_grid.rs), the other engines and `cp` get a note rather than a silent one-GPU bill.
 #[test]
 fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     let q = "model=qwen3-32b&mode=infer&engine=vllm&gpu=h100-80g";
@@ -200,7 +200,11 @@ fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     assert_eq!(by_gpus.serving.map(|s| s.kv_tokens), by_tp.serving.map(|s| s.kv_tokens));
     assert!(by_tp.parallel.is_none() && !by_tp.notes.iter().any(|n| n.key == "serving_grid"));
     let with_ep = bill(&format!("{q}&tp=2&ep=2"));
-    assert!(with_ep.notes.iter().any(|n| n.key == "serving_grid"));
+    assert!(with_ep.parallel.is_some() && !with_ep.notes.iter().any(|n| n.key == "serving_grid"));
+    let on_sglang = bill(&format!("{q}&tp=2&ep=2").replace("engine=vllm", "engine=sglang"));
+    assert!(on_sglang.notes.iter().any(|n| n.key == "serving_grid"));
+    let with_cp = bill(&format!("{q}&tp=2&cp=2"));
+    assert!(with_cp.notes.iter().any(|n| n.key == "serving_grid"));
 }
 
 /// Megatron's optimizer CPU offload: the fp32 master weights and moments (here 4,015,263,744

@@ -813,8 +813,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "正在计算并行网格的账单(其代码按需加载)",
         ),
         NoteServingGrid => (
-            "inference is billed for one GPU of {0}-way tensor parallel: pipeline, expert, context and data parallel serving (`pp`, `ep`, `cp`, `dp`) are not billed yet",
-            "推理按 {0} 路张量并行中的一张卡计算:流水线、专家、上下文与数据并行的推理服务(`pp`、`ep`、`cp`、`dp`)尚未计入",
+            "inference is billed here for one GPU of {0}-way tensor parallel: pipeline, data and expert parallel serving (`pp`, `dp`, `ep`) are billed for `engine=vllm` by the command line (`vram-ledger`), context and expert-tensor parallel (`cp`, `etp`) not yet",
+            "这里按 {0} 路张量并行中的一张卡计算推理:流水线、数据与专家并行(`pp`、`dp`、`ep`)由命令行(`vram-ledger`)对 `engine=vllm` 计入,上下文与专家张量并行(`cp`、`etp`)尚未计入",
         ),
         GridFsdpWeights => (
             "{0} parameters of this stage on this GPU's tensor / expert slice ÷ {1} (FSDP over dp × cp) × {2} B (the sharded weights; each layer is gathered in bf16 when it runs)",
@@ -1080,6 +1080,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         TraceNotSnapshot => (
             "a pickle, but not a memory snapshot: it has no `device_traces` (record with `torch.cuda.memory._record_memory_history()` and save with `_dump_snapshot`)",
             "是 pickle,但不是显存快照:没有 `device_traces`(请用 `torch.cuda.memory._record_memory_history()` 记录、`_dump_snapshot` 保存)",
+        ),
+        VllmGridWeights => (
+            "{8} as loaded, on one GPU of pipeline stage {0} of {1} (layers {2}–{3}): attention, dense MLPs, norms, the embedding and the LM head ÷ tp {4}; routed experts ÷ {5}{6}; shared experts ÷ {7}; latent attention's down-projections whole",
+            "按加载的 `{8}` 计,流水线第 {0} 段(共 {1} 段,第 {2}–{3} 层)中的一张卡:注意力、稠密 `MLP`、归一化、嵌入与 `LM head` ÷ `tp` {4};路由专家 ÷ {5}{6};共享专家 ÷ {7};潜向量注意力的下投影完整一份",
+        ),
+        VllmGridWholeExperts => (
+            " (whole experts: expert parallel over tp × dp; the first ranks take one more when they do not divide evenly)",
+            "(整个专家:专家并行覆盖 `tp × dp`;除不尽时前几张卡各多一个)",
+        ),
+        NcclGroups => (
+            " + NCCL's buffers {0} ({1} process groups of more than one GPU: tp, pp, dp)",
+            " + NCCL 缓冲 {0}({1} 个多于一卡的进程组:`tp`、`pp`、`dp`)",
         ),
         StartupWhy => (
             "a {0} start-up log without an error, set beside the ledger billed with the settings it prints: {1} of the {2} figures both give are within 5 % (each figure, the engine's | the ledger's, is under the numbers)",

@@ -910,7 +910,7 @@ impl Architecture {
         push("out_proj", l.value_dim(), h);
     }
 
-    fn norm_size(&self) -> u64 {
+    pub fn norm_size(&self) -> u64 {
         match self.norm {
             NormKind::RmsNorm => self.hidden,
             NormKind::LayerNorm => self.hidden.saturating_mul(2),

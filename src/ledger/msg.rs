@@ -345,6 +345,9 @@ msg_ids!(
     TracePickleOpcode,
     TracePickleTruncated,
     TraceNotSnapshot,
+    VllmGridWeights,
+    VllmGridWholeExperts,
+    NcclGroups,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

@@ -220,6 +220,12 @@ pub struct Inference {
     pub weights: WeightFormat,
     /// Tensor-parallel GPUs.
     pub tp: u64,
+    /// A serving grid (vLLM): pipeline stages, data-parallel ranks, expert parallel over
+    /// `tp × dp` (`ep` > 1), and the stage billed (`None`: the one that binds the pool).
+    pub pp: u64,
+    pub dp: u64,
+    pub ep: u64,
+    pub stage: Option<u64>,
     pub kv: KvDtype,
     pub generated: u64,
     /// What serves it (resolved against the card by `ledger::serving`).
@@ -313,9 +319,12 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     // Served or generated: `tp` is the tensor-parallel size as `gpus` is; the rest of a grid is not
     // billed in inference yet (a note says so).
     let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
-    if s.mode == Mode::Infer
-        && [s.layout.pp, s.layout.ep, s.layout.etp, s.layout.cp, s.layout.dp].iter().any(|&x| x > 1)
-    {
+    // vLLM bills `pp`, `dp` and `ep` natively (serving::grid; the page bills one GPU of `tp`);
+    // context and expert-tensor parallel, and the other engines' grids, are said, not billed.
+    let vllm = s.serving.engine == super::scenario::Engine::Vllm && cfg!(not(feature = "page"));
+    let l = &s.layout;
+    let unbilled: &[u64] = if vllm { &[l.etp, l.cp] } else { &[l.pp, l.ep, l.etp, l.cp, l.dp] };
+    if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
     // A preference or RL step is billed on `gpus` and `zero`, not on a grid (yet): said, not hidden.
@@ -327,6 +336,10 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         Mode::Infer => Work::Infer(Inference {
             weights: weight_format(s, s.quant),
             tp: inference_tp,
+            pp: if vllm { s.layout.pp.max(1) } else { 1 },
+            dp: if vllm { s.layout.dp.max(1) } else { 1 },
+            ep: if vllm { s.layout.ep.max(1) } else { 1 },
+            stage: s.layout.stage.filter(|_| vllm),
             kv: s.kv,
             generated: s.generated,
             engine: s.serving,

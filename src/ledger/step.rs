@@ -63,6 +63,7 @@ pub fn step(s: &super::Scenario) -> Bill {
     let mut notes = std::mem::take(&mut plan.notes);
     let mut lines = Vec::with_capacity(ComponentId::ALL.len());
     let mut serving = None;
+    let mut parallel = None;
     let extras = match &plan.work {
         Work::Train(t) => training_lines(&plan, t, &mut lines, &mut notes),
         Work::Infer(i) => match serving::engine_bill(&plan, i) {
@@ -71,6 +72,7 @@ pub fn step(s: &super::Scenario) -> Bill {
                 notes.extend(engine.notes);
                 notes.extend(serving::status_note(&engine.serving));
                 serving = Some(engine.serving);
+                parallel = engine.parallel;
                 Extras::of(Timeline::Engine)
             }
             None => Extras::of(inference_lines(&plan, i, &mut lines, &mut notes)),
@@ -112,7 +114,7 @@ pub fn step(s: &super::Scenario) -> Bill {
         serving,
         timeline: extras.timeline,
         rl: None,
-        parallel: None,
+        parallel,
     }
 }
 

@@ -1179,7 +1179,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.tp, c.default.layout.tp),
         architecture: false,
-        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is (the other grid sizes are not billed in inference yet: a note says so)"),
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs); the page and the other engines bill one GPU of tp and say so"),
     },
     Pp = "pp" {
         label: ("Pipeline stages", "流水线并行"),
@@ -1190,7 +1190,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.pp, c.default.layout.pp),
         architecture: false,
-        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight"),
+        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight. Served by vLLM (CLI): stages of `layers / pp` layers, the remainder one each to the stages before the last; each sizes its blocks from its own layers and the engine takes the fewest"),
     },
     Ep = "ep" {
         label: ("Expert parallel", "专家并行"),
@@ -1201,7 +1201,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.ep, c.default.layout.ep),
         architecture: false,
-        doc: doc!("1", "expert-parallel size (training grid): each GPU holds experts ÷ ep routed experts of every MoE layer; tokens reach them by all-to-all (the dispatch and combine buffers are billed)"),
+        doc: doc!("1", "expert-parallel size (training grid): each GPU holds experts ÷ ep routed experts of every MoE layer; tokens reach them by all-to-all (the dispatch and combine buffers are billed). Served by vLLM (CLI, `--enable-expert-parallel`): any value above 1 turns it on over the expert-parallel group of tp × dp GPUs, whole experts each (the first ranks one more when they do not divide evenly)"),
     },
     Etp = "etp" {
         label: ("Expert tensor parallel", "专家张量并行"),
@@ -1234,7 +1234,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.dp, c.default.layout.dp),
         architecture: false,
-        doc: doc!("1", "data-parallel replicas of the grid (training); with `dist_optim` the fp32 master weights and optimizer states are sharded over dp × cp"),
+        doc: doc!("1", "data-parallel replicas of the grid (training); with `dist_optim` the fp32 master weights and optimizer states are sharded over dp × cp. Served by vLLM (CLI): data-parallel ranks of tp GPUs each, a mixture of experts' routed experts split over all tp × dp GPUs, each rank its own KV pool"),
     },
     Vpp = "vpp" {
         label: ("Virtual stages", "虚拟流水线阶段"),
@@ -1267,7 +1267,7 @@ keys! {
         },
         write: |s, _| s.layout.stage.map(|x| x.to_string()),
         architecture: false,
-        doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most"),
+        doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most (a served grid: the stage whose layers leave the fewest KV blocks, which the engine takes for every stage)"),
     },
     Sp = "sp" {
         label: ("Sequence parallel", "序列并行"),

@@ -12,6 +12,8 @@ pub struct EngineBill {
     pub lines: Vec<Component>,
     pub serving: Serving,
     pub notes: Vec<Note>,
+    /// A served grid's stages (vLLM with `pp`, `dp` or `ep`).
+    pub parallel: Option<crate::ledger::bill::ParallelSummary>,
 }
 
 /// KV bytes per element in vLLM and SGLang (an fp8 cache is one byte; int8 is taken as fp8; there

@@ -261,7 +261,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         let total = sp.gpu_total(ctx_bytes) + host;
         notes.push(Note { key: "unified_host", text: msg!(LlamacppUnified, Arg::Bytes(total), Arg::Int(ram)) });
     }
-    EngineBill { lines, serving, notes }
+    EngineBill { lines, serving, notes, parallel: None }
 }
 
 #[cfg(test)]

@@ -437,7 +437,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     if i.engine.prefix_share > 0.0 {
         notes.push(super::engine::prefix_note(&serving, i.engine.prefix_share));
     }
-    EngineBill { lines: lines(p, &s, reserve), serving, notes }
+    EngineBill { lines: lines(p, &s, reserve), serving, notes, parallel: None }
 }
 
 #[cfg(test)]

@@ -5,10 +5,14 @@
 //! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
 
 use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
+use super::grid::{self, Stage};
 use super::{lora, speculative};
 use crate::ledger::activations::layer_class_name;
 use crate::ledger::architecture::{Architecture, LayerKind};
-use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
+use crate::ledger::bill::{
+    line, pool_list, Component, ComponentId, KvPool, Note, ParallelSummary, PoolKind, RankSummary, Serving,
+    ServingStatus,
+};
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::{Engine, Release, MAX_CONTEXT, MIB};
@@ -206,10 +210,11 @@ fn layer_token_bytes(arch: &Architecture, i: &Inference) -> f64 {
     arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv)
 }
 
-/// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones.
-fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64) -> Layout {
+/// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones;
+/// `s`: the layers of one pipeline stage (the whole model without a pipeline).
+fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &Stage) -> Layout {
     let token_bytes = layer_token_bytes(arch, i);
-    let count = |k: LayerKind| arch.layers_of(k);
+    let count = |k: LayerKind| s.layers_of(arch, k);
     // Chunked local attention runs without the hybrid manager by default: every token is kept.
     // Before the hybrid manager, sliding-window layers were full-attention layers too.
     let full = count(LayerKind::Full)
@@ -258,9 +263,12 @@ fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
     }
 }
 
-fn weights(p: &Plan, i: &Inference) -> Component {
-    let w = stored_weights(p.arch, i.weights);
+fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
     let pad = mxfp4_padding(p.arch, i);
+    if grid::is_grid(i) {
+        return grid_weights(p, i, s, pad);
+    }
+    let w = stored_weights(p.arch, i.weights);
     let mut bytes = w.bytes;
     let mut padding = Msg::empty().arg();
     if pad > 1.0 {
@@ -302,11 +310,33 @@ fn weights(p: &Plan, i: &Inference) -> Component {
     line(ComponentId::Weights, per_gpu, "§2", formula)
 }
 
+/// One GPU's weights on a serving grid (serving::grid): its stage's layers, each part divided as
+/// the grid divides it.
+fn grid_weights(p: &Plan, i: &Inference, s: &Stage, pad: f64) -> Component {
+    let split = grid::split(p.arch, i);
+    let bytes = grid::weight_bytes(p.arch, i, s, split, pad);
+    let formula = msg!(
+        VllmGridWeights,
+        Arg::Int(s.index),
+        Arg::Int(i.pp),
+        Arg::Int(s.layers.start),
+        Arg::Int(s.layers.end.saturating_sub(1)),
+        Arg::Int(i.tp),
+        Arg::Factor(split.experts),
+        when(i.ep > 1, || msg!(VllmGridWholeExperts)),
+        Arg::Factor(split.shared),
+        Arg::Code(i.weights.format.id())
+    );
+    line(ComponentId::Weights, bytes, "§2", formula)
+}
+
 /// The bytes one token holds at the largest step of one layer when attention is skipped: the
 /// residual, the normed hidden state and the MLP's output, beside its gate/up output and their
-/// activation (routed and shared experts alike).
-fn forward_token_bytes(arch: &Architecture, tp: u64) -> f64 {
+/// activation (routed and shared experts alike). With `dp` data-parallel ranks a MoE layer also
+/// holds every rank's tokens, gathered in and out (`dp` − 1 more hidden states each way).
+fn forward_token_bytes(arch: &Architecture, tp: u64, dp: u64) -> f64 {
     let tp = tp.max(1) as f64;
+    let gathered = 2.0 * (dp.max(1) - 1) as f64 * arch.hidden as f64;
     let h = arch.hidden as f64;
     let act = 2.0;
     arch.layer_classes()
@@ -317,6 +347,7 @@ fn forward_token_bytes(arch: &Architecture, tp: u64) -> f64 {
                     3.0 * (m.active * m.expert_ffn) as f64 / tp
                         + 3.0 * (m.shared * m.shared_ffn) as f64 / tp
                         + 2.0 * m.experts as f64
+                        + gathered
                 }
                 _ => 3.0 * arch.dense_ffn() as f64 / tp,
             };
@@ -329,10 +360,11 @@ fn forward_token_bytes(arch: &Architecture, tp: u64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn profile_peak(p: &Plan, i: &Inference, r: &Rules) -> Component {
+/// `s`: the stage profiled; the sampler warms up on the last one only.
+fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     let tokens = r.max_batched_tokens;
-    let reqs = tokens.min(r.max_num_seqs);
-    let forward = tokens as f64 * forward_token_bytes(p.arch, i.tp);
+    let reqs = if s.last { tokens.min(r.max_num_seqs) } else { 0 };
+    let forward = tokens as f64 * forward_token_bytes(p.arch, i.tp, i.dp);
     let per_logit = 2.0 + r.sampler_bytes;
     let sampler = reqs as f64 * p.arch.vocab as f64 * per_logit + tokens as f64 * p.arch.hidden as f64 * 2.0;
     // The MoE kernel's kept workspace is still held when the sampler warms up.
@@ -369,32 +401,44 @@ fn moe_workspace(p: &Plan, i: &Inference, r: &Rules) -> f64 {
     }
     // MoE chunking capped a call at 16,384 tokens up to 0.15.
     let cap = if r.version < Release(0, 16, 0) { 16_384 } else { u64::MAX };
-    let m = r.max_batched_tokens.min(cap) as f64;
+    // Every data-parallel rank's tokens reach the MoE layer; its experts are whole under expert
+    // parallel, split over tp × dp without it.
+    let m = (r.max_batched_tokens * i.dp.max(1)).min(cap) as f64;
     let h = p.arch.hidden as f64;
     if r.version >= Release(0, 15, 0) && r.version < Release(0, 18, 0) {
         return 2.0 * m * h;
     }
-    let n = 2.0 * moe.expert_ffn as f64 / i.tp.max(1) as f64;
+    let moe_tp = if i.ep > 1 { 1 } else { (i.tp * i.dp).max(1) };
+    let n = 2.0 * moe.expert_ffn as f64 / moe_tp as f64;
     2.0 * m * moe.active as f64 * ((n / 2.0).max(h) + n.max(h))
 }
 
 fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
     let base = NON_TORCH_GIB * GIB;
-    let nccl = p.nccl_bytes(i.tp);
+    // On a grid, NCCL's buffers for each process group of more than one GPU (the first with NVLS).
+    let nccl = match grid::process_groups(i) {
+        _ if !grid::is_grid(i) => p.nccl_bytes(i.tp),
+        0 => 0.0,
+        groups => p.nccl_bytes(2) + (groups - 1) as f64 * crate::ledger::plan::NCCL_GIB * GIB,
+    };
     let context = if r.context_in_budget { p.overhead_mib * MIB } else { 0.0 };
     let formula = msg!(
         EngineNonTorch,
         Arg::Bytes(base),
-        when(nccl > 0.0, || msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(i.tp))),
+        when(nccl > 0.0, || if grid::is_grid(i) {
+            msg!(NcclGroups, Arg::Bytes(nccl), Arg::Int(grid::process_groups(i)))
+        } else {
+            msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(i.tp))
+        }),
         when(context > 0.0, || msg!(VllmContextInBudget, Arg::Bytes(context)))
     );
     line(ComponentId::NonTorch, base + nccl + context, "§2", formula)
 }
 
-/// `draft_layers`: a speculative drafter's layers, captured with the model's.
-fn graphs(p: &Plan, r: &Rules, i: &Inference, draft_layers: u64) -> Component {
+/// `draft_layers`: a speculative drafter's layers, captured with the model's; `layers`: the stage's.
+fn graphs(p: &Plan, r: &Rules, i: &Inference, draft_layers: u64, layers: u64) -> Component {
     let (layers, per) = if r.version >= Release(0, 8, 0) {
-        (p.arch.layers + draft_layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
+        (layers + draft_layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
     } else {
         (1, GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0 * (p.arch.hidden as f64).sqrt())
     };
@@ -521,6 +565,82 @@ fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u6
     (concurrency, largest(MAX_CONTEXT, &|l| need(l, requests) <= pool.blocks))
 }
 
+/// What one pipeline stage's GPU (the whole model without a pipeline) holds before its KV pool,
+/// and the blocks that leaves.
+struct StagePlan {
+    stage: Stage,
+    w: Component,
+    act: Component,
+    nt: Component,
+    g: Component,
+    layout: Layout,
+    /// What the budget leaves for the pool (`--kv-cache-memory` when given), and what the profile
+    /// alone leaves.
+    available: f64,
+    profiled: f64,
+    blocks: u64,
+}
+
+/// `extra_weights`: a drafter's and LoRA slots' bytes beside the stage's weights.
+fn stage_plan(
+    p: &Plan,
+    i: &Inference,
+    r: &Rules,
+    s: Stage,
+    budget: f64,
+    draft_layers: u64,
+    extra_weights: f64,
+) -> StagePlan {
+    let w = weights(p, i, &s);
+    let act = profile_peak(p, i, r, &s);
+    let nt = non_torch(p, i, r);
+    let g = graphs(p, r, i, draft_layers, s.count());
+    let in_budget_graphs = if r.graphs_in_budget { g.bytes as f64 } else { 0.0 };
+    let profiled = budget - w.bytes as f64 - extra_weights - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
+    // `--kv-cache-memory` replaces what the profile leaves (gpu_worker.py::determine_available_memory).
+    let available = i.engine.kv_cache_memory.map_or(profiled, |b| b as f64);
+    let layout = layout(p.arch, i, r, draft_layers, &s);
+    let per_block = layout.bytes_per_block().max(1.0);
+    let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
+    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, blocks }
+}
+
+/// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
+/// engine takes for every stage: kv_cache_utils.py::unify_kv_cache_configs), those blocks, and the
+/// `parallel` summary of every stage's GPU.
+fn grid_stages(
+    p: &Plan,
+    i: &Inference,
+    r: &Rules,
+    budget: f64,
+    draft_layers: u64,
+    extra: f64,
+) -> (StagePlan, u64, Option<ParallelSummary>) {
+    let mut plans: Vec<StagePlan> = (0..i.pp.max(1))
+        .map(|q| stage_plan(p, i, r, Stage::of(p.arch, i.pp, q), budget, draft_layers, extra))
+        .collect();
+    let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
+    let binding = plans.iter().position(|x| x.blocks == blocks).unwrap_or(0);
+    let billed = i.stage.map_or(binding, |k| (k as usize).min(plans.len() - 1));
+    let context = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
+    let ranks: Vec<RankSummary> = plans
+        .iter()
+        .map(|x| {
+            let kv = blocks as f64 * x.layout.bytes_per_block().max(1.0);
+            let lines: f64 = [&x.w, &x.act, &x.nt, &x.g].iter().map(|c| c.bytes as f64).sum();
+            RankSummary {
+                stage: x.stage.index,
+                layers: x.stage.count(),
+                weights_bytes: x.w.bytes,
+                activations_bytes: x.act.bytes,
+                device_bytes: (lines + extra + kv + context) as u64,
+            }
+        })
+        .collect();
+    let summary = grid::summary(i, binding as u64, billed as u64, ranks);
+    (plans.swap_remove(billed), blocks, Some(summary))
+}
+
 /// vLLM's bill of `p`: `model_context` is the context asked for (`max_model_len=auto`: the
 /// model's own, which the pool may lower, [`auto_fit`]).
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
@@ -528,26 +648,22 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let r = rules(p, i, model_context);
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
-    let w = weights(p, i);
     let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
     let adapters = lora::slots(p.arch, i, Some(r.version));
-    let act = profile_peak(p, i, &r);
-    let nt = non_torch(p, i, &r);
-    let g = graphs(p, &r, i, draft_layers);
-    let in_budget_graphs = if r.graphs_in_budget { g.bytes as f64 } else { 0.0 };
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
     let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
-    let profiled =
-        budget - w.bytes as f64 - draft_bytes - lora_bytes - act.bytes as f64 - nt.bytes as f64 - in_budget_graphs;
-    // `--kv-cache-memory` replaces what the profile leaves (gpu_worker.py::determine_available_memory).
-    let available = match i.engine.kv_cache_memory {
-        Some(b) => b as f64,
-        None => profiled,
+    let extra = draft_bytes + lora_bytes;
+    let (plan, blocks, parallel) = if grid::is_grid(i) {
+        grid_stages(p, i, &r, budget, draft_layers, extra)
+    } else {
+        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, draft_layers, extra);
+        let blocks = whole.blocks;
+        (whole, blocks, None)
     };
-    let layout = layout(p.arch, i, &r, draft_layers);
+    let context_bytes = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
+    let StagePlan { w, act, nt, g, layout, available, profiled, .. } = plan;
     let per_block = layout.bytes_per_block().max(1.0);
-    let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
     let context = auto_fit(&pool, i, model_context).unwrap_or(model_context);
     let concurrency = blocks as f64 / pool.per_request(context) as f64;
@@ -565,7 +681,6 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         Arg::Count(tokens)
     );
     let kv = line(ComponentId::KvCache, blocks as f64 * per_block, "§2", kv_formula);
-    let context_bytes = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
     let context_line =
         line(ComponentId::CudaContext, context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib)));
     let serving = Serving {
@@ -601,7 +716,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     }
     lines.extend([act, nt, g, kv, context_line]);
     let notes = notes(&serving, p, i, &r, model_context);
-    EngineBill { lines, serving, notes }
+    EngineBill { lines, serving, notes, parallel }
 }
 
 /// The engine's summary, then its add-ons' notes and `max_model_len=auto`'s.

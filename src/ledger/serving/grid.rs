@@ -1,0 +1,154 @@
+//! A serving grid (issue 28): `tp` × `pp` × `dp` GPUs as vLLM lays them out. Read in vLLM
+//! 0.10.1.1–0.33 (docs/research/serving/grid-rules.md):
+//! - pipeline stages hold `layers / pp` layers each, the remainder one each to the stages before
+//!   the last (`get_pp_indices`); the embedding is on the first stage, the final norm and LM head on
+//!   the last (a tied model's last stage keeps its own copy of the table);
+//! - attention, dense MLPs and shared experts split over `tp` inside each data-parallel rank; a
+//!   mixture of experts' routed experts over all `tp × dp` GPUs of the stage: whole experts with
+//!   `--enable-expert-parallel` (the expert-parallel group is `tp × dp`; the first
+//!   `experts mod ep` ranks take one more), each expert split without it;
+//! - with expert parallel over several data-parallel ranks and `tp` > 1, the shared experts are
+//!   whole on every GPU (0.11 on);
+//! - each stage sizes its blocks from its own free memory and its own layers; the engine takes the
+//!   fewest blocks of any stage; the sampler's warm-up runs on the last stage only;
+//! - each data-parallel rank profiles and sizes its own pool; its MoE layers see the tokens of
+//!   every rank (`dp × max_num_batched_tokens`).
+
+use std::ops::Range;
+
+use crate::ledger::architecture::{Architecture, LayerClass, LayerKind, LinearGroup};
+use crate::ledger::bill::{ParallelSummary, RankSummary};
+use crate::ledger::plan::Inference;
+
+/// The part of the model one GPU of the grid serves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// Its pipeline stage (0-based) and its layers.
+    pub index: u64,
+    pub layers: Range<u64>,
+    pub first: bool,
+    pub last: bool,
+}
+
+impl Stage {
+    /// The whole model on one stage.
+    pub fn whole(arch: &Architecture) -> Stage {
+        Stage { index: 0, layers: 0..arch.layers, first: true, last: true }
+    }
+
+    /// Stage `p` of `pp` (vLLM's `get_pp_indices`: `layers / pp` each, the remainder one each to
+    /// stages pp − 2, pp − 3, …, never to the last).
+    pub fn of(arch: &Architecture, pp: u64, p: u64) -> Stage {
+        let (pp, layers) = (pp.max(1), arch.layers);
+        let (base, extra) = (layers / pp, layers % pp);
+        // Stage p takes one more when it is among the `extra` stages just before the last.
+        let gets_extra = |q: u64| q + 1 < pp && q + 1 + extra >= pp;
+        let start: u64 = (0..p).map(|q| base + u64::from(gets_extra(q))).sum();
+        let end = (start + base + u64::from(gets_extra(p))).min(layers);
+        Stage { index: p, layers: start.min(end)..end, first: p == 0, last: p + 1 == pp }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.layers.end - self.layers.start
+    }
+
+    /// Its layers of attention kind `kind`.
+    pub fn layers_of(&self, arch: &Architecture, kind: LayerKind) -> u64 {
+        if self.layers == (0..arch.layers) {
+            return arch.layers_of(kind);
+        }
+        self.layers.clone().filter(|&l| arch.layer_pattern.kind_of(l) == kind).count() as u64
+    }
+}
+
+/// How one GPU divides each part of the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Split {
+    /// Attention, dense MLPs, the embedding and the LM head: the tensor-parallel size.
+    pub dense: f64,
+    /// Routed experts: `tp × dp`.
+    pub experts: f64,
+    /// Shared experts: `tp`, or 1 when they are whole on every GPU.
+    pub shared: f64,
+}
+
+/// The grid of `i`, when it is one: `pp`, `dp` or `ep` above 1. The page bills one GPU of `tp` (its
+/// note says so): a served grid is billed natively (the CLI, the JSON, the accuracy report).
+pub fn is_grid(i: &Inference) -> bool {
+    cfg!(not(feature = "page")) && (i.pp > 1 || i.dp > 1 || i.ep > 1)
+}
+
+/// What one GPU divides by (see the module's rules).
+pub fn split(arch: &Architecture, i: &Inference) -> Split {
+    let (tp, dp) = (i.tp.max(1) as f64, i.dp.max(1) as f64);
+    let experts = match &arch.moe {
+        // Whole experts: the rank with one more when they do not divide evenly.
+        Some(m) if i.ep > 1 => m.experts as f64 / m.experts.div_ceil((i.tp * i.dp).max(1)).max(1) as f64,
+        _ => tp * dp,
+    };
+    let shared = if i.ep > 1 && i.tp > 1 && i.dp > 1 { 1.0 } else { tp };
+    Split { dense: tp, experts, shared }
+}
+
+/// Bytes of the weights one GPU of stage `s` holds, as loaded in `i.weights`' format: its layers'
+/// linears divided as `split` says (latent attention's down-projections whole on every GPU), their
+/// norms, biases and routers, the embedding (and a vision tower) on the first stage, the LM head on
+/// the last; `mxfp4_pad` scales the experts as vLLM pads them.
+pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split, mxfp4_pad: f64) -> f64 {
+    let w = i.weights;
+    let linears = arch.linears();
+    let bits = |group: LinearGroup, d_in: u64| {
+        if w.format.is_dense() || !group.quantized_under(w.layers) {
+            16.0
+        } else {
+            w.format.bits_per_weight(w.double_quant, d_in)
+        }
+    };
+    let small = arch.small_parameters() as f64 / arch.layers.max(1) as f64 * 2.0 / split.dense;
+    let mut bytes = 0.0;
+    for layer in s.layers.clone() {
+        let class = LayerClass {
+            attention: arch.layer_pattern.kind_of(layer),
+            moe: arch.is_moe_layer(layer),
+            mlp: arch.layer_pattern.has_mlp(layer),
+            count: 1,
+        };
+        bytes += small;
+        for l in linears.iter().filter(|l| class.has(l)) {
+            let divide = match l.group {
+                LinearGroup::Expert => split.experts / mxfp4_pad,
+                LinearGroup::SharedExpert => split.shared,
+                _ if matches!(l.name, "q_a_proj" | "kv_a_proj_with_mqa") => 1.0,
+                _ => split.dense,
+            };
+            bytes += l.parameters() as f64 * bits(l.group, l.d_in) / 8.0 / divide;
+        }
+    }
+    if s.first {
+        bytes += (arch.embedding_parameters() + arch.vision_parameters()) as f64 * 2.0 / split.dense;
+    }
+    if s.last {
+        // A tied model's last stage holds the table again when it is not also the first.
+        let head = if arch.tied_embeddings && !s.first {
+            arch.vocab.saturating_mul(arch.hidden)
+        } else {
+            arch.lm_head_parameters()
+        };
+        bytes += head as f64 * 2.0 / split.dense + arch.norm_size() as f64 * 2.0;
+    }
+    bytes
+}
+
+/// NCCL's process groups of more than one GPU a GPU of the grid belongs to: tensor, pipeline, and
+/// the data- or expert-parallel group.
+pub fn process_groups(i: &Inference) -> u64 {
+    [i.tp, i.pp, i.dp].iter().filter(|&&g| g > 1).count() as u64
+}
+
+/// The `parallel` object of a served grid: every stage's GPU, the one that binds the pool (the
+/// fewest blocks) as the worst, and the one billed.
+pub fn summary(i: &Inference, binding: u64, billed: u64, ranks: Vec<RankSummary>) -> ParallelSummary {
+    let layout = crate::ledger::scenario::Layout { tp: i.tp, pp: i.pp, dp: i.dp, ep: i.ep, ..Default::default() };
+    let worst_bytes = ranks.iter().find(|r| r.stage == binding).map_or(0, |r| r.device_bytes);
+    ParallelSummary { layout, worst_stage: binding, worst_bytes, billed_stage: billed, ranks }
+}

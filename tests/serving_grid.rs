@@ -1,0 +1,114 @@
+//! Served grids on vLLM (issue 28: `tp`, `pp`, `dp`, `ep` in inference). Expected figures are
+//! hand arithmetic from the rules read in vLLM's source (docs/research/serving/grid-rules.md):
+//! `get_pp_indices`' layer split, whole experts over the expert-parallel group of tp × dp, each
+//! stage's blocks from its own layers with the engine taking the fewest, the sampler's warm-up on
+//! the last stage only.
+
+use vram_ledger::ledger::bill::{Bill, ComponentId};
+use vram_ledger::ledger::estimate;
+use vram_ledger::query;
+
+fn bill(q: &str) -> Bill {
+    let parsed = query::parse(q);
+    assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
+    estimate(&parsed.scenario)
+}
+
+fn weights(q: &str) -> f64 {
+    bill(q).component(ComponentId::Weights) as f64
+}
+
+/// How close a grid's weights come to the tensor-parallel bill's: the grid keeps the final norm
+/// (hidden × 2 B) whole on every GPU, where the tensor-parallel bill divides everything by tp.
+const NORM_SLACK: f64 = 8192.0;
+
+const QWEN3_30B: &str = "model=qwen3-30b-a3b&mode=infer&engine=vllm&gpu=h100-80g";
+/// Qwen3-30B-A3B's routed experts in bf16: 48 layers × 128 experts × 3 matrices × 2048 × 768.
+const QWEN3_30B_EXPERT_BYTES: f64 = 48.0 * 128.0 * 3.0 * 2048.0 * 768.0 * 2.0;
+
+#[test]
+fn pipeline_stages_split_the_layers_as_vllm_does() {
+    // get_pp_indices: 61 layers over 4 stages are 15 each, the one left over to stage pp − 2.
+    let b = bill("model=deepseek-v3&mode=infer&engine=vllm&quant=fp8_block&gpu=h200&tp=8&pp=4");
+    let p = b.parallel.as_ref().expect("a served grid lists its stages");
+    let layers: Vec<u64> = p.ranks.iter().map(|r| r.layers).collect();
+    assert_eq!(layers, [15, 15, 16, 15]);
+    // 94 layers over 4: 23 each, two left over to stages 1 and 2.
+    let b = bill("model=qwen3-235b-a22b&mode=infer&engine=vllm&gpu=h200&tp=2&pp=4");
+    let layers: Vec<u64> = b.parallel.as_ref().map(|p| p.ranks.iter().map(|r| r.layers).collect()).unwrap_or_default();
+    assert_eq!(layers, [23, 24, 24, 23]);
+}
+
+#[test]
+fn a_stage_holds_its_layers_the_first_the_embedding_the_last_the_head() {
+    // Llama-3.1-8B in bf16 over two stages, tp 1: one layer is attention 4096 × (4096 + 1024 +
+    // 1024 + 4096) = 41,943,040, the MLP 3 × 4096 × 14,336 = 176,160,768 and two norms 8,192:
+    // 218,112,000 parameters; 16 layers = 3,489,792,000. The embedding and the LM head are
+    // 128,256 × 4096 = 525,336,576 each; the final norm 4,096.
+    let b = bill("model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g&pp=2");
+    let p = b.parallel.as_ref().expect("stages");
+    let w: Vec<u64> = p.ranks.iter().map(|r| r.weights_bytes).collect();
+    assert_eq!(w[0], (3_489_792_000u64 + 525_336_576) * 2);
+    assert_eq!(w[1], (3_489_792_000u64 + 525_336_576 + 4_096) * 2);
+    // The sampler warms up on the last stage only: its profile peak is the larger.
+    assert!(p.ranks[0].activations_bytes < p.ranks[1].activations_bytes);
+    // The engine takes the fewest blocks: the billed stage (the last, which holds more) binds,
+    // and picking stage 0 bills its GPU with the same pool of tokens.
+    assert_eq!(p.worst_stage, 1);
+    let s1 = b.serving.as_ref().expect("serving").kv_tokens;
+    let first = bill("model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g&pp=2&stage=0");
+    assert_eq!(first.serving.as_ref().expect("serving").kv_tokens, s1);
+    assert_eq!(first.component(ComponentId::Weights), w[0]);
+    // Half the layers per GPU: a token costs half the bytes, so about twice the tokens of one GPU.
+    let one = bill("model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g");
+    let ratio = s1 as f64 / one.serving.as_ref().expect("serving").kv_tokens as f64;
+    assert!(ratio > 2.0 && ratio < 2.5, "{ratio}");
+}
+
+#[test]
+fn expert_parallel_over_tensor_parallel_alone_holds_the_same_weights() {
+    // 128 experts over 8 GPUs: 16 whole experts each, the same bytes as each expert split 8 ways.
+    let tp = weights(&format!("{QWEN3_30B}&gpus=8"));
+    let ep = weights(&format!("{QWEN3_30B}&tp=8&ep=8"));
+    assert!((tp - ep).abs() < NORM_SLACK, "{tp} {ep}");
+}
+
+#[test]
+fn data_parallel_ranks_split_the_experts_over_every_gpu() {
+    // tp 4 × dp 2: attention and the rest split 4 ways, the routed experts over all 8 GPUs (whole
+    // with ep, split without it: the same bytes when 128 divides evenly).
+    let tp4 = weights(&format!("{QWEN3_30B}&tp=4"));
+    let expected = tp4 - QWEN3_30B_EXPERT_BYTES / 4.0 + QWEN3_30B_EXPERT_BYTES / 8.0;
+    for grid in ["tp=4&dp=2&ep=8", "tp=4&dp=2"] {
+        let w = weights(&format!("{QWEN3_30B}&{grid}"));
+        assert!((w - expected).abs() < NORM_SLACK, "{grid}: {w} vs {expected}");
+    }
+    // A dense model's data-parallel ranks are whole replicas: the same GPU as tp alone.
+    let dense = "model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g";
+    let (replica, alone) = (weights(&format!("{dense}&tp=2&dp=4")), weights(&format!("{dense}&tp=2")));
+    assert!((replica - alone).abs() < NORM_SLACK, "{replica} {alone}");
+}
+
+#[test]
+fn whole_experts_that_do_not_divide_evenly_bill_the_rank_with_one_more() {
+    // 128 experts over 3 × 2 = 6 GPUs: the first 2 ranks hold 22, the rest 21; the bill is the
+    // fuller rank's, 22 of 128 experts.
+    let tp3 = weights(&format!("{QWEN3_30B}&tp=3"));
+    let w = weights(&format!("{QWEN3_30B}&tp=3&dp=2&ep=6"));
+    let expected = tp3 - QWEN3_30B_EXPERT_BYTES / 3.0 + QWEN3_30B_EXPERT_BYTES * 22.0 / 128.0;
+    assert!((w - expected).abs() < NORM_SLACK, "{w} vs {expected}");
+}
+
+#[test]
+fn other_engines_and_the_unbilled_sizes_say_so() {
+    let note = |q: &str| bill(q).notes.iter().any(|n| n.key == "serving_grid");
+    assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&dp=2&ep=8"));
+    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&dp=2&ep=8"));
+    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&cp=2"));
+    // A served grid's JSON names no training schedule.
+    let parsed = query::parse("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&pp=2");
+    let v = vram_ledger::report::to_json(&parsed.scenario, &estimate(&parsed.scenario));
+    assert_eq!(v["parallel"]["pp"], 2);
+    assert!(v["parallel"]["schedule"].is_null());
+    assert_eq!(v["parallel"]["ranks"].as_array().map(Vec::len), Some(2));
+}
