@@ -242,6 +242,12 @@ fn the_smallest_rank_is_the_engines_plan() {
     assert_eq!(setting(&st, Key::Kv), Some("fp8"));
     assert_eq!(setting(&st, Key::Gpus), Some("8"));
     assert_eq!(setting(&st, Key::Seq), Some("32768"));
+    // `enable_expert_parallel=True` with tensor_parallel_size=8 and no data parallel: the
+    // expert-parallel group is tp × dp = 8 (docs/serving.md, "Served grids"); the log prints no
+    // pipeline or data-parallel size above 1.
+    assert_eq!(setting(&st, Key::Ep), Some("8"));
+    assert_eq!(setting(&st, Key::Pp), None);
+    assert_eq!(setting(&st, Key::Dp), None);
 }
 
 #[test]

@@ -332,7 +332,15 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
     settings.set(Key::EngineVersion, version.and_then(release).or_else(|| v0.then(|| "0.7".to_string())));
     let model = arg(low, "model").or_else(|| arg(low, "model_tag"));
     settings.set(Key::Model, model.and_then(preset_of).map(str::to_string));
-    settings.set(Key::Gpus, arg_number(low, "tensor_parallel_size").filter(|&n| n >= 1.0).map(whole));
+    let tp = arg_number(low, "tensor_parallel_size").filter(|&n| n >= 1.0);
+    settings.set(Key::Gpus, tp.map(whole));
+    // A served grid: pipeline stages, data-parallel ranks, expert parallel over tp × dp.
+    let pp = arg_number(low, "pipeline_parallel_size").filter(|&n| n > 1.0);
+    let dp = arg_number(low, "data_parallel_size").filter(|&n| n > 1.0);
+    settings.set(Key::Pp, pp.map(whole));
+    settings.set(Key::Dp, dp.map(whole));
+    let ep = (arg(low, "enable_expert_parallel") == Some("true")).then(|| tp.unwrap_or(1.0) * dp.unwrap_or(1.0));
+    settings.set(Key::Ep, ep.filter(|&n| n > 1.0).map(whole));
     // `--max-model-len auto` (0.14 on) prints "Auto-fit max_model_len: …": the context is the engine's.
     if has(low, "auto-fit max_model_len") {
         settings.set(Key::MaxModelLen, Some("auto".into()));
