@@ -201,7 +201,7 @@ fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     assert!(by_tp.parallel.is_none() && !by_tp.notes.iter().any(|n| n.key == "serving_grid"));
     let with_ep = bill(&format!("{q}&tp=2&ep=2"));
     assert!(with_ep.parallel.is_some() && !with_ep.notes.iter().any(|n| n.key == "serving_grid"));
-    let on_sglang = bill(&format!("{q}&tp=2&ep=2").replace("engine=vllm", "engine=sglang"));
+    let on_sglang = bill(&format!("{q}&tp=2&pp=2").replace("engine=vllm", "engine=sglang"));
     assert!(on_sglang.notes.iter().any(|n| n.key == "serving_grid"));
     let with_cp = bill(&format!("{q}&tp=2&cp=2"));
     assert!(with_cp.notes.iter().any(|n| n.key == "serving_grid"));

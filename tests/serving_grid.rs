@@ -1,4 +1,5 @@
-//! Served grids on vLLM (issue 28: `tp`, `pp`, `dp`, `ep` in inference). Expected figures are
+//! Served grids (issue 28: `tp`, `pp`, `dp`, `ep` in inference): vLLM's, and SGLang's data-parallel
+//! attention with expert parallel. Expected figures are
 //! hand arithmetic from the rules read in vLLM's source (docs/research/serving/grid-rules.md):
 //! `get_pp_indices`' layer split, whole experts over the expert-parallel group of tp × dp, each
 //! stage's blocks from its own layers with the engine taking the fewest, the sampler's warm-up on
@@ -103,7 +104,10 @@ fn whole_experts_that_do_not_divide_evenly_bill_the_rank_with_one_more() {
 fn other_engines_and_the_unbilled_sizes_say_so() {
     let note = |q: &str| bill(q).notes.iter().any(|n| n.key == "serving_grid");
     assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&dp=2&ep=8"));
-    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&dp=2&ep=8"));
+    // SGLang bills data-parallel attention and expert parallel, not its pipeline; llama.cpp none.
+    assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&dp=2&ep=8"));
+    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&pp=2"));
+    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=llamacpp&tp=2&ep=2"));
     assert!(note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&cp=2"));
     // A served grid's JSON names no training schedule.
     let parsed = query::parse("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&pp=2");
@@ -111,4 +115,42 @@ fn other_engines_and_the_unbilled_sizes_say_so() {
     assert_eq!(v["parallel"]["pp"], 2);
     assert!(v["parallel"]["schedule"].is_null());
     assert_eq!(v["parallel"]["ranks"].as_array().map(Vec::len), Some(2));
+}
+
+const QWEN3_30B_SGLANG: &str = "model=qwen3-30b-a3b&mode=infer&engine=sglang&gpu=h100-80g";
+/// Qwen3-30B-A3B's untied LM head in bf16: vocabulary 151,936 × hidden 2048.
+const QWEN3_30B_HEAD_BYTES: f64 = 151_936.0 * 2048.0 * 2.0;
+
+#[test]
+fn sglang_data_parallel_attention_splits_attention_over_tp_and_the_rest_over_the_group() {
+    // tp 1 × dp 4 (SGLang's --tp 4 --dp 4 --enable-dp-attention) with --ep-size 4: attention, the
+    // norms and the embedding whole on every GPU (0.5.23: the embedding over the attention's tp),
+    // 32 of the 128 experts whole, the LM head over the group of 4.
+    let one = weights(QWEN3_30B_SGLANG);
+    let w = weights(&format!("{QWEN3_30B_SGLANG}&tp=1&dp=4&ep=4"));
+    let expected = one - 0.75 * QWEN3_30B_EXPERT_BYTES - 0.75 * QWEN3_30B_HEAD_BYTES;
+    assert!((w - expected).abs() < NORM_SLACK, "{w} vs {expected}");
+    // Up to 0.5.6 the embedding is whole on every GPU even with tp 2 inside each attention rank;
+    // from 0.5.10 it splits over that tp (vocabulary 151,936 × 2048 × 2 B, half of it).
+    let old = weights(&format!("{QWEN3_30B_SGLANG}&tp=2&dp=2&engine_version=0.5.6"));
+    let new = weights(&format!("{QWEN3_30B_SGLANG}&tp=2&dp=2&engine_version=0.5.23"));
+    assert!((old - new - QWEN3_30B_HEAD_BYTES / 2.0).abs() < NORM_SLACK, "{old} {new}");
+}
+
+#[test]
+fn sglang_data_parallel_attention_keeps_every_kv_head_of_its_rank_and_reserves_for_its_graphs() {
+    // KV heads split over the attention's tp only: tp 1 keeps all 4 KV heads of every layer,
+    // 4 × 128 × 2 (K and V) × 48 layers × 2 B = 98,304 B per token.
+    let b = bill(&format!("{QWEN3_30B_SGLANG}&tp=1&dp=4&ep=4"));
+    let s = b.serving.as_ref().expect("serving");
+    let per_token = s.kv_pool_bytes as f64 / s.kv_tokens as f64;
+    assert!((per_token - 98_304.0).abs() < 1.0, "{per_token}");
+    // SGLang 0.5.23's default mem_fraction_static on an H100 (81,559 MiB) for a group of 4:
+    // reserved = 512 + 1.5 × 8192 + 2 × 512 (graphs up to batch 512) + 4/8 × 1024 + 58 prefill
+    // graph sizes × 8 = 14,800 MiB: (81,559 − 14,800) / 81,559 = 0.819. Data-parallel attention
+    // adds 4.5 × 512 × 4 = 9,216 MiB (3 MiB per size and rank, half again above 300 sizes):
+    // (81,559 − 24,016) / 81,559 = 0.706.
+    let plain = bill(&format!("{QWEN3_30B_SGLANG}&tp=4"));
+    assert_eq!(plain.serving.as_ref().map(|s| s.share), Some(0.819));
+    assert_eq!(s.share, 0.706);
 }

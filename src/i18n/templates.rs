@@ -1089,6 +1089,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " (whole experts: expert parallel over tp × dp; the first ranks take one more when they do not divide evenly)",
             "(整个专家:专家并行覆盖 `tp × dp`;除不尽时前几张卡各多一个)",
         ),
+        SglangGridWeights => (
+            "{0}, on one GPU of data-parallel attention (tp {1} × dp {2}: SGLang's `--tp {3} --dp {2} --enable-dp-attention`): attention ÷ {1}; dense MLPs, shared experts and the LM head ÷ {3}; routed experts ÷ {4}{5}; the embedding ÷ {6}",
+            "`{0}`,数据并行注意力中的一张卡(`tp` {1} × `dp` {2}:`SGLang` 的 `--tp {3} --dp {2} --enable-dp-attention`):注意力 ÷ {1};稠密 `MLP`、共享专家与 `LM head` ÷ {3};路由专家 ÷ {4}{5};嵌入 ÷ {6}",
+        ),
+        SglangGridWholeExperts => (
+            " (whole experts: `--ep-size`)",
+            "(整个专家:`--ep-size`)",
+        ),
         NcclGroups => (
             " + NCCL's buffers {0} ({1} process groups of more than one GPU: tp, pp, dp)",
             " + NCCL 缓冲 {0}({1} 个多于一卡的进程组:`tp`、`pp`、`dp`)",

@@ -348,6 +348,8 @@ msg_ids!(
     VllmGridWeights,
     VllmGridWholeExperts,
     NcclGroups,
+    SglangGridWeights,
+    SglangGridWholeExperts,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

@@ -319,11 +319,18 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     // Served or generated: `tp` is the tensor-parallel size as `gpus` is; the rest of a grid is not
     // billed in inference yet (a note says so).
     let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
-    // vLLM bills `pp`, `dp` and `ep` natively (serving::grid; the page bills one GPU of `tp`);
-    // context and expert-tensor parallel, and the other engines' grids, are said, not billed.
-    let vllm = s.serving.engine == super::scenario::Engine::Vllm && cfg!(not(feature = "page"));
+    // vLLM bills `pp`, `dp` and `ep`, SGLang `dp` and `ep`, natively (serving::grid; the page bills
+    // one GPU of `tp`); the rest of a grid is said, not billed.
+    let native = cfg!(not(feature = "page"));
+    let vllm = s.serving.engine == super::scenario::Engine::Vllm && native;
+    // SGLang: data-parallel attention and expert parallel, not its pipeline.
+    let sglang = s.serving.engine == super::scenario::Engine::Sglang && native;
     let l = &s.layout;
-    let unbilled: &[u64] = if vllm { &[l.etp, l.cp] } else { &[l.pp, l.ep, l.etp, l.cp, l.dp] };
+    let unbilled: &[u64] = match (vllm, sglang) {
+        (true, _) => &[l.etp, l.cp],
+        (_, true) => &[l.pp, l.etp, l.cp],
+        _ => &[l.pp, l.ep, l.etp, l.cp, l.dp],
+    };
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
@@ -337,8 +344,8 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             weights: weight_format(s, s.quant),
             tp: inference_tp,
             pp: if vllm { s.layout.pp.max(1) } else { 1 },
-            dp: if vllm { s.layout.dp.max(1) } else { 1 },
-            ep: if vllm { s.layout.ep.max(1) } else { 1 },
+            dp: if vllm || sglang { s.layout.dp.max(1) } else { 1 },
+            ep: if vllm || sglang { s.layout.ep.max(1) } else { 1 },
             stage: s.layout.stage.filter(|_| vllm),
             kv: s.kv,
             generated: s.generated,

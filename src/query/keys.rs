@@ -1179,7 +1179,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.tp, c.default.layout.tp),
         architecture: false,
-        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs); the page and the other engines bill one GPU of tp and say so"),
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs), with `engine=sglang` `dp` (data-parallel attention: SGLang's `--tp` is tp × dp) and `ep`; the page and llama.cpp bill one GPU of tp and say so"),
     },
     Pp = "pp" {
         label: ("Pipeline stages", "流水线并行"),
@@ -1234,7 +1234,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.dp, c.default.layout.dp),
         architecture: false,
-        doc: doc!("1", "data-parallel replicas of the grid (training); with `dist_optim` the fp32 master weights and optimizer states are sharded over dp × cp. Served by vLLM (CLI): data-parallel ranks of tp GPUs each, a mixture of experts' routed experts split over all tp × dp GPUs, each rank its own KV pool"),
+        doc: doc!("1", "data-parallel replicas of the grid (training); with `dist_optim` the fp32 master weights and optimizer states are sharded over dp × cp. Served by vLLM (CLI): data-parallel ranks of tp GPUs each, a mixture of experts' routed experts split over all tp × dp GPUs, each rank its own KV pool; by SGLang (CLI): data-parallel attention, attention over tp and the rest over SGLang's tp × dp group"),
     },
     Vpp = "vpp" {
         label: ("Virtual stages", "虚拟流水线阶段"),

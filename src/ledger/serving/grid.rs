@@ -64,12 +64,16 @@ impl Stage {
 /// How one GPU divides each part of the model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Split {
-    /// Attention, dense MLPs, the embedding and the LM head: the tensor-parallel size.
-    pub dense: f64,
-    /// Routed experts: `tp × dp`.
+    /// Attention (and the layers' norms, biases and routers).
+    pub attention: f64,
+    /// Dense MLPs.
+    pub mlp: f64,
+    /// Routed experts.
     pub experts: f64,
-    /// Shared experts: `tp`, or 1 when they are whole on every GPU.
+    /// Shared experts (1: whole on every GPU).
     pub shared: f64,
+    pub embedding: f64,
+    pub head: f64,
 }
 
 /// The grid of `i`, when it is one: `pp`, `dp` or `ep` above 1. The page bills one GPU of `tp` (its
@@ -78,16 +82,29 @@ pub fn is_grid(i: &Inference) -> bool {
     cfg!(not(feature = "page")) && (i.pp > 1 || i.dp > 1 || i.ep > 1)
 }
 
-/// What one GPU divides by (see the module's rules).
-pub fn split(arch: &Architecture, i: &Inference) -> Split {
+/// Whole experts over `ep` GPUs: the rank with one more when they do not divide evenly.
+fn whole_experts(arch: &Architecture, ep: u64) -> f64 {
+    arch.moe.as_ref().map_or(1.0, |m| m.experts as f64 / m.experts.div_ceil(ep.max(1)).max(1) as f64)
+}
+
+/// What one GPU of vLLM's grid divides by (see the module's rules).
+pub fn vllm_split(arch: &Architecture, i: &Inference) -> Split {
     let (tp, dp) = (i.tp.max(1) as f64, i.dp.max(1) as f64);
-    let experts = match &arch.moe {
-        // Whole experts: the rank with one more when they do not divide evenly.
-        Some(m) if i.ep > 1 => m.experts as f64 / m.experts.div_ceil((i.tp * i.dp).max(1)).max(1) as f64,
-        _ => tp * dp,
-    };
+    let experts = if i.ep > 1 { whole_experts(arch, i.tp * i.dp) } else { tp * dp };
     let shared = if i.ep > 1 && i.tp > 1 && i.dp > 1 { 1.0 } else { tp };
-    Split { dense: tp, experts, shared }
+    Split { attention: tp, mlp: tp, experts, shared, embedding: tp, head: tp }
+}
+
+/// What one GPU of SGLang's data-parallel attention divides by (docs/research/serving/grid-rules.md,
+/// B1): its tensor-parallel group is `tp × dp` GPUs (`--tp`), attention splits over `tp` inside
+/// it (`attn_tp_size = tp_size / dp_size`); dense MLPs, shared experts and the LM head over the
+/// whole group; routed experts over the group, or `experts / ep` whole with `--ep-size` (a
+/// sub-split of the group); the embedding whole on every GPU up to 0.5.6, over `tp` from 0.5.10.
+pub fn sglang_split(arch: &Architecture, i: &Inference, version: crate::ledger::scenario::Release) -> Split {
+    let (tp, group) = (i.tp.max(1) as f64, (i.tp * i.dp).max(1) as f64);
+    let experts = if i.ep > 1 { whole_experts(arch, i.ep) } else { group };
+    let embedding = if i.dp > 1 && version < crate::ledger::scenario::Release(0, 5, 10) { 1.0 } else { tp };
+    Split { attention: tp, mlp: group, experts, shared: group, embedding, head: group }
 }
 
 /// Bytes of the weights one GPU of stage `s` holds, as loaded in `i.weights`' format: its layers'
@@ -104,7 +121,7 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
             w.format.bits_per_weight(w.double_quant, d_in)
         }
     };
-    let small = arch.small_parameters() as f64 / arch.layers.max(1) as f64 * 2.0 / split.dense;
+    let small = arch.small_parameters() as f64 / arch.layers.max(1) as f64 * 2.0 / split.attention;
     let mut bytes = 0.0;
     for layer in s.layers.clone() {
         let class = LayerClass {
@@ -118,14 +135,16 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
             let divide = match l.group {
                 LinearGroup::Expert => split.experts / mxfp4_pad,
                 LinearGroup::SharedExpert => split.shared,
+                LinearGroup::Mlp => split.mlp,
                 _ if matches!(l.name, "q_a_proj" | "kv_a_proj_with_mqa") => 1.0,
-                _ => split.dense,
+                _ => split.attention,
             };
             bytes += l.parameters() as f64 * bits(l.group, l.d_in) / 8.0 / divide;
         }
     }
     if s.first {
-        bytes += (arch.embedding_parameters() + arch.vision_parameters()) as f64 * 2.0 / split.dense;
+        bytes += arch.embedding_parameters() as f64 * 2.0 / split.embedding;
+        bytes += arch.vision_parameters() as f64 * 2.0 / split.attention;
     }
     if s.last {
         // A tied model's last stage holds the table again when it is not also the first.
@@ -134,7 +153,7 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
         } else {
             arch.lm_head_parameters()
         };
-        bytes += head as f64 * 2.0 / split.dense + arch.norm_size() as f64 * 2.0;
+        bytes += head as f64 * 2.0 / split.head + arch.norm_size() as f64 * 2.0;
     }
     bytes
 }

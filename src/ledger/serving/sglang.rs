@@ -58,7 +58,8 @@ fn prefill_graphs(max: u64) -> u64 {
 
 /// SGLang's default `mem_fraction_static`.
 /// `spec_mib`: what speculative decoding adds to the reserve (0.5 on: 2,048 MiB for EAGLE and
-/// MTP, 6,144 for a separate draft model; `server_args.py::_handle_gpu_memory_settings`).
+/// MTP, 6,144 for a separate draft model; `server_args.py::_handle_gpu_memory_settings`), and
+/// data-parallel attention's (`dp_attention_mib`).
 fn default_fraction(
     version: Release,
     gpu_mib: f64,
@@ -86,7 +87,7 @@ fn default_fraction(
             g if g < 90.0 => 9.5 + tp_f / 2.0,
             g if g < 160.0 => 12.0 + tp_f / 2.0,
             _ => 32.0,
-        };
+        } + spec_mib / 1024.0;
         return (gib - reserved) / gib;
     }
     let by_tp = match tp {
@@ -127,6 +128,10 @@ struct Pool {
     free_before: f64,
     weights_bytes: f64,
     weights_formula: Msg,
+    /// SGLang's tensor-parallel group (`--tp`): tp × dp under data-parallel attention.
+    group: u64,
+    /// Data-parallel attention or expert parallel: the weights' formula says how they split.
+    grid: bool,
     /// What is left for the pool after the weights (negative when they do not fit the share).
     rest: f64,
     /// Bytes per token of the pool: full layers, and the sliding-window layers at `SWA_RATIO`.
@@ -143,22 +148,50 @@ struct Pool {
     draft: Option<super::speculative::Drafter>,
 }
 
+/// One GPU's weights, and how they add up: ÷ tp, or as data-parallel attention splits them
+/// (`grid::sglang_split`).
+fn weights(p: &Plan, i: &Inference, version: Release, group: u64) -> (f64, Msg) {
+    let tp = i.tp.max(1);
+    if super::grid::is_grid(i) {
+        let split = super::grid::sglang_split(p.arch, i, version);
+        let bytes = super::grid::weight_bytes(p.arch, i, &super::grid::Stage::whole(p.arch), split, 1.0);
+        let formula = msg!(
+            SglangGridWeights,
+            Arg::Code(i.weights.format.id()),
+            Arg::Int(tp),
+            Arg::Int(i.dp),
+            Arg::Int(group),
+            Arg::Factor(split.experts),
+            when(i.ep > 1, || msg!(SglangGridWholeExperts)),
+            Arg::Factor(split.embedding)
+        );
+        (bytes, formula)
+    } else {
+        let w = stored_weights(p.arch, i.weights);
+        (w.bytes / tp as f64, w.formula)
+    }
+}
+
 fn pool(p: &Plan, i: &Inference) -> Pool {
     let version = i.engine.version.unwrap_or(CURRENT);
     let tp = i.tp.max(1);
+    // Data-parallel attention (`dp` > 1) lives inside SGLang's tensor-parallel group of tp × dp
+    // GPUs (`--tp`), which its defaults and NCCL see.
+    let group = tp * i.dp.max(1);
     let gpu_mib = p.gpu.bytes as f64 / MIB;
-    let (chunked_default, graph_bs) = defaults(version, gpu_mib, tp);
+    let (chunked_default, graph_bs) = defaults(version, gpu_mib, group);
     let chunked = i.engine.max_batched_tokens.unwrap_or(chunked_default);
     let graph_bs = if i.engine.cuda_graphs { graph_bs } else { 0 };
     let spec = Speculation::of(p, i);
+    let dp_attention_mib = dp_attention_reserve_mib(version, i.dp, graph_bs);
     let fraction = i.engine.mem_fraction.unwrap_or_else(|| {
-        default_fraction(version, gpu_mib, tp, (chunked, graph_bs), p.arch.mla.is_some(), spec.reserve_mib)
+        let extra = spec.reserve_mib + dp_attention_mib;
+        default_fraction(version, gpu_mib, group, (chunked, graph_bs), p.arch.mla.is_some(), extra)
     });
-    let nccl = p.nccl_bytes(tp);
+    let nccl = p.nccl_bytes(group);
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
-    let w = stored_weights(p.arch, i.weights);
-    let weights_bytes = w.bytes / tp as f64;
+    let (weights_bytes, weights_formula) = weights(p, i, version, group);
     let per_layer = cell(p.arch, i);
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
     let lora = super::lora::slots(p.arch, i, None);
@@ -192,7 +225,9 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
         context_bytes,
         free_before,
         weights_bytes,
-        weights_formula: w.formula,
+        weights_formula,
+        grid: super::grid::is_grid(i),
+        group,
         rest,
         token_bytes,
         full,
@@ -204,6 +239,20 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
         lora,
         draft,
     }
+}
+
+/// What data-parallel attention adds to the default reserve (docs/research/serving/grid-rules.md,
+/// B2): 4 GiB up to 0.5.2 (read as this ledger's 0.4 rules), from 0.5 three MiB per CUDA-graph
+/// batch size and attention rank, half as much again above 300 sizes.
+fn dp_attention_reserve_mib(version: Release, dp: u64, graph_bs: u64) -> f64 {
+    if dp <= 1 {
+        return 0.0;
+    }
+    if version < Release(0, 5, 0) {
+        return 4096.0;
+    }
+    let per = if graph_bs > 300 { 4.5 } else { 3.0 };
+    per * graph_bs as f64 * dp as f64
 }
 
 /// What speculative decoding changes in SGLang's sizing (0.5.4 `server_args.py`,
@@ -282,7 +331,7 @@ impl Pool {
 /// activations and CUDA graphs), the CUDA context and NCCL's buffers.
 fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
     let (_, draft_kv) = s.draft_bytes();
-    let tp_arg = when(s.tp > 1, || msg!(TensorParallel, Arg::Int(s.tp)));
+    let tp_arg = when(s.tp > 1 && !s.grid, || msg!(TensorParallel, Arg::Int(s.tp)));
     let mamba = when(s.states > 0, || {
         let layers = p.arch.layers_of(LayerKind::Linear);
         msg!(
@@ -338,7 +387,7 @@ fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
         line(ComponentId::CudaContext, s.context_bytes, "§3", msg!(EngineContext, Arg::Factor(p.overhead_mib))),
     ]);
     if s.nccl > 0.0 {
-        let buffers = msg!(NcclBuffers, Arg::Bytes(s.nccl), Arg::Int(s.tp)).arg();
+        let buffers = msg!(NcclBuffers, Arg::Bytes(s.nccl), Arg::Int(s.group)).arg();
         let formula = msg!(EngineNonTorch, Arg::Bytes(0.0), buffers, Msg::empty().arg());
         lines.push(line(ComponentId::NonTorch, s.nccl, "§2", formula));
     }

@@ -313,7 +313,7 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
 /// One GPU's weights on a serving grid (serving::grid): its stage's layers, each part divided as
 /// the grid divides it.
 fn grid_weights(p: &Plan, i: &Inference, s: &Stage, pad: f64) -> Component {
-    let split = grid::split(p.arch, i);
+    let split = grid::vllm_split(p.arch, i);
     let bytes = grid::weight_bytes(p.arch, i, s, split, pad);
     let formula = msg!(
         VllmGridWeights,
