@@ -613,7 +613,10 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
     use crate::tree::paste::{Advice, Cause};
     let zh = lang == Lang::Zh;
     let mut out = String::new();
-    let formats: Vec<&str> = p.reading.formats.iter().map(|f| f.id()).collect();
+    let mut formats: Vec<&str> = p.reading.formats.iter().map(|f| f.id()).collect();
+    if !p.reading.startup.is_empty() {
+        formats.push("startup_log");
+    }
     let read = if formats.is_empty() { "-".to_string() } else { formats.join(", ") };
     out.push_str(&format!("{}: {read}\n", if zh { "读到" } else { "read" }));
     let figures: Vec<String> = crate::tree::paste::figures(p)

@@ -380,6 +380,12 @@ pub fn read(text: &str) -> Reading {
         r.formats.push(Format::VllmWakeUp);
     }
     r.startup = super::startup::read(&low, &mut gb).map(|st| st.to_items()).unwrap_or_default();
+    // A start-up log's repeated memory lines ("… memory: …" per rank) are not a training run's
+    // series of steps.
+    if !r.startup.is_empty() && r.has(Format::TrainingLog) {
+        r.formats.retain(|f| *f != Format::TrainingLog);
+        r.numbers.log_series.clear();
+    }
     r.signals.gb_as_gib = gb;
     // An out-of-memory error without any message that carries numbers (nvidia-smi, a summary or a
     // log may be beside it).
