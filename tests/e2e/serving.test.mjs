@@ -151,3 +151,21 @@ test('max_model_len=auto: the checkbox gives the engine\'s own context, as the C
   await page.waitForFunction(() => !location.search.includes('max_model_len'), null, { timeout: 3000 });
   assert.deepEqual(page.problems, []);
 });
+
+test('a served grid: the CLI bills every stage, the page bills one GPU of tp and says where the grid is billed', async () => {
+  // Qwen3-235B-A22B in block FP8 on vLLM over tp 4 × pp 2 H100s: the CLI's JSON lists both
+  // stages (94 layers: 47 each) and the one that binds the pool.
+  const query = 'model=qwen3-235b-a22b&mode=infer&engine=vllm&quant=fp8_block&tp=4&pp=2&gpu=h100-80g';
+  const out = cli(['--json', query]);
+  assert.deepEqual(out.parallel.ranks.map((r) => r.layers), [47, 47]);
+  assert.equal(out.parallel.schedule, null);
+  assert.ok(out.parallel.worst_rank.bytes > 0);
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${query}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="planner"]');
+  const note = await page.textContent('li[data-key="serving_grid"]');
+  assert.match(note, /billed for engine=vllm by the command line/);
+  // The link keeps its grid keys.
+  assert.match(await page.evaluate(() => location.search), /pp=2/);
+});
