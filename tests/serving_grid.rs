@@ -154,3 +154,26 @@ fn sglang_data_parallel_attention_keeps_every_kv_head_of_its_rank_and_reserves_f
     assert_eq!(plain.serving.as_ref().map(|s| s.share), Some(0.819));
     assert_eq!(s.share, 0.706);
 }
+
+/// GLM-4.7's shape (GLM-4.5's; no preset yet) in block FP8, as vLLM issue #32105 served it.
+const GLM47: &str = "model=custom&layers=92&hidden=5120&heads=96&kv_heads=8&head_dim=128&ffn=1536&vocab=151552&tied=0&mlp=glu&experts=160&active_experts=8&shared_experts=1&shared_ffn=1536&dense_layers=3&dense_ffn=12288&qkv_bias=1&qk_norm=1&router_bias=1&mode=infer&engine=vllm&quant=fp8_block&pp=8&gpu=a100-80g&gpu_util=0.925&seq=202752&max_num_seqs=128";
+
+#[test]
+fn vllm_0_15_checks_a_pipeline_s_context_against_every_layer() {
+    use vram_ledger::ledger::bill::ServingStatus;
+    // vLLM 0.15.0rc1 refused this run: "71.16 GiB KV cache is needed, which is larger than the
+    // available KV cache memory (28.57 GiB) … the estimated maximum model length is 81392"
+    // (https://github.com/vllm-project/vllm/issues/32105). 71.16 GiB is every one of the 92 layers:
+    // 92 × 8 KV heads × 128 × 2 (K, V) × 2 B × 202,752 tokens, in blocks of 16.
+    let b = bill(&format!("{GLM47}&engine_version=0.15"));
+    let s = b.serving.as_ref().expect("serving");
+    let ServingStatus::ContextTooLong { needed_bytes, longest, .. } = s.status else { panic!("{:?}", s.status) };
+    assert_eq!(needed_bytes, 92 * 4096 * 202_752);
+    // The longest context is what 92 layers' blocks fit in the least pool: the log's 81,392 within 1 %.
+    assert!((longest as f64 / 81_392.0 - 1.0).abs() < 0.01, "{longest}");
+    // 0.13 and 0.18 check each stage's own 11 or 12 layers: the context fits.
+    for v in ["0.13", "0.18"] {
+        let b = bill(&format!("{GLM47}&engine_version={v}"));
+        assert!(b.serving.as_ref().is_some_and(|s| s.status.starts()), "{v}");
+    }
+}

@@ -606,8 +606,8 @@ fn stage_plan(
 }
 
 /// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
-/// engine takes for every stage: kv_cache_utils.py::unify_kv_cache_configs), those blocks, and the
-/// `parallel` summary of every stage's GPU.
+/// engine takes for every stage: kv_cache_utils.py::unify_kv_cache_configs), those blocks, the
+/// `parallel` summary of every stage's GPU, and the least memory any stage leaves for its pool.
 fn grid_stages(
     p: &Plan,
     i: &Inference,
@@ -615,7 +615,7 @@ fn grid_stages(
     budget: f64,
     draft_layers: u64,
     extra: f64,
-) -> (StagePlan, u64, Option<ParallelSummary>) {
+) -> (StagePlan, u64, Option<ParallelSummary>, f64) {
     let mut plans: Vec<StagePlan> = (0..i.pp.max(1))
         .map(|q| stage_plan(p, i, r, Stage::of(p.arch, i.pp, q), budget, draft_layers, extra))
         .collect();
@@ -638,7 +638,22 @@ fn grid_stages(
         })
         .collect();
     let summary = grid::summary(i, binding as u64, billed as u64, ranks);
-    (plans.swap_remove(billed), blocks, Some(summary))
+    let least = plans.iter().map(|x| x.available).fold(f64::INFINITY, f64::min);
+    (plans.swap_remove(billed), blocks, Some(summary), least)
+}
+
+/// 0.15–0.17 check a request of the context (and auto-fit it) against the whole model's layers in
+/// the least memory any stage has (`get_kv_cache_configs`' merged groups, read in 0.15.0; 0.13 checks
+/// each worker's own layers and 0.18 projects the groups on each worker again): with a pipeline the
+/// engine refuses contexts its stages could hold (vLLM issue #32105).
+fn whole_model_check<'a>(p: &Plan, i: &Inference, r: &'a Rules, draft_layers: u64, least: f64) -> Option<Pool<'a>> {
+    if !grid::is_grid(i) || i.pp <= 1 || r.version < Release(0, 15, 0) || r.version >= Release(0, 18, 0) {
+        return None;
+    }
+    let layout = layout(p.arch, i, r, draft_layers, &Stage::whole(p.arch));
+    let per_block = layout.bytes_per_block().max(1.0);
+    let blocks = if least > 0.0 { (least / per_block).floor() as u64 } else { 0 };
+    Some(Pool { layout, rules: r, available: least, blocks, per_block })
 }
 
 /// vLLM's bill of `p`: `model_context` is the context asked for (`max_model_len=auto`: the
@@ -654,22 +669,26 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
     let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
     let extra = draft_bytes + lora_bytes;
-    let (plan, blocks, parallel) = if grid::is_grid(i) {
+    let (plan, blocks, parallel, least) = if grid::is_grid(i) {
         grid_stages(p, i, &r, budget, draft_layers, extra)
     } else {
         let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, draft_layers, extra);
-        let blocks = whole.blocks;
-        (whole, blocks, None)
+        let (blocks, least) = (whole.blocks, whole.available);
+        (whole, blocks, None, least)
     };
     let context_bytes = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
     let StagePlan { w, act, nt, g, layout, available, profiled, .. } = plan;
     let per_block = layout.bytes_per_block().max(1.0);
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
-    let context = auto_fit(&pool, i, model_context).unwrap_or(model_context);
+    let whole_check = whole_model_check(p, i, &r, draft_layers, least);
+    let checked = whole_check.as_ref().unwrap_or(&pool);
+    let context = auto_fit(checked, i, model_context).unwrap_or(model_context);
     let concurrency = blocks as f64 / pool.per_request(context) as f64;
     let tokens = pool.tokens(context);
     let requests = p.batch.max(1);
-    let (effective, max_context) = with_prefix(&pool, context, requests, i.engine.prefix_share);
+    let (effective, _) = with_prefix(&pool, context, requests, i.engine.prefix_share);
+    // The longest context the engine accepts: what its check allows (`whole_model_check`).
+    let (_, max_context) = with_prefix(checked, context, requests, i.engine.prefix_share);
     let free = (total - p.overhead_mib * MIB).max(0.0);
     let kv_formula = msg!(
         VllmKvPool,
@@ -700,7 +719,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         context_tokens: context,
         requests,
         share: r.util,
-        status: pool.status(free, budget, context, requests, effective),
+        status: checked.status(free, budget, context, requests, effective),
         pool_list: pool_list(&pools(&pool, context, tokens, concurrency)),
         effective_concurrency: effective,
         kv_cache_memory_bytes: if profiled > 0.0 { profiled as u64 } else { 0 },
