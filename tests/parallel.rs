@@ -190,7 +190,8 @@ fn the_worker_answers_a_grid_bill_the_page_reads_back() {
 }
 
 /// In inference `tp` is the tensor-parallel size, as `gpus` is; vLLM bills `pp`, `dp` and `ep`
-/// (tests/serving_grid.rs), the other engines and `cp` get a note rather than a silent one-GPU bill.
+/// and SGLang theirs (tests/serving_grid.rs); llama.cpp and `cp` get a note rather than a silent
+/// one-GPU bill.
 #[test]
 fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     let q = "model=qwen3-32b&mode=infer&engine=vllm&gpu=h100-80g";
@@ -201,8 +202,8 @@ fn tp_in_inference_is_gpus_and_the_rest_of_a_grid_is_a_note() {
     assert!(by_tp.parallel.is_none() && !by_tp.notes.iter().any(|n| n.key == "serving_grid"));
     let with_ep = bill(&format!("{q}&tp=2&ep=2"));
     assert!(with_ep.parallel.is_some() && !with_ep.notes.iter().any(|n| n.key == "serving_grid"));
-    let on_sglang = bill(&format!("{q}&tp=2&pp=2").replace("engine=vllm", "engine=sglang"));
-    assert!(on_sglang.notes.iter().any(|n| n.key == "serving_grid"));
+    let on_llamacpp = bill(&format!("{q}&tp=2&pp=2").replace("engine=vllm", "engine=llamacpp"));
+    assert!(on_llamacpp.notes.iter().any(|n| n.key == "serving_grid"));
     let with_cp = bill(&format!("{q}&tp=2&cp=2"));
     assert!(with_cp.notes.iter().any(|n| n.key == "serving_grid"));
 }

@@ -104,9 +104,10 @@ fn whole_experts_that_do_not_divide_evenly_bill_the_rank_with_one_more() {
 fn other_engines_and_the_unbilled_sizes_say_so() {
     let note = |q: &str| bill(q).notes.iter().any(|n| n.key == "serving_grid");
     assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&dp=2&ep=8"));
-    // SGLang bills data-parallel attention and expert parallel, not its pipeline; llama.cpp none.
+    // SGLang bills its pipeline, data-parallel attention and expert parallel; llama.cpp none.
     assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&dp=2&ep=8"));
-    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&pp=2"));
+    assert!(!note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&pp=2"));
+    assert!(note("model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=4&cp=2"));
     assert!(note("model=qwen3-30b-a3b&mode=infer&engine=llamacpp&tp=2&ep=2"));
     assert!(note("model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=4&cp=2"));
     // A served grid's JSON names no training schedule.
@@ -176,4 +177,25 @@ fn vllm_0_15_checks_a_pipeline_s_context_against_every_layer() {
         let b = bill(&format!("{GLM47}&engine_version={v}"));
         assert!(b.serving.as_ref().is_some_and(|s| s.status.starts()), "{v}");
     }
+}
+
+#[test]
+fn sglang_pipeline_stages_split_as_its_release_does_and_share_the_fewest_tokens() {
+    // 94 layers over 4 stages: 23 each and 2 left over — to the last stage up to 0.5.4, one each
+    // to the last two from 0.5.6 (get_pp_indices; docs/research/serving/grid-rules.md, B3.6).
+    let layers = |v: &str| -> Vec<u64> {
+        let b = bill(&format!("model=qwen3-235b-a22b&mode=infer&engine=sglang&engine_version={v}&gpu=h200&tp=2&pp=4"));
+        b.parallel.map(|p| p.ranks.iter().map(|r| r.layers).collect()).unwrap_or_default()
+    };
+    assert_eq!(layers("0.5.4"), [23, 23, 23, 25]);
+    assert_eq!(layers("0.5.23"), [23, 23, 24, 24]);
+    // Every stage takes the fewest tokens (all-reduced from 0.5.2): picking stage 0, which holds
+    // 23 layers, bills the same tokens as the binding stage of 24.
+    let q = "model=qwen3-235b-a22b&mode=infer&engine=sglang&gpu=h200&tp=2&pp=4";
+    let tokens = |extra: &str| bill(&format!("{q}{extra}")).serving.map(|s| s.kv_tokens);
+    assert_eq!(tokens(""), tokens("&stage=0"));
+    // Half the layers per stage holds about twice the tokens of two stages' worth on one GPU.
+    let b = bill(q);
+    let p = b.parallel.as_ref().expect("stages");
+    assert_eq!(p.ranks[p.worst_stage as usize].layers, 24);
 }

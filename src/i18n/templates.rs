@@ -1090,8 +1090,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "(整个专家:专家并行覆盖 `tp × dp`;除不尽时前几张卡各多一个)",
         ),
         SglangGridWeights => (
-            "{0}, on one GPU of data-parallel attention (tp {1} × dp {2}: SGLang's `--tp {3} --dp {2} --enable-dp-attention`): attention ÷ {1}; dense MLPs, shared experts and the LM head ÷ {3}; routed experts ÷ {4}{5}; the embedding ÷ {6}",
-            "`{0}`,数据并行注意力中的一张卡(`tp` {1} × `dp` {2}:`SGLang` 的 `--tp {3} --dp {2} --enable-dp-attention`):注意力 ÷ {1};稠密 `MLP`、共享专家与 `LM head` ÷ {3};路由专家 ÷ {4}{5};嵌入 ÷ {6}",
+            "{0}, on one GPU of pipeline stage {6} of {7} (layers {8}–{9}){10}: attention ÷ {1}; dense MLPs, shared experts and the LM head ÷ {2}; routed experts ÷ {3}{4}; the embedding ÷ {5}",
+            "`{0}`,流水线第 {6} 段(共 {7} 段,第 {8}–{9} 层)中的一张卡{10}:注意力 ÷ {1};稠密 `MLP`、共享专家与 `LM head` ÷ {2};路由专家 ÷ {3}{4};嵌入 ÷ {5}",
+        ),
+        SglangDpAttention => (
+            ", data-parallel attention (SGLang's `--tp {1} --dp {0} --enable-dp-attention`)",
+            ",数据并行注意力(`SGLang` 的 `--tp {1} --dp {0} --enable-dp-attention`)",
         ),
         SglangGridWholeExperts => (
             " (whole experts: `--ep-size`)",

@@ -350,6 +350,7 @@ msg_ids!(
     NcclGroups,
     SglangGridWeights,
     SglangGridWholeExperts,
+    SglangDpAttention,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

@@ -319,18 +319,14 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     // Served or generated: `tp` is the tensor-parallel size as `gpus` is; the rest of a grid is not
     // billed in inference yet (a note says so).
     let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
-    // vLLM bills `pp`, `dp` and `ep`, SGLang `dp` and `ep`, natively (serving::grid; the page bills
-    // one GPU of `tp`); the rest of a grid is said, not billed.
+    // vLLM and SGLang bill `pp`, `dp` and `ep` natively (serving::grid; the page bills one GPU of
+    // `tp`); the rest of a grid is said, not billed.
     let native = cfg!(not(feature = "page"));
     let vllm = s.serving.engine == super::scenario::Engine::Vllm && native;
-    // SGLang: data-parallel attention and expert parallel, not its pipeline.
+    // SGLang: its pipeline, data-parallel attention and expert parallel.
     let sglang = s.serving.engine == super::scenario::Engine::Sglang && native;
     let l = &s.layout;
-    let unbilled: &[u64] = match (vllm, sglang) {
-        (true, _) => &[l.etp, l.cp],
-        (_, true) => &[l.pp, l.etp, l.cp],
-        _ => &[l.pp, l.ep, l.etp, l.cp, l.dp],
-    };
+    let unbilled: &[u64] = if vllm || sglang { &[l.etp, l.cp] } else { &[l.pp, l.ep, l.etp, l.cp, l.dp] };
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
@@ -343,7 +339,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         Mode::Infer => Work::Infer(Inference {
             weights: weight_format(s, s.quant),
             tp: inference_tp,
-            pp: if vllm { s.layout.pp.max(1) } else { 1 },
+            pp: if vllm || sglang { s.layout.pp.max(1) } else { 1 },
             dp: if vllm || sglang { s.layout.dp.max(1) } else { 1 },
             ep: if vllm || sglang { s.layout.ep.max(1) } else { 1 },
             stage: s.layout.stage.filter(|_| vllm),

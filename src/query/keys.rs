@@ -1179,7 +1179,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.tp, c.default.layout.tp),
         architecture: false,
-        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs), with `engine=sglang` `dp` (data-parallel attention: SGLang's `--tp` is tp × dp) and `ep`; the page and llama.cpp bill one GPU of tp and say so"),
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs), with `engine=sglang` `pp`, `dp` (data-parallel attention: SGLang's `--tp` is tp × dp) and `ep`; the page and llama.cpp bill one GPU of tp and say so"),
     },
     Pp = "pp" {
         label: ("Pipeline stages", "流水线并行"),

@@ -48,6 +48,20 @@ impl Stage {
         Stage { index: p, layers: start.min(end)..end, first: p == 0, last: p + 1 == pp }
     }
 
+    /// Stage `p` of `pp` as SGLang splits the layers (`get_pp_indices`): `layers / pp` each, the
+    /// remainder to the last stage up to 0.5.4, one each to the last stages from 0.5.6.
+    pub fn sglang(arch: &Architecture, pp: u64, p: u64, version: crate::ledger::scenario::Release) -> Stage {
+        let (pp, layers) = (pp.max(1), arch.layers);
+        let (base, extra) = (layers / pp, layers % pp);
+        let size = |q: u64| match q {
+            _ if version < crate::ledger::scenario::Release(0, 5, 6) => base + if q + 1 == pp { extra } else { 0 },
+            _ => base + u64::from(q + extra >= pp),
+        };
+        let start: u64 = (0..p).map(size).sum();
+        let end = (start + size(p)).min(layers);
+        Stage { index: p, layers: start.min(end)..end, first: p == 0, last: p + 1 == pp }
+    }
+
     pub fn count(&self) -> u64 {
         self.layers.end - self.layers.start
     }

@@ -5,6 +5,7 @@
 //! (`server_args.py` / `arg_groups/memory_hook.py`, `model_executor/model_runner.py`).
 
 use super::engine::{context_tokens, kv_bytes, EngineBill};
+use super::grid::Stage;
 use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
 use crate::ledger::msg::{when, Arg, Msg};
@@ -150,20 +151,24 @@ struct Pool {
 
 /// One GPU's weights, and how they add up: ÷ tp, or as data-parallel attention splits them
 /// (`grid::sglang_split`).
-fn weights(p: &Plan, i: &Inference, version: Release, group: u64) -> (f64, Msg) {
+fn weights(p: &Plan, i: &Inference, version: Release, group: u64, stage: &Stage) -> (f64, Msg) {
     let tp = i.tp.max(1);
     if super::grid::is_grid(i) {
         let split = super::grid::sglang_split(p.arch, i, version);
-        let bytes = super::grid::weight_bytes(p.arch, i, &super::grid::Stage::whole(p.arch), split, 1.0);
+        let bytes = super::grid::weight_bytes(p.arch, i, stage, split, 1.0);
         let formula = msg!(
             SglangGridWeights,
             Arg::Code(i.weights.format.id()),
             Arg::Int(tp),
-            Arg::Int(i.dp),
             Arg::Int(group),
             Arg::Factor(split.experts),
             when(i.ep > 1, || msg!(SglangGridWholeExperts)),
-            Arg::Factor(split.embedding)
+            Arg::Factor(split.embedding),
+            Arg::Int(stage.index),
+            Arg::Int(i.pp.max(1)),
+            Arg::Int(stage.layers.start),
+            Arg::Int(stage.layers.end.saturating_sub(1)),
+            when(i.dp > 1, || msg!(SglangDpAttention, Arg::Int(i.dp), Arg::Int(group)))
         );
         (bytes, formula)
     } else {
@@ -172,7 +177,8 @@ fn weights(p: &Plan, i: &Inference, version: Release, group: u64) -> (f64, Msg) 
     }
 }
 
-fn pool(p: &Plan, i: &Inference) -> Pool {
+/// The pool of one GPU of `stage` (the whole model without a pipeline).
+fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let version = i.engine.version.unwrap_or(CURRENT);
     let tp = i.tp.max(1);
     // Data-parallel attention (`dp` > 1) lives inside SGLang's tensor-parallel group of tp × dp
@@ -186,24 +192,26 @@ fn pool(p: &Plan, i: &Inference) -> Pool {
     let dp_attention_mib = dp_attention_reserve_mib(version, i.dp, graph_bs);
     let fraction = i.engine.mem_fraction.unwrap_or_else(|| {
         let extra = spec.reserve_mib + dp_attention_mib;
-        default_fraction(version, gpu_mib, group, (chunked, graph_bs), p.arch.mla.is_some(), extra)
+        // Its reserve counts every GPU of a pipeline's stages too (TP × PP from 0.4.7).
+        let gpus = group * i.pp.max(1);
+        default_fraction(version, gpu_mib, gpus, (chunked, graph_bs), p.arch.mla.is_some(), extra)
     });
     let nccl = p.nccl_bytes(group);
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
-    let (weights_bytes, weights_formula) = weights(p, i, version, group);
+    let (weights_bytes, weights_formula) = weights(p, i, version, group, stage);
     let per_layer = cell(p.arch, i);
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
     let lora = super::lora::slots(p.arch, i, None);
     let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
     let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
-    let full = p.arch.layers_of(LayerKind::Full);
-    let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
+    let full = stage.layers_of(p.arch, LayerKind::Full);
+    let windowed = stage.layers_of(p.arch, LayerKind::Sliding) + stage.layers_of(p.arch, LayerKind::Chunked);
     let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
     let token_bytes = per_layer * (full as f64 + swa_ratio * windowed as f64);
     // Linear-attention layers: one state per request in a pool of its own
     // (`handle_max_mamba_cache`): `max_mamba_cache` states, or `mamba_ratio` of the KV pool.
-    let state_bytes = state_bytes(p.arch, tp) * (1 + spec.draft_tokens) as f64;
+    let state_bytes = state_bytes(p.arch, tp, stage) * (1 + spec.draft_tokens) as f64;
     let states = if state_bytes > 0.0 {
         let ratio = i.engine.mamba_ratio.unwrap_or(MAMBA_RATIO);
         i.engine.max_mamba_cache.unwrap_or_else(|| (rest.max(0.0) * ratio / (1.0 + ratio) / state_bytes).floor() as u64)
@@ -293,8 +301,8 @@ impl Speculation {
 
 /// One request's recurrent state over the linear-attention layers on one GPU: the convolution's
 /// last taps in 16 bits and the SSM / delta-rule state in fp32 (SGLang's `mamba_ssm_dtype`).
-fn state_bytes(arch: &Architecture, tp: u64) -> f64 {
-    let (Some(l), n @ 1..) = (&arch.linear, arch.layers_of(LayerKind::Linear)) else { return 0.0 };
+fn state_bytes(arch: &Architecture, tp: u64, stage: &Stage) -> f64 {
+    let (Some(l), n @ 1..) = (&arch.linear, stage.layers_of(arch, LayerKind::Linear)) else { return 0.0 };
     let tp = tp.max(1) as f64;
     let conv = (l.conv.saturating_sub(1) * l.conv_dim()) as f64 * 2.0;
     let ssm = l.state_elements() as f64 * 4.0;
@@ -431,8 +439,56 @@ fn with_prefix(tokens: u64, context: u64, requests: u64, share: f64) -> (f64, u6
     (concurrency, super::engine::largest(tokens, &fits))
 }
 
+/// The pool of the GPU billed: the whole model's, or on a pipeline the stage with the fewest
+/// tokens (`stage` picks another), whose count every stage takes from 0.5.2 (SGLang all-reduces
+/// the minimum: docs/research/serving/grid-rules.md, B3.5), with every stage's GPU listed.
+fn stages(p: &Plan, i: &Inference) -> (Pool, Option<crate::ledger::bill::ParallelSummary>) {
+    if !super::grid::is_grid(i) || i.pp <= 1 {
+        let whole = pool(p, i, &Stage::whole(p.arch));
+        let parallel = super::grid::is_grid(i).then(|| {
+            let rank = rank_of(0, p.arch.layers, &whole, whole.tokens);
+            super::grid::summary(i, 0, 0, vec![rank])
+        });
+        return (whole, parallel);
+    }
+    let version = i.engine.version.unwrap_or(CURRENT);
+    let mut pools: Vec<Pool> = (0..i.pp).map(|q| pool(p, i, &Stage::sglang(p.arch, i.pp, q, version))).collect();
+    let fewest = pools.iter().map(|x| x.tokens).min().unwrap_or(0);
+    let binding = pools.iter().position(|x| x.tokens == fewest).unwrap_or(0);
+    let billed = i.stage.map_or(binding, |k| (k as usize).min(pools.len() - 1));
+    let shared = version >= Release(0, 5, 2);
+    let ranks = pools
+        .iter()
+        .enumerate()
+        .map(|(q, x)| {
+            let stage = Stage::sglang(p.arch, i.pp, q as u64, version);
+            rank_of(q as u64, stage.count(), x, if shared { fewest } else { x.tokens })
+        })
+        .collect();
+    let summary = super::grid::summary(i, binding as u64, billed as u64, ranks);
+    let mut s = pools.swap_remove(billed);
+    if shared {
+        s.tokens = fewest;
+    }
+    (s, Some(summary))
+}
+
+/// One stage's GPU for the `parallel` summary: its weights, what the fraction leaves for
+/// activations and graphs, and the device total with `tokens` in its pool.
+fn rank_of(stage: u64, layers: u64, s: &Pool, tokens: u64) -> crate::ledger::bill::RankSummary {
+    let kv = tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes;
+    let reserve = s.free_before * (1.0 - s.fraction);
+    crate::ledger::bill::RankSummary {
+        stage,
+        layers,
+        weights_bytes: s.weights_bytes as u64,
+        activations_bytes: reserve as u64,
+        device_bytes: (s.weights_bytes + kv + reserve + s.nccl + s.context_bytes) as u64,
+    }
+}
+
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
-    let s = pool(p, i);
+    let (s, parallel) = stages(p, i);
     let context = context_tokens(p, i);
     let requests = p.batch.max(1);
     let concurrency = s.tokens as f64 / context as f64;
@@ -486,7 +542,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     if i.engine.prefix_share > 0.0 {
         notes.push(super::engine::prefix_note(&serving, i.engine.prefix_share));
     }
-    EngineBill { lines: lines(p, &s, reserve), serving, notes, parallel: None }
+    EngineBill { lines: lines(p, &s, reserve), serving, notes, parallel }
 }
 
 #[cfg(test)]
