@@ -199,3 +199,22 @@ fn sglang_pipeline_stages_split_as_its_release_does_and_share_the_fewest_tokens(
     let p = b.parallel.as_ref().expect("stages");
     assert_eq!(p.ranks[p.worst_stage as usize].layers, 24);
 }
+
+#[test]
+fn sglang_data_parallel_attention_caches_every_kv_head_as_a_published_pool_shows() {
+    // SGLang serving Qwen3-Next-80B-A3B-FP8 with dp_size=4 (ranks "DP0 TP0 EP0" … "DP3 TP3 EP3":
+    // --tp 4 --dp 4 --enable-dp-attention, attention tp 1) printed on every rank "KV Cache is
+    // allocated. #tokens: 2786325, K size: 31.89 GB, V size: 31.89 GB"
+    // (https://github.com/sgl-project/sglang/pull/10622, comment of 2025-12-26): 31.89 GiB ÷
+    // 2,786,325 tokens = 12,289 B of K per token = 12 full-attention layers × 2 KV heads × 256 × 2 B:
+    // every KV head, none split. Plain tensor parallel over 4 splits the 2 heads (one each: half).
+    let per_token = |grid: &str| {
+        let b = bill(&format!("model=qwen3-next-80b-a3b&mode=infer&engine=sglang&quant=fp8_block&gpu=h200&{grid}"));
+        let s = b.serving.expect("serving");
+        s.kv_pool_bytes as f64 / s.kv_tokens as f64
+    };
+    let k_and_v = 2.0 * 12.0 * 2.0 * 256.0 * 2.0;
+    assert!((per_token("tp=1&dp=4&ep=4") - k_and_v).abs() < 1.0);
+    assert!((31.89 * 1024.0 * 1024.0 * 1024.0 / 2_786_325.0 - k_and_v / 2.0).abs() < 2.0);
+    assert!((per_token("tp=4") - k_and_v / 2.0).abs() < 1.0);
+}

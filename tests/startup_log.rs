@@ -1,5 +1,5 @@
 //! A serving engine's start-up log set beside the ledger (`tree::startup`): the figures and settings
-//! read from twelve published logs (tests/data/startup_logs/, each file's header gives its URL; the
+//! read from fifteen published logs (tests/data/startup_logs/, each file's header gives its URL; the
 //! lines are verbatim), the check's arithmetic, the link, and hostile input. Expected figures are the
 //! numbers the logs print; the ledger's agreement is asserted only where the log states everything
 //! the bill needs (the card's total among them), with the bound the measured set uses for engines.
@@ -350,4 +350,28 @@ fn the_start_up_line_of_newer_releases_is_no_error_and_names_the_card() {
     let ngram = startup("vllm-0.29-qwen3-8b-4090-48g-ngram.log");
     assert_eq!(setting(&ngram, Key::Spec), Some("ngram"));
     assert_eq!(setting(&ngram, Key::SpecTokens), Some("4"));
+}
+
+/// SGLang's `--tp` is the whole tensor-parallel group; with `--enable-dp-attention` its `dp_size`
+/// ranks share it, attention over tp_size / dp_size (docs/serving.md, "Served grids"). The lines
+/// below are written by hand in SGLang's formats (the ServerArgs fields and the two memory lines
+/// of 0.5.x), not copied from a log: a DeepSeek-V3 run over 8 GPUs with DP attention and EP 8 is
+/// the ledger's tp 1 × dp 8 with ep 8.
+#[test]
+fn sglang_data_parallel_attention_settings_are_the_ledger_s_grid() {
+    let text = "[2026-01-01 00:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, pp_size=1, mem_fraction_static=0.8, dp_size=8, enable_dp_attention=True, ep_size=8, moe_dense_tp_size=None)\n\
+[2026-01-01 00:00:10 DP0 TP0 EP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=51.20 GB, mem usage=87.40 GB.\n\
+[2026-01-01 00:00:11 DP0 TP0 EP0] KV Cache is allocated. #tokens: 500000, KV size: 32.72 GB\n";
+    let r = read(text);
+    let st = Startup::from_items(&r.startup).expect("SGLang start-up lines read");
+    assert_eq!(setting(&st, Key::Gpus), Some("1"));
+    assert_eq!(setting(&st, Key::Dp), Some("8"));
+    assert_eq!(setting(&st, Key::Ep), Some("8"));
+    assert_eq!(setting(&st, Key::Pp), None);
+    // Without data-parallel attention `--tp` is the tensor-parallel size and `dp_size` replicas are
+    // separate engines: the grid is tp alone.
+    let plain = text.replace("enable_dp_attention=True", "enable_dp_attention=False");
+    let st = Startup::from_items(&read(&plain).startup).expect("read");
+    assert_eq!(setting(&st, Key::Gpus), Some("8"));
+    assert_eq!(setting(&st, Key::Dp), None);
 }

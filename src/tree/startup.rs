@@ -442,7 +442,14 @@ fn read_sglang(low: &str, gb: &mut bool) -> Option<Startup> {
     let mut settings = Settings::default();
     let model = arg(args, "model_path");
     settings.set(Key::Model, model.and_then(preset_of).map(str::to_string));
-    settings.set(Key::Gpus, arg_number(args, "tp_size").filter(|&n| n >= 1.0).map(whole));
+    // SGLang's `--tp` is the whole tensor-parallel group; with data-parallel attention `dp_size`
+    // ranks share it (attention over tp_size / dp_size: the ledger's tp and dp).
+    let group = arg_number(args, "tp_size").filter(|&n| n >= 1.0);
+    let dp = arg_number(args, "dp_size").filter(|&n| n > 1.0 && arg(args, "enable_dp_attention") == Some("true"));
+    settings.set(Key::Gpus, group.map(|g| whole(dp.map_or(g, |d| (g / d).max(1.0).floor()))));
+    settings.set(Key::Dp, dp.map(whole));
+    settings.set(Key::Pp, arg_number(args, "pp_size").filter(|&n| n > 1.0).map(whole));
+    settings.set(Key::Ep, arg_number(args, "ep_size").filter(|&n| n > 1.0).map(whole));
     settings.set(Key::MemFraction, arg_number(args, "mem_fraction_static").map(|v| format!("{v}")));
     settings.set(Key::Seq, arg_number(args, "context_length").map(whole));
     let kv = arg(args, "kv_cache_dtype").filter(|k| k.starts_with("fp8"));
