@@ -195,7 +195,11 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
         // Its reserve counts every GPU of a pipeline's stages too (TP × PP from 0.4.7).
         let gpus = group * i.pp.max(1);
         // A reserve larger than the card (absurd groups) leaves nothing, not a negative share.
-        default_fraction(version, gpu_mib, gpus, (chunked, graph_bs), p.arch.mla.is_some(), extra).max(0.0).min(1.0)
+        crate::ledger::units::within(
+            default_fraction(version, gpu_mib, gpus, (chunked, graph_bs), p.arch.mla.is_some(), extra),
+            0.0,
+            1.0,
+        )
     });
     let nccl = p.nccl_bytes(group);
     let context_bytes = p.overhead_mib * MIB;
