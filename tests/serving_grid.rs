@@ -172,10 +172,13 @@ fn vllm_0_15_checks_a_pipeline_s_context_against_every_layer() {
     assert_eq!(needed_bytes, 92 * 4096 * 202_752);
     // The longest context is what 92 layers' blocks fit in the least pool: the log's 81,392 within 1 %.
     assert!((longest as f64 / 81_392.0 - 1.0).abs() < 0.01, "{longest}");
+    // The bill says a newer release would start: each stage's own pool holds the context.
+    assert!(b.notes.iter().any(|n| n.key == "pipeline_check"));
     // 0.13 and 0.18 check each stage's own 11 or 12 layers: the context fits.
     for v in ["0.13", "0.18"] {
         let b = bill(&format!("{GLM47}&engine_version={v}"));
         assert!(b.serving.as_ref().is_some_and(|s| s.status.starts()), "{v}");
+        assert!(!b.notes.iter().any(|n| n.key == "pipeline_check"), "{v}");
     }
 }
 

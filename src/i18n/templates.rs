@@ -1101,6 +1101,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " (whole experts: `--ep-size`)",
             "(整个专家:`--ep-size`)",
         ),
+        NotePipelineCheck => (
+            "vLLM {0} checks one request of the context against every layer of the model in one stage's memory (vLLM issue #32105); each stage's own pool holds {1} tokens, and vLLM 0.18 and later check each stage's own layers: a newer release starts with this context",
+            "`vLLM` {0} 在一段流水线的显存里按整个模型的所有层检查一个请求的上下文(`vLLM #32105`);每段自己的池可放 {1} 个 token,`vLLM` 0.18 起按每段自己的层检查:换新版本即可以这个上下文启动",
+        ),
         NcclGroups => (
             " + NCCL's buffers {0} ({1} process groups of more than one GPU: tp, pp, dp)",
             " + NCCL 缓冲 {0}({1} 个多于一卡的进程组:`tp`、`pp`、`dp`)",

@@ -351,6 +351,7 @@ msg_ids!(
     SglangGridWeights,
     SglangGridWholeExperts,
     SglangDpAttention,
+    NotePipelineCheck,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

@@ -734,15 +734,22 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         lines.push(line(ComponentId::AdapterWeights, a.gpu_bytes, "§2", a.formula));
     }
     lines.extend([act, nt, g, kv, context_line]);
-    let notes = notes(&serving, p, i, &r, model_context);
+    let stage_tokens = whole_check.and((pool.per_request(context) <= blocks).then(|| pool.tokens(context)));
+    let notes = notes(&serving, p, i, &r, model_context, stage_tokens);
     EngineBill { lines, serving, notes, parallel }
 }
 
 /// The engine's summary, then its add-ons' notes and `max_model_len=auto`'s.
-fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64) -> Vec<Note> {
+/// `stage_tokens`: what each stage's own pool holds of a context that 0.15–0.17's whole-model
+/// check refuses (`whole_model_check`).
+fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64, stage_tokens: Option<u64>) -> Vec<Note> {
     let mut notes = vec![Note { key: "engine", text: summary(s, r) }];
     notes.extend(addon_notes(s, i, p.gpu.torch_bytes as f64, r.util));
     notes.extend(auto_note(p, i, r, s.context_tokens, model_context));
+    if let (Some(tokens), false) = (stage_tokens, s.status.starts()) {
+        let text = msg!(NotePipelineCheck, Arg::Text(r.version.to_string()), Arg::Count(tokens));
+        notes.push(Note { key: "pipeline_check", text });
+    }
     notes
 }
 
