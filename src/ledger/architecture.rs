@@ -787,6 +787,16 @@ impl Architecture {
         self.moe.as_ref().is_some_and(|m| i >= m.dense_layers && (i + 1) % m.step.max(1) == 0)
     }
 
+    /// The class of layer `layer` alone (a count of 1).
+    pub fn layer_class(&self, layer: u64) -> LayerClass {
+        LayerClass {
+            attention: self.layer_pattern.kind_of(layer),
+            moe: self.is_moe_layer(layer),
+            mlp: self.layer_pattern.has_mlp(layer),
+            count: 1,
+        }
+    }
+
     /// The classes of layers (attention kind × MLP kind) with how many layers each: one class for a
     /// uniform model, at most eight.
     pub fn layer_classes(&self) -> Vec<LayerClass> {

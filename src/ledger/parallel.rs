@@ -66,15 +66,6 @@ pub fn stage_layers(layers: u64, pp: u64, p: u64) -> std::ops::Range<u64> {
     start..(start + base + u64::from(p < extra)).min(layers)
 }
 
-fn class_of(arch: &Architecture, layer: u64) -> LayerClass {
-    LayerClass {
-        attention: arch.layer_pattern.kind_of(layer),
-        moe: arch.is_moe_layer(layer),
-        mlp: arch.layer_pattern.has_mlp(layer),
-        count: 1,
-    }
-}
-
 fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     let arch = &s.architecture;
     let (tp, experts_split) = (l.tp as f64, (l.ep * l.etp) as f64);
@@ -83,7 +74,7 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     let small_per_layer = arch.small_parameters() as f64 / arch.layers.max(1) as f64;
     let mut out = StageParams::default();
     for layer in stage_layers(arch.layers, l.pp, p) {
-        let class = class_of(arch, layer);
+        let class = arch.layer_class(layer);
         out.dense += small_per_layer;
         out.trainable_dense += if lora { 0.0 } else { small_per_layer };
         for lin in linears.iter().filter(|x| class.has(x)) {
@@ -353,7 +344,7 @@ fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
     let flight = in_flight(l, microbatches, p);
     let (mut saved, mut largest, mut routed) = (0.0f64, 0.0f64, 0.0f64);
     for layer in stage_layers(arch.layers, l.pp, p) {
-        let (bytes, r) = layer_bytes_per_token(arch, l, class_of(arch, layer));
+        let (bytes, r) = layer_bytes_per_token(arch, l, arch.layer_class(layer));
         saved += bytes;
         largest = largest.max(bytes);
         routed = routed.max(r);

@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use crate::ledger::architecture::{Architecture, LayerClass, LayerKind, LinearGroup};
+use crate::ledger::architecture::{Architecture, LayerKind, LinearGroup};
 use crate::ledger::bill::{ParallelSummary, RankSummary};
 use crate::ledger::plan::Inference;
 
@@ -39,26 +39,26 @@ impl Stage {
     /// Stage `p` of `pp` (vLLM's `get_pp_indices`: `layers / pp` each, the remainder one each to
     /// stages pp − 2, pp − 3, …, never to the last).
     pub fn of(arch: &Architecture, pp: u64, p: u64) -> Stage {
-        let (pp, layers) = (pp.max(1), arch.layers);
-        let (base, extra) = (layers / pp, layers % pp);
-        // Stage p takes one more when it is among the `extra` stages just before the last.
-        let gets_extra = |q: u64| q + 1 < pp && q + 1 + extra >= pp;
-        let start: u64 = (0..p).map(|q| base + u64::from(gets_extra(q))).sum();
-        let end = (start + base + u64::from(gets_extra(p))).min(layers);
-        Stage { index: p, layers: start.min(end)..end, first: p == 0, last: p + 1 == pp }
+        // Stage q takes one more when it is among the `extra` stages just before the last.
+        Stage::split(arch.layers, pp, p, |q, pp, base, extra| base + u64::from(q + 1 < pp && q + 1 + extra >= pp))
     }
 
     /// Stage `p` of `pp` as SGLang splits the layers (`get_pp_indices`): `layers / pp` each, the
     /// remainder to the last stage up to 0.5.4, one each to the last stages from 0.5.6.
     pub fn sglang(arch: &Architecture, pp: u64, p: u64, version: crate::ledger::scenario::Release) -> Stage {
-        let (pp, layers) = (pp.max(1), arch.layers);
-        let (base, extra) = (layers / pp, layers % pp);
-        let size = |q: u64| match q {
-            _ if version < crate::ledger::scenario::Release(0, 5, 6) => base + if q + 1 == pp { extra } else { 0 },
+        let to_last = version < crate::ledger::scenario::Release(0, 5, 6);
+        Stage::split(arch.layers, pp, p, |q, pp, base, extra| match q {
+            _ if to_last => base + if q + 1 == pp { extra } else { 0 },
             _ => base + u64::from(q + extra >= pp),
-        };
-        let start: u64 = (0..p).map(size).sum();
-        let end = (start + size(p)).min(layers);
+        })
+    }
+
+    /// Stage `p` of `pp` over `layers`, stage q holding `size(q, pp, layers / pp, layers % pp)`.
+    fn split(layers: u64, pp: u64, p: u64, size: impl Fn(u64, u64, u64, u64) -> u64) -> Stage {
+        let pp = pp.max(1);
+        let (base, extra) = (layers / pp, layers % pp);
+        let start: u64 = (0..p).map(|q| size(q, pp, base, extra)).sum();
+        let end = (start + size(p, pp, base, extra)).min(layers);
         Stage { index: p, layers: start.min(end)..end, first: p == 0, last: p + 1 == pp }
     }
 
@@ -138,12 +138,7 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
     let small = arch.small_parameters() as f64 / arch.layers.max(1) as f64 * 2.0 / split.attention;
     let mut bytes = 0.0;
     for layer in s.layers.clone() {
-        let class = LayerClass {
-            attention: arch.layer_pattern.kind_of(layer),
-            moe: arch.is_moe_layer(layer),
-            mlp: arch.layer_pattern.has_mlp(layer),
-            count: 1,
-        };
+        let class = arch.layer_class(layer);
         bytes += small;
         for l in linears.iter().filter(|l| class.has(l)) {
             let divide = match l.group {
