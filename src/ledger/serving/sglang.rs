@@ -457,18 +457,16 @@ fn stages(p: &Plan, i: &Inference) -> (Pool, Option<crate::ledger::bill::Paralle
         return (whole, parallel);
     }
     let version = i.engine.version.unwrap_or(CURRENT);
-    let mut pools: Vec<Pool> = (0..i.pp).map(|q| pool(p, i, &Stage::sglang(p.arch, i.pp, q, version))).collect();
+    let stages: Vec<Stage> = (0..i.pp).map(|q| Stage::sglang(p.arch, i.pp, q, version)).collect();
+    let mut pools: Vec<Pool> = stages.iter().map(|st| pool(p, i, st)).collect();
     let fewest = pools.iter().map(|x| x.tokens).min().unwrap_or(0);
     let binding = pools.iter().position(|x| x.tokens == fewest).unwrap_or(0);
     let billed = i.stage.map_or(binding, |k| (k as usize).min(pools.len() - 1));
     let shared = version >= Release(0, 5, 2);
-    let ranks = pools
+    let ranks = stages
         .iter()
-        .enumerate()
-        .map(|(q, x)| {
-            let stage = Stage::sglang(p.arch, i.pp, q as u64, version);
-            rank_of(q as u64, stage.count(), x, if shared { fewest } else { x.tokens })
-        })
+        .zip(&pools)
+        .map(|(st, x)| rank_of(st.index, st.count(), x, if shared { fewest } else { x.tokens }))
         .collect();
     let summary = super::grid::summary(i, binding as u64, billed as u64, ranks);
     let mut s = pools.swap_remove(billed);

@@ -416,19 +416,19 @@ fn moe_workspace(p: &Plan, i: &Inference, r: &Rules) -> f64 {
 fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
     let base = NON_TORCH_GIB * GIB;
     // On a grid, NCCL's buffers for each process group of more than one GPU (the first with NVLS).
-    let nccl = match grid::process_groups(i) {
-        _ if !grid::is_grid(i) => p.nccl_bytes(i.tp),
-        0 => 0.0,
-        groups => p.nccl_bytes(2) + (groups - 1) as f64 * crate::ledger::plan::NCCL_GIB * GIB,
+    let groups = grid::is_grid(i).then(|| grid::process_groups(i));
+    let nccl = match groups {
+        None => p.nccl_bytes(i.tp),
+        Some(0) => 0.0,
+        Some(g) => p.nccl_bytes(2) + (g - 1) as f64 * crate::ledger::plan::NCCL_GIB * GIB,
     };
     let context = if r.context_in_budget { p.overhead_mib * MIB } else { 0.0 };
     let formula = msg!(
         EngineNonTorch,
         Arg::Bytes(base),
-        when(nccl > 0.0, || if grid::is_grid(i) {
-            msg!(NcclGroups, Arg::Bytes(nccl), Arg::Int(grid::process_groups(i)))
-        } else {
-            msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(i.tp))
+        when(nccl > 0.0, || match groups {
+            Some(g) => msg!(NcclGroups, Arg::Bytes(nccl), Arg::Int(g)),
+            None => msg!(NcclBuffers, Arg::Bytes(nccl), Arg::Int(i.tp)),
         }),
         when(context > 0.0, || msg!(VllmContextInBudget, Arg::Bytes(context)))
     );
@@ -578,7 +578,19 @@ struct StagePlan {
     /// alone leaves.
     available: f64,
     profiled: f64,
+    /// Bytes of one block of every layer group, and the blocks `available` holds.
+    per_block: f64,
     blocks: u64,
+}
+
+/// The CUDA context the card holds beside the budget (before 0.6.5 and in 0.8–0.9 the budget
+/// paid for it, so it is not on top).
+fn context_bytes(p: &Plan, r: &Rules) -> f64 {
+    if r.context_in_budget {
+        0.0
+    } else {
+        p.overhead_mib * MIB
+    }
 }
 
 /// `extra_weights`: a drafter's and LoRA slots' bytes beside the stage's weights.
@@ -602,7 +614,7 @@ fn stage_plan(
     let layout = layout(p.arch, i, r, draft_layers, &s);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
-    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, blocks }
+    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, per_block, blocks }
 }
 
 /// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
@@ -622,11 +634,11 @@ fn grid_stages(
     let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
     let binding = plans.iter().position(|x| x.blocks == blocks).unwrap_or(0);
     let billed = i.stage.map_or(binding, |k| (k as usize).min(plans.len() - 1));
-    let context = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
+    let context = context_bytes(p, r);
     let ranks: Vec<RankSummary> = plans
         .iter()
         .map(|x| {
-            let kv = blocks as f64 * x.layout.bytes_per_block().max(1.0);
+            let kv = blocks as f64 * x.per_block;
             let lines: f64 = [&x.w, &x.act, &x.nt, &x.g].iter().map(|c| c.bytes as f64).sum();
             RankSummary {
                 stage: x.stage.index,
@@ -676,9 +688,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         let (blocks, least) = (whole.blocks, whole.available);
         (whole, blocks, None, least)
     };
-    let context_bytes = if r.context_in_budget { 0.0 } else { p.overhead_mib * MIB };
-    let StagePlan { w, act, nt, g, layout, available, profiled, .. } = plan;
-    let per_block = layout.bytes_per_block().max(1.0);
+    let context_bytes = context_bytes(p, &r);
+    let StagePlan { w, act, nt, g, layout, available, profiled, per_block, .. } = plan;
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
     let whole_check = whole_model_check(p, i, &r, draft_layers, least);
     let checked = whole_check.as_ref().unwrap_or(&pool);
