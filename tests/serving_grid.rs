@@ -197,6 +197,9 @@ fn sglang_pipeline_stages_split_as_its_release_does_and_share_the_fewest_tokens(
     let q = "model=qwen3-235b-a22b&mode=infer&engine=sglang&gpu=h200&tp=2&pp=4";
     let tokens = |extra: &str| bill(&format!("{q}{extra}")).serving.map(|s| s.kv_tokens);
     assert_eq!(tokens(""), tokens("&stage=0"));
+    // `stage` picks the GPU billed: stage 0's 23 layers, not the binding stage's 24.
+    let first = bill(&format!("{q}&stage=0"));
+    assert_eq!(first.parallel.as_ref().map(|p| p.billed_stage), Some(0));
     // Half the layers per stage holds about twice the tokens of two stages' worth on one GPU.
     let b = bill(q);
     let p = b.parallel.as_ref().expect("stages");

@@ -220,8 +220,8 @@ pub struct Inference {
     pub weights: WeightFormat,
     /// Tensor-parallel GPUs.
     pub tp: u64,
-    /// A serving grid (vLLM): pipeline stages, data-parallel ranks, expert parallel over
-    /// `tp × dp` (`ep` > 1), and the stage billed (`None`: the one that binds the pool).
+    /// A serving grid (vLLM, SGLang: serving::grid): pipeline stages, data-parallel ranks, expert
+    /// parallel (`ep` > 1), and the stage billed (`None`: the one that binds the pool).
     pub pp: u64,
     pub dp: u64,
     pub ep: u64,
@@ -316,8 +316,7 @@ impl Plan<'_> {
 pub fn resolve(s: &Scenario) -> Plan<'_> {
     let mut notes = Vec::new();
     let parameters = s.architecture.parameters();
-    // Served or generated: `tp` is the tensor-parallel size as `gpus` is; the rest of a grid is not
-    // billed in inference yet (a note says so).
+    // Served or generated: `tp` is the tensor-parallel size as `gpus` is.
     let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
     // vLLM and SGLang bill `pp`, `dp` and `ep` natively (serving::grid; the page bills one GPU of
     // `tp`); the rest of a grid is said, not billed.
@@ -342,7 +341,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             pp: if vllm || sglang { s.layout.pp.max(1) } else { 1 },
             dp: if vllm || sglang { s.layout.dp.max(1) } else { 1 },
             ep: if vllm || sglang { s.layout.ep.max(1) } else { 1 },
-            stage: s.layout.stage.filter(|_| vllm),
+            stage: s.layout.stage.filter(|_| vllm || sglang),
             kv: s.kv,
             generated: s.generated,
             engine: s.serving,
