@@ -248,7 +248,7 @@ fn encode_bill(b: &Bill) -> Value {
         n.extend([l.schedule as u64, l.stage.map_or(0, |x| x + 1), p.worst_stage, p.worst_bytes, p.billed_stage]);
         n.push(p.ranks.len() as u64);
         for r in &p.ranks {
-            n.extend([r.stage, r.layers, r.weights_bytes, r.activations_bytes, r.device_bytes]);
+            n.extend([r.stage, r.layers, r.weights_bytes, r.activations_bytes, r.allocated_bytes, r.device_bytes]);
         }
     }
     let texts: Vec<Value> =
@@ -305,6 +305,7 @@ fn decode_bill(v: &Json) -> Option<Bill> {
             layers: next()?,
             weights_bytes: next()?,
             activations_bytes: next()?,
+            allocated_bytes: next()?,
             device_bytes: next()?,
         });
     }

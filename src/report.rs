@@ -53,7 +53,7 @@ pub fn to_json(s: &Scenario, bill: &Bill) -> Value {
         "notes": bill.notes.iter().map(|n| json!({"key": n.key, "text": n.text.to_string()})).collect::<Vec<_>>(),
         "serving": bill.serving.as_ref().map(serving_json),
         "rl": bill.rl.as_ref().map(rl_json),
-        "parallel": bill.parallel.as_ref().map(|p| parallel_json(p, bill.serving.is_some())),
+        "parallel": bill.parallel.as_ref().map(|p| parallel_json(p, GridKind::of(bill))),
         "phases": phases_json(&phases),
         "peak_phase": phases::peak(&phases).map(|p| p.name.id()),
     })
@@ -102,10 +102,33 @@ pub fn phases_table(bill: &Bill, unit: Unit) -> String {
     out
 }
 
-/// The `parallel` object of a training or served grid (its names are a public contract: issue 28);
-/// a served grid has no schedule, and its worst rank is the stage that binds the KV pool.
-pub fn parallel_json(p: &ParallelSummary, served: bool) -> Value {
+/// What a bill's `parallel` object is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridKind {
+    /// A Megatron-style training grid, with its pipeline schedule.
+    Training,
+    /// A serving engine's grid: its worst rank is the stage that binds the KV pool.
+    Served,
+    /// `generate()` over accelerate's `device_map="auto"`: one GPU works at a time.
+    DeviceMap,
+}
+
+impl GridKind {
+    pub fn of(bill: &Bill) -> GridKind {
+        match (&bill.serving, &bill.timeline) {
+            (Some(_), _) => GridKind::Served,
+            (None, crate::ledger::bill::Timeline::Generate { .. }) => GridKind::DeviceMap,
+            _ => GridKind::Training,
+        }
+    }
+}
+
+/// The `parallel` object of a training or served grid or a device map (its names are a public
+/// contract: issue 28); only a training grid has a schedule; `allocated_sum` adds up every GPU's
+/// `max_memory_allocated`.
+pub fn parallel_json(p: &ParallelSummary, kind: GridKind) -> Value {
     let l = &p.layout;
+    let served = kind != GridKind::Training;
     json!({
         "tp": l.tp, "pp": l.pp, "ep": l.ep, "etp": l.etp, "cp": l.cp, "dp": l.dp,
         "sp": l.sp, "dist_optim": l.dist_optim, "schedule": (!served).then(|| l.schedule.id()), "gpus": l.gpus(),
@@ -116,33 +139,39 @@ pub fn parallel_json(p: &ParallelSummary, served: bool) -> Value {
             "layers": r.layers,
             "weights_bytes": r.weights_bytes,
             "activations_bytes": r.activations_bytes,
+            "allocated_bytes": r.allocated_bytes,
             "device_bytes": r.device_bytes,
         })).collect::<Vec<_>>(),
+        "allocated_sum": p.allocated_sum(),
     })
 }
 
-fn parallel_text(p: &ParallelSummary, unit: Unit, served: bool) -> String {
+fn parallel_text(p: &ParallelSummary, unit: Unit, kind: GridKind) -> String {
     let l = &p.layout;
-    let how = if served {
-        "served: the engine takes the fewest KV blocks of any stage".to_string()
-    } else {
-        format!("schedule {}", l.schedule.id())
+    let how = match kind {
+        GridKind::Served => "served: the engine takes the fewest KV blocks of any stage".to_string(),
+        GridKind::DeviceMap => format!(
+            "generate() over device_map=\"auto\": one GPU at a time; the GPUs' peaks add up to {} allocated",
+            format_bytes(p.allocated_sum(), unit)
+        ),
+        GridKind::Training => format!("schedule {}", l.schedule.id()),
     };
     let mut out = format!(
-        "\ngrid tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPUs{}{} ({how})\n{:<7} {:>6} {:>14} {:>14} {:>14}\n",
+        "\ngrid tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPUs{}{} ({how})\n{:<7} {:>6} {:>14} {:>14} {:>14} {:>14}\n",
         l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(),
         if l.sp { ", sequence parallel" } else { "" },
         if l.dist_optim { ", distributed optimizer" } else { "" },
-        "stage", "layers", "weights", "activations", "device"
+        "stage", "layers", "weights", "activations", "allocated", "device"
     );
-    let worst = if served { "binds the pool" } else { "worst" };
+    let worst = if kind == GridKind::Served { "binds the pool" } else { "worst" };
     for r in &p.ranks {
         out.push_str(&format!(
-            "{:<7} {:>6} {:>14} {:>14} {:>14}{}\n",
+            "{:<7} {:>6} {:>14} {:>14} {:>14} {:>14}{}\n",
             r.stage,
             r.layers,
             format_bytes(r.weights_bytes, unit),
             format_bytes(r.activations_bytes, unit),
+            format_bytes(r.allocated_bytes, unit),
             format_bytes(r.device_bytes, unit),
             match (r.stage == p.worst_stage, r.stage == p.billed_stage) {
                 (true, true) => format!("  ← {worst}, billed above"),
@@ -323,7 +352,7 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
         out.push_str(&rl_text(r, unit));
     }
     if let Some(p) = &bill.parallel {
-        out.push_str(&parallel_text(p, unit, bill.serving.is_some()));
+        out.push_str(&parallel_text(p, unit, GridKind::of(bill)));
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {

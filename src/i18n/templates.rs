@@ -813,8 +813,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "正在计算并行网格的账单(其代码按需加载)",
         ),
         NoteServingGrid => (
-            "inference is billed here for one GPU of {0}-way tensor parallel: pipeline, data and expert parallel serving (`pp`, `dp`, `ep`) are billed for `engine=vllm` by the command line (`vram-ledger`), context and expert-tensor parallel (`cp`, `etp`) not yet",
-            "这里按 {0} 路张量并行中的一张卡计算推理:流水线、数据与专家并行(`pp`、`dp`、`ep`)由命令行(`vram-ledger`)对 `engine=vllm` 计入,上下文与专家张量并行(`cp`、`etp`)尚未计入",
+            "inference is billed here for one GPU of {0}-way tensor parallel: pipeline, data and expert parallel serving (`pp`, `dp`, `ep`) are billed by the command line (`vram-ledger`) for `engine=vllm` and `sglang`, `pp` for `engine=hf` (a `device_map`), context and expert-tensor parallel (`cp`, `etp`) not yet",
+            "这里按 {0} 路张量并行中的一张卡计算推理:流水线、数据与专家并行(`pp`、`dp`、`ep`)由命令行(`vram-ledger`)对 `engine=vllm` 与 `sglang` 计入,`engine=hf` 计入 `pp`(`device_map`),上下文与专家张量并行(`cp`、`etp`)尚未计入",
         ),
         GridFsdpWeights => (
             "{0} parameters of this stage on this GPU's tensor / expert slice ÷ {1} (FSDP over dp × cp) × {2} B (the sharded weights; each layer is gathered in bf16 when it runs)",
@@ -1100,6 +1100,24 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         SglangGridWholeExperts => (
             " (whole experts: `--ep-size`)",
             "(整个专家:`--ep-size`)",
+        ),
+        HfMapWeights => (
+            "{0} of the model's {1} on GPU {2} (from 0) of {3} (`device_map=\"auto\"`: layers {4}–{5}{6}{7})",
+            "模型 {1} 中的 {0},在 {3} 张卡中编号 {2} 的卡上(从 0 起;`device_map=\"auto\"`:第 {4}–{5} 层{6}{7})",
+        ),
+        HfMapEmbedding => (", the embedding", ",嵌入"),
+        HfMapHead => (", the final norm and the LM head", ",最终归一化与 `LM head`"),
+        HfMapKv => (
+            "this GPU's {0} of {1} layers' share of the cache ({2} in all): {3}",
+            "本卡 {0} 层(共 {1} 层)所占的缓存份额(全部 {2}):{3}",
+        ),
+        NoteDeviceMap => (
+            "`device_map=\"auto\"` over {0} GPUs: accelerate puts whole layers on each GPU in order and one GPU works at a time; each holds its layers' weights and cache and runs its own layer's working set{1}. The bill is GPU {2}'s; the GPUs' peaks add up to {3} allocated (what a benchmark that sums `max_memory_allocated` over the GPUs prints)",
+            "`device_map=\"auto\"` 分到 {0} 张卡:`accelerate` 按顺序把整层放到各卡上,同一时刻只有一张卡在算;每张卡持有自己各层的权重与缓存,并各自运行一层的工作集{1}。这里是第 {2} 张卡的账单;各卡峰值之和为已分配 {3}(把各卡 `max_memory_allocated` 相加的基准测试印出的数)",
+        ),
+        NoteDeviceMapLogits => (
+            "; before transformers 4.45 the first GPU also receives the prompt's fp32 logits ({0}): accelerate returns the model's output to the input's GPU",
+            ";`transformers` 4.45 之前,第一张卡还会收到提示词的 `fp32` logits({0}):`accelerate` 把模型输出送回输入所在的卡",
         ),
         NotePipelineCheck => (
             "vLLM {0} checks one request of the context against every layer of the model in one stage's memory (vLLM issue #32105); each stage's own pool holds {1} tokens, and vLLM 0.18 and later check each stage's own layers: a newer release starts with this context",

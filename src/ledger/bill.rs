@@ -333,14 +333,39 @@ impl Phase {
     }
 }
 
+/// What one GPU holds beyond its weights (and the lines that stay through `generate()`: a
+/// dequantization buffer, a vision tower's working set) at one moment: the cache, the working set
+/// of what runs, the logits alive.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Live {
+    pub kv: f64,
+    pub activations: f64,
+    pub logits: f64,
+}
+
+impl Live {
+    pub fn total(&self) -> f64 {
+        self.kv + self.activations + self.logits
+    }
+
+    /// The larger moment (the first of equals).
+    pub fn max(self, other: Live) -> Live {
+        if other.total() > self.total() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// What a bill's phases are made of besides its lines (`super::phases::of`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Timeline {
     /// A training step.
     Training(StepAmounts),
-    /// `generate()`: the generated tokens' KV, one prefill layer's working set, a decoding step's
-    /// transient (the cache `torch.cat` grows while the old one is alive).
-    Generate { kv_generated: f64, prefill_peak: f64, decode_transient: f64, slack: SlackRule },
+    /// `generate()`: what the prefill's and a decoding step's larger moments hold beyond the
+    /// weights (`super::inference::moments`; no decoding step when nothing is generated).
+    Generate { prefill: Live, decode: Option<Live>, slack: SlackRule },
     /// A serving engine at start-up.
     Engine,
     /// Phases worked out where the bill was (a preference or RL step: `super::rl`).
@@ -657,6 +682,8 @@ pub struct RankSummary {
     pub layers: u64,
     pub weights_bytes: u64,
     pub activations_bytes: u64,
+    /// What `torch.cuda.max_memory_allocated()` reads on it.
+    pub allocated_bytes: u64,
     pub device_bytes: u64,
 }
 
@@ -670,6 +697,13 @@ pub struct ParallelSummary {
     /// The stage the bill is of (`stage`, or the worst).
     pub billed_stage: u64,
     pub ranks: Vec<RankSummary>,
+}
+
+impl ParallelSummary {
+    /// Every GPU's `max_memory_allocated()` added up (what benchmarks that sum the GPUs print).
+    pub fn allocated_sum(&self) -> u64 {
+        self.ranks.iter().map(|r| r.allocated_bytes).fold(0, u64::saturating_add)
+    }
 }
 
 /// The `rl` object of the JSON output (its field names are a public contract).

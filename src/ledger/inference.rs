@@ -4,7 +4,7 @@
 
 use super::activations::{inference_layer_peak, layer_class_name};
 use super::architecture::{LayerClass, LayerKind};
-use super::bill::{line, Component, ComponentId};
+use super::bill::{line, Component, ComponentId, Live};
 use super::msg::{when, Arg, Msg};
 use super::plan::{Inference, Plan};
 use super::storage::StorageFormat;
@@ -150,83 +150,161 @@ pub fn full_mask_bytes(p: &Plan) -> f64 {
     p.batch as f64 * s * s
 }
 
-/// The prefill runs one layer at a time; its peak is the larger of attention and MLP, with the
-/// prompt's KV cache beside it. The generated tokens' KV (`kv_generated`) and the last position's
-/// logits (`logits`) come after that peak, so this line is what the peak needs beyond them — or a
-/// decoding step's transient, whichever is larger: `torch.cat` writes one layer's grown cache
-/// while the old one is alive (measured with tools/measure_generate.py on transformers 5.24).
-/// Before transformers 4.42 the cache was a tuple of tensors grown by `torch.cat` and the step's
-/// outputs were not deleted: at a decoding step the old cache and the new one coexist whole
-/// (`kv_total`, generation/utils.py before `del outputs` and the `DynamicCache` of 4.42).
-/// Also returns the prefill's peak and the decoding step's transient (the phases' activations).
-pub fn prefill(p: &Plan, i: &Inference, kv_generated: f64, logits: f64, kv_total: f64) -> (Component, f64, f64) {
+/// The part of the model one GPU runs: its share of the cache (by its layers), whether it runs
+/// decoder layers, holds the LM head (the logits are made there), and whether the model's output
+/// ends there (accelerate's `device_map` returns it to the input's GPU, `super::device_map`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuPart {
+    pub kv_share: f64,
+    pub layers: bool,
+    pub head: bool,
+    pub output: bool,
+}
+
+impl GpuPart {
+    /// The whole model on one GPU (or its tensor-parallel slice).
+    pub const WHOLE: GpuPart = GpuPart { kv_share: 1.0, layers: true, head: true, output: true };
+}
+
+/// The whole model's amounts `generate()` moves between moments, on one GPU of `tp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Amounts {
+    /// The prompt's cache and the whole cache (prompt + generated).
+    pub kv_prompt: f64,
+    pub kv_total: f64,
+    /// One prefill layer's working set (and a remote-code forward's full mask).
+    pub layer_peak: f64,
+    /// A decoding step's copy of one layer's grown cache (from transformers 4.42).
+    pub layer_copy: f64,
+    /// The prefill's logits when every prompt position is projected (before 4.45), 16-bit + fp32;
+    /// their fp32 part, which the model returns; the last position's (from 4.45).
+    pub prompt_logits: f64,
+    pub returned_logits: f64,
+    pub last_logits: f64,
+}
+
+/// The amounts of `p` and `i`, given the whole cache's bytes (the KV cache line's).
+pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
     let arch = p.arch;
-    let peak = inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64 + full_mask_bytes(p);
-    let ffn = arch.moe.as_ref().map_or(arch.ffn, |m| m.expert_ffn);
+    let kv_prompt = kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes as f64;
+    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
+    let layer_copy = arch.kv_elements_per_layer(kv_heads_here) as f64
+        * p.tokens.saturating_add(i.generated) as f64
+        * p.batch as f64
+        * (i.kv.bits() / 8.0);
+    let every = projects_every_position(p, i);
+    let logits = logits_bytes(p, i);
+    let positions = p.batch as f64 * p.tokens as f64 * arch.vocab as f64;
+    Amounts {
+        kv_prompt,
+        kv_total,
+        layer_peak: inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64 + full_mask_bytes(p),
+        layer_copy,
+        prompt_logits: if every { logits } else { 0.0 },
+        returned_logits: if every { positions * 4.0 } else { 0.0 },
+        last_logits: if every { 0.0 } else { logits },
+    }
+}
+
+/// `generate()`'s two kinds of moment on one GPU, each the larger of its candidates, beyond the
+/// weights (docs/research/transformers-inference-by-release.md, §4 and §6):
+/// - the prefill: the prompt's cache with one layer's working set; before 4.45 the GPU with the
+///   LM head projects every prompt position (16-bit + fp32 upcast), and the GPU the output returns
+///   to holds its fp32 copy; with nothing generated the last position's logits close it;
+/// - a decoding step: the whole cache with its step's copy (one layer's grown cache from 4.42;
+///   before, the old tuple and the new are alive whole) and the last position's logits; before
+///   4.42 `generate()` did not delete the previous step's outputs, so the first decoding step also
+///   holds the prompt's cache twice and the prefill's fp32 logits where the output is.
+pub fn moments(i: &Inference, part: GpuPart, a: &Amounts) -> (Live, Option<Live>) {
+    let f = part.kv_share;
+    let (kv_s, kv_t) = (f * a.kv_prompt, f * a.kv_total);
+    let working = if part.layers { a.layer_peak } else { 0.0 };
+    let closing = if part.head && i.generated == 0 { a.last_logits } else { 0.0 };
+    let mut prefill = Live { kv: kv_s, activations: working, logits: closing };
+    if part.head {
+        prefill = prefill.max(Live { kv: kv_s, activations: 0.0, logits: a.prompt_logits });
+    }
+    if part.output {
+        prefill = prefill.max(Live { kv: kv_s, activations: 0.0, logits: a.returned_logits });
+    }
+    if i.generated == 0 {
+        return (prefill, None);
+    }
+    let tuples = transformers_before(i, 4, 42);
+    let copy = match () {
+        _ if tuples => kv_t,
+        _ if part.layers => a.layer_copy,
+        _ => 0.0,
+    };
+    let mut decode = Live { kv: kv_t, activations: copy, logits: if part.head { a.last_logits } else { 0.0 } };
+    if tuples && part.output {
+        decode = decode.max(Live { kv: kv_s, activations: kv_s, logits: a.returned_logits });
+    }
+    (prefill, Some(decode))
+}
+
+/// The bill's cache, logits and activations lines from a GPU's moments: the whole cache and the
+/// peak's logits as lines (as much of them as the peak has room for), the activations what the
+/// peak needs beyond them.
+pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<Live>)) -> (f64, f64, f64) {
+    let peak = decode.map_or(prefill, |d| prefill.max(d));
+    let kv = part.kv_share * a.kv_total;
+    let room = (peak.total() - kv).max(0.0);
+    // The logits of the peak's kind of moment: at a prefill peak the prompt's (what the GPU
+    // projects or receives; from 4.45 the last position's, which come after it and are a line all
+    // the same), at a decoding peak the step's.
+    let at_prefill = decode.is_none_or(|d| prefill.total() >= d.total());
+    let made = if part.head { a.last_logits } else { 0.0 };
+    let prompt = match () {
+        _ if !at_prefill => peak.logits,
+        _ if part.head => a.prompt_logits.max(if part.output { a.returned_logits } else { 0.0 }),
+        _ if part.output => a.returned_logits,
+        _ => 0.0,
+    };
+    let logits = prompt.max(made).min(room);
+    (kv, logits, room - logits)
+}
+
+/// The prefill line's text on one GPU: the layer's working set, the generated tokens' KV and the
+/// last logits that come after it, the step's copy, and what the peak needs beyond them.
+pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64) -> Msg {
+    let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
     if i.generated == 0 {
-        let formula = msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(peak));
-        return (line(ComponentId::Activations, peak, "§2", formula), peak, 0.0);
+        return msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(a.layer_peak));
     }
-    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
-    let cat_copy = if transformers_before(i, 4, 42) {
-        kv_total
-    } else {
-        arch.kv_elements_per_layer(kv_heads_here) as f64
-            * p.tokens.saturating_add(i.generated) as f64
-            * p.batch as f64
-            * (i.kv.bits() / 8.0)
-    };
-    let rest = (peak - kv_generated - logits).max(cat_copy);
-    let formula = msg!(
+    let copy = if transformers_before(i, 4, 42) { a.kv_total } else { a.layer_copy };
+    msg!(
         PrefillBeforeDecode,
         Arg::Count(p.tokens),
         Arg::Int(p.batch),
         Arg::Count(ffn),
         tp,
-        Arg::Bytes(peak),
-        Arg::Bytes(kv_generated),
-        Arg::Bytes(logits),
-        Arg::Bytes(cat_copy),
-        Arg::Bytes(rest)
-    );
-    (line(ComponentId::Activations, rest, "§2", formula), peak, cat_copy)
+        Arg::Bytes(a.layer_peak),
+        Arg::Bytes(a.kv_total - a.kv_prompt),
+        Arg::Bytes(a.last_logits.max(a.prompt_logits)),
+        Arg::Bytes(copy),
+        Arg::Bytes(activations)
+    )
 }
 
-/// Before transformers 4.45 the logits are every prompt position's, held at the prefill's end
-/// beside the prompt's cache and gone by the decoding steps, which hold the whole cache (and before
-/// 4.42 its second copy): the bill is the larger moment. Returns the logits and activations lines'
-/// bytes at it, given the prompt's cache, the whole cache, the prefill's layer peak and the decoding
-/// step's transient (`None` from 4.45 on, where the lines add up as they are).
-pub fn prefill_logits_moment(
-    p: &Plan,
-    i: &Inference,
-    (prompt_kv, kv_total): (f64, f64),
-    (logits, peak, decode): (f64, f64, f64),
-) -> Option<(f64, f64)> {
-    if !projects_every_position(p, i) {
-        return None;
-    }
-    let prefill = prompt_kv + peak.max(logits);
-    let decoding = kv_total + decode;
-    if decoding >= prefill {
-        // At the peak the prompt's logits are gone.
-        return Some((0.0, decode));
-    }
-    let beyond = prefill - kv_total;
-    let kept = logits.min(beyond);
-    Some((kept, beyond - kept))
+/// The logits' bytes (`logits`' line).
+fn logits_bytes(p: &Plan, i: &Inference) -> f64 {
+    let act = p.acts.bytes();
+    let (positions, per_logit) =
+        if projects_every_position(p, i) { (p.tokens as f64, act + 4.0) } else { (1.0, act + 4.0 + 4.0) };
+    p.batch as f64 * positions * p.arch.vocab as f64 * per_logit
 }
 
 /// Only the last position is projected when generating (transformers ≥ 4.45, vLLM): its 16-bit
 /// logits, an fp32 copy and the fp32 probabilities. Before 4.45 `generate()` passed no
 /// `num_logits_to_keep`: the prefill projects every prompt position, and the causal LM's forward
 /// upcast them all (`logits = logits.float()`, modeling_llama.py until 4.46).
-pub fn logits(p: &Plan, i: &Inference) -> Component {
+/// The line holds `bytes` of them (what the peak has).
+pub fn logits(p: &Plan, i: &Inference, bytes: f64) -> Component {
     let act = p.acts.bytes();
     if projects_every_position(p, i) {
         let per_logit = act + 4.0;
-        let bytes = p.batch as f64 * p.tokens as f64 * p.arch.vocab as f64 * per_logit;
         let formula = msg!(
             InferenceLogitsAll,
             Arg::Int(p.batch),
@@ -240,7 +318,7 @@ pub fn logits(p: &Plan, i: &Inference) -> Component {
     let per_logit = act + 4.0 + 4.0;
     let formula =
         msg!(InferenceLogits, Arg::Int(p.batch), Arg::Count(p.arch.vocab), Arg::Factor(per_logit), Arg::Factor(act));
-    line(ComponentId::Logits, p.batch as f64 * p.arch.vocab as f64 * per_logit, "§2", formula)
+    line(ComponentId::Logits, bytes, "§2", formula)
 }
 
 /// bitsandbytes dequantizes an NF4 matrix to bf16 for the prefill's matmuls.

@@ -15,15 +15,17 @@
 //! 8. `activations`, `logits`, `vision`, `training`, `serving::engine`, `serving::grid`, `serving::lora`, `serving::speculative` — bill lines, and what every engine shares (its LoRA slots, its drafter, a served grid's stages)
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
-//! 11. `step` — the bill of a supervised step or of inference
-//! 12. `rl`, `parallel` — a preference or RL step as its phases, made of those bills; one GPU of a Megatron-style training grid
-//! 13. `estimate` — the bill of any scenario
-//! 14. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
+//! 11. `device_map` — `generate()` over several GPUs as accelerate's `device_map="auto"` lays the model out
+//! 12. `step` — the bill of a supervised step or of inference
+//! 13. `rl`, `parallel` — a preference or RL step as its phases, made of those bills; one GPU of a Megatron-style training grid
+//! 14. `estimate` — the bill of any scenario
+//! 15. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
 
 pub mod activations;
 pub mod architecture;
 pub mod bill;
 pub mod concurrency;
+pub mod device_map;
 pub mod drill;
 pub mod dtype;
 pub mod estimate;

@@ -352,6 +352,12 @@ msg_ids!(
     SglangGridWholeExperts,
     SglangDpAttention,
     NotePipelineCheck,
+    HfMapWeights,
+    HfMapEmbedding,
+    HfMapHead,
+    HfMapKv,
+    NoteDeviceMap,
+    NoteDeviceMapLogits,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

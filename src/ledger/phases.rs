@@ -112,9 +112,7 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
             .collect(),
             &step.slack,
         ),
-        Timeline::Generate { kv_generated, prefill_peak, decode_transient, slack } => {
-            with_slack(generate_steps(lines, *kv_generated, *prefill_peak, *decode_transient), slack)
-        }
+        Timeline::Generate { prefill, decode, slack } => with_slack(generate_steps(lines, *prefill, *decode), slack),
         Timeline::Engine => engine_phases(lines),
         Timeline::Phases(phases) => phases.clone(),
     }
@@ -131,41 +129,31 @@ pub fn peak(phases: &[Phase]) -> Option<&Phase> {
     })
 }
 
-/// `generate()`'s moments and what is live in each: the load, the prefill (the prompt's cache and
-/// one layer's working set) and, when tokens are generated, the decode (the whole cache, the last
-/// position's logits, a step's transient).
+/// `generate()`'s moments and what is live in each: the load, the prefill's larger moment (the
+/// prompt's cache with one layer's working set, or the prompt's logits) and, when tokens are
+/// generated, a decoding step's (the whole cache, the step's copy, the last position's logits).
 fn generate_steps(
     lines: &[Component],
-    kv_generated: f64,
-    prefill_peak: f64,
-    decode_transient: f64,
+    prefill: super::bill::Live,
+    decode: Option<super::bill::Live>,
 ) -> Vec<(PhaseName, Vec<(ComponentId, f64)>)> {
-    let allocated = |id: ComponentId| lines.iter().find(|c| c.id == id).map_or(0.0, |c| c.bytes as f64);
-    let kv = allocated(ComponentId::KvCache);
     let load: Vec<(ComponentId, f64)> = lines
         .iter()
         .filter(|c| c.id.layer() == TotalKind::Allocated && stays(c.id))
         .map(|c| (c.id, c.bytes as f64))
         .collect();
-    let mut running = load.clone();
-    running.push((ComponentId::DequantBuffer, allocated(ComponentId::DequantBuffer)));
-    running.push((ComponentId::VisionActivations, allocated(ComponentId::VisionActivations)));
-    let mut prefill = running.clone();
-    prefill.push((ComponentId::KvCache, kv - kv_generated));
-    prefill.push((ComponentId::Activations, prefill_peak));
-    let mut steps = vec![(PhaseName::Load, load)];
-    if kv_generated > 0.0 || decode_transient > 0.0 {
-        let mut decode = running;
-        decode.push((ComponentId::KvCache, kv));
-        decode.push((ComponentId::Logits, allocated(ComponentId::Logits)));
-        decode.push((ComponentId::Activations, decode_transient));
-        steps.push((PhaseName::Prefill, prefill));
-        steps.push((PhaseName::Decode, decode));
-    } else {
-        // Nothing is generated: the prompt's last logits close the prefill.
-        prefill.push((ComponentId::Logits, allocated(ComponentId::Logits)));
-        steps.push((PhaseName::Prefill, prefill));
-    }
+    let allocated = |id: ComponentId| lines.iter().find(|c| c.id == id).map_or(0.0, |c| c.bytes as f64);
+    let at = |live: super::bill::Live| -> Vec<(ComponentId, f64)> {
+        let mut held = load.clone();
+        held.push((ComponentId::DequantBuffer, allocated(ComponentId::DequantBuffer)));
+        held.push((ComponentId::VisionActivations, allocated(ComponentId::VisionActivations)));
+        held.push((ComponentId::KvCache, live.kv));
+        held.push((ComponentId::Activations, live.activations));
+        held.push((ComponentId::Logits, live.logits));
+        held
+    };
+    let mut steps = vec![(PhaseName::Load, load.clone()), (PhaseName::Prefill, at(prefill))];
+    steps.extend(decode.map(|d| (PhaseName::Decode, at(d))));
     steps
 }
 

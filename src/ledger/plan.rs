@@ -221,7 +221,8 @@ pub struct Inference {
     /// Tensor-parallel GPUs.
     pub tp: u64,
     /// A serving grid (vLLM, SGLang: serving::grid): pipeline stages, data-parallel ranks, expert
-    /// parallel (`ep` > 1), and the stage billed (`None`: the one that binds the pool).
+    /// parallel (`ep` > 1), and the stage billed (`None`: the one that binds the pool); with
+    /// `engine=hf`, `pp` is the GPUs of a device map (super::device_map) and `stage` the one billed.
     pub pp: u64,
     pub dp: u64,
     pub ep: u64,
@@ -324,8 +325,14 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     let vllm = s.serving.engine == super::scenario::Engine::Vllm && native;
     // SGLang: its pipeline, data-parallel attention and expert parallel.
     let sglang = s.serving.engine == super::scenario::Engine::Sglang && native;
+    // transformers' generate() over accelerate's device_map="auto": `pp` GPUs (super::device_map).
+    let hf_map = s.serving.engine == super::scenario::Engine::Hf && native;
     let l = &s.layout;
-    let unbilled: &[u64] = if vllm || sglang { &[l.etp, l.cp] } else { &[l.pp, l.ep, l.etp, l.cp, l.dp] };
+    let unbilled: &[u64] = match () {
+        _ if vllm || sglang => &[l.etp, l.cp],
+        _ if hf_map => &[l.ep, l.etp, l.cp, l.dp],
+        _ => &[l.pp, l.ep, l.etp, l.cp, l.dp],
+    };
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
@@ -338,10 +345,10 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         Mode::Infer => Work::Infer(Inference {
             weights: weight_format(s, s.quant),
             tp: inference_tp,
-            pp: if vllm || sglang { s.layout.pp.max(1) } else { 1 },
+            pp: if vllm || sglang || hf_map { s.layout.pp.max(1) } else { 1 },
             dp: if vllm || sglang { s.layout.dp.max(1) } else { 1 },
             ep: if vllm || sglang { s.layout.ep.max(1) } else { 1 },
-            stage: s.layout.stage.filter(|_| vllm || sglang),
+            stage: s.layout.stage.filter(|_| vllm || sglang || hf_map),
             kv: s.kv,
             generated: s.generated,
             engine: s.serving,

@@ -4,7 +4,8 @@
 
 use super::activations::training_activations;
 use super::bill::{
-    line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, SlackRule, StepAmounts, Timeline, TotalKind,
+    line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, SlackRule, StepAmounts, Timeline,
+    TotalKind,
 };
 use super::logits::{held_output_bytes, training_logits};
 use super::msg::{when, Arg, Msg};
@@ -12,7 +13,7 @@ use super::phases::{self, PhaseName};
 use super::plan::{resolve, Inference, Plan, Training, Work};
 use super::scenario::MIB;
 use super::vision::vision_activations;
-use super::{drill, inference, optimizer, serving, training};
+use super::{device_map, drill, inference, optimizer, serving, training};
 use crate::msg;
 
 /// The caching allocator's slack (reserved − allocated) in training, as shares of two kinds of
@@ -75,7 +76,11 @@ pub fn step(s: &super::Scenario) -> Bill {
                 parallel = engine.parallel;
                 Extras::of(Timeline::Engine)
             }
-            None => Extras::of(inference_lines(&plan, i, &mut lines, &mut notes)),
+            None => {
+                let (timeline, map) = inference_lines(&plan, i, &mut lines, &mut notes);
+                parallel = map;
+                Extras::of(timeline)
+            }
         },
     };
     lines.extend(drill::lines(&plan));
@@ -245,34 +250,95 @@ fn effective_batch(p: &Plan, t: &Training) -> Msg {
     msg!(NoteEffectiveBatch, Arg::Int(p.batch), Arg::Int(t.accum), Arg::Int(p.gpus), Arg::Count(effective))
 }
 
-fn inference_lines(p: &Plan, i: &Inference, lines: &mut Vec<Component>, notes: &mut Vec<Note>) -> Timeline {
-    lines.push(inference::weights(p, i));
-    let kv = inference::kv_cache(p, i);
-    let prompt_kv = inference::kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes;
-    let logits = inference::logits(p, i);
-    let kv_generated = kv.bytes.saturating_sub(prompt_kv) as f64;
-    let (mut prefill, prefill_peak, decode_transient) =
-        inference::prefill(p, i, kv_generated, logits.bytes as f64, kv.bytes as f64);
-    let mut logits = logits;
-    let kvs = (prompt_kv as f64, kv.bytes as f64);
-    let moment = (logits.bytes as f64, prefill_peak, decode_transient);
-    if let Some((kept_logits, activations)) = inference::prefill_logits_moment(p, i, kvs, moment) {
-        logits.bytes = super::bill::to_bytes(kept_logits);
-        prefill.bytes = super::bill::to_bytes(activations);
+/// `generate()`'s lines on one GPU: the whole model's, or over a device map (`pp` GPUs,
+/// `super::device_map`) the billed GPU's, with the map's `parallel` summary.
+fn inference_lines(
+    p: &Plan,
+    i: &Inference,
+    lines: &mut Vec<Component>,
+    notes: &mut Vec<Note>,
+) -> (Timeline, Option<ParallelSummary>) {
+    let mut kv_line = inference::kv_cache(p, i);
+    let a = inference::amounts(p, i, kv_line.bytes as f64);
+    let (gpu, map) = if device_map::is_layer_split(i) {
+        let (gpu, summary, note) = mapped_gpu(p, i, &a);
+        notes.push(note);
+        (Some(gpu), Some(summary))
+    } else {
+        (None, None)
+    };
+    let part = gpu.as_ref().map_or(inference::GpuPart::WHOLE, |g| g.part);
+    let (prefill, decode) = gpu.as_ref().map_or_else(|| inference::moments(i, part, &a), |g| (g.prefill, g.decode));
+    let (kv, logits, activations) = inference::peak_lines(part, &a, (prefill, decode));
+    let weights = inference::weights(p, i);
+    match &gpu {
+        Some(g) => {
+            lines.push(map_weights_line(i, g, &weights));
+            let count = Arg::Int(g.stage.count());
+            let formula = msg!(HfMapKv, count, Arg::Int(p.arch.layers), Arg::Bytes(a.kv_total), kv_line.formula.arg());
+            kv_line = line(ComponentId::KvCache, kv, "§2", formula);
+        }
+        None => lines.push(weights),
     }
+    lines.push(line(ComponentId::Activations, activations, "§2", inference::prefill_formula(p, i, &a, activations)));
+    lines.push(kv_line);
+    lines.push(inference::logits(p, i, logits));
     let mask = inference::full_mask_bytes(p);
     if mask > 0.0 {
         notes.push(Note { key: "full_mask", text: msg!(NoteFullMask, Arg::Bytes(mask)) });
     }
-    lines.push(prefill);
-    lines.push(kv);
-    lines.push(logits);
-    if let Some((c, note)) = vision_activations(p) {
-        lines.push(c);
-        notes.push(Note { key: "vision_tokens", text: note });
+    if gpu.as_ref().is_none_or(|g| g.stage.first) {
+        if let Some((c, note)) = vision_activations(p) {
+            lines.push(c);
+            notes.push(Note { key: "vision_tokens", text: note });
+        }
     }
-    lines.extend(inference::dequant_buffer(p, i));
-    Timeline::Generate { kv_generated, prefill_peak, decode_transient, slack: slack_rule(p) }
+    if gpu.as_ref().is_none_or(|g| g.part.layers) {
+        lines.extend(inference::dequant_buffer(p, i));
+    }
+    (Timeline::Generate { prefill, decode, slack: slack_rule(p) }, map)
+}
+
+/// The GPU of a device map the bill is of (`stage`, or the one that needs the most), the map's
+/// summary and its note.
+fn mapped_gpu(p: &Plan, i: &Inference, a: &inference::Amounts) -> (device_map::MappedGpu, ParallelSummary, Note) {
+    let gpus = device_map::gpus(p, i, a);
+    let context = p.overhead_mib * MIB;
+    let summary = device_map::summary(i, &gpus, |allocated| allocated * (1.0 + SLACK_INFERENCE) + context);
+    let billed = gpus.get(summary.billed_stage as usize).or(gpus.last()).cloned();
+    let gpu = billed.unwrap_or_else(|| device_map::MappedGpu {
+        stage: super::serving::grid::Stage::whole(p.arch),
+        weights: 0.0,
+        part: inference::GpuPart::WHOLE,
+        prefill: Default::default(),
+        decode: None,
+    });
+    let logits = when(a.returned_logits > 0.0, || msg!(NoteDeviceMapLogits, Arg::Bytes(a.returned_logits)));
+    let text = msg!(
+        NoteDeviceMap,
+        Arg::Int(i.pp),
+        logits,
+        Arg::Int(summary.billed_stage),
+        Arg::Bytes(summary.allocated_sum() as f64)
+    );
+    (gpu, summary, Note { key: "device_map", text })
+}
+
+/// A device map's GPU's weights: its share of the model's, with its layers, embedding and head.
+fn map_weights_line(i: &Inference, g: &device_map::MappedGpu, whole: &Component) -> Component {
+    let last_layer = g.stage.layers.end.max(g.stage.layers.start + 1);
+    let formula = msg!(
+        HfMapWeights,
+        Arg::Bytes(g.weights),
+        Arg::Bytes(whole.bytes as f64),
+        Arg::Int(g.stage.index),
+        Arg::Int(i.pp),
+        Arg::Int(g.stage.layers.start),
+        Arg::Int(last_layer - 1),
+        when(g.stage.first, || msg!(HfMapEmbedding)),
+        when(g.stage.last, || msg!(HfMapHead))
+    );
+    line(ComponentId::Weights, g.weights, "§2", formula)
 }
 
 /// The allocator's slack rule of `p`: in training a share of what a step allocates and frees and a

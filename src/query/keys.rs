@@ -1179,7 +1179,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.tp, c.default.layout.tp),
         architecture: false,
-        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs), with `engine=sglang` `pp`, `dp` (data-parallel attention: SGLang's `--tp` is tp × dp) and `ep`; the page and llama.cpp bill one GPU of tp and say so"),
+        doc: doc!("1", "tensor-parallel size of a Megatron-style training grid (with `pp`, `ep`, `etp`, `cp`, `dp`): attention, dense MLPs, shared experts, the embedding and the LM head split over it; the bill is one GPU's, of the worst pipeline stage unless `stage` picks one; `gpus` becomes tp × pp × cp × dp. In inference the tensor-parallel size, as `gpus` is; with `engine=vllm` the CLI bills `pp`, `dp` and `ep` with it (a served grid of tp × pp × dp GPUs), with `engine=sglang` `pp`, `dp` (data-parallel attention: SGLang's `--tp` is tp × dp) and `ep`, with `engine=hf` `pp` (a `device_map=\"auto\"` over pp GPUs); the page and llama.cpp bill one GPU of tp and say so"),
     },
     Pp = "pp" {
         label: ("Pipeline stages", "流水线并行"),
@@ -1190,7 +1190,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.pp, c.default.layout.pp),
         architecture: false,
-        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight. Served by vLLM (CLI): stages of `layers / pp` layers, the remainder one each to the stages before the last; each sizes its blocks from its own layers and the engine takes the fewest"),
+        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight. Served by vLLM (CLI): stages of `layers / pp` layers, the remainder one each to the stages before the last; each sizes its blocks from its own layers and the engine takes the fewest. With `engine=hf` (CLI): the GPUs of transformers' `device_map=\"auto\"` — accelerate puts whole layers on each in order (every GPU but the last gets the model ÷ pp + 1.25 layers, the first keeps room for its largest module), one GPU works at a time and each runs its own layer's working set; before transformers 4.45 the first also receives the prompt's fp32 logits. The bill is the GPU that needs the most; the JSON's `parallel.allocated_sum` adds up every GPU's peak"),
     },
     Ep = "ep" {
         label: ("Expert parallel", "专家并行"),
@@ -1267,7 +1267,7 @@ keys! {
         },
         write: |s, _| s.layout.stage.map(|x| x.to_string()),
         architecture: false,
-        doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most (a served grid: the stage whose layers leave the fewest KV blocks, which the engine takes for every stage)"),
+        doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most (a served grid: the stage whose layers leave the fewest KV blocks, which the engine takes for every stage; a `device_map`: the GPU that needs the most)"),
     },
     Sp = "sp" {
         label: ("Sequence parallel", "序列并行"),

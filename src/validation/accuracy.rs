@@ -38,6 +38,7 @@ pub struct Case {
     /// `GB` (10^9 B), `GiB`, `MB` (10^6 B) or `MiB`.
     pub unit: String,
     /// `allocated`, `reserved`, `device`, `saved_tensors`, `step_peak`, `generate_peak`, `decode_peak`,
+    /// `allocated_sum`,
     /// a serving figure, or a component id (`weights`, …).
     pub kind: String,
     /// What the source leaves open: `["exact"]`, or any of `length`, `rounding`, `limit`,
@@ -84,6 +85,9 @@ pub enum FigureKind {
     /// own arithmetic, hold no prefill transient (a figure equal to weights + cache + a constant at
     /// every prompt length, where a true peak grows by the prompt's activations).
     DecodePeak,
+    /// Every GPU's `max_memory_allocated()` added up, for sources that sum the GPUs of a device map
+    /// or a grid (the `parallel` object's `allocated_sum`; one GPU's allocated total without one).
+    AllocatedSum,
     /// A serving engine's figure at start-up (the `serving` object): `kv_pool` (vLLM's "Available
     /// KV cache memory", SGLang's K + V size, llama.cpp's KV buffers), `kv_tokens` ("GPU KV cache
     /// size", `#tokens`, cells), `max_concurrency` ("Maximum concurrency for L tokens per request"),
@@ -149,6 +153,7 @@ impl FigureKind {
             "step_peak" => Some(FigureKind::StepPeak),
             "generate_peak" => Some(FigureKind::GeneratePeak),
             "decode_peak" => Some(FigureKind::DecodePeak),
+            "allocated_sum" => Some(FigureKind::AllocatedSum),
             other if ServingFigure::ALL.iter().any(|f| f.id() == other) => {
                 ServingFigure::ALL.iter().find(|f| f.id() == other).map(|&f| FigureKind::Serving(f))
             }
@@ -207,6 +212,9 @@ impl FigureKind {
                 .find(|p| p.name == crate::ledger::phases::PhaseName::Decode)
                 .map_or_else(|| bill.allocated_bytes(), |p| p.total(crate::ledger::bill::TotalKind::Allocated)),
             FigureKind::Allocated => bill.allocated_bytes(),
+            FigureKind::AllocatedSum => {
+                bill.parallel.as_ref().map_or_else(|| bill.allocated_bytes(), |p| p.allocated_sum())
+            }
             FigureKind::Reserved => bill.reserved_bytes(),
             FigureKind::Device => bill.device_bytes(),
             FigureKind::SavedTensors => {
@@ -506,7 +514,8 @@ pub fn markdown(outcomes: &[Outcome]) -> String {
          (estimate − measurement) / measurement, on the kind of figure the source printed: `allocated`\n\
          (`torch.cuda.max_memory_allocated()`), `reserved` (`max_memory_reserved()`), `device`\n\
          (nvidia-smi), `decode_peak` (the bill's decode phase, for tables whose figures hold no prefill\n\
-         transient), or one component of the bill. `cargo test` fails when the median absolute error\n\
+         transient), `allocated_sum` (every GPU's `max_memory_allocated()` added up, for tables that sum\n\
+         the GPUs of a `device_map`), or one component of the bill. `cargo test` fails when the median absolute error\n\
          passes 10 % or a case leaves its tolerance. A tolerance follows from what the source leaves\n\
          open (2 % for exact arithmetic, else 10 % + 10 % per unknown: data-dependent length, rounding,\n\
          a limit rather than a reading, a framework detail outside the vocabulary, an inconsistent\n\

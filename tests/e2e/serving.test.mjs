@@ -165,7 +165,7 @@ test('a served grid: the CLI bills every stage, the page bills one GPU of tp and
   await ready(page);
   await page.waitForSelector('[data-testid="planner"]');
   const note = await page.textContent('li[data-key="serving_grid"]');
-  assert.match(note, /billed for engine=vllm by the command line/);
+  assert.match(note, /billed by the command line \(vram-ledger\) for engine=vllm and sglang, pp for engine=hf/);
   // The link keeps its grid keys.
   assert.match(await page.evaluate(() => location.search), /pp=2/);
 });

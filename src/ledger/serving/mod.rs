@@ -9,7 +9,7 @@
 //! are fitted to published start-up logs, which the measured set checks.
 
 mod engine;
-mod grid;
+pub mod grid;
 mod llamacpp;
 mod lora;
 mod sglang;

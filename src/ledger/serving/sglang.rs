@@ -486,6 +486,7 @@ fn rank_of(stage: u64, layers: u64, s: &Pool, tokens: u64) -> crate::ledger::bil
         layers,
         weights_bytes: s.weights_bytes as u64,
         activations_bytes: reserve as u64,
+        allocated_bytes: (s.weights_bytes + kv) as u64,
         device_bytes: (s.weights_bytes + kv + reserve + s.nccl + s.context_bytes) as u64,
     }
 }

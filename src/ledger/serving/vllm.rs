@@ -645,6 +645,7 @@ fn grid_stages(
                 layers: x.stage.count(),
                 weights_bytes: x.w.bytes,
                 activations_bytes: x.act.bytes,
+                allocated_bytes: (x.w.bytes as f64 + x.act.bytes as f64 + extra + kv) as u64,
                 device_bytes: (lines + extra + kv + context) as u64,
             }
         })

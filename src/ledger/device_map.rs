@@ -1,0 +1,181 @@
+//! Hugging Face inference over several GPUs as people run it (`engine=hf` with `pp`, issue 30):
+//! `from_pretrained(device_map="auto")` places whole decoder layers on the GPUs in order, and
+//! accelerate's hooks move the hidden states from one GPU to the next — one GPU works at a time.
+//! Read in accelerate (`utils/modeling.py`, `hooks.py`) and transformers' `from_pretrained`:
+//! - `get_balanced_memory` gives every GPU but the last the model's size ÷ GPUs + 1.25 × a decoder
+//!   layer's; the last keeps its free memory;
+//! - `infer_auto_device_map` fills the GPUs in module order (the embedding, the layers, the final
+//!   norm, the LM head), the first GPU keeping room for the largest module (an embedding, an LM head
+//!   or a layer); a tied LM head stays with its embedding;
+//! - the root module's hook (`io_same_device`) returns the output to the input's GPU: before 4.45
+//!   the prompt's fp32 logits are copied to the first GPU (the cache is not moved: transformers
+//!   skips `past_key_values`);
+//! - each GPU holds its layers' weights and cache and runs its own layer's working set, so the
+//!   sum of every GPU's `max_memory_allocated` (what benchmarks that sum the GPUs print) adds one
+//!   working set per GPU.
+//!
+//! docs/research/transformers-inference-by-release.md, "device_map over several GPUs", has the
+//! source lines and the measured rows.
+
+use super::architecture::LayerKind;
+use super::bill::{Live, ParallelSummary, RankSummary};
+use super::inference::{self, Amounts, GpuPart};
+use super::plan::{Inference, Plan};
+use super::serving::grid::{weight_bytes, Split, Stage};
+
+/// Whether `i` is generated over a device map (`engine=hf`, `pp` above 1; native builds only: the
+/// page bills one GPU and says so).
+pub fn is_layer_split(i: &Inference) -> bool {
+    cfg!(not(feature = "page")) && i.engine.engine == super::scenario::Engine::Hf && i.pp > 1
+}
+
+/// One GPU of the map: its stage (`first`: the embedding, `last`: the LM head), its weights'
+/// bytes, what it runs, and its moments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MappedGpu {
+    pub stage: Stage,
+    pub weights: f64,
+    pub part: GpuPart,
+    pub prefill: Live,
+    pub decode: Option<Live>,
+}
+
+impl MappedGpu {
+    /// Its `max_memory_allocated`: the weights and the larger moment.
+    pub fn allocated(&self) -> f64 {
+        let decode = self.decode.map_or(0.0, |d| d.total());
+        self.weights + self.prefill.total().max(decode)
+    }
+}
+
+/// The stages accelerate gives `pp` GPUs (see the module's rules), as layer ranges; a GPU past the
+/// model's end gets none.
+pub fn stages(p: &Plan, i: &Inference) -> Vec<Stage> {
+    let arch = p.arch;
+    let pp = i.pp.max(1);
+    let split = whole_split(i);
+    let piece = |layers: std::ops::Range<u64>, first: bool, last: bool| {
+        weight_bytes(arch, i, &Stage { index: 0, layers, first, last }, split, 1.0)
+    };
+    let layer = piece(0..1, false, false);
+    let embedding = piece(0..0, true, false);
+    let head = if arch.tied_embeddings { 0.0 } else { piece(arch.layers..arch.layers, false, true) };
+    let total = embedding + layer * arch.layers as f64 + head;
+    let budget = total / pp as f64 + 1.25 * layer;
+    let largest = layer.max(embedding).max(head);
+    let room = |gpu: u64| match gpu {
+        _ if gpu + 1 == pp => f64::INFINITY,
+        0 => budget - largest,
+        _ => budget,
+    };
+    // The GPU each layer lands on, filling in order.
+    let (mut gpu, mut used) = (0u64, embedding);
+    let mut starts = vec![0u64; pp as usize + 1];
+    for l in 0..arch.layers {
+        if used + layer > room(gpu) && gpu + 1 < pp {
+            gpu += 1;
+            used = 0.0;
+            starts[gpu as usize] = l;
+        }
+        used += layer;
+    }
+    let last_used = gpu;
+    for g in gpu + 1..=pp {
+        starts[g as usize] = arch.layers;
+    }
+    // The final norm and an untied LM head go where they fit: the last GPU with layers, or the next.
+    let head_gpu = if arch.tied_embeddings {
+        0
+    } else if used + head > room(last_used) && last_used + 1 < pp {
+        last_used + 1
+    } else {
+        last_used
+    };
+    (0..pp)
+        .map(|g| Stage {
+            index: g,
+            layers: starts[g as usize]..starts[g as usize + 1].max(starts[g as usize]),
+            first: g == 0,
+            last: g == head_gpu,
+        })
+        .collect()
+}
+
+/// Tensor parallelism inside a device map divides everything alike (transformers runs one or the
+/// other; `tp` is kept as it is billed on one GPU).
+fn whole_split(i: &Inference) -> Split {
+    let tp = i.tp.max(1) as f64;
+    Split { attention: tp, mlp: tp, experts: tp, shared: tp, embedding: tp, head: tp }
+}
+
+/// A stage's share of the cache: its layers' KV, each kind holding what it keeps (a window, a
+/// chunk, the whole sequence; a linear-attention layer its fixed state, counted as one token).
+fn kv_share(p: &Plan, i: &Inference, s: &Stage) -> f64 {
+    let tokens = p.tokens.saturating_add(i.generated) as f64;
+    let held = |kind: LayerKind| match kind {
+        LayerKind::Sliding if p.arch.window > 0 => tokens.min(p.arch.window as f64),
+        LayerKind::Chunked if p.arch.chunk > 0 => tokens.min(p.arch.chunk as f64),
+        LayerKind::Linear => 1.0,
+        _ => tokens,
+    };
+    let kinds = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
+    let whole: f64 = kinds.iter().map(|&k| p.arch.layers_of(k) as f64 * held(k)).sum();
+    let here: f64 = kinds.iter().map(|&k| s.layers_of(p.arch, k) as f64 * held(k)).sum();
+    if whole > 0.0 {
+        here / whole
+    } else {
+        0.0
+    }
+}
+
+/// Every GPU of the map with its weights (the model's stored bytes shared as the stages' loaded
+/// bytes are, so they add up to the one-GPU bill's) and its moments.
+pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
+    let stages = stages(p, i);
+    let split = whole_split(i);
+    let loaded: Vec<f64> = stages.iter().map(|s| weight_bytes(p.arch, i, s, split, 1.0)).collect();
+    let sum: f64 = loaded.iter().sum();
+    let stored = inference::weights(p, i).bytes as f64;
+    stages
+        .into_iter()
+        .zip(loaded)
+        .map(|(stage, bytes)| {
+            let part = GpuPart {
+                kv_share: kv_share(p, i, &stage),
+                layers: stage.count() > 0,
+                head: stage.last,
+                // The output returns to the input's GPU, the first; where the head is on it, it
+                // never left.
+                output: stage.first,
+            };
+            let (prefill, decode) = inference::moments(i, part, a);
+            let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 };
+            MappedGpu { stage, weights, part, prefill, decode }
+        })
+        .collect()
+}
+
+/// The `parallel` object of a device map: every GPU, the one that needs the most as the worst,
+/// and the one billed (`stage`, or the worst). `device` gives a GPU's device total from its
+/// allocated bytes.
+pub fn summary(i: &Inference, gpus: &[MappedGpu], device: impl Fn(f64) -> f64) -> ParallelSummary {
+    let ranks: Vec<RankSummary> = gpus
+        .iter()
+        .map(|g| {
+            let allocated = g.allocated();
+            RankSummary {
+                stage: g.stage.index,
+                layers: g.stage.count(),
+                weights_bytes: g.weights as u64,
+                activations_bytes: g.prefill.activations.max(g.decode.map_or(0.0, |d| d.activations)) as u64,
+                allocated_bytes: allocated as u64,
+                device_bytes: device(allocated) as u64,
+            }
+        })
+        .collect();
+    let worst = ranks.iter().max_by_key(|r| r.device_bytes).map_or(0, |r| r.stage);
+    let billed = i.stage.map_or(worst, |k| k.min(gpus.len().saturating_sub(1) as u64));
+    let layout = super::scenario::Layout { tp: i.tp, pp: i.pp, ..Default::default() };
+    let worst_bytes = ranks.iter().find(|r| r.stage == worst).map_or(0, |r| r.device_bytes);
+    ParallelSummary { layout, worst_stage: worst, worst_bytes, billed_stage: billed, ranks }
+}

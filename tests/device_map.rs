@@ -1,0 +1,127 @@
+//! `generate()` over several GPUs as transformers runs it (issue 30): `engine=hf` with `pp` is
+//! `from_pretrained(device_map="auto")`. Expected figures are hand arithmetic from the rules read
+//! in accelerate and transformers (src/ledger/device_map.rs, docs/research/transformers-inference-by-release.md
+//! "device_map over several GPUs"): accelerate's balanced split, one layer's working set on every
+//! GPU, and before transformers 4.45 the prompt's fp32 logits returned to the first GPU.
+
+use vram_ledger::ledger::bill::{Bill, ComponentId, PhaseName, TotalKind};
+use vram_ledger::ledger::{estimate, phases};
+use vram_ledger::query;
+
+fn bill(q: &str) -> Bill {
+    let parsed = query::parse(q);
+    assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
+    estimate(&parsed.scenario)
+}
+
+fn phase(b: &Bill, name: PhaseName) -> (u64, u64) {
+    let phases = phases::of(b);
+    let p = phases.iter().find(|p| p.name == name).expect("the phase exists");
+    (p.total(TotalKind::Allocated), p.bytes(ComponentId::Logits))
+}
+
+const QWEN_72B: &str =
+    "model=qwen2.5-72b&mode=infer&engine=hf&quant=bf16&attn=flash&batch=1&seq=30720&gen=2048&gpu=a100-80g";
+
+// Qwen2.5-72B's parts in bf16, by hand from its shape (80 layers, hidden 8192, 64 heads, 8 KV
+// heads of 128, q/k/v biases, ffn 29,568, vocab 152,064, untied):
+/// One decoder layer: q and o 8192² each, k and v 8192 × 1024 each, their biases 8192 + 2 × 1024,
+/// the MLP 3 × 8192 × 29,568, two norms of 8192 — 877,684,736 parameters.
+const LAYER: u64 = 877_684_736 * 2;
+/// The embedding, 152,064 × 8192.
+const EMBEDDING: u64 = 1_245_708_288 * 2;
+/// The LM head and the final norm.
+const HEAD: u64 = (1_245_708_288 + 8192) * 2;
+/// The prompt's cache: 2 × 80 layers × 8 heads × 128 × 30,720 tokens × 2 B.
+const KV_PROMPT: u64 = 2 * 80 * 8 * 128 * 30_720 * 2;
+
+#[test]
+fn accelerate_balances_the_layers_over_the_gpus() {
+    // get_balanced_memory: every GPU but the last gets total / 3 + 1.25 × a layer
+    // (48,470,802,432 + 2,194,211,840 B); the first keeps room for the largest module, the LM head
+    // (2,491,432,960 B): after the embedding, (48,173,581,312 − 2,491,416,576) / LAYER = 26.02 →
+    // 26 layers; the second 50,665,014,272 / LAYER = 28.86 → 28; the last the 26 left and the head.
+    assert_eq!(EMBEDDING + 80 * LAYER + HEAD, 72_706_203_648 * 2, "the parts add up to the model");
+    let b = bill(&format!("{QWEN_72B}&pp=3"));
+    let p = b.parallel.as_ref().expect("a device map lists its GPUs");
+    let layers: Vec<u64> = p.ranks.iter().map(|r| r.layers).collect();
+    assert_eq!(layers, [26, 28, 26]);
+    let weights: Vec<u64> = p.ranks.iter().map(|r| r.weights_bytes).collect();
+    assert_eq!(weights, [EMBEDDING + 26 * LAYER, 28 * LAYER, 26 * LAYER + HEAD]);
+}
+
+#[test]
+fn every_gpu_of_the_map_runs_its_own_layer_working_set() {
+    // transformers 4.46 projects only the last position: each GPU peaks at its prefill, with its
+    // share of the prompt's cache and one layer's working set. Σ over the GPUs = the one-GPU peak
+    // (weights + the whole prompt cache + one working set) + two more working sets.
+    let whole = bill(&format!("{QWEN_72B}&engine_version=4.46.0"));
+    let (one_gpu, _) = phase(&whole, PhaseName::Prefill);
+    let working_set = whole.component(ComponentId::Activations) as f64
+        + whole.component(ComponentId::KvCache) as f64
+        + whole.component(ComponentId::Logits) as f64
+        - KV_PROMPT as f64;
+    let map = bill(&format!("{QWEN_72B}&engine_version=4.46.0&pp=3"));
+    let sum = map.parallel.as_ref().map_or(0, |p| p.allocated_sum()) as f64;
+    let expected = one_gpu as f64 + 2.0 * working_set;
+    assert!((sum - expected).abs() < 4096.0, "{sum} vs {expected}");
+    assert!(map.notes.iter().any(|n| n.key == "device_map"));
+}
+
+#[test]
+fn before_4_45_the_first_gpu_receives_the_prompt_logits() {
+    // transformers 4.38: the last GPU projects every prompt position (2 B + the fp32 upcast 4 B);
+    // accelerate's root hook (io_same_device) returns the fp32 logits to the first GPU, where the
+    // previous step's outputs keep them through the first decoding step beside the prompt's cache
+    // twice (the old tuple and the new one; no `del outputs` before 4.42).
+    let b = bill(&format!("{QWEN_72B}&engine_version=4.38.2&pp=3"));
+    let p = b.parallel.as_ref().expect("a device map lists its GPUs");
+    let logits = 30_720u64 * 152_064;
+    let first_share = KV_PROMPT * 26 / 80;
+    let first = EMBEDDING + 26 * LAYER + 2 * first_share + 4 * logits;
+    let last = 26 * LAYER + HEAD + first_share + 6 * logits;
+    let near = |got: u64, want: u64| (got as f64 - want as f64).abs() < 4096.0;
+    assert!(near(p.ranks[0].allocated_bytes, first), "{} vs {first}", p.ranks[0].allocated_bytes);
+    assert!(near(p.ranks[2].allocated_bytes, last), "{} vs {last}", p.ranks[2].allocated_bytes);
+    // The bill is the GPU that needs the most: the last.
+    assert_eq!((p.worst_stage, p.billed_stage), (2, 2));
+    assert!(near(b.allocated_bytes(), last));
+    // `stage` picks another.
+    let b = bill(&format!("{QWEN_72B}&engine_version=4.38.2&pp=3&stage=0"));
+    assert!(near(b.allocated_bytes(), first));
+}
+
+#[test]
+fn before_4_45_the_prefill_phase_holds_the_prompt_logits_and_the_decode_does_not() {
+    // Qwen2.5-0.5B on transformers 4.38: the prefill's end holds every prompt position's logits
+    // (6 B each: 6,144 × 151,936 × 6 = 5,601,042,432 B, the prompt's cache beside them); a decoding
+    // step holds the fp32 part (4 B each) the previous outputs keep, not the 16-bit output.
+    let b = bill("model=qwen2.5-0.5b&mode=infer&engine=hf&engine_version=4.38.2&quant=bf16&attn=flash&seq=6144&gen=2048&gpu=a100-80g");
+    let (prefill, prefill_logits) = phase(&b, PhaseName::Prefill);
+    let (decode, decode_logits) = phase(&b, PhaseName::Decode);
+    assert_eq!(prefill_logits, 6_144 * 151_936 * 6);
+    assert_eq!(decode_logits, 6_144 * 151_936 * 4);
+    assert!(prefill > decode);
+    assert_eq!(b.allocated_bytes(), prefill, "the bill is its peak phase");
+}
+
+#[test]
+fn hostile_maps_do_not_break() {
+    for q in [
+        "model=qwen2.5-0.5b&mode=infer&engine=hf&seq=1024&gen=16&pp=1024",
+        "model=qwen2.5-0.5b&mode=infer&engine=hf&seq=1024&gen=16&pp=1024&stage=1023",
+        "model=qwen2.5-72b&mode=infer&engine=hf&seq=1&gen=0&pp=7&stage=6",
+        "model=gemma-3-27b&mode=infer&engine=hf&engine_version=4.40&seq=100000&gen=8&pp=5",
+    ] {
+        let b = bill(q);
+        let p = b.parallel.as_ref().expect("a device map");
+        assert!(p.ranks.len() as u64 <= 1024);
+        let sum = p.allocated_sum();
+        assert!(sum >= b.allocated_bytes(), "{q}: the sum holds the billed GPU");
+        assert!(b.device_bytes() > 0 && (b.device_bytes() as f64).is_finite(), "{q}");
+        // Every layer is on exactly one GPU.
+        let layers: u64 = p.ranks.iter().map(|r| r.layers).sum();
+        let parsed = query::parse(q);
+        assert_eq!(layers, parsed.scenario.architecture.layers, "{q}");
+    }
+}
