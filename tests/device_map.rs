@@ -125,3 +125,46 @@ fn hostile_maps_do_not_break() {
         assert_eq!(layers, parsed.scenario.architecture.layers, "{q}");
     }
 }
+
+#[test]
+fn every_layer_s_cache_is_on_one_gpu_of_the_map() {
+    // Each GPU caches its own layers: the map's cache lines add up to the one-GPU cache, for
+    // sliding-window layers (Gemma 3: a window of 1,024 tokens on five layers of six) and
+    // linear-attention layers (Qwen3-Next: a fixed state on three layers of four) too.
+    for model in ["gemma-3-27b", "qwen3-next-80b-a3b", "llama-3.1-8b"] {
+        let q = format!("model={model}&mode=infer&engine=hf&quant=bf16&attn=flash&seq=32768&gen=1024&gpu=h100-80g");
+        let whole = bill(&q).component(ComponentId::KvCache) as f64;
+        let pp = 3;
+        let mut sum = 0.0;
+        for stage in 0..pp {
+            let b = bill(&format!("{q}&pp={pp}&stage={stage}"));
+            assert_eq!(b.parallel.as_ref().map(|p| p.billed_stage), Some(stage));
+            sum += b.component(ComponentId::KvCache) as f64;
+        }
+        assert!((sum - whole).abs() <= 4.0, "{model}: {sum} vs {whole}");
+    }
+}
+
+#[test]
+fn a_gpu_caches_what_its_own_layers_keep() {
+    // Qwen3-Next-80B-A3B, one token: every fourth layer (3, 7, …, 47) is full attention, 2 × 2 KV
+    // heads × 256 × 2 B = 2,048 B per token; the other 36 keep a fixed linear-attention state,
+    // 32 × 128 × 128 × 4 B (fp32) + the convolution's 8,192 channels × 4 taps × 2 B = 2,162,688 B.
+    // Over 5 GPUs the stages hold unequal mixes, so a GPU's cache is its own layers', not its share
+    // of the layer count.
+    let q = "model=qwen3-next-80b-a3b&mode=infer&engine=hf&quant=bf16&seq=1&gen=0&gpu=h100-80g&pp=5";
+    let layers: Vec<u64> =
+        bill(q).parallel.as_ref().map(|p| p.ranks.iter().map(|r| r.layers).collect()).unwrap_or_default();
+    assert_eq!(layers.iter().sum::<u64>(), 48);
+    let mut start = 0;
+    let mut shares_differ = false;
+    for (stage, n) in layers.iter().enumerate() {
+        let full = (start..start + n).filter(|l| l % 4 == 3).count() as u64;
+        let expected = full * 2_048 + (n - full) * 2_162_688;
+        let got = bill(&format!("{q}&stage={stage}")).component(ComponentId::KvCache);
+        assert!(got.abs_diff(expected) <= 2, "stage {stage}: {got} vs {expected}");
+        shares_differ |= full * 4 != *n;
+        start += n;
+    }
+    assert!(shares_differ, "the split puts an uneven mix on some GPU (else this test shows nothing)");
+}

@@ -109,18 +109,12 @@ fn whole_split(i: &Inference) -> Split {
 }
 
 /// A stage's share of the cache: its layers' KV, each kind holding what it keeps (a window, a
-/// chunk, the whole sequence; a linear-attention layer its fixed state, counted as one token).
+/// chunk, the whole sequence, a linear-attention layer's fixed state).
 fn kv_share(p: &Plan, i: &Inference, s: &Stage) -> f64 {
-    let tokens = p.tokens.saturating_add(i.generated) as f64;
-    let held = |kind: LayerKind| match kind {
-        LayerKind::Sliding if p.arch.window > 0 => tokens.min(p.arch.window as f64),
-        LayerKind::Chunked if p.arch.chunk > 0 => tokens.min(p.arch.chunk as f64),
-        LayerKind::Linear => 1.0,
-        _ => tokens,
-    };
     let kinds = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
-    let whole: f64 = kinds.iter().map(|&k| p.arch.layers_of(k) as f64 * held(k)).sum();
-    let here: f64 = kinds.iter().map(|&k| s.layers_of(p.arch, k) as f64 * held(k)).sum();
+    let layer: Vec<f64> = kinds.iter().map(|&k| inference::kv_layer_bytes(p, i, k)).collect();
+    let whole: f64 = kinds.iter().zip(&layer).map(|(&k, b)| p.arch.layers_of(k) as f64 * b).sum();
+    let here: f64 = kinds.iter().zip(&layer).map(|(&k, b)| s.layers_of(p.arch, k) as f64 * b).sum();
     if whole > 0.0 {
         here / whole
     } else {

@@ -75,6 +75,24 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     line(ComponentId::KvCache, kv, "§2", formula)
 }
 
+/// What one layer of attention kind `kind` caches for the whole sequence (prompt + generated):
+/// a window or a chunk of tokens, every token, or a linear-attention layer's fixed state.
+pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
+    let arch = p.arch;
+    if kind == LayerKind::Linear {
+        let n = arch.layers_of(LayerKind::Linear).max(1) as f64;
+        return linear_state(p, i).0 / n;
+    }
+    let tokens = p.tokens.saturating_add(i.generated);
+    let held = match kind {
+        LayerKind::Sliding if arch.window > 0 => tokens.min(arch.window),
+        LayerKind::Chunked if arch.chunk > 0 => tokens.min(arch.chunk),
+        _ => tokens,
+    };
+    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
+    arch.kv_elements_per_layer(kv_heads_here) as f64 * (i.kv.bits() / 8.0) * held as f64 * p.batch as f64
+}
+
 /// The fixed state of linear-attention layers: the recurrent state (fp32) and the convolution's
 /// last taps, per sequence, split over tensor-parallel GPUs by head.
 fn linear_state(p: &Plan, i: &Inference) -> (f64, Arg) {
