@@ -168,3 +168,33 @@ fn a_gpu_caches_what_its_own_layers_keep() {
     }
     assert!(shares_differ, "the split puts an uneven mix on some GPU (else this test shows nothing)");
 }
+
+#[test]
+fn the_json_lists_every_gpu_and_their_sum() {
+    // The `parallel` object of a device map: no pipeline schedule, each GPU's allocated and device
+    // bytes, and `allocated_sum` = Σ allocated_bytes (what benchmarks that sum the GPUs print).
+    let q = format!("{QWEN_72B}&engine_version=4.46.0&pp=3");
+    let s = query::parse(&q).scenario;
+    let b = estimate(&s);
+    let j = vram_ledger::report::to_json(&s, &b);
+    let p = &j["parallel"];
+    assert_eq!(p["pp"], 3);
+    assert!(p["schedule"].is_null(), "a device map has no pipeline schedule");
+    let ranks = p["ranks"].as_array().expect("ranks");
+    assert_eq!(ranks.len(), 3);
+    let mut sum = 0;
+    for r in ranks {
+        let (allocated, device) = (r["allocated_bytes"].as_u64().unwrap_or(0), r["device_bytes"].as_u64().unwrap_or(0));
+        // Each GPU's device total is its allocated bytes, the 3 % slack and the CUDA context.
+        assert!(device > allocated && allocated > 0);
+        sum += allocated;
+    }
+    assert_eq!(p["allocated_sum"].as_u64(), Some(sum));
+    // The worst GPU is the one billed (its total in floating point; the bill's lines are each
+    // rounded to whole bytes).
+    let worst = p["worst_rank"]["bytes"].as_u64().unwrap_or(0);
+    assert!(worst.abs_diff(b.device_bytes()) <= 8, "{worst} vs {}", b.device_bytes());
+    // One GPU: no parallel object.
+    let one = query::parse(QWEN_72B).scenario;
+    assert!(vram_ledger::report::to_json(&one, &estimate(&one))["parallel"].is_null());
+}
