@@ -198,3 +198,44 @@ fn the_json_lists_every_gpu_and_their_sum() {
     let one = query::parse(QWEN_72B).scenario;
     assert!(vram_ledger::report::to_json(&one, &estimate(&one))["parallel"].is_null());
 }
+
+#[test]
+fn fit_finds_the_fewest_gpus_a_device_map_needs() {
+    use vram_ledger::ledger::bill::Verdict;
+    use vram_ledger::ledger::fit;
+    // Qwen2.5-72B in bf16 (145.4 GB of weights) on 24 GB cards: the fewest GPUs whose every bill is
+    // inside the 20 % margin — one fewer leaves some GPU outside it.
+    let q = "model=qwen2.5-72b&mode=infer&engine=hf&seq=8192&gen=1024&gpu=rtx4090";
+    let s = query::parse(q).scenario;
+    let n = fit::fewest_device_map_gpus(&s).expect("a few 24 GB cards serve it");
+    assert!(n > 145_412_407_296 / (24 << 30), "at least the weights' share of the cards");
+    assert_eq!(bill(&format!("{q}&pp={n}")).verdict(), Verdict::Fits);
+    assert_ne!(bill(&format!("{q}&pp={}", n - 1)).verdict(), Verdict::Fits);
+    // Before transformers 4.45 the GPU with the LM head holds every prompt position's logits:
+    // 30,000 × 152,064 × (2 + 4) B = 27.4 GB, more than a 24 GB card, however many GPUs share the rest.
+    let long = query::parse("model=qwen2.5-72b&mode=infer&engine=hf&engine_version=4.40&seq=30000&gen=16&gpu=rtx4090")
+        .scenario;
+    assert_eq!(fit::fewest_device_map_gpus(&long), None);
+    // Training and the serving engines have no device map.
+    assert_eq!(fit::fewest_device_map_gpus(&query::parse("model=qwen2.5-72b&method=lora").scenario), None);
+    assert_eq!(fit::fewest_device_map_gpus(&query::parse("model=qwen2.5-72b&mode=infer&engine=vllm").scenario), None);
+}
+
+#[test]
+fn a_card_smaller_than_the_balanced_share_is_filled_and_the_last_takes_the_rest() {
+    // get_balanced_memory caps each GPU but the last at its free memory: Qwen2.5-72B's balanced
+    // share over 4 GPUs (36.4 GB + 1.25 layers) is more than a 24 GB card, so the first three take
+    // what their cards hold (the first less the room kept for the LM head) and the last the rest —
+    // over its card, where accelerate would offload to the CPU.
+    let b = bill("model=qwen2.5-72b&mode=infer&engine=hf&seq=8192&gen=64&gpu=rtx4090&pp=4");
+    let p = b.parallel.as_ref().expect("a device map");
+    let card = 24_564u64 << 20;
+    for r in &p.ranks[..3] {
+        assert!(r.weights_bytes < card, "stage {} holds {} B", r.stage, r.weights_bytes);
+        assert!(r.weights_bytes + LAYER > card - (1 << 30) - HEAD, "stage {} is filled", r.stage);
+    }
+    let weights: u64 = p.ranks.iter().map(|r| r.weights_bytes).sum();
+    assert!(weights.abs_diff(EMBEDDING + 80 * LAYER + HEAD) < 16);
+    assert!(p.ranks[3].weights_bytes > card, "the rest does not fit the last card");
+    assert_eq!(p.worst_stage, 3);
+}

@@ -41,7 +41,8 @@ QUERY is a share URL or its query string, e.g. 'model=qwen2.5-7b&method=qlora&se
              custom-model link is printed to stderr, and QUERY adds the rest (mode, seq, gpu …)
   --json     print the bill as JSON (schema 1)
   --card     print the chapter's speed card regenerated from the ledger (Markdown)
-  --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin);
+  --fit      also print the largest micro-batch, sequence and model of the family that fit (20 % margin),
+             for engine=hf inference the fewest GPUs of the card a device_map needs;
              for GRPO / PPO the longest completion and the most completions per prompt too
   --phases   also print the step's phases (load, forward, loss, backward, optimizer_step, zero_grad; prefill,
              decode; an engine's load, profile, cuda_graphs, serving) with their totals, the peak marked
@@ -232,6 +233,11 @@ fn main() -> ExitCode {
             if let Some(g) = fit::max_generations(&s) {
                 v["max_generations"] = g.into();
             }
+            if s.mode == vram_ledger::ledger::scenario::Mode::Infer
+                && s.serving.engine == vram_ledger::ledger::scenario::Engine::Hf
+            {
+                v["device_map_gpus"] = fit::fewest_device_map_gpus(&s).into();
+            }
         }
         outln!("{v}");
     } else {
@@ -257,6 +263,20 @@ fn main() -> ExitCode {
                     "most completions per prompt with the 20 % margin: {g} (the same prompts per step; the micro-batch \
                      grows with them)"
                 );
+            }
+            if s.mode == vram_ledger::ledger::scenario::Mode::Infer
+                && s.serving.engine == vram_ledger::ledger::scenario::Engine::Hf
+            {
+                match fit::fewest_device_map_gpus(&s) {
+                    Some(n) => outln!(
+                        "fewest GPUs of this card for device_map=\"auto\" with the 20 % margin: {n} (pp={n}; every GPU's bill inside it)"
+                    ),
+                    None => outln!(
+                        "fewest GPUs of this card for device_map=\"auto\" with the 20 % margin: none up to {} (the GPU with the LM head \
+                         or one layer's working set does not fit)",
+                        fit::MAX_DEVICE_MAP_GPUS.min(s.architecture.layers.max(1))
+                    ),
+                }
             }
         }
     }

@@ -3,7 +3,7 @@
 //! accelerate's hooks move the hidden states from one GPU to the next — one GPU works at a time.
 //! Read in accelerate (`utils/modeling.py`, `hooks.py`) and transformers' `from_pretrained`:
 //! - `get_balanced_memory` gives every GPU but the last the model's size ÷ GPUs + 1.25 × a decoder
-//!   layer's; the last keeps its free memory;
+//!   layer's, or its free memory when that is less; the last keeps its free memory;
 //! - `infer_auto_device_map` fills the GPUs in module order (the embedding, the layers, the final
 //!   norm, the LM head), the first GPU keeping room for the largest module (an embedding, an LM head
 //!   or a layer); a tied LM head stays with its embedding;
@@ -61,8 +61,13 @@ pub fn stages(p: &Plan, i: &Inference) -> Vec<Stage> {
     let embedding = piece(0..0, true, false);
     let head = if arch.tied_embeddings { 0.0 } else { piece(arch.layers..arch.layers, false, true) };
     let total = embedding + layer * arch.layers as f64 + head;
-    let budget = total / pp as f64 + 1.25 * layer;
+    // What each GPU may take: the balanced share, or the card's free memory when that is less
+    // (`get_max_memory`: what the CUDA context leaves).
+    let free = (p.gpu.torch_bytes as f64 - p.overhead_mib * super::scenario::MIB).max(0.0);
+    let budget = (total / pp as f64 + 1.25 * layer).min(free);
     let largest = layer.max(embedding).max(head);
+    // The last GPU takes what is left (accelerate would offload the rest to the CPU, which is not
+    // billed: the bill then shows that GPU over its card).
     let room = |gpu: u64| match gpu {
         _ if gpu + 1 == pp => f64::INFINITY,
         0 => budget - largest,

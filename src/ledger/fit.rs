@@ -109,6 +109,27 @@ pub fn max_generations(s: &Scenario) -> Option<u64> {
     }))
 }
 
+/// The most GPUs [`fewest_device_map_gpus`] tries.
+pub const MAX_DEVICE_MAP_GPUS: u64 = 64;
+
+/// The fewest GPUs of the card over which transformers' `device_map="auto"` (`engine=hf` with
+/// `pp`, `super::device_map`) serves `s` with every GPU inside the 20 % margin; `None` for other
+/// scenarios, or when even [`MAX_DEVICE_MAP_GPUS`] (or one GPU per layer) do not: a GPU's share
+/// shrinks with more GPUs, but the one with the LM head keeps the prompt's logits and every GPU
+/// one layer's working set.
+pub fn fewest_device_map_gpus(s: &Scenario) -> Option<u64> {
+    if s.mode != Mode::Infer || s.serving.engine != super::scenario::Engine::Hf || cfg!(feature = "page") {
+        return None;
+    }
+    let mut probe = s.clone();
+    probe.layout.stage = None;
+    let most = MAX_DEVICE_MAP_GPUS.min(s.architecture.layers.max(1));
+    (1..=most).find(|&n| {
+        probe.layout.pp = n;
+        fits_with_margin(&probe)
+    })
+}
+
 /// Text-only dense presets, the candidates for "the largest model that fits"; a preset with the
 /// same shape as an earlier one (a fine-tune: Llama-3.3-70B, the R1 distills) is left out.
 pub fn dense_text_models() -> Vec<ModelPreset> {
