@@ -24,6 +24,7 @@ fn benches(c: &mut Criterion) {
         // A preference / RL step: the trainer's bill, a vLLM engine on the card, the log-probability pass.
         ("estimate grpo colocate", "model=qwen2.5-7b&method=lora&objective=grpo&rollout=colocate&batch=8&gpu=h100-80g"),
         ("estimate dpo full", "model=llama-3.1-8b&method=full&objective=dpo&gpus=8&zero=3&gpu=h100-80g"),
+        ("estimate hf device_map 72b pp=4", "model=qwen2.5-72b&mode=infer&engine=hf&seq=8192&gpu=a800-80g&pp=4"),
     ] {
         let s = query::parse(q).scenario;
         c.bench_function(name, |b| b.iter(|| estimate(black_box(&s))));

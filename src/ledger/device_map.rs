@@ -48,24 +48,59 @@ impl MappedGpu {
     }
 }
 
+/// The model's parts as loaded on one GPU of `tp`: each decoder layer (by its class: attention
+/// kind, MoE or dense, with or without an MLP), the embedding (and a vision tower), and the final
+/// norm with an untied LM head.
+struct Parts {
+    layers: Vec<f64>,
+    embedding: f64,
+    head: f64,
+}
+
+impl Parts {
+    fn of(p: &Plan, i: &Inference) -> Parts {
+        let arch = p.arch;
+        let split = whole_split(i);
+        let piece = |layers: std::ops::Range<u64>, first: bool, last: bool| {
+            weight_bytes(arch, i, &Stage { index: 0, layers, first, last }, split, 1.0)
+        };
+        // One weight count per class of layer (a model has a few).
+        let mut by_class: Vec<(super::architecture::LayerClass, f64)> = Vec::new();
+        let layers = (0..arch.layers)
+            .map(|l| {
+                let class = arch.layer_class(l);
+                match by_class.iter().find(|(c, _)| *c == class) {
+                    Some((_, b)) => *b,
+                    None => {
+                        let b = piece(l..l + 1, false, false);
+                        by_class.push((class, b));
+                        b
+                    }
+                }
+            })
+            .collect();
+        let embedding = piece(0..0, true, false);
+        let head = if arch.tied_embeddings { 0.0 } else { piece(arch.layers..arch.layers, false, true) };
+        Parts { layers, embedding, head }
+    }
+
+    fn total(&self) -> f64 {
+        self.embedding + self.layers.iter().sum::<f64>() + self.head
+    }
+}
+
 /// The stages accelerate gives `pp` GPUs (see the module's rules), as layer ranges; a GPU past the
 /// model's end gets none.
-pub fn stages(p: &Plan, i: &Inference) -> Vec<Stage> {
+fn stages(p: &Plan, i: &Inference, parts: &Parts) -> Vec<Stage> {
     let arch = p.arch;
     let pp = i.pp.max(1);
-    let split = whole_split(i);
-    let piece = |layers: std::ops::Range<u64>, first: bool, last: bool| {
-        weight_bytes(arch, i, &Stage { index: 0, layers, first, last }, split, 1.0)
-    };
-    let layer = piece(0..1, false, false);
-    let embedding = piece(0..0, true, false);
-    let head = if arch.tied_embeddings { 0.0 } else { piece(arch.layers..arch.layers, false, true) };
-    let total = embedding + layer * arch.layers as f64 + head;
+    // The no-split block's size: the first decoder layer's.
+    let first_layer = parts.layers.first().copied().unwrap_or(0.0);
     // What each GPU may take: the balanced share, or the card's free memory when that is less
     // (`get_max_memory`: what the CUDA context leaves).
     let free = (p.gpu.torch_bytes as f64 - p.overhead_mib * super::scenario::MIB).max(0.0);
-    let budget = (total / pp as f64 + 1.25 * layer).min(free);
-    let largest = layer.max(embedding).max(head);
+    let budget = (parts.total() / pp as f64 + 1.25 * first_layer).min(free);
+    let largest = parts.layers.iter().fold(parts.embedding.max(parts.head), |a, &b| a.max(b));
     // The last GPU takes what is left (accelerate would offload the rest to the CPU, which is not
     // billed: the bill then shows that GPU over its card).
     let room = |gpu: u64| match gpu {
@@ -74,9 +109,9 @@ pub fn stages(p: &Plan, i: &Inference) -> Vec<Stage> {
         _ => budget,
     };
     // The GPU each layer lands on, filling in order.
-    let (mut gpu, mut used) = (0u64, embedding);
+    let (mut gpu, mut used) = (0u64, parts.embedding);
     let mut starts = vec![0u64; pp as usize + 1];
-    for l in 0..arch.layers {
+    for (l, &layer) in (0..arch.layers).zip(&parts.layers) {
         if used + layer > room(gpu) && gpu + 1 < pp {
             gpu += 1;
             used = 0.0;
@@ -91,7 +126,7 @@ pub fn stages(p: &Plan, i: &Inference) -> Vec<Stage> {
     // The final norm and an untied LM head go where they fit: the last GPU with layers, or the next.
     let head_gpu = if arch.tied_embeddings {
         0
-    } else if used + head > room(last_used) && last_used + 1 < pp {
+    } else if used + parts.head > room(last_used) && last_used + 1 < pp {
         last_used + 1
     } else {
         last_used
@@ -113,13 +148,13 @@ fn whole_split(i: &Inference) -> Split {
     Split { attention: tp, mlp: tp, experts: tp, shared: tp, embedding: tp, head: tp }
 }
 
-/// A stage's share of the cache: its layers' KV, each kind holding what it keeps (a window, a
-/// chunk, the whole sequence, a linear-attention layer's fixed state).
-fn kv_share(p: &Plan, i: &Inference, s: &Stage) -> f64 {
-    let kinds = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
-    let layer: Vec<f64> = kinds.iter().map(|&k| inference::kv_layer_bytes(p, i, k)).collect();
-    let whole: f64 = kinds.iter().zip(&layer).map(|(&k, b)| p.arch.layers_of(k) as f64 * b).sum();
-    let here: f64 = kinds.iter().zip(&layer).map(|(&k, b)| s.layers_of(p.arch, k) as f64 * b).sum();
+const KINDS: [LayerKind; 4] = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear];
+
+/// A stage's share of the cache: its layers' KV, each kind holding what it keeps (`per_layer`: a
+/// window, a chunk, the whole sequence, a linear-attention layer's fixed state).
+fn kv_share(p: &Plan, s: &Stage, per_layer: &[f64; 4]) -> f64 {
+    let whole: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| p.arch.layers_of(k) as f64 * b).sum();
+    let here: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| s.layers_of(p.arch, k) as f64 * b).sum();
     if whole > 0.0 {
         here / whole
     } else {
@@ -130,9 +165,19 @@ fn kv_share(p: &Plan, i: &Inference, s: &Stage) -> f64 {
 /// Every GPU of the map with its weights (the model's stored bytes shared as the stages' loaded
 /// bytes are, so they add up to the one-GPU bill's) and its moments.
 pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
-    let stages = stages(p, i);
-    let split = whole_split(i);
-    let loaded: Vec<f64> = stages.iter().map(|s| weight_bytes(p.arch, i, s, split, 1.0)).collect();
+    let parts = Parts::of(p, i);
+    let stages = stages(p, i, &parts);
+    let per_layer = KINDS.map(|k| inference::kv_layer_bytes(p, i, k));
+    let loaded: Vec<f64> = stages
+        .iter()
+        .map(|s| {
+            let layers: f64 = parts.layers[s.layers.start as usize..s.layers.end as usize].iter().sum();
+            let embedding = if s.first { parts.embedding } else { 0.0 };
+            // A tied head is the embedding itself, on the first GPU.
+            let head = if s.last { parts.head } else { 0.0 };
+            layers + embedding + head
+        })
+        .collect();
     let sum: f64 = loaded.iter().sum();
     let stored = inference::weights(p, i).bytes as f64;
     stages
@@ -140,7 +185,7 @@ pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
         .zip(loaded)
         .map(|(stage, bytes)| {
             let part = GpuPart {
-                kv_share: kv_share(p, i, &stage),
+                kv_share: kv_share(p, &stage, &per_layer),
                 layers: stage.count() > 0,
                 head: stage.last,
                 // The output returns to the input's GPU, the first; where the head is on it, it
