@@ -224,3 +224,26 @@ fn sglang_data_parallel_attention_caches_every_kv_head_as_a_published_pool_shows
     assert!((31.89 * 1024.0 * 1024.0 * 1024.0 / 2_786_325.0 - k_and_v / 2.0).abs() < 2.0);
     assert!((per_token("tp=4") - k_and_v / 2.0).abs() < 1.0);
 }
+
+#[test]
+fn a_speculative_drafter_is_on_the_last_stage_only() {
+    // vLLM builds the drafter only on the last pipeline rank (gpu_model_runner.py: `if
+    // self.speculative_config and get_pp_group().is_last_rank`, 0.10.1.1 … 0.33). Llama-3.1-8B's
+    // EAGLE head: one decoder layer (2 × 4096² + 2 × 4096 × 1024 + 3 × 4096 × 14,336 + 2 × 4096 =
+    // 218,112,000) and fc 2h → h (33,554,432): 251,666,432 parameters × 2 B.
+    let q = "model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g&pp=2&spec=eagle";
+    let first = bill(&format!("{q}&stage=0"));
+    let last = bill(&format!("{q}&stage=1"));
+    assert_eq!(first.component(ComponentId::DraftModel), 0);
+    assert_eq!(last.component(ComponentId::DraftModel), 251_666_432 * 2);
+    // Its weights and its attention layer's blocks are the last stage's: that stage binds the pool.
+    let p = last.parallel.as_ref().expect("a served grid");
+    assert_eq!(p.worst_stage, 1);
+    let (r0, r1) = (&p.ranks[0], &p.ranks[1]);
+    // Llama's embedding and head are the same size; the last stage has the final norm (4096 × 2 B).
+    assert_eq!(r1.weights_bytes, r0.weights_bytes + 8192);
+    // What each stage loads ("Model loading took"): the drafter with the last stage's layers only.
+    let loaded = |b: &Bill| b.serving.as_ref().map_or(0, |s| s.weights_bytes);
+    assert_eq!(loaded(&first), r0.weights_bytes);
+    assert_eq!(loaded(&last), r1.weights_bytes + 251_666_432 * 2);
+}

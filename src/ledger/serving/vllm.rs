@@ -570,6 +570,8 @@ fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u6
 struct StagePlan {
     stage: Stage,
     w: Component,
+    /// A drafter's and LoRA slots' bytes beside the stage's weights.
+    extra: f64,
     act: Component,
     nt: Component,
     g: Component,
@@ -614,22 +616,29 @@ fn stage_plan(
     let layout = layout(p.arch, i, r, draft_layers, &s);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
-    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, per_block, blocks }
+    StagePlan { stage: s, w, extra: extra_weights, act, nt, g, layout, available, profiled, per_block, blocks }
 }
 
 /// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
 /// engine takes for every stage: kv_cache_utils.py::unify_kv_cache_configs), those blocks, the
 /// `parallel` summary of every stage's GPU, and the least memory any stage leaves for its pool.
+/// A speculative drafter (`draft`: its KV layers and weights) is on the last stage only
+/// (gpu_model_runner.py: `if self.speculative_config and get_pp_group().is_last_rank`, 0.10.1.1
+/// :186 … 0.33.0 :598); LoRA slots (`lora`) are on every stage.
 fn grid_stages(
     p: &Plan,
     i: &Inference,
     r: &Rules,
     budget: f64,
-    draft_layers: u64,
-    extra: f64,
+    draft: (u64, f64),
+    lora: f64,
 ) -> (StagePlan, u64, Option<ParallelSummary>, f64) {
     let mut plans: Vec<StagePlan> = (0..i.pp.max(1))
-        .map(|q| stage_plan(p, i, r, Stage::of(p.arch, i.pp, q), budget, draft_layers, extra))
+        .map(|q| {
+            let s = Stage::of(p.arch, i.pp, q);
+            let (draft_layers, draft_bytes) = if s.last { draft } else { (0, 0.0) };
+            stage_plan(p, i, r, s, budget, draft_layers, lora + draft_bytes)
+        })
         .collect();
     let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
     let binding = plans.iter().position(|x| x.blocks == blocks).unwrap_or(0);
@@ -645,8 +654,8 @@ fn grid_stages(
                 layers: x.stage.count(),
                 weights_bytes: x.w.bytes,
                 activations_bytes: x.act.bytes,
-                allocated_bytes: (x.w.bytes as f64 + x.act.bytes as f64 + extra + kv) as u64,
-                device_bytes: (lines + extra + kv + context) as u64,
+                allocated_bytes: (x.w.bytes as f64 + x.act.bytes as f64 + x.extra + kv) as u64,
+                device_bytes: (lines + x.extra + kv + context) as u64,
             }
         })
         .collect();
@@ -670,7 +679,8 @@ fn whole_model_check<'a>(p: &Plan, i: &Inference, r: &'a Rules, draft_layers: u6
 }
 
 /// vLLM's bill of `p`: `model_context` is the context asked for (`max_model_len=auto`: the
-/// model's own, which the pool may lower, [`auto_fit`]).
+/// model's own, which the pool may lower, [`auto_fit`]). A drafter is the last stage's (the whole
+/// model's one without a grid).
 pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let model_context = context_tokens(p, i);
     let r = rules(p, i, model_context);
@@ -681,15 +691,16 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let adapters = lora::slots(p.arch, i, Some(r.version));
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
     let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
-    let extra = draft_bytes + lora_bytes;
     let (plan, blocks, parallel, least) = if grid::is_grid(i) {
-        grid_stages(p, i, &r, budget, draft_layers, extra)
+        grid_stages(p, i, &r, budget, (draft_layers, draft_bytes), lora_bytes)
     } else {
-        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, draft_layers, extra);
+        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, draft_layers, draft_bytes + lora_bytes);
         let (blocks, least) = (whole.blocks, whole.available);
         (whole, blocks, None, least)
     };
     let context_bytes = context_bytes(p, &r);
+    let draft = draft.filter(|_| plan.stage.last);
+    let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
     let StagePlan { w, act, nt, g, layout, available, profiled, per_block, .. } = plan;
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
     let whole_check = whole_model_check(p, i, &r, draft_layers, least);
