@@ -247,3 +247,22 @@ fn a_speculative_drafter_is_on_the_last_stage_only() {
     assert_eq!(loaded(&first), r0.weights_bytes);
     assert_eq!(loaded(&last), r1.weights_bytes + 251_666_432 * 2);
 }
+
+#[test]
+fn each_stage_holds_the_lora_slots_of_its_own_modules() {
+    // vLLM wraps the modules a stage builds (the others are PPMissingLayer). Llama-3.1-8B, rank 16,
+    // 16-bit A and B: per layer and rank, q 4096 + 4096, k and v 4096 + 1024, o 4096 + 4096, gate and
+    // up 4096 + 14,336, down 14,336 + 4096 = 81,920 elements; the embedding 128,256 + 4096 on the
+    // first stage, the LM head 128,256 (a multiple of 256) + 4096 on the last. Stage 0 of 2: 16
+    // layers and the embedding = 1,443,072 elements × 16 × 2 B per slot, × 4 slots.
+    let q = "model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g&max_loras=4";
+    let per_slot = |elements: u64| elements * 16 * 2 * 4;
+    assert_eq!(weights_of(&format!("{q}&pp=2&stage=0")), per_slot(16 * 81_920 + 132_352));
+    assert_eq!(weights_of(&format!("{q}&pp=2&stage=1")), per_slot(16 * 81_920 + 132_352));
+    // Without a grid the one GPU holds every module's.
+    assert_eq!(weights_of(q), per_slot(32 * 81_920 + 2 * 132_352));
+}
+
+fn weights_of(q: &str) -> u64 {
+    bill(q).component(ComponentId::AdapterWeights)
+}

@@ -10,7 +10,7 @@
 //! is allocated before the KV pool is sized. vLLM wraps the LM head and the embedding too, and the
 //! routed experts from 0.12 (`lora/layers/fused_moe.py`); SGLang only the adapters' targets.
 
-use crate::ledger::architecture::{Architecture, LinearGroup};
+use crate::ledger::architecture::{Architecture, LinearGroup, LinearShape};
 use crate::ledger::msg::{Arg, Msg};
 use crate::ledger::plan::Inference;
 use crate::ledger::scenario::Release;
@@ -36,19 +36,24 @@ fn row_parallel(name: &str) -> bool {
 /// LM head (hidden + the vocabulary padded to 256, whole on every GPU) and embedding (vocabulary
 /// + hidden); with `experts`, the routed experts (vLLM 0.12 on: `FusedMoEWithLoRA`).
 fn elements_per_rank(a: &Architecture, tp: u64, vocab: bool, experts: bool) -> f64 {
-    let tp = tp.max(1) as f64;
     let h = a.hidden as f64;
     let head_and_embedding = if vocab { (a.vocab.div_ceil(256) * 256) as f64 + a.vocab as f64 + 2.0 * h } else { 0.0 };
-    head_and_embedding
-        + a.linears()
-            .iter()
-            .filter(|l| experts || l.group != LinearGroup::Expert)
-            .map(|l| {
-                let (d_in, d_out) = (l.d_in as f64, l.d_out as f64);
-                let per_layer = if row_parallel(l.name) { d_in / tp + d_out } else { d_in + d_out / tp };
-                per_layer * l.count() as f64
-            })
-            .sum::<f64>()
+    head_and_embedding + layer_elements(a, tp, experts, |l| l.count() as f64)
+}
+
+/// The layers' part of [`elements_per_rank`], `copies` of each linear (all of them, or a pipeline
+/// stage's).
+fn layer_elements(a: &Architecture, tp: u64, experts: bool, copies: impl Fn(&LinearShape) -> f64) -> f64 {
+    let tp = tp.max(1) as f64;
+    a.linears()
+        .iter()
+        .filter(|l| experts || l.group != LinearGroup::Expert)
+        .map(|l| {
+            let (d_in, d_out) = (l.d_in as f64, l.d_out as f64);
+            let per_layer = if row_parallel(l.name) { d_in / tp + d_out } else { d_in + d_out / tp };
+            per_layer * copies(l)
+        })
+        .sum::<f64>()
 }
 
 /// The served adapters' memory, or `None` when LoRA is not enabled. `vllm`: vLLM's wrapping
@@ -56,13 +61,46 @@ fn elements_per_rank(a: &Architecture, tp: u64, vocab: bool, experts: bool) -> f
 /// from 0.12); else SGLang's pool for the adapters' targets (taken as every linear but the
 /// experts).
 pub fn slots(a: &Architecture, i: &Inference, vllm: Option<Release>) -> Option<LoraSlots> {
+    if i.engine.max_loras == 0 {
+        return None;
+    }
+    let experts = vllm.is_some_and(|v| v >= Release(0, 12, 0));
+    with_elements(a, i, vllm, elements_per_rank(a, i.tp, vllm.is_some(), experts))
+}
+
+/// vLLM's adapter slots on one GPU of a pipeline stage (`layers`, with the embedding on the first
+/// stage and the LM head on the last): a stage wraps only the modules it builds (the others are
+/// `PPMissingLayer`s). Host RAM still caches each adapter whole.
+pub fn vllm_stage_slots(
+    a: &Architecture,
+    i: &Inference,
+    version: Release,
+    layers: std::ops::Range<u64>,
+    (first, last): (bool, bool),
+) -> Option<LoraSlots> {
+    if i.engine.max_loras == 0 {
+        return None;
+    }
+    let h = a.hidden as f64;
+    let embedding = if first { a.vocab as f64 + h } else { 0.0 };
+    let head = if last { (a.vocab.div_ceil(256) * 256) as f64 + h } else { 0.0 };
+    let copies = |l: &LinearShape| {
+        let with = layers.clone().filter(|&x| a.layer_class(x).has(l)).count() as f64;
+        with * l.per_layer as f64
+    };
+    let experts = version >= Release(0, 12, 0);
+    with_elements(a, i, Some(version), embedding + head + layer_elements(a, i.tp, experts, copies))
+}
+
+/// The slots of `elements` per rank-1 adapter on one GPU (`None` without `max_loras`).
+fn with_elements(a: &Architecture, i: &Inference, vllm: Option<Release>, elements: f64) -> Option<LoraSlots> {
     let n = i.engine.max_loras;
     if n == 0 {
         return None;
     }
     let experts = vllm.is_some_and(|v| v >= Release(0, 12, 0));
     let rank = i.engine.max_lora_rank.unwrap_or(DEFAULT_RANK);
-    let per_adapter = elements_per_rank(a, i.tp, vllm.is_some(), experts) * rank as f64 * 2.0;
+    let per_adapter = elements * rank as f64 * 2.0;
     let gpu_bytes = per_adapter * n as f64;
     let cpu = i.engine.max_cpu_loras.unwrap_or(n).max(n);
     // Host RAM holds each cached adapter whole (not split over the GPUs).

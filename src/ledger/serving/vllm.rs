@@ -595,16 +595,11 @@ fn context_bytes(p: &Plan, r: &Rules) -> f64 {
     }
 }
 
-/// `extra_weights`: a drafter's and LoRA slots' bytes beside the stage's weights.
-fn stage_plan(
-    p: &Plan,
-    i: &Inference,
-    r: &Rules,
-    s: Stage,
-    budget: f64,
-    draft_layers: u64,
-    extra_weights: f64,
-) -> StagePlan {
+/// `draft`: a drafter's attention layers and weights on this stage; its own modules' LoRA slots
+/// join them beside the stage's weights.
+fn stage_plan(p: &Plan, i: &Inference, r: &Rules, s: Stage, budget: f64, draft: (u64, f64)) -> StagePlan {
+    let (draft_layers, draft_bytes) = draft;
+    let extra_weights = draft_bytes + adapters(p, i, r, &s).map_or(0.0, |a| a.gpu_bytes);
     let w = weights(p, i, &s);
     let act = profile_peak(p, i, r, &s);
     let nt = non_torch(p, i, r);
@@ -624,20 +619,19 @@ fn stage_plan(
 /// `parallel` summary of every stage's GPU, and the least memory any stage leaves for its pool.
 /// A speculative drafter (`draft`: its KV layers and weights) is on the last stage only
 /// (gpu_model_runner.py: `if self.speculative_config and get_pp_group().is_last_rank`, 0.10.1.1
-/// :186 … 0.33.0 :598); LoRA slots (`lora`) are on every stage.
+/// :186 … 0.33.0 :598); each stage holds the LoRA slots of its own modules.
 fn grid_stages(
     p: &Plan,
     i: &Inference,
     r: &Rules,
     budget: f64,
     draft: (u64, f64),
-    lora: f64,
 ) -> (StagePlan, u64, Option<ParallelSummary>, f64) {
     let mut plans: Vec<StagePlan> = (0..i.pp.max(1))
         .map(|q| {
             let s = Stage::of(p.arch, i.pp, q);
-            let (draft_layers, draft_bytes) = if s.last { draft } else { (0, 0.0) };
-            stage_plan(p, i, r, s, budget, draft_layers, lora + draft_bytes)
+            let on_stage = if s.last { draft } else { (0, 0.0) };
+            stage_plan(p, i, r, s, budget, on_stage)
         })
         .collect();
     let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
@@ -678,6 +672,12 @@ fn whole_model_check<'a>(p: &Plan, i: &Inference, r: &'a Rules, draft_layers: u6
     Some(Pool { layout, rules: r, available: least, blocks, per_block })
 }
 
+/// The LoRA slots of stage `s`'s modules (`lora::vllm_stage_slots`; the whole model's without a
+/// grid).
+fn adapters(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Option<lora::LoraSlots> {
+    lora::vllm_stage_slots(p.arch, i, r.version, s.layers.clone(), (s.first, s.last))
+}
+
 /// vLLM's bill of `p`: `model_context` is the context asked for (`max_model_len=auto`: the
 /// model's own, which the pool may lower, [`auto_fit`]). A drafter is the last stage's (the whole
 /// model's one without a grid).
@@ -688,19 +688,19 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let budget = (total * r.util).ceil();
     let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
-    let adapters = lora::slots(p.arch, i, Some(r.version));
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
-    let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
     let (plan, blocks, parallel, least) = if grid::is_grid(i) {
-        grid_stages(p, i, &r, budget, (draft_layers, draft_bytes), lora_bytes)
+        grid_stages(p, i, &r, budget, (draft_layers, draft_bytes))
     } else {
-        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, draft_layers, draft_bytes + lora_bytes);
+        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, (draft_layers, draft_bytes));
         let (blocks, least) = (whole.blocks, whole.available);
         (whole, blocks, None, least)
     };
     let context_bytes = context_bytes(p, &r);
     let draft = draft.filter(|_| plan.stage.last);
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
+    let adapters = adapters(p, i, &r, &plan.stage);
+    let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
     let StagePlan { w, act, nt, g, layout, available, profiled, per_block, .. } = plan;
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
     let whole_check = whole_model_check(p, i, &r, draft_layers, least);
