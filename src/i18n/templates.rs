@@ -1115,6 +1115,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`device_map=\"auto\"` over {0} GPUs: accelerate puts whole layers on each GPU in order and one GPU works at a time; each holds its layers' weights and cache and runs its own layer's working set{1}. The bill is GPU {2}'s; the GPUs' peaks add up to {3} allocated (what a benchmark that sums `max_memory_allocated` over the GPUs prints)",
             "`device_map=\"auto\"` 分到 {0} 张卡:`accelerate` 按顺序把整层放到各卡上,同一时刻只有一张卡在算;每张卡持有自己各层的权重与缓存,并各自运行一层的工作集{1}。这里是第 {2} 张卡的账单;各卡峰值之和为已分配 {3}(把各卡 `max_memory_allocated` 相加的基准测试印出的数)",
         ),
+        LoraSlotsStage => (
+            "{0} on this GPU: the slots of the modules its pipeline stage builds (the others are `PPMissingLayer`s) — of the whole model's {1}",
+            "本卡 {0}:所在流水线段自己构建的模块的槽位(其余为 `PPMissingLayer`)——整个模型的 {1}",
+        ),
         NoteDeviceMapLogits => (
             "; before transformers 4.45 the first GPU also receives the prompt's fp32 logits ({0}): accelerate returns the model's output to the input's GPU",
             ";`transformers` 4.45 之前,第一张卡还会收到提示词的 `fp32` logits({0}):`accelerate` 把模型输出送回输入所在的卡",

@@ -358,6 +358,7 @@ msg_ids!(
     HfMapKv,
     NoteDeviceMap,
     NoteDeviceMapLogits,
+    LoraSlotsStage,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,

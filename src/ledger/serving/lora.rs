@@ -61,46 +61,13 @@ fn layer_elements(a: &Architecture, tp: u64, experts: bool, copies: impl Fn(&Lin
 /// from 0.12); else SGLang's pool for the adapters' targets (taken as every linear but the
 /// experts).
 pub fn slots(a: &Architecture, i: &Inference, vllm: Option<Release>) -> Option<LoraSlots> {
-    if i.engine.max_loras == 0 {
-        return None;
-    }
-    let experts = vllm.is_some_and(|v| v >= Release(0, 12, 0));
-    with_elements(a, i, vllm, elements_per_rank(a, i.tp, vllm.is_some(), experts))
-}
-
-/// vLLM's adapter slots on one GPU of a pipeline stage (`layers`, with the embedding on the first
-/// stage and the LM head on the last): a stage wraps only the modules it builds (the others are
-/// `PPMissingLayer`s). Host RAM still caches each adapter whole.
-pub fn vllm_stage_slots(
-    a: &Architecture,
-    i: &Inference,
-    version: Release,
-    layers: std::ops::Range<u64>,
-    (first, last): (bool, bool),
-) -> Option<LoraSlots> {
-    if i.engine.max_loras == 0 {
-        return None;
-    }
-    let h = a.hidden as f64;
-    let embedding = if first { a.vocab as f64 + h } else { 0.0 };
-    let head = if last { (a.vocab.div_ceil(256) * 256) as f64 + h } else { 0.0 };
-    let copies = |l: &LinearShape| {
-        let with = layers.clone().filter(|&x| a.layer_class(x).has(l)).count() as f64;
-        with * l.per_layer as f64
-    };
-    let experts = version >= Release(0, 12, 0);
-    with_elements(a, i, Some(version), embedding + head + layer_elements(a, i.tp, experts, copies))
-}
-
-/// The slots of `elements` per rank-1 adapter on one GPU (`None` without `max_loras`).
-fn with_elements(a: &Architecture, i: &Inference, vllm: Option<Release>, elements: f64) -> Option<LoraSlots> {
     let n = i.engine.max_loras;
     if n == 0 {
         return None;
     }
     let experts = vllm.is_some_and(|v| v >= Release(0, 12, 0));
     let rank = i.engine.max_lora_rank.unwrap_or(DEFAULT_RANK);
-    let per_adapter = elements * rank as f64 * 2.0;
+    let per_adapter = elements_per_rank(a, i.tp, vllm.is_some(), experts) * rank as f64 * 2.0;
     let gpu_bytes = per_adapter * n as f64;
     let cpu = i.engine.max_cpu_loras.unwrap_or(n).max(n);
     // Host RAM holds each cached adapter whole (not split over the GPUs).
@@ -115,4 +82,29 @@ fn with_elements(a: &Architecture, i: &Inference, vllm: Option<Release>, element
         Arg::Bytes(host_bytes)
     );
     Some(LoraSlots { gpu_bytes, host_bytes, formula })
+}
+
+/// vLLM's adapter slots on one GPU of a pipeline stage (`layers`, with the embedding on the first
+/// stage and the LM head on the last): a stage wraps only the modules it builds (the others are
+/// `PPMissingLayer`s), so it holds their share of [`slots`]' `gpu_bytes`; host RAM still caches
+/// each adapter whole.
+pub fn vllm_stage_slots(
+    a: &Architecture,
+    i: &Inference,
+    version: Release,
+    layers: std::ops::Range<u64>,
+    (first, last): (bool, bool),
+) -> Option<LoraSlots> {
+    let whole = slots(a, i, Some(version))?;
+    let experts = version >= Release(0, 12, 0);
+    let h = a.hidden as f64;
+    let embedding = if first { a.vocab as f64 + h } else { 0.0 };
+    let head = if last { (a.vocab.div_ceil(256) * 256) as f64 + h } else { 0.0 };
+    let copies =
+        |l: &LinearShape| layers.clone().filter(|&x| a.layer_class(x).has(l)).count() as f64 * l.per_layer as f64;
+    let here = embedding + head + layer_elements(a, i.tp, experts, copies);
+    let share = here / elements_per_rank(a, i.tp, true, experts).max(1.0);
+    let gpu_bytes = whole.gpu_bytes * share;
+    let formula = msg!(LoraSlotsStage, Arg::Bytes(gpu_bytes), whole.formula.arg());
+    Some(LoraSlots { gpu_bytes, host_bytes: whole.host_bytes, formula })
 }

@@ -570,8 +570,6 @@ fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u6
 struct StagePlan {
     stage: Stage,
     w: Component,
-    /// A drafter's and LoRA slots' bytes beside the stage's weights.
-    extra: f64,
     act: Component,
     nt: Component,
     g: Component,
@@ -595,11 +593,17 @@ fn context_bytes(p: &Plan, r: &Rules) -> f64 {
     }
 }
 
-/// `draft`: a drafter's attention layers and weights on this stage; its own modules' LoRA slots
-/// join them beside the stage's weights.
-fn stage_plan(p: &Plan, i: &Inference, r: &Rules, s: Stage, budget: f64, draft: (u64, f64)) -> StagePlan {
-    let (draft_layers, draft_bytes) = draft;
-    let extra_weights = draft_bytes + adapters(p, i, r, &s).map_or(0.0, |a| a.gpu_bytes);
+/// `draft_layers`: a drafter's attention layers on this stage; `extra_weights`: its weights' and
+/// the LoRA slots' bytes beside the stage's.
+fn stage_plan(
+    p: &Plan,
+    i: &Inference,
+    r: &Rules,
+    s: Stage,
+    budget: f64,
+    draft_layers: u64,
+    extra_weights: f64,
+) -> StagePlan {
     let w = weights(p, i, &s);
     let act = profile_peak(p, i, r, &s);
     let nt = non_torch(p, i, r);
@@ -611,7 +615,7 @@ fn stage_plan(p: &Plan, i: &Inference, r: &Rules, s: Stage, budget: f64, draft: 
     let layout = layout(p.arch, i, r, draft_layers, &s);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
-    StagePlan { stage: s, w, extra: extra_weights, act, nt, g, layout, available, profiled, per_block, blocks }
+    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, per_block, blocks }
 }
 
 /// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
@@ -630,8 +634,9 @@ fn grid_stages(
     let mut plans: Vec<StagePlan> = (0..i.pp.max(1))
         .map(|q| {
             let s = Stage::of(p.arch, i.pp, q);
-            let on_stage = if s.last { draft } else { (0, 0.0) };
-            stage_plan(p, i, r, s, budget, on_stage)
+            let (draft_layers, draft_bytes) = if s.last { draft } else { (0, 0.0) };
+            let lora = stage_adapters(p, i, r, &s).map_or(0.0, |a| a.gpu_bytes);
+            stage_plan(p, i, r, s, budget, draft_layers, draft_bytes + lora)
         })
         .collect();
     let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
@@ -642,14 +647,17 @@ fn grid_stages(
         .iter()
         .map(|x| {
             let kv = blocks as f64 * x.per_block;
+            // The drafter's and the LoRA slots' bytes beside the stage's weights.
+            let draft_bytes = if x.stage.last { draft.1 } else { 0.0 };
+            let extra = draft_bytes + stage_adapters(p, i, r, &x.stage).map_or(0.0, |a| a.gpu_bytes);
             let lines: f64 = [&x.w, &x.act, &x.nt, &x.g].iter().map(|c| c.bytes as f64).sum();
             RankSummary {
                 stage: x.stage.index,
                 layers: x.stage.count(),
                 weights_bytes: x.w.bytes,
                 activations_bytes: x.act.bytes,
-                allocated_bytes: (x.w.bytes as f64 + x.act.bytes as f64 + x.extra + kv) as u64,
-                device_bytes: (lines + x.extra + kv + context) as u64,
+                allocated_bytes: (x.w.bytes as f64 + x.act.bytes as f64 + extra + kv) as u64,
+                device_bytes: (lines + extra + kv + context) as u64,
             }
         })
         .collect();
@@ -672,9 +680,38 @@ fn whole_model_check<'a>(p: &Plan, i: &Inference, r: &'a Rules, draft_layers: u6
     Some(Pool { layout, rules: r, available: least, blocks, per_block })
 }
 
-/// The LoRA slots of stage `s`'s modules (`lora::vllm_stage_slots`; the whole model's without a
-/// grid).
-fn adapters(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Option<lora::LoraSlots> {
+/// The stage the bill is of, and what it holds beside its weights.
+struct Billed {
+    plan: StagePlan,
+    /// The pool's blocks (on a grid, the fewest of any stage), the grid's summary, and the least
+    /// memory any stage leaves for its pool.
+    blocks: u64,
+    parallel: Option<ParallelSummary>,
+    least: f64,
+    /// The drafter (the last stage's) and the LoRA slots of the stage's modules.
+    draft: Option<speculative::Drafter>,
+    adapters: Option<lora::LoraSlots>,
+}
+
+/// The whole model on one stage, or a served grid's billed stage ([`grid_stages`]).
+fn billed_stage(p: &Plan, i: &Inference, r: &Rules, budget: f64, draft: Option<speculative::Drafter>) -> Billed {
+    let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
+    let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
+    if !grid::is_grid(i) {
+        let adapters = lora::slots(p.arch, i, Some(r.version));
+        let lora = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
+        let plan = stage_plan(p, i, r, Stage::whole(p.arch), budget, draft_layers, draft_bytes + lora);
+        let (blocks, least) = (plan.blocks, plan.available);
+        return Billed { plan, blocks, parallel: None, least, draft, adapters };
+    }
+    let (plan, blocks, parallel, least) = grid_stages(p, i, r, budget, (draft_layers, draft_bytes));
+    let adapters = stage_adapters(p, i, r, &plan.stage);
+    let draft = draft.filter(|_| plan.stage.last);
+    Billed { plan, blocks, parallel, least, draft, adapters }
+}
+
+/// The LoRA slots of a served grid's stage `s`: those of the modules it builds.
+fn stage_adapters(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Option<lora::LoraSlots> {
     lora::vllm_stage_slots(p.arch, i, r.version, s.layers.clone(), (s.first, s.last))
 }
 
@@ -688,18 +725,9 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let budget = (total * r.util).ceil();
     let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
-    let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
-    let (plan, blocks, parallel, least) = if grid::is_grid(i) {
-        grid_stages(p, i, &r, budget, (draft_layers, draft_bytes))
-    } else {
-        let whole = stage_plan(p, i, &r, Stage::whole(p.arch), budget, (draft_layers, draft_bytes));
-        let (blocks, least) = (whole.blocks, whole.available);
-        (whole, blocks, None, least)
-    };
+    let Billed { plan, blocks, parallel, least, draft, adapters } = billed_stage(p, i, &r, budget, draft);
     let context_bytes = context_bytes(p, &r);
-    let draft = draft.filter(|_| plan.stage.last);
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
-    let adapters = adapters(p, i, &r, &plan.stage);
     let lora_bytes = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
     let StagePlan { w, act, nt, g, layout, available, profiled, per_block, .. } = plan;
     let pool = Pool { layout, rules: &r, available, blocks, per_block };
