@@ -239,3 +239,23 @@ fn a_card_smaller_than_the_balanced_share_is_filled_and_the_last_takes_the_rest(
     assert!(p.ranks[3].weights_bytes > card, "the rest does not fit the last card");
     assert_eq!(p.worst_stage, 3);
 }
+
+#[test]
+fn each_gpu_in_the_summary_is_the_bill_of_that_gpu() {
+    // The `parallel` object's allocated bytes of GPU k are what the bill of `stage=k` adds up to —
+    // with what stays beside the moments: bitsandbytes' NF4 dequantization buffer on every GPU that
+    // runs layers, a vision tower's working set on the first.
+    for q in [
+        "model=llama-3.1-70b&mode=infer&engine=hf&quant=nf4&seq=4096&gen=256&gpu=rtx4090&pp=3",
+        "model=qwen2.5-vl-7b&mode=infer&engine=hf&images=4&seq=2048&gen=128&gpu=rtx4090&pp=2",
+        "model=qwen2.5-72b&mode=infer&engine=hf&engine_version=4.38.2&seq=16384&gen=512&gpu=a100-80g&pp=3",
+    ] {
+        let ranks = bill(q).parallel.map(|p| p.ranks).unwrap_or_default();
+        assert!(ranks.len() > 1, "{q}");
+        for r in &ranks {
+            let b = bill(&format!("{q}&stage={}", r.stage));
+            let got = b.allocated_bytes();
+            assert!(got.abs_diff(r.allocated_bytes) <= 8, "{q} stage {}: {got} vs {}", r.stage, r.allocated_bytes);
+        }
+    }
+}

@@ -2,8 +2,8 @@
 //! `from_pretrained(device_map="auto")` places whole decoder layers on the GPUs in order, and
 //! accelerate's hooks move the hidden states from one GPU to the next — one GPU works at a time.
 //! Read in accelerate (`utils/modeling.py`, `hooks.py`) and transformers' `from_pretrained`:
-//! - `get_balanced_memory` gives every GPU but the last the model's size ÷ GPUs + 1.25 × a decoder
-//!   layer's, or its free memory when that is less; the last keeps its free memory;
+//! - `get_balanced_memory` gives every GPU but the last the model's size ÷ GPUs + 1.25 × the first
+//!   decoder layer's, or its free memory when that is less; the last keeps its free memory;
 //! - `infer_auto_device_map` fills the GPUs in module order (the embedding, the layers, the final
 //!   norm, the LM head), the first GPU keeping room for the largest module (an embedding, an LM head
 //!   or a layer); a tied LM head stays with its embedding;
@@ -35,16 +35,19 @@ pub fn is_layer_split(i: &Inference) -> bool {
 pub struct MappedGpu {
     pub stage: Stage,
     pub weights: f64,
+    /// What stays beside the moments: bitsandbytes' dequantization buffer where layers run, the
+    /// vision tower's working set on the first GPU.
+    pub running: f64,
     pub part: GpuPart,
     pub prefill: Live,
     pub decode: Option<Live>,
 }
 
 impl MappedGpu {
-    /// Its `max_memory_allocated`: the weights and the larger moment.
+    /// Its `max_memory_allocated`: the weights, what stays, and the larger moment.
     pub fn allocated(&self) -> f64 {
         let decode = self.decode.map_or(0.0, |d| d.total());
-        self.weights + self.prefill.total().max(decode)
+        self.weights + self.running + self.prefill.total().max(decode)
     }
 }
 
@@ -180,6 +183,8 @@ pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
         .collect();
     let sum: f64 = loaded.iter().sum();
     let stored = inference::weights(p, i).bytes as f64;
+    let dequant = inference::dequant_buffer(p, i).map_or(0.0, |c| c.bytes as f64);
+    let vision = super::vision::vision_activations(p).map_or(0.0, |(c, _)| c.bytes as f64);
     stages
         .into_iter()
         .zip(loaded)
@@ -194,7 +199,8 @@ pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
             };
             let (prefill, decode) = inference::moments(i, part, a);
             let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 };
-            MappedGpu { stage, weights, part, prefill, decode }
+            let running = if part.layers { dequant } else { 0.0 } + if stage.first { vision } else { 0.0 };
+            MappedGpu { stage, weights, running, part, prefill, decode }
         })
         .collect()
 }

@@ -309,6 +309,7 @@ fn mapped_gpu(p: &Plan, i: &Inference, a: &inference::Amounts) -> (device_map::M
     let gpu = billed.unwrap_or_else(|| device_map::MappedGpu {
         stage: super::serving::grid::Stage::whole(p.arch),
         weights: 0.0,
+        running: 0.0,
         part: inference::GpuPart::WHOLE,
         prefill: Default::default(),
         decode: None,
