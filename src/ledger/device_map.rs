@@ -21,7 +21,7 @@ use super::architecture::LayerKind;
 use super::bill::{Live, ParallelSummary, RankSummary};
 use super::inference::{self, Amounts, GpuPart};
 use super::plan::{Inference, Plan};
-use super::serving::grid::{weight_bytes, Split, Stage};
+use super::serving::grid::{self, weight_bytes, Split, Stage};
 
 /// Whether `i` is generated over a device map (`engine=hf`, `pp` above 1; native builds only: the
 /// page bills one GPU and says so).
@@ -167,7 +167,7 @@ fn kv_share(p: &Plan, s: &Stage, per_layer: &[f64; 4]) -> f64 {
 
 /// Every GPU of the map with its weights (the model's stored bytes shared as the stages' loaded
 /// bytes are, so they add up to the one-GPU bill's) and its moments.
-pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
+fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
     let parts = Parts::of(p, i);
     let stages = stages(p, i, &parts);
     let per_layer = KINDS.map(|k| inference::kv_layer_bytes(p, i, k));
@@ -205,10 +205,11 @@ pub fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
         .collect()
 }
 
-/// The `parallel` object of a device map: every GPU, the one that needs the most as the worst,
-/// and the one billed (`stage`, or the worst). `device` gives a GPU's device total from its
-/// allocated bytes.
-pub fn summary(i: &Inference, gpus: &[MappedGpu], device: impl Fn(f64) -> f64) -> ParallelSummary {
+/// The GPU the bill is of (`stage`, or the one that needs the most) and the map's `parallel`
+/// object: every GPU, the one that needs the most as the worst. `device` gives a GPU's device
+/// total from its allocated bytes.
+pub fn billed(p: &Plan, i: &Inference, a: &Amounts, device: impl Fn(f64) -> f64) -> (MappedGpu, ParallelSummary) {
+    let mut gpus = gpus(p, i, a);
     let ranks: Vec<RankSummary> = gpus
         .iter()
         .map(|g| {
@@ -223,9 +224,9 @@ pub fn summary(i: &Inference, gpus: &[MappedGpu], device: impl Fn(f64) -> f64) -
             }
         })
         .collect();
-    let worst = ranks.iter().max_by_key(|r| r.device_bytes).map_or(0, |r| r.stage);
-    let billed = i.stage.map_or(worst, |k| k.min(gpus.len().saturating_sub(1) as u64));
-    let layout = super::scenario::Layout { tp: i.tp, pp: i.pp, ..Default::default() };
-    let worst_bytes = ranks.iter().find(|r| r.stage == worst).map_or(0, |r| r.device_bytes);
-    ParallelSummary { layout, worst_stage: worst, worst_bytes, billed_stage: billed, ranks }
+    let worst = ranks.iter().max_by_key(|r| r.device_bytes).map_or(0, |r| r.stage as usize);
+    // A map has `pp` GPUs, at least one.
+    let billed = grid::billed(i, worst, gpus.len());
+    let summary = grid::summary(i, worst as u64, billed as u64, ranks);
+    (gpus.swap_remove(billed), summary)
 }

@@ -302,18 +302,8 @@ fn inference_lines(
 /// The GPU of a device map the bill is of (`stage`, or the one that needs the most), the map's
 /// summary and its note.
 fn mapped_gpu(p: &Plan, i: &Inference, a: &inference::Amounts) -> (device_map::MappedGpu, ParallelSummary, Note) {
-    let gpus = device_map::gpus(p, i, a);
     let context = p.overhead_mib * MIB;
-    let summary = device_map::summary(i, &gpus, |allocated| allocated * (1.0 + SLACK_INFERENCE) + context);
-    let billed = gpus.get(summary.billed_stage as usize).or(gpus.last()).cloned();
-    let gpu = billed.unwrap_or_else(|| device_map::MappedGpu {
-        stage: super::serving::grid::Stage::whole(p.arch),
-        weights: 0.0,
-        running: 0.0,
-        part: inference::GpuPart::WHOLE,
-        prefill: Default::default(),
-        decode: None,
-    });
+    let (gpu, summary) = device_map::billed(p, i, a, |allocated| allocated * (1.0 + SLACK_INFERENCE) + context);
     let logits = when(a.returned_logits > 0.0, || msg!(NoteDeviceMapLogits, Arg::Bytes(a.returned_logits)));
     let text = msg!(
         NoteDeviceMap,

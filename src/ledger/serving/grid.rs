@@ -167,6 +167,12 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
     bytes
 }
 
+/// The GPU of `count` stages the bill is of: the one `stage` picks (the last when it is past the
+/// end), or `default` (the one that binds the pool, or needs the most).
+pub fn billed(i: &Inference, default: usize, count: usize) -> usize {
+    i.stage.map_or(default, |k| (k as usize).min(count.saturating_sub(1)))
+}
+
 /// NCCL's process groups of more than one GPU a GPU of the grid belongs to: tensor, pipeline, and
 /// the data- or expert-parallel group.
 pub fn process_groups(i: &Inference) -> u64 {

@@ -461,7 +461,7 @@ fn stages(p: &Plan, i: &Inference) -> (Pool, Option<crate::ledger::bill::Paralle
     let mut pools: Vec<Pool> = stages.iter().map(|st| pool(p, i, st)).collect();
     let fewest = pools.iter().map(|x| x.tokens).min().unwrap_or(0);
     let binding = pools.iter().position(|x| x.tokens == fewest).unwrap_or(0);
-    let billed = i.stage.map_or(binding, |k| (k as usize).min(pools.len() - 1));
+    let billed = super::grid::billed(i, binding, pools.len());
     let shared = version >= Release(0, 5, 2);
     let ranks = stages
         .iter()

@@ -641,7 +641,7 @@ fn grid_stages(
         .collect();
     let blocks = plans.iter().map(|x| x.blocks).min().unwrap_or(0);
     let binding = plans.iter().position(|x| x.blocks == blocks).unwrap_or(0);
-    let billed = i.stage.map_or(binding, |k| (k as usize).min(plans.len() - 1));
+    let billed = grid::billed(i, binding, plans.len());
     let context = context_bytes(p, r);
     let ranks: Vec<RankSummary> = plans
         .iter()
