@@ -570,6 +570,8 @@ fn with_prefix(pool: &Pool, context: u64, requests: u64, share: f64) -> (f64, u6
 struct StagePlan {
     stage: Stage,
     w: Component,
+    /// The drafter's and the LoRA slots' bytes beside the stage's weights.
+    extra: f64,
     act: Component,
     nt: Component,
     g: Component,
@@ -615,7 +617,7 @@ fn stage_plan(
     let layout = layout(p.arch, i, r, draft_layers, &s);
     let per_block = layout.bytes_per_block().max(1.0);
     let blocks = if available > 0.0 { (available / per_block).floor() as u64 } else { 0 };
-    StagePlan { stage: s, w, act, nt, g, layout, available, profiled, per_block, blocks }
+    StagePlan { stage: s, w, extra: extra_weights, act, nt, g, layout, available, profiled, per_block, blocks }
 }
 
 /// A served grid's stages: the one billed (`stage`, or the one with the fewest blocks, which the
@@ -646,10 +648,7 @@ fn grid_stages(
     let ranks: Vec<RankSummary> = plans
         .iter()
         .map(|x| {
-            let kv = blocks as f64 * x.per_block;
-            // The drafter's and the LoRA slots' bytes beside the stage's weights.
-            let draft_bytes = if x.stage.last { draft.1 } else { 0.0 };
-            let extra = draft_bytes + stage_adapters(p, i, r, &x.stage).map_or(0.0, |a| a.gpu_bytes);
+            let (kv, extra) = (blocks as f64 * x.per_block, x.extra);
             let lines: f64 = [&x.w, &x.act, &x.nt, &x.g].iter().map(|c| c.bytes as f64).sum();
             RankSummary {
                 stage: x.stage.index,
