@@ -40,15 +40,10 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
         if n == 0 {
             continue;
         }
-        let limit = match kind {
-            LayerKind::Sliding => arch.window,
-            LayerKind::Chunked => arch.chunk,
-            _ => 0,
-        };
-        let held = if limit > 0 { tokens.min(limit) } else { tokens };
+        let held = held_tokens(p, kind, tokens);
         token_layers += n as f64 * held as f64;
         let class = LayerClass { attention: kind, moe: false, mlp: true, count: n };
-        let windowed = when(limit > 0 && held < tokens, || msg!(KvWindow));
+        let windowed = when(held < tokens, || msg!(KvWindow));
         parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), windowed));
     }
     let per_token = match &arch.mla {
@@ -75,6 +70,21 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     line(ComponentId::KvCache, kv, "§2", formula)
 }
 
+/// The tokens a layer of attention kind `kind` keeps of `tokens`: its window or chunk (as Hugging
+/// Face's cache keeps them), or every one.
+fn held_tokens(p: &Plan, kind: LayerKind, tokens: u64) -> u64 {
+    let limit = match kind {
+        LayerKind::Sliding => p.arch.window,
+        LayerKind::Chunked => p.arch.chunk,
+        _ => 0,
+    };
+    if limit > 0 {
+        tokens.min(limit)
+    } else {
+        tokens
+    }
+}
+
 /// What one layer of attention kind `kind` caches for the whole sequence (prompt + generated):
 /// a window or a chunk of tokens, every token, or a linear-attention layer's fixed state.
 pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
@@ -83,12 +93,7 @@ pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
         let n = arch.layers_of(LayerKind::Linear).max(1) as f64;
         return linear_state(p, i).0 / n;
     }
-    let tokens = p.tokens.saturating_add(i.generated);
-    let held = match kind {
-        LayerKind::Sliding if arch.window > 0 => tokens.min(arch.window),
-        LayerKind::Chunked if arch.chunk > 0 => tokens.min(arch.chunk),
-        _ => tokens,
-    };
+    let held = held_tokens(p, kind, p.tokens.saturating_add(i.generated));
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
     arch.kv_elements_per_layer(kv_heads_here) as f64 * (i.kv.bits() / 8.0) * held as f64 * p.batch as f64
 }
@@ -205,11 +210,8 @@ pub struct Amounts {
 pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
     let arch = p.arch;
     let kv_prompt = kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes as f64;
-    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
-    let layer_copy = arch.kv_elements_per_layer(kv_heads_here) as f64
-        * p.tokens.saturating_add(i.generated) as f64
-        * p.batch as f64
-        * (i.kv.bits() / 8.0);
+    // A full-attention layer's whole cache, which a decoding step's `torch.cat` copies.
+    let layer_copy = kv_layer_bytes(p, i, LayerKind::Full);
     let every = projects_every_position(p, i);
     let logits = logits_bytes(p, i);
     let positions = p.batch as f64 * p.tokens as f64 * arch.vocab as f64;
