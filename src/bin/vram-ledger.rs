@@ -233,9 +233,7 @@ fn main() -> ExitCode {
             if let Some(g) = fit::max_generations(&s) {
                 v["max_generations"] = g.into();
             }
-            if s.mode == vram_ledger::ledger::scenario::Mode::Infer
-                && s.serving.engine == vram_ledger::ledger::scenario::Engine::Hf
-            {
+            if fit::device_map_applies(&s) {
                 v["device_map_gpus"] = fit::fewest_device_map_gpus(&s).into();
             }
         }
@@ -264,9 +262,7 @@ fn main() -> ExitCode {
                      grows with them)"
                 );
             }
-            if s.mode == vram_ledger::ledger::scenario::Mode::Infer
-                && s.serving.engine == vram_ledger::ledger::scenario::Engine::Hf
-            {
+            if fit::device_map_applies(&s) {
                 match fit::fewest_device_map_gpus(&s) {
                     Some(n) => outln!(
                         "fewest GPUs of this card for device_map=\"auto\" with the 20 % margin: {n} (pp={n}; every GPU's bill inside it)"
@@ -274,7 +270,7 @@ fn main() -> ExitCode {
                     None => outln!(
                         "fewest GPUs of this card for device_map=\"auto\" with the 20 % margin: none up to {} (the GPU with the LM head \
                          or one layer's working set does not fit)",
-                        fit::MAX_DEVICE_MAP_GPUS.min(s.architecture.layers.max(1))
+                        fit::most_device_map_gpus(&s)
                     ),
                 }
             }

@@ -112,19 +112,27 @@ pub fn max_generations(s: &Scenario) -> Option<u64> {
 /// The most GPUs [`fewest_device_map_gpus`] tries.
 pub const MAX_DEVICE_MAP_GPUS: u64 = 64;
 
+/// Whether `s` is generated with transformers, so a device map applies (native builds).
+pub fn device_map_applies(s: &Scenario) -> bool {
+    s.mode == Mode::Infer && s.serving.engine == super::scenario::Engine::Hf && cfg!(not(feature = "page"))
+}
+
+/// The most GPUs a device map of `s` is tried on: [`MAX_DEVICE_MAP_GPUS`], or one per layer.
+pub fn most_device_map_gpus(s: &Scenario) -> u64 {
+    MAX_DEVICE_MAP_GPUS.min(s.architecture.layers.max(1))
+}
+
 /// The fewest GPUs of the card over which transformers' `device_map="auto"` (`engine=hf` with
 /// `pp`, `super::device_map`) serves `s` with every GPU inside the 20 % margin; `None` for other
-/// scenarios, or when even [`MAX_DEVICE_MAP_GPUS`] (or one GPU per layer) do not: a GPU's share
-/// shrinks with more GPUs, but the one with the LM head keeps the prompt's logits and every GPU
-/// one layer's working set.
+/// scenarios, or when even [`most_device_map_gpus`] do not: a GPU's share shrinks with more GPUs,
+/// but the one with the LM head keeps the prompt's logits and every GPU one layer's working set.
 pub fn fewest_device_map_gpus(s: &Scenario) -> Option<u64> {
-    if s.mode != Mode::Infer || s.serving.engine != super::scenario::Engine::Hf || cfg!(feature = "page") {
+    if !device_map_applies(s) {
         return None;
     }
     let mut probe = s.clone();
     probe.layout.stage = None;
-    let most = MAX_DEVICE_MAP_GPUS.min(s.architecture.layers.max(1));
-    (1..=most).find(|&n| {
+    (1..=most_device_map_gpus(s)).find(|&n| {
         probe.layout.pp = n;
         fits_with_margin(&probe)
     })
