@@ -17,10 +17,12 @@
 //! page has anyway: a link's query for a model, `Reading::from_link` for a paste.
 
 use crate::ledger::bill::{
-    Bill, Component, ComponentId, Note, ParallelSummary, RankSummary, SlackRule, StepAmounts, Timeline,
+    Bill, Component, ComponentId, KvPool, Live, Note, ParallelSummary, PoolKind, RankSummary, Serving, ServingStatus,
+    SlackRule, StepAmounts, Timeline,
 };
 use crate::ledger::json::Json;
 use crate::ledger::msg::{Arg, Msg, MsgId};
+use crate::ledger::scenario::{Engine, Release};
 use crate::tree::paste::Cause;
 use crate::tree::reader::Reading;
 use crate::tree::{Lever, NodeId};
@@ -52,8 +54,13 @@ pub enum Answer {
 pub struct GridAnswer {
     pub query: String,
     pub bill: std::rc::Rc<Bill>,
-    /// `key=value` changed, and the device bytes of the GPU that then needs the most.
+    /// `key=value` changed, and what the grid then makes: the device bytes of the GPU that needs
+    /// the most, or a served grid's requests at once × 100.
     pub levers: Vec<(String, String, u64)>,
+    /// A served bill's planner: its curve (context, requests at once) and its levers with the
+    /// engine's figures after each.
+    pub curve: Vec<(u64, f64)>,
+    pub planner_levers: Vec<(Lever, Serving)>,
 }
 
 /// A self-test question as the page draws it: its texts in both languages (English, Chinese) and
@@ -160,8 +167,8 @@ fn decode_arg(a: &Json, depth: usize) -> Option<Arg> {
 
 /// Where a line's section can point (the grid's lines use these).
 const SECTIONS: [&str; 4] = ["§1", "§2", "§3", "§3 ⑦"];
-/// The keys of a grid bill's notes.
-const GRID_NOTES: [&str; 8] = [
+/// The keys of a grid bill's notes (a training grid's, a served grid's or a device map's).
+const GRID_NOTES: [&str; 23] = [
     "grid",
     "grid_refused",
     "grid_uneven",
@@ -170,30 +177,37 @@ const GRID_NOTES: [&str; 8] = [
     "framework",
     "unified_memory",
     "offload_host",
+    "serving_grid",
+    "engine",
+    "engine_status",
+    "engine_ignored",
+    "engine_addons",
+    "prefix_share",
+    "pipeline_check",
+    "max_model_len",
+    "kv_cache_memory",
+    "full_mask",
+    "device_map",
+    "vision_tokens",
+    "unified_host",
+    "quant_ignored",
+    "effective_batch",
 ];
 
-/// The worker's side of `"grid"`: the bill of one GPU of the query's grid, and the levers of the
-/// grid (twice the tensor, pipeline, expert or context parallel size; the distributed optimizer,
-/// sequence parallel, full recompute) with the device bytes each leaves on the worst GPU.
+/// The worker's side of `"grid"`: the bill of one GPU of the query's grid (a training grid, a
+/// served grid or a device map), the levers of the grid with what each makes of it, and a served
+/// grid's planner curve (requests at once against context).
 pub fn grid(query: &str) -> String {
-    use crate::ledger::scenario::Checkpointing;
     let s = crate::query::parse(query).scenario;
     let bill = crate::ledger::estimate(&s);
-    let (l, arch) = (s.layout, &s.architecture);
-    let experts = arch.moe.map_or(0, |m| m.experts);
-    let candidates: [(&str, u64, bool); 7] = [
-        ("tp", l.tp * 2, arch.heads % (l.tp * 2) == 0 && arch.kv_heads % (l.tp * 2) == 0),
-        ("pp", l.pp * 2, l.pp * 2 <= arch.layers),
-        ("ep", l.ep * 2, experts > 0 && experts % (l.ep * 2) == 0),
-        ("cp", l.cp * 2, s.seq >= 4 * l.cp),
-        ("dist_optim", 1, !l.dist_optim),
-        ("sp", 1, l.tp > 1 && !l.sp),
-        ("gc", 1, s.checkpointing == Checkpointing::Off),
-    ];
-    let levers: Vec<Value> = candidates
-        .iter()
-        .filter(|(_, _, useful)| *useful)
-        .filter_map(|&(key, value, _)| {
+    // An engine takes its share of the card whatever the grid: a served grid's lever is judged by
+    // the requests it holds at once (× 100), any other by the worst GPU's bytes. A lever that
+    // changes neither is left out (experts over tensor parallel alone hold the same weights).
+    let figure =
+        |b: &Bill| b.serving.as_ref().map_or(b.device_bytes(), |sv| (sv.effective_concurrency * 100.0).round() as u64);
+    let levers: Vec<Value> = grid_levers(&s)
+        .into_iter()
+        .filter_map(|(key, value)| {
             // The lever as the page applies it when clicked: the key set through the query codec.
             let value = value.to_string();
             let (mut after, problem) = crate::query::with_key(&s, crate::query::Key::from_name(key)?, &value);
@@ -201,10 +215,58 @@ pub fn grid(query: &str) -> String {
                 return None;
             }
             after.layout.stage = None;
-            Some(json!([key, value, crate::ledger::estimate(&after).device_bytes()]))
+            let after = figure(&crate::ledger::estimate(&after));
+            (after != figure(&bill)).then(|| json!([key, value, after]))
         })
         .collect();
-    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers } }).to_string()
+    let curve: Vec<Value> = crate::ledger::concurrency::concurrency_curve(&s)
+        .iter()
+        .map(|&(context, at_once)| json!([context, at_once.to_bits()]))
+        .collect();
+    let planner_levers: Vec<Value> = (crate::tree::planner_levers(&s).iter())
+        .map(|(lever, after)| {
+            let mut n = Vec::new();
+            encode_serving(after, &mut n);
+            json!([lever.id(), n])
+        })
+        .collect();
+    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers, "curve": curve, "plan": planner_levers } })
+        .to_string()
+}
+
+/// A grid's levers, `key=value`: twice the tensor or pipeline parallel size; training's expert and
+/// context parallel doubled, the distributed optimizer, sequence parallel and full recompute.
+fn grid_levers(s: &crate::ledger::Scenario) -> Vec<(&'static str, u64)> {
+    use crate::ledger::scenario::{Checkpointing, Engine, Mode};
+    let (l, arch) = (s.layout, &s.architecture);
+    let experts = arch.moe.map_or(0, |m| m.experts);
+    let candidates: Vec<(&str, u64, bool)> = if s.mode == Mode::Infer {
+        let engine = s.serving.engine != Engine::Hf;
+        let tp = if l.tp > 1 { l.tp } else { s.gpus.max(1) };
+        let next_tp = tp.saturating_mul(2);
+        let kv_heads = arch.kv_heads.max(1);
+        // No ep lever: an engine already splits the experts over its tp × dp GPUs (whole experts
+        // with `ep`, slices without), so the bytes are the same.
+        vec![
+            (
+                "tp",
+                next_tp,
+                engine && arch.heads % next_tp == 0 && (kv_heads % next_tp == 0 || next_tp % kv_heads == 0),
+            ),
+            ("pp", l.pp.saturating_mul(2), l.pp.saturating_mul(2) <= arch.layers),
+        ]
+    } else {
+        vec![
+            ("tp", l.tp * 2, arch.heads % (l.tp * 2) == 0 && arch.kv_heads % (l.tp * 2) == 0),
+            ("pp", l.pp * 2, l.pp * 2 <= arch.layers),
+            ("ep", l.ep * 2, experts > 0 && experts % (l.ep * 2) == 0),
+            ("cp", l.cp * 2, s.seq >= 4 * l.cp),
+            ("dist_optim", 1, !l.dist_optim),
+            ("sp", 1, l.tp > 1 && !l.sp),
+            ("gc", 1, s.checkpointing == Checkpointing::Off),
+        ]
+    };
+    candidates.into_iter().filter(|c| c.2).map(|(key, value, _)| (key, value)).collect()
 }
 
 /// A message as the worker renders it, in both languages (the page has not every template).
@@ -213,8 +275,8 @@ fn bilingual(m: &Msg) -> Value {
     encode_msg(&Msg::new(MsgId::Bilingual, vec![Arg::Text(render(Lang::En, m)), Arg::Text(render(Lang::Zh, m))]))
 }
 
-/// A grid's bill for the page: its numbers in one flat list (read back in the same order), its
-/// texts rendered, the allocator's three shares.
+/// A grid's bill for the page: its numbers in one flat list, read back in the same order (a
+/// fraction as its bits, which the page's JSON reader keeps exactly), its texts rendered.
 fn encode_bill(b: &Bill) -> Value {
     let mut n: Vec<u64> = vec![b.gpu_bytes, b.gradient_bytes, b.components.len() as u64];
     for c in &b.components {
@@ -226,11 +288,27 @@ fn encode_bill(b: &Bill) -> Value {
     }
     n.push(b.notes.len() as u64);
     n.extend(b.notes.iter().map(|x| GRID_NOTES.iter().position(|k| *k == x.key).unwrap_or(0) as u64));
-    let mut shares = Vec::new();
-    if let Timeline::Training(t) = &b.timeline {
-        n.extend([t.all_gradients, t.at_start_gradients, t.temporaries]);
-        shares = vec![t.slack.transient, t.slack.persistent, t.slack.wrap_cache];
+    let slack = |r: &SlackRule| [r.transient, r.persistent, r.wrap_cache].map(f64::to_bits);
+    match &b.timeline {
+        Timeline::Training(t) => {
+            n.extend([0, t.all_gradients, t.at_start_gradients, t.temporaries]);
+            n.extend(slack(&t.slack));
+        }
+        Timeline::Generate { prefill, decode, slack: rule } => {
+            n.extend([1, u64::from(decode.is_some())]);
+            for l in std::iter::once(prefill).chain(decode) {
+                n.extend([l.kv, l.activations, l.logits].map(f64::to_bits));
+            }
+            n.extend(slack(rule));
+        }
+        // A grid's bill is a training step, generate() or an engine's start-up.
+        _ => n.push(2),
     }
+    match &b.serving {
+        Some(sv) => encode_serving(sv, &mut n),
+        None => n.push(0),
+    }
+    n.push(u64::from(b.parallel.is_some()));
     if let Some(p) = &b.parallel {
         let l = &p.layout;
         n.extend([
@@ -253,15 +331,100 @@ fn encode_bill(b: &Bill) -> Value {
     }
     let texts: Vec<Value> =
         b.components.iter().map(|c| &c.formula).chain(b.notes.iter().map(|x| &x.text)).map(bilingual).collect();
-    json!({ "n": n, "texts": texts, "shares": shares })
+    json!({ "n": n, "texts": texts })
+}
+
+/// An engine's figures (`Serving`), after a 1 that says there are some.
+fn encode_serving(sv: &Serving, n: &mut Vec<u64>) {
+    let (status, a, b, c) = match sv.status {
+        ServingStatus::Serves => (0, 0, 0, 0),
+        ServingStatus::Queues { concurrent } => (1, concurrent, 0, 0),
+        ServingStatus::ContextTooLong { needed_bytes, available_bytes, longest } => {
+            (2, needed_bytes, available_bytes, longest)
+        }
+        ServingStatus::NoKvMemory { available } => (3, available as u64, 0, 0),
+        ServingStatus::NotEnoughFree { free_bytes, requested_bytes } => (4, free_bytes, requested_bytes, 0),
+        ServingStatus::GpuTooSmall { needed_bytes } => (5, needed_bytes, 0, 0),
+    };
+    let Release(major, minor, patch) = sv.version;
+    n.extend([1, sv.engine as u64, major.into(), minor.into(), patch.into(), status, a, b, c]);
+    n.extend([
+        sv.budget_bytes,
+        sv.weights_bytes,
+        sv.non_torch_bytes,
+        sv.activation_peak_bytes,
+        sv.cuda_graph_bytes,
+        sv.kv_pool_bytes,
+        sv.kv_tokens,
+        sv.kv_blocks.map_or(0, |x| x.saturating_add(1)),
+        sv.max_context,
+        sv.host_bytes,
+        sv.context_tokens,
+        sv.requests,
+        sv.kv_cache_memory_bytes,
+        sv.draft_bytes,
+        sv.lora_bytes,
+    ]);
+    for p in &sv.pool_list {
+        n.extend(p.map_or([0, 0, 0], |p| [p.kind as u64 + 1, p.bytes, p.tokens]));
+    }
+    n.extend([sv.max_concurrency, sv.share, sv.effective_concurrency].map(f64::to_bits));
+}
+
+/// The next `N` numbers of a list.
+fn take<const N: usize>(next: &mut impl FnMut() -> Option<u64>) -> Option<[u64; N]> {
+    let mut out = [0; N];
+    for slot in &mut out {
+        *slot = next()?;
+    }
+    Some(out)
+}
+
+fn decode_serving(next: &mut impl FnMut() -> Option<u64>) -> Option<Serving> {
+    let [engine, major, minor, patch, status, a, b, c, budget_bytes, weights_bytes, non_torch_bytes, activation_peak_bytes, cuda_graph_bytes, kv_pool_bytes, kv_tokens, kv_blocks, max_context, host_bytes, context_tokens, requests, kv_cache_memory_bytes, draft_bytes, lora_bytes, pools @ .., max_concurrency, share, effective_concurrency] =
+        take::<35>(next)?;
+    let status = match status {
+        0 => ServingStatus::Serves,
+        1 => ServingStatus::Queues { concurrent: a },
+        2 => ServingStatus::ContextTooLong { needed_bytes: a, available_bytes: b, longest: c },
+        3 => ServingStatus::NoKvMemory { available: a as i64 },
+        4 => ServingStatus::NotEnoughFree { free_bytes: a, requested_bytes: b },
+        _ => ServingStatus::GpuTooSmall { needed_bytes: a },
+    };
+    let pool = |i: usize| {
+        let kind = PoolKind::ALL.get(pools[3 * i].checked_sub(1)? as usize)?;
+        Some(KvPool { kind: *kind, bytes: pools[3 * i + 1], tokens: pools[3 * i + 2] })
+    };
+    Some(Serving {
+        engine: *Engine::ALL.get(engine as usize)?,
+        version: Release(major as u16, minor as u16, patch as u16),
+        budget_bytes,
+        weights_bytes,
+        non_torch_bytes,
+        activation_peak_bytes,
+        cuda_graph_bytes,
+        kv_pool_bytes,
+        kv_tokens,
+        kv_blocks: kv_blocks.checked_sub(1),
+        max_concurrency: f64::from_bits(max_concurrency),
+        max_context,
+        host_bytes,
+        context_tokens,
+        requests,
+        share: f64::from_bits(share),
+        status,
+        pool_list: [pool(0), pool(1), pool(2)],
+        effective_concurrency: f64::from_bits(effective_concurrency),
+        kv_cache_memory_bytes,
+        draft_bytes,
+        lora_bytes,
+    })
 }
 
 fn decode_bill(v: &Json) -> Option<Bill> {
     let mut n = v.get("n")?.as_array()?.iter().map(Json::as_u64);
     let mut next = || n.next().flatten();
     let mut texts = v.get("texts")?.as_array()?.iter().map(|m| decode_msg(m, 0));
-    let shares = v.get("shares")?.as_array()?;
-    let share = |i: usize| shares.get(i).and_then(Json::as_f64);
     let gpu_bytes = next()?;
     let gradient_bytes = next()?;
     let mut components = Vec::new();
@@ -277,38 +440,9 @@ fn decode_bill(v: &Json) -> Option<Bill> {
     for _ in 0..next()?.min(64) {
         notes.push(*GRID_NOTES.get(next()? as usize)?);
     }
-    let timeline = Timeline::Training(StepAmounts {
-        all_gradients: next()?,
-        at_start_gradients: next()?,
-        temporaries: next()?,
-        slack: SlackRule { transient: share(0)?, persistent: share(1)?, wrap_cache: share(2)? },
-    });
-    let layout = crate::ledger::scenario::Layout {
-        tp: next()?.max(1),
-        pp: next()?.max(1),
-        ep: next()?.max(1),
-        etp: next()?.max(1),
-        cp: next()?.max(1),
-        dp: next()?.max(1),
-        sp: next()? == 1,
-        dist_optim: next()? == 1,
-        vpp: next()?.max(1),
-        microbatches: next()?,
-        schedule: *crate::ledger::scenario::Schedule::ALL.get(next()? as usize)?,
-        stage: next()?.checked_sub(1),
-    };
-    let (worst_stage, worst_bytes, billed_stage) = (next()?, next()?, next()?);
-    let mut ranks = Vec::new();
-    for _ in 0..next()?.min(1024) {
-        ranks.push(RankSummary {
-            stage: next()?,
-            layers: next()?,
-            weights_bytes: next()?,
-            activations_bytes: next()?,
-            allocated_bytes: next()?,
-            device_bytes: next()?,
-        });
-    }
+    let timeline = decode_timeline(&mut next)?;
+    let serving = if next()? == 1 { Some(decode_serving(&mut next)?) } else { None };
+    let parallel = if next()? == 1 { Some(decode_parallel(&mut next)?) } else { None };
     let components = components
         .into_iter()
         .map(|(id, bytes, section)| Some(Component { id, bytes, formula: texts.next()??, section }))
@@ -322,11 +456,67 @@ fn decode_bill(v: &Json) -> Option<Bill> {
         backward_overlap_bytes: 0,
         gradient_bytes,
         open_high_bytes: 0,
-        serving: None,
+        serving,
         timeline,
         rl: None,
-        parallel: Some(ParallelSummary { layout, worst_stage, worst_bytes, billed_stage, ranks }),
+        parallel,
     })
+}
+
+fn decode_timeline(next: &mut impl FnMut() -> Option<u64>) -> Option<Timeline> {
+    let slack = |[transient, persistent, wrap_cache]: [u64; 3]| SlackRule {
+        transient: f64::from_bits(transient),
+        persistent: f64::from_bits(persistent),
+        wrap_cache: f64::from_bits(wrap_cache),
+    };
+    let live = |[kv, activations, logits]: [u64; 3]| Live {
+        kv: f64::from_bits(kv),
+        activations: f64::from_bits(activations),
+        logits: f64::from_bits(logits),
+    };
+    Some(match next()? {
+        0 => {
+            let [all_gradients, at_start_gradients, temporaries] = take(next)?;
+            Timeline::Training(StepAmounts {
+                all_gradients,
+                at_start_gradients,
+                temporaries,
+                slack: slack(take(next)?),
+            })
+        }
+        1 => {
+            let decoding = next()? == 1;
+            let prefill = live(take(next)?);
+            let decode = if decoding { Some(live(take(next)?)) } else { None };
+            Timeline::Generate { prefill, decode, slack: slack(take(next)?) }
+        }
+        _ => Timeline::Engine,
+    })
+}
+
+fn decode_parallel(next: &mut impl FnMut() -> Option<u64>) -> Option<ParallelSummary> {
+    let [tp, pp, ep, etp, cp, dp, sp, dist_optim, vpp, microbatches, schedule, stage, worst_stage, worst_bytes, billed_stage, count] =
+        take(next)?;
+    let layout = crate::ledger::scenario::Layout {
+        tp: tp.max(1),
+        pp: pp.max(1),
+        ep: ep.max(1),
+        etp: etp.max(1),
+        cp: cp.max(1),
+        dp: dp.max(1),
+        sp: sp == 1,
+        dist_optim: dist_optim == 1,
+        vpp: vpp.max(1),
+        microbatches,
+        schedule: *crate::ledger::scenario::Schedule::ALL.get(schedule as usize)?,
+        stage: stage.checked_sub(1),
+    };
+    let mut ranks = Vec::new();
+    for _ in 0..count.min(1024) {
+        let [stage, layers, weights_bytes, activations_bytes, allocated_bytes, device_bytes] = take(next)?;
+        ranks.push(RankSummary { stage, layers, weights_bytes, activations_bytes, allocated_bytes, device_bytes });
+    }
+    Some(ParallelSummary { layout, worst_stage, worst_bytes, billed_stage, ranks })
 }
 
 fn decode_grid(g: &Json) -> Option<GridAnswer> {
@@ -339,10 +529,30 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
             Some((l.first()?.as_str()?.to_string(), l.get(1)?.as_str()?.to_string(), l.get(2)?.as_u64()?))
         })
         .collect::<Option<Vec<_>>>()?;
+    let curve = (g.get("curve")?.as_array()?.iter())
+        .map(|p| match p.as_array()? {
+            [context, at_once] => Some((context.as_u64()?, f64::from_bits(at_once.as_u64()?))),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let planner_levers = (g.get("plan")?.as_array()?.iter())
+        .map(|l| match l.as_array()? {
+            [lever, n] => {
+                let mut n = n.as_array()?.iter().map(Json::as_u64);
+                let mut next = || n.next().flatten();
+                // `encode_serving`'s leading 1.
+                next()?;
+                Some((Lever::from_id(lever.as_str()?)?, decode_serving(&mut next)?))
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
     Some(GridAnswer {
         query: g.get("query")?.as_str()?.to_string(),
         bill: std::rc::Rc::new(decode_bill(g.get("bill")?)?),
         levers,
+        curve,
+        planner_levers,
     })
 }
 

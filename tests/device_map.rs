@@ -259,3 +259,29 @@ fn each_gpu_in_the_summary_is_the_bill_of_that_gpu() {
         }
     }
 }
+
+/// The page bills a device map through the reader worker, as a served grid: the decoded bill is
+/// the CLI's, `generate()`'s moments included (the page draws its phases from them), and the pp
+/// lever's figure is the worst GPU's device bytes over twice the GPUs.
+#[test]
+fn the_worker_answers_a_device_map_the_page_reads_back() {
+    use vram_ledger::readers::{decode, grid, Answer};
+    for q in [format!("{QWEN_72B}&pp=2"), format!("{QWEN_72B}&engine_version=4.38.2&pp=3")] {
+        let q = q.as_str();
+        let local = bill(q);
+        let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("{q}: no grid answer") };
+        let lines = |b: &Bill| b.components.iter().map(|c| (c.id, c.bytes)).collect::<Vec<_>>();
+        assert_eq!(lines(&g.bill), lines(&local), "{q}");
+        assert_eq!(g.bill.timeline, local.timeline, "{q}: the prefill's and decoding step's moments");
+        assert_eq!(g.bill.parallel, local.parallel, "{q}");
+        assert_eq!(g.bill.serving, None);
+        assert!(g.curve.is_empty(), "generate() has no planner");
+        assert_eq!(g.bill.device_bytes(), local.device_bytes());
+        let pp = g.levers.iter().find(|(k, _, _)| k == "pp").expect("a pp lever");
+        let pp_after = local.parallel.as_ref().map_or(0, |p| p.layout.pp) * 2;
+        assert_eq!(pp.1, pp_after.to_string());
+        let doubled = format!("{q}&pp={pp_after}").replace(&format!("pp={}&", pp_after / 2), "");
+        assert_eq!(pp.2, bill(&doubled).device_bytes(), "{q}");
+        assert!(g.levers.iter().all(|(k, _, _)| k == "pp"), "{q}: a device map has no tp or ep lever");
+    }
+}

@@ -266,3 +266,53 @@ fn each_stage_holds_the_lora_slots_of_its_own_modules() {
 fn weights_of(q: &str) -> u64 {
     bill(q).component(ComponentId::AdapterWeights)
 }
+
+/// The page bills a served grid through the reader worker (`Scenario::serves_a_grid`): what it
+/// reads back is the CLI's bill — its lines and texts, the engine's figures, the stages — and
+/// the planner's curve is the CLI's too. A lever's figure is the requests the grid then holds at
+/// once (× 100): an engine takes its share of each card whatever the grid, so bytes would not move.
+#[test]
+fn the_worker_answers_a_served_grid_the_page_reads_back() {
+    use vram_ledger::i18n::{render, Lang};
+    use vram_ledger::readers::{decode, grid, Answer};
+    for q in [
+        "model=qwen3-235b-a22b&mode=infer&engine=vllm&quant=fp8_block&tp=4&pp=2&gpu=h100-80g&seq=8192&batch=16",
+        "model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=2&dp=2&ep=4&gpu=h100-80g",
+        "model=gemma-3-27b&mode=infer&engine=vllm&tp=2&pp=2&gpu=l40s&seq=32768",
+    ] {
+        let parsed = query::parse(q);
+        assert!(parsed.scenario.serves_a_grid(), "{q}");
+        let local = bill(q);
+        let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("{q}: no grid answer") };
+        assert_eq!(g.bill.components.len(), local.components.len(), "{q}");
+        for (a, b) in local.components.iter().zip(&g.bill.components) {
+            assert_eq!((a.id, a.bytes), (b.id, b.bytes), "{q}");
+            assert_eq!(render(Lang::Zh, &a.formula), render(Lang::Zh, &b.formula), "{q}");
+        }
+        assert_eq!(g.bill.serving, local.serving, "{q}: the engine's figures");
+        assert_eq!(g.bill.timeline, local.timeline, "{q}");
+        assert_eq!(g.bill.parallel, local.parallel, "{q}");
+        let keys = |b: &Bill| b.notes.iter().map(|n| n.key).collect::<Vec<_>>();
+        assert_eq!(keys(&g.bill), keys(&local), "{q}: every note keeps its key");
+        let curve = vram_ledger::ledger::concurrency::concurrency_curve(&parsed.scenario);
+        assert!(!curve.is_empty());
+        assert_eq!(g.curve, curve, "{q}: the planner's curve");
+    }
+    // vLLM tp 4 × pp 2 → tp 8: the lever's figure is that grid's requests at once.
+    let q = "model=qwen3-235b-a22b&mode=infer&engine=vllm&quant=fp8_block&tp=4&pp=2&gpu=h100-80g&seq=8192&batch=16";
+    let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("no grid answer") };
+    let tp = g.levers.iter().find(|(k, _, _)| k == "tp").expect("a tp lever");
+    assert_eq!(tp.1, "8");
+    let after = bill(&q.replace("tp=4", "tp=8")).serving.expect("served").effective_concurrency;
+    assert_eq!(tp.2, (after * 100.0).round() as u64);
+    assert!(after > local_concurrency(q), "a wider grid holds more requests at once");
+    // An engine splits the experts over its tp × dp GPUs with or without `ep` (whole experts or
+    // slices: the same bytes), so a served grid offers no ep lever; none it cannot take.
+    assert!(g.levers.iter().all(|(k, _, _)| ["tp", "pp"].contains(&k.as_str())), "{:?}", g.levers);
+    let q = "model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&dp=2&gpu=l40s&seq=8192&batch=64";
+    assert_eq!(local_concurrency(q), local_concurrency(&format!("{q}&ep=4")));
+}
+
+fn local_concurrency(q: &str) -> f64 {
+    bill(q).serving.expect("served").effective_concurrency
+}

@@ -401,7 +401,7 @@ const fn label_of(t: Text) -> (&'static str, &'static str) {
         GridLayers => ("layers", "层"),
         GridWorst => (" ← needs the most", " ← 最吃显存"),
         GridPending => (" · computing the grid's bill (its code loads on demand)…", " · 正在计算网格的账单(代码按需加载)…"),
-        GridLevers => ("The worst GPU after each lever (more GPUs for tp, pp, ep, cp):", "每个杠杆之后最吃显存的那张卡(tp、pp、ep、cp 加倍即卡数加倍):"),
+        GridLevers => ("After each lever (more GPUs for tp, pp, ep, cp): the worst GPU, or an engine's requests at once:", "每个杠杆之后(tp、pp、ep、cp 加倍即卡数加倍):最吃显存的那张卡,推理引擎则为同时服务的请求数:"),
     }
 }
 

@@ -809,12 +809,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",
         ),
         NoteGridPending => (
-            "the grid's bill is being computed (its code loads on demand)",
-            "正在计算并行网格的账单(其代码按需加载)",
+            "this bill is being computed (its code loads on demand)",
+            "正在计算这份账单(其代码按需加载)",
         ),
         NoteServingGrid => (
-            "inference is billed here for one GPU of {0}-way tensor parallel: pipeline, data and expert parallel serving (`pp`, `dp`, `ep`) are billed by the command line (`vram-ledger`) for `engine=vllm` and `sglang`, `pp` for `engine=hf` (a `device_map`), context and expert-tensor parallel (`cp`, `etp`) not yet",
-            "这里按 {0} 路张量并行中的一张卡计算推理:流水线、数据与专家并行(`pp`、`dp`、`ep`)由命令行(`vram-ledger`)对 `engine=vllm` 与 `sglang` 计入,`engine=hf` 计入 `pp`(`device_map`),上下文与专家张量并行(`cp`、`etp`)尚未计入",
+            "inference is billed for one GPU of {0}-way tensor parallel: pipeline, data and expert parallel (`pp`, `dp`, `ep`) are billed for `engine=vllm` and `sglang`, `pp` for `engine=hf` (a `device_map`); context and expert-tensor parallel (`cp`, `etp`) and llama.cpp's grids not yet",
+            "推理按 {0} 路张量并行中的一张卡计算:流水线、数据与专家并行(`pp`、`dp`、`ep`)对 `engine=vllm` 与 `sglang` 计入,`engine=hf` 计入 `pp`(`device_map`);上下文与专家张量并行(`cp`、`etp`)及 `llama.cpp` 的并行尚未计入",
         ),
         GridFsdpWeights => (
             "{0} parameters of this stage on this GPU's tensor / expert slice ÷ {1} (FSDP over dp × cp) × {2} B (the sharded weights; each layer is gathered in bf16 when it runs)",

@@ -642,6 +642,8 @@ pub enum PoolKind {
 }
 
 impl PoolKind {
+    pub const ALL: [PoolKind; 3] = [PoolKind::Full, PoolKind::Swa, PoolKind::State];
+
     pub fn id(self) -> &'static str {
         match self {
             PoolKind::Full => "full",

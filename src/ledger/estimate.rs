@@ -7,11 +7,10 @@ use super::bill::Bill;
 pub fn estimate(s: &super::Scenario) -> Bill {
     if s.is_rl() {
         super::rl::estimate(s)
-    } else if s.bills_a_grid() {
-        // The page's build asks the reader worker for a grid's bill (`readers::grid`).
-        #[cfg(feature = "page")]
-        return super::parallel::pending(s);
-        #[cfg(not(feature = "page"))]
+    } else if cfg!(feature = "page") && s.billed_on_demand() {
+        // The page's build asks the reader worker for this bill (`readers::grid`).
+        super::parallel::pending(s)
+    } else if cfg!(not(feature = "page")) && s.bills_a_grid() {
         super::parallel::estimate(s)
     } else {
         super::step::step(s)

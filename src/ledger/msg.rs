@@ -359,6 +359,17 @@ msg_ids!(
     NoteDeviceMap,
     NoteDeviceMapLogits,
     LoraSlotsStage,
+    // A speculative drafter and served LoRA slots (`Scenario::serves_addons`): billed by the reader
+    // worker on the page.
+    SpecDrafter,
+    SpecNgram,
+    SpecEagle,
+    SpecEagle3,
+    SpecMtp,
+    SpecDraftModel,
+    SpecDraftMissing,
+    SpecSglangPool,
+    LoraSlotsFormula,
     // A serving engine's start-up log beside the ledger (`tree::startup`): rendered in the reader
     // worker and the CLI.
     StartupWhy,
@@ -487,17 +498,8 @@ msg_ids!(
     NoteRlEngineFree,
     NoteRlEngineNoCache,
     NoteRlSleepHost,
-    // The serving add-ons (speculative decoding, served LoRA, a shared prefix, `kv_cache_memory`,
-    // SGLang's Mamba state pool).
-    SpecDrafter,
-    SpecNgram,
-    SpecEagle,
-    SpecEagle3,
-    SpecMtp,
-    SpecDraftModel,
-    SpecDraftMissing,
-    SpecSglangPool,
-    LoraSlotsFormula,
+    // The serving add-ons (a shared prefix, `kv_cache_memory`, SGLang's Mamba state pool; the
+    // drafter's and LoRA slots' texts load on demand, above).
     NotePrefixShare,
     NoteKvCacheMemory,
     NoteAutoFit,
@@ -553,8 +555,9 @@ msg_ids!(
 
 impl MsgId {
     /// The texts that load on demand: the paste diagnosis's (`WhyGrowth` … `DoHostRam`), the
-    /// readers' (`ConfigFieldZero` … `TraceNotSnapshot`) and a training grid's (`GridWeights` …
-    /// `NoteGridOptimizer`): the reader worker renders them and
+    /// readers' (`ConfigFieldZero` … `TraceNotSnapshot`), a served grid's and device map's, a
+    /// drafter's and LoRA slots', and a training grid's (`GridWeights` … `NoteGridOptimizer`):
+    /// the reader worker renders them and
     /// sends the page text, so they are not in the page's table (`crate::i18n::templates`).
     pub const fn loads_on_demand(self) -> bool {
         let i = self as usize;

@@ -499,7 +499,6 @@ fn with_overheads(mut lines: Vec<Component>, rule: &SlackRule, overhead_mib: f64
 
 /// What the page's build bills for a grid until the reader worker answers (`readers::grid`):
 /// no line, and the note that says so.
-#[cfg(feature = "page")]
 pub fn pending(s: &Scenario) -> Bill {
     Bill {
         components: in_bill_order(Vec::new()),

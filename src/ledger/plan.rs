@@ -319,14 +319,13 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     let parameters = s.architecture.parameters();
     // Served or generated: `tp` is the tensor-parallel size as `gpus` is.
     let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
-    // vLLM and SGLang bill `pp`, `dp` and `ep` natively (serving::grid; the page bills one GPU of
-    // `tp`); the rest of a grid is said, not billed.
-    let native = cfg!(not(feature = "page"));
-    let vllm = s.serving.engine == super::scenario::Engine::Vllm && native;
+    // vLLM and SGLang bill `pp`, `dp` and `ep` (serving::grid; on the page, the reader worker:
+    // `Scenario::serves_a_grid`); the rest of a grid is said, not billed.
+    let vllm = s.serving.engine == super::scenario::Engine::Vllm;
     // SGLang: its pipeline, data-parallel attention and expert parallel.
-    let sglang = s.serving.engine == super::scenario::Engine::Sglang && native;
+    let sglang = s.serving.engine == super::scenario::Engine::Sglang;
     // transformers' generate() over accelerate's device_map="auto": `pp` GPUs (super::device_map).
-    let hf_map = s.serving.engine == super::scenario::Engine::Hf && native;
+    let hf_map = s.serving.engine == super::scenario::Engine::Hf;
     let l = &s.layout;
     let unbilled: &[u64] = match () {
         _ if vllm || sglang => &[l.etp, l.cp],
@@ -340,6 +339,9 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     if s.is_rl() && s.layout.is_grid() {
         notes.push(Note { key: "rl_grid", text: msg!(NoteRlGrid) });
     }
+    // The page's build never bills a served grid itself (`estimate` asks the reader worker), so
+    // its code for one is left out there.
+    let (vllm, sglang, hf_map) = if cfg!(feature = "page") { (false, false, false) } else { (vllm, sglang, hf_map) };
     let work = match s.mode {
         Mode::Train => Work::Train(resolve_training(s, parameters, &mut notes)),
         Mode::Infer => Work::Infer(Inference {

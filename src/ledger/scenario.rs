@@ -891,6 +891,33 @@ impl Scenario {
         self.mode == Mode::Train && self.layout.is_grid() && !self.is_rl()
     }
 
+    /// What the page's build leaves to the reader worker, whose code loads on demand (docs/size.md):
+    /// a training grid, a served grid or device map, a served model's drafter or LoRA slots.
+    pub fn billed_on_demand(&self) -> bool {
+        self.bills_a_grid() || self.serves_a_grid() || self.serves_addons()
+    }
+
+    /// vLLM or SGLang serving with a speculative drafter (`spec`) or LoRA slots (`max_loras`).
+    pub fn serves_addons(&self) -> bool {
+        let e = &self.serving;
+        self.mode == Mode::Infer
+            && matches!(e.engine, Engine::Vllm | Engine::Sglang)
+            && (e.spec != SpecMethod::None || e.max_loras > 0)
+    }
+
+    /// Inference over a grid of GPUs: vLLM's or SGLang's pipeline, data-parallel attention or
+    /// expert parallel (`serving::grid`), or transformers' `device_map="auto"` over `pp` GPUs
+    /// (`device_map`). The page asks the reader worker for its bill, as for a training grid.
+    pub fn serves_a_grid(&self) -> bool {
+        let l = &self.layout;
+        self.mode == Mode::Infer
+            && match self.serving.engine {
+                Engine::Vllm | Engine::Sglang => l.pp > 1 || l.dp > 1 || l.ep > 1,
+                Engine::Hf => l.pp > 1,
+                Engine::Llamacpp => false,
+            }
+    }
+
     /// A training step that generates its own completions (GRPO, PPO): its sequence is
     /// `prompt_len` + `completion_len`, not `seq`, and a rollout comes before it.
     pub fn generates(&self) -> bool {

@@ -608,6 +608,14 @@ pub fn serving_gain(
     Some((estimate(s).serving?, estimate(&after).serving?))
 }
 
+/// The serving planner's levers that apply to `s`, with the engine's figures after each.
+pub fn planner_levers(s: &Scenario) -> Vec<(Lever, crate::ledger::bill::Serving)> {
+    [Lever::EngineShare, Lever::KvEightBit, Lever::QuantizedWeights, Lever::Shard, Lever::ShorterSequence]
+        .into_iter()
+        .filter_map(|l| serving_gain(s, l).map(|(_, after)| (l, after)))
+        .collect()
+}
+
 /// Bytes saved on the device total by a lever (negative if it costs memory); `None` where either
 /// bill is a grid's the page has not computed (the grid's own levers are the grid view's).
 pub fn saving(s: &Scenario, lever: Lever) -> Option<i64> {

@@ -130,8 +130,9 @@ impl Fits {
     }
 }
 
-/// The fit solvers' answers, then the speed card.
-fn what_fits(lang: Lang, fits: Fits, speed_card: Html) -> Html {
+/// The fit solvers' answers (none for a bill the reader worker makes: the solvers would bill
+/// on the page), then the speed card.
+fn what_fits(lang: Lang, fits: Option<Fits>, speed_card: Html) -> Html {
     let fits_text =
         |n: u64, suffix: &str| if n == 0 { text(lang, Text::NoneFits).to_string() } else { format!("{n}{suffix}") };
     let tokens = if lang == Lang::Zh { " token" } else { " tokens" };
@@ -146,15 +147,17 @@ fn what_fits(lang: Lang, fits: Fits, speed_card: Html) -> Html {
     html! {
         <section class="fits" data-testid="what-fits">
             <h2>{ text(lang, Text::WhatFits) }</h2>
-            <dl class="totals">
-                { row(Text::MaxBatch, "max-batch", fits.max_batch, "") }
-                if let Some((completion, generations)) = fits.rollout {
-                    { row(Text::MaxCompletion, "max-completion", completion, tokens) }
-                    { row(Text::MaxGenerations, "max-generations", generations, "") }
-                } else {
-                    { row(Text::MaxSeq, "max-seq", fits.max_seq, tokens) }
-                }
-            </dl>
+            if let Some(fits) = fits {
+                <dl class="totals">
+                    { row(Text::MaxBatch, "max-batch", fits.max_batch, "") }
+                    if let Some((completion, generations)) = fits.rollout {
+                        { row(Text::MaxCompletion, "max-completion", completion, tokens) }
+                        { row(Text::MaxGenerations, "max-generations", generations, "") }
+                    } else {
+                        { row(Text::MaxSeq, "max-seq", fits.max_seq, tokens) }
+                    }
+                </dl>
+            }
             { speed_card }
         </section>
     }
@@ -168,10 +171,11 @@ pub fn app(props: &AppProps) -> Html {
     use_page_effects(lang, query.clone(), state.embed);
 
     let scenario = &state.scenario;
-    // A training grid's bill comes from the reader worker (the grid's code loads on demand):
-    // asked whenever the grid's query changes; the last answer is shown until the next.
+    // A grid's bill (a training grid, a served grid, a device map) or a served model's drafter and
+    // LoRA slots come from the reader worker (their code loads on demand): asked whenever the
+    // query changes; the last answer is shown until the next.
     let grid = use_state(|| None::<Rc<crate::readers::GridAnswer>>);
-    let grid_query = scenario.bills_a_grid().then(|| crate::query::to_query(scenario, &[]));
+    let grid_query = scenario.billed_on_demand().then(|| crate::query::to_query(scenario, &[]));
     {
         let grid = grid.clone();
         use_effect_with(grid_query.clone(), move |q| {
@@ -191,15 +195,14 @@ pub fn app(props: &AppProps) -> Html {
     let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
-    // The embed mode shows no fit solvers.
+    // The embed mode shows no fit solvers, nor does a bill the reader worker makes.
     let fits = use_memo((scenario.clone(), state.embed || state.selftest || grid_query.is_some()), |(s, skip)| {
-        if *skip {
-            Fits::default()
-        } else {
-            Fits::of(s)
-        }
+        (!*skip).then(|| Fits::of(s))
     });
-    let plan = use_memo((scenario.clone(), lang), |(s, lang)| PlannerData::of(s, *lang));
+    // A bill the reader worker made: its planner too.
+    let plan = use_memo((scenario.clone(), lang, grid_answer.clone().map(Same)), |(s, lang, grid)| {
+        PlannerData::of(s, *lang, grid.as_ref().map(|g| &*g.0))
+    });
     let speed_card_html = use_memo(lang, |lang| speed_card(*lang));
     // The paste's diagnosis for the scenario, from the reader worker (the diagnosis and its texts
     // load on demand): asked again when either changes; the last answer stays until the next.
@@ -234,7 +237,7 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |(key, value): (Key, String)| state.dispatch(Action::Set(key, value)))
     };
-    let grid_part = grid_query.as_ref().map(|_| {
+    let grid_part = (scenario.bills_a_grid() || scenario.serves_a_grid()).then(|| {
         let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
         grid_view(lang, state.unit, &bill, &levers, grid_pending, &onset)
     });

@@ -27,7 +27,7 @@ test('a grid link: the worker\'s bill, one bar per kind of stage, the worst name
   assert.match(await page.textContent(`[data-testid="grid-stage-${p.worst_rank.stage}"]`), /needs the most/);
   // The tp lever: the worst GPU of the grid with tp=4, as the CLI bills it.
   const tp4 = cli(['--json', GRID.replace('tp=2', 'tp=4')]);
-  assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-bytes'), String(tp4.device_bytes));
+  assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-after'), String(tp4.device_bytes));
   // The ledger's lines carry the worker's formulas, rendered.
   assert.match(await page.textContent('[data-testid="component-weights"]'), /stage 0 of 4/);
   assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="grid"]'), /Megatron-style grid tp2·pp4·ep4/);

@@ -152,9 +152,10 @@ test('max_model_len=auto: the checkbox gives the engine\'s own context, as the C
   assert.deepEqual(page.problems, []);
 });
 
-test('a served grid: the CLI bills every stage, the page bills one GPU of tp and says where the grid is billed', async () => {
+test('a served grid and a device map: the page shows the worker\'s bill, the CLI\'s, with each stage and the planner', async () => {
   // Qwen3-235B-A22B in block FP8 on vLLM over tp 4 × pp 2 H100s: the CLI's JSON lists both
-  // stages (94 layers: 47 each) and the one that binds the pool.
+  // stages (94 layers: 47 each) and the one that binds the pool; the page bills it through the
+  // reader worker (the grid's code loads on demand) and shows the same figures.
   const query = 'model=qwen3-235b-a22b&mode=infer&engine=vllm&quant=fp8_block&tp=4&pp=2&gpu=h100-80g';
   const out = cli(['--json', query]);
   assert.deepEqual(out.parallel.ranks.map((r) => r.layers), [47, 47]);
@@ -163,9 +164,40 @@ test('a served grid: the CLI bills every stage, the page bills one GPU of tp and
   const page = await openPage(browser);
   await page.goto(`${root.url}?${query}&lang=en`);
   await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
   await page.waitForSelector('[data-testid="planner"]');
-  const note = await page.textContent('li[data-key="serving_grid"]');
-  assert.match(note, /billed by the command line \(vram-ledger\) for engine=vllm and sglang, pp for engine=hf/);
-  // The link keeps its grid keys.
-  assert.match(await page.evaluate(() => location.search), /pp=2/);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(out.device_bytes));
+  assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(out.serving.kv_tokens));
+  assert.equal(await page.getAttribute('[data-testid="serving-max-context"]', 'data-value'), String(out.serving.max_context));
+  // Both stages hold 47 layers and need the same: one bar, the CLI's bytes; no training schedule.
+  assert.equal(await page.getAttribute('[data-testid="grid-stage-0"]', 'data-bytes'), String(out.parallel.ranks[0].device_bytes));
+  assert.doesNotMatch(await page.textContent('[data-testid="grid"]'), /1f1b/);
+  // The tp lever: requests at once over tp 8 × pp 2, as the CLI bills it (× 100).
+  const tp8 = cli(['--json', query.replace('tp=4', 'tp=8')]);
+  assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-after'), String(Math.round(tp8.serving.effective_concurrency * 100)));
+  // The planner's curve is the worker's; no note says the grid is billed elsewhere.
+  assert.ok(Number(await page.getAttribute('[data-testid="planner-chart"]', 'data-points')) >= 8);
+  assert.equal(await page.$('li[data-key="serving_grid"]'), null);
+  await shot(page, 'serving-grid');
+  // A click on the lever: the link takes tp=8 and the worker bills that grid.
+  await page.click('[data-testid="grid-lever-tp"] button');
+  await page.waitForFunction(() => location.search.includes('tp=8'), null, { timeout: 3000 });
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  await page.waitForFunction((t) => document.querySelector('[data-testid="serving-kv-tokens"]')?.getAttribute('data-value') === t,
+    String(tp8.serving.kv_tokens), { timeout: 5000 });
+  assert.deepEqual(page.problems, []);
+
+  // transformers' device_map over 3 GPUs: each GPU a stage, the worst billed, the CLI's bytes.
+  const map = 'model=qwen2.5-72b&mode=infer&engine=hf&quant=bf16&attn=flash&seq=8192&gen=512&pp=3&gpu=a100-80g';
+  const mapped = cli(['--json', map]);
+  const phone = await openPage(browser, { locale: 'zh-CN', viewport: { width: 360, height: 780 } });
+  await phone.goto(`${root.url}?${map}&lang=zh`);
+  await ready(phone);
+  await phone.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  assert.equal(await phone.getAttribute('[data-testid="total"]', 'data-bytes'), String(mapped.device_bytes));
+  assert.equal(await phone.getAttribute(`[data-testid="grid-stage-${mapped.parallel.worst_rank.stage}"]`, 'data-bytes'), String(mapped.parallel.worst_rank.bytes));
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `no horizontal scroll at 360 px (${overflow})`);
+  await shot(phone, 'device-map-360-zh');
+  assert.deepEqual(phone.problems, []);
 });

@@ -62,7 +62,8 @@ fn layer_elements(a: &Architecture, tp: u64, experts: bool, copies: impl Fn(&Lin
 /// experts).
 pub fn slots(a: &Architecture, i: &Inference, vllm: Option<Release>) -> Option<LoraSlots> {
     let n = i.engine.max_loras;
-    if n == 0 {
+    // The page's build asks the reader worker for LoRA slots' bill (`Scenario::serves_addons`).
+    if n == 0 || cfg!(feature = "page") {
         return None;
     }
     let experts = vllm.is_some_and(|v| v >= Release(0, 12, 0));

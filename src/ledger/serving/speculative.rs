@@ -51,6 +51,10 @@ pub struct Drafter {
 /// The drafter of `i.engine.spec` on one GPU; `None` without speculative decoding. `layer_bytes`
 /// is the model's KV bytes per token and layer on one GPU.
 pub fn drafter(p: &Plan, i: &Inference, layer_bytes: f64, kv_element_bytes: f64) -> Option<Drafter> {
+    // The page's build asks the reader worker for a drafter's bill (`Scenario::serves_addons`).
+    if cfg!(feature = "page") {
+        return None;
+    }
     let method = i.engine.spec;
     let tp = i.tp.max(1) as f64;
     let a = p.arch;

@@ -6,7 +6,7 @@
 use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
-use crate::ledger::bill::Bill;
+use crate::ledger::bill::{Bill, Timeline};
 use crate::ledger::units::{fixed, format_bytes, Unit};
 use crate::query::Key;
 
@@ -40,20 +40,30 @@ pub fn grid_view(
             </li>
         }
     };
+    // A served grid's levers say the requests it holds at once (the engine fills its share of each
+    // card whatever the grid); a training grid's and a device map's, the worst GPU's bytes.
+    let effect = |after: u64| match &bill.serving {
+        Some(sv) => format!(" {}× → {}×", fixed(sv.effective_concurrency, 2), fixed(after as f64 / 100.0, 2)),
+        None => format!(" {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(after, unit)),
+    };
     let lever = |(key, value, after): &(String, String, u64)| {
         let set = Key::from_name(key).map(|k| (k, value.clone()));
         let onclick = onset.reform(move |_: MouseEvent| set.clone().unwrap_or((Key::Tp, "1".into())));
         html! {
-            <li data-testid={format!("grid-lever-{key}")} data-bytes={after.to_string()}>
+            <li data-testid={format!("grid-lever-{key}")} data-after={after.to_string()}>
                 <button type="button" class="lever" {onclick}>{ format!("{key}={value}") }</button>
-                { format!(" {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(*after, unit)) }
+                { effect(*after) }
             </li>
         }
+    };
+    let schedule = match bill.timeline {
+        Timeline::Training(_) => format!(" · {}", l.schedule.id()),
+        _ => String::new(),
     };
     html! {
         <section class="grid" data-testid="grid" data-pending={u8::from(pending).to_string()}>
             <h2>{ text(lang, Text::GridTitle) }</h2>
-            <p class="tree-hint">{ format!("tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPU · {}{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(), l.schedule.id(), if pending { text(lang, Text::GridPending) } else { "" }) }</p>
+            <p class="tree-hint">{ format!("tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPU{schedule}{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(), if pending { text(lang, Text::GridPending) } else { "" }) }</p>
             <ol class="grid-stages">{ for runs.iter().map(bar) }</ol>
             <p class="tree-hint">{ text(lang, Text::GridLevers) }</p>
             <ul class="grid-levers">{ for levers.iter().map(lever) }</ul>

@@ -24,15 +24,21 @@ pub struct PlannerData {
 }
 
 impl PlannerData {
-    /// `None` unless `s` is served by an engine.
-    pub fn of(s: &crate::ledger::Scenario, lang: Lang) -> Option<PlannerData> {
-        let serving = crate::ledger::estimate(s).serving?;
-        let levers =
-            [Lever::EngineShare, Lever::KvEightBit, Lever::QuantizedWeights, Lever::Shard, Lever::ShorterSequence]
-                .into_iter()
-                .filter_map(|l| crate::tree::serving_gain(s, l).map(|(_, after)| (l, after)))
-                .collect();
-        let curve = crate::ledger::concurrency::concurrency_curve(s);
+    /// `None` unless `s` is served by an engine. The figures, levers and curve of a bill the
+    /// reader worker made (`grid`) come from its answer.
+    pub fn of(
+        s: &crate::ledger::Scenario,
+        lang: Lang,
+        grid: Option<&crate::readers::GridAnswer>,
+    ) -> Option<PlannerData> {
+        let (serving, levers, curve) = match grid {
+            Some(g) => (g.bill.serving.clone()?, g.planner_levers.clone(), g.curve.clone()),
+            None => (
+                crate::ledger::estimate(s).serving?,
+                crate::tree::planner_levers(s),
+                crate::ledger::concurrency::concurrency_curve(s),
+            ),
+        };
         let curve_text = CurveText {
             x_axis: text(lang, Text::PlannerX).to_string(),
             y_axis: text(lang, Text::PlannerY).to_string(),
