@@ -43,8 +43,9 @@ pub enum Answer {
     Paste(Box<Reading>, String),
     Diagnosis(Box<Diagnosis>),
     SelfTest(Vec<SelfTestItem>),
-    /// A Megatron-style grid's bill (`ledger::parallel`, billed here so that its code is not in
-    /// the first download) and what each grid lever would make of the worst GPU.
+    /// A bill the page's build leaves to the worker (`Scenario::billed_on_demand`: a training or
+    /// served grid, a device map, a drafter or LoRA slots), billed here so that its code is not in
+    /// the first download, with the grid's levers and a served bill's planner.
     Grid(Box<GridAnswer>),
     Failed(Msg),
 }

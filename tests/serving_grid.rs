@@ -316,3 +316,36 @@ fn the_worker_answers_a_served_grid_the_page_reads_back() {
 fn local_concurrency(q: &str) -> f64 {
     bill(q).serving.expect("served").effective_concurrency
 }
+
+/// Each stage in a served grid's summary is the bill of that stage (`stage=N`), a drafter's
+/// weights and pool and the LoRA slots included: the page draws the stages' bars from the summary
+/// and the totals from the bill, so they must agree (within the bytes each line rounds).
+#[test]
+fn each_stage_in_the_summary_is_the_bill_of_that_stage() {
+    for q in [
+        "model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=2&dp=2&max_loras=4&gpu=h100-80g",
+        "model=llama-3.1-70b&mode=infer&engine=sglang&tp=2&pp=2&spec=eagle3&max_loras=2&gpu=h100-80g",
+        "model=llama-3.1-70b&mode=infer&engine=vllm&tp=2&pp=2&spec=eagle3&max_loras=4&gpu=h100-80g",
+    ] {
+        let whole = bill(q);
+        let ranks = whole.parallel.as_ref().expect("a grid").ranks.clone();
+        for r in &ranks {
+            let b = bill(&format!("{q}&stage={}", r.stage));
+            let close = |a: u64, b: u64| a.abs_diff(b) <= 8;
+            assert!(
+                close(r.device_bytes, b.device_bytes()),
+                "{q} stage {}: {} vs {}",
+                r.stage,
+                r.device_bytes,
+                b.device_bytes()
+            );
+            assert!(
+                close(r.allocated_bytes, b.allocated_bytes()),
+                "{q} stage {}: {} vs {}",
+                r.stage,
+                r.allocated_bytes,
+                b.allocated_bytes()
+            );
+        }
+    }
+}

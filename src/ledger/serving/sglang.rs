@@ -478,16 +478,23 @@ fn stages(p: &Plan, i: &Inference) -> (Pool, Option<crate::ledger::bill::Paralle
 
 /// One stage's GPU for the `parallel` summary: its weights, what the fraction leaves for
 /// activations and graphs, and the device total with `tokens` in its pool.
+/// One stage's GPU as `bill` bills it: the weights with the drafter's and the LoRA slots, the pool
+/// of `tokens` (the draft worker's too), what the fraction leaves out less the draft worker's
+/// weights and pool, then NCCL's buffers and the CUDA context.
 fn rank_of(stage: u64, layers: u64, s: &Pool, tokens: u64) -> crate::ledger::bill::RankSummary {
-    let kv = tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes;
-    let reserve = s.free_before * (1.0 - s.fraction);
+    let draft_weights = s.draft.as_ref().map_or(0.0, |d| d.weights_bytes);
+    let draft_kv = s.draft.as_ref().map_or(0.0, |d| tokens as f64 * d.kv_token_bytes);
+    let weights = s.weights_bytes + draft_weights + s.lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
+    let pool = tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes + draft_kv;
+    let reserve = (s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv).max(0.0);
+    let allocated = weights + pool + reserve;
     crate::ledger::bill::RankSummary {
         stage,
         layers,
-        weights_bytes: s.weights_bytes as u64,
+        weights_bytes: weights as u64,
         activations_bytes: reserve as u64,
-        allocated_bytes: (s.weights_bytes + kv) as u64,
-        device_bytes: (s.weights_bytes + kv + reserve + s.nccl + s.context_bytes) as u64,
+        allocated_bytes: allocated as u64,
+        device_bytes: (allocated + s.nccl + s.context_bytes) as u64,
     }
 }
 
