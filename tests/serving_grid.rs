@@ -349,3 +349,24 @@ fn each_stage_in_the_summary_is_the_bill_of_that_stage() {
         }
     }
 }
+
+/// Hostile grids through the worker's answer: the largest sizes the codec accepts give a bill the
+/// page reads back, with finite figures and at most one summary row per stage.
+#[test]
+fn hostile_served_grids_answer_the_page() {
+    use vram_ledger::readers::{decode, grid, Answer};
+    for q in [
+        "model=deepseek-v3&mode=infer&engine=vllm&tp=1024&pp=1024&dp=1024&ep=2&gpu=h200",
+        "model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=3&dp=7&ep=5&pp=13&gpu=t4&spec=eagle3&max_loras=1024&max_lora_rank=4096",
+        "model=llama-3.1-8b&mode=infer&engine=hf&pp=1024&seq=100000000&gen=99999999&gpu=t4",
+    ] {
+        let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("{q}: no grid answer") };
+        let p = g.bill.parallel.as_ref().expect("a grid");
+        assert!(!p.ranks.is_empty() && p.ranks.len() <= 1024, "{q}");
+        assert!(g.bill.device_bytes() > 0, "{q}");
+        if let Some(sv) = &g.bill.serving {
+            assert!(sv.max_concurrency.is_finite() && sv.effective_concurrency.is_finite() && sv.share.is_finite(), "{q}");
+        }
+        assert!(g.curve.iter().all(|&(_, at_once)| at_once.is_finite()), "{q}");
+    }
+}
