@@ -224,7 +224,15 @@ pub fn grid(query: &str) -> String {
         .iter()
         .map(|&(context, at_once)| json!([context, at_once.to_bits()]))
         .collect();
+    // The planner's levers the page can apply: SGLang's share lever needs SGLang's default
+    // fraction, which the page cannot bill for this link, unless the link sets it.
+    let page_applies = |l: &Lever| {
+        *l != Lever::EngineShare
+            || s.serving.engine != crate::ledger::scenario::Engine::Sglang
+            || s.serving.mem_fraction.is_some()
+    };
     let planner_levers: Vec<Value> = (crate::tree::planner_levers(&s).iter())
+        .filter(|(lever, _)| page_applies(lever))
         .map(|(lever, after)| {
             let mut n = Vec::new();
             encode_serving(after, &mut n);

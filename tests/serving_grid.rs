@@ -370,3 +370,26 @@ fn hostile_served_grids_answer_the_page() {
         assert!(g.curve.iter().all(|&(_, at_once)| at_once.is_finite()), "{q}");
     }
 }
+
+/// The planner's levers the worker lists for a link it bills are ones the page can apply: vLLM's
+/// share lever needs no bill (every release's default is below 0.95), SGLang's needs the link's
+/// own `mem_fraction` (its default comes from the card, which only a bill computes).
+#[test]
+fn the_worker_lists_planner_levers_the_page_can_apply() {
+    use vram_ledger::readers::{decode, grid, Answer};
+    use vram_ledger::tree::Lever;
+    let levers = |q: &str| match decode(&grid(q)) {
+        Some(Answer::Grid(g)) => g.planner_levers.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        _ => panic!("{q}: no grid answer"),
+    };
+    let vllm = "model=llama-3.1-8b&mode=infer&engine=vllm&seq=8192&gpu=h100-80g&spec=eagle3&max_loras=4";
+    assert!(levers(vllm).contains(&Lever::EngineShare));
+    let applied = Lever::EngineShare.apply(&query::parse(vllm).scenario).expect("applies");
+    assert_eq!(applied.serving.gpu_util, Some(0.95));
+    let sglang = "model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=2&dp=2&gpu=h100-80g";
+    assert!(!levers(sglang).contains(&Lever::EngineShare));
+    let set = format!("{sglang}&mem_fraction=0.7");
+    assert!(levers(&set).contains(&Lever::EngineShare));
+    let applied = Lever::EngineShare.apply(&query::parse(&set).scenario).expect("applies");
+    assert_eq!(applied.serving.mem_fraction, Some(0.75));
+}

@@ -467,10 +467,16 @@ impl Lever {
                 if train {
                     return None;
                 }
-                let share = estimate(s).serving.map(|sv| sv.share)?;
+                // vLLM's default share is below 0.95 in every release (0.90, 0.92 from 0.20), so
+                // its lever needs no bill (the page has none for a bill the reader worker makes);
+                // SGLang's default comes from the card, so its lever needs its share.
                 match s.serving.engine {
-                    Engine::Vllm if share < 0.95 => t.serving.gpu_util = Some(0.95),
-                    Engine::Sglang if share < 0.95 => {
+                    Engine::Vllm if s.serving.gpu_util.unwrap_or(0.9) < 0.95 => t.serving.gpu_util = Some(0.95),
+                    Engine::Sglang => {
+                        let share = s.serving.mem_fraction.or_else(|| estimate(s).serving.map(|sv| sv.share))?;
+                        if share >= 0.95 {
+                            return None;
+                        }
                         t.serving.mem_fraction = Some(((share + 0.05).min(0.95) * 1000.0).round() / 1000.0)
                     }
                     _ => return None,

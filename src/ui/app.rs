@@ -193,8 +193,10 @@ pub fn app(props: &AppProps) -> Html {
     let grid_answer = grid_query.as_ref().and((*grid).clone());
     let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
     let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
+    // A lever's "before": not for a bill the reader worker makes (the page has only its placeholder).
     let before: Option<Rc<Bill>> =
-        (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))))).clone();
+        (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))).filter(|b| !b.is_pending())))
+            .clone();
     // The embed mode shows no fit solvers, nor does a bill the reader worker makes.
     let fits = use_memo((scenario.clone(), state.embed || state.selftest || grid_query.is_some()), |(s, skip)| {
         (!*skip).then(|| Fits::of(s))

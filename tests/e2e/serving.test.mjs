@@ -114,6 +114,14 @@ test('the serving add-ons: a link with a drafter, LoRA slots and a shared prefix
   const engineC = Number(await page.getAttribute('[data-testid="serving-concurrency"]', 'data-value'));
   assert.ok(expected.serving.effective_concurrency > engineC, `${expected.serving.effective_concurrency} > ${engineC}`);
   await shot(page, 'serving-addons');
+  // A planner lever on a link the worker bills: the worker bills the new link (the CLI's pool),
+  // and no "before → after" line is drawn from the page's placeholder.
+  await page.click('[data-testid="plan-engineshare"]');
+  await page.waitForFunction(() => location.search.includes('gpu_util=0.95'), null, { timeout: 3000 });
+  const shared = cli(['--json', `${query}&gpu_util=0.95`]);
+  await page.waitForFunction((t) => document.querySelector('[data-testid="serving-kv-tokens"]')?.getAttribute('data-value') === t,
+    String(shared.serving.kv_tokens), { timeout: 20000 });
+  assert.equal(await page.$('[data-testid="what-if"]'), null);
   // No drafter: its line goes, and the link loses the key.
   await page.selectOption('[data-testid="spec"]', 'none');
   await page.waitForFunction(() => !location.search.includes('spec='), null, { timeout: 3000 });
