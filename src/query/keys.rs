@@ -1090,7 +1090,7 @@ keys! {
         set: |s, v| keyword(v.word(), AttentionMask::from_id, |m| s.mask = m),
         write: |s, c| differs(s.mask.id(), c.default.mask.id()),
         architecture: false,
-        doc: doc!("causal", "inference with engine=hf: causal = transformers' own model classes; full = remote code that materializes a (batch, 1, s, s) boolean mask for the prompt, held through every layer (GLM-4's CoreAttention: 1 B × s² per sequence, 16 GB at a 128k prompt), and projects only the last position (ChatGLM's return_last_logit), whatever the transformers release"),
+        doc: doc!("causal", "inference with engine=hf: causal = transformers' own model classes; full = remote code that materializes a (batch, 1, s, s) boolean mask for the prompt, held through every layer (GLM-4's CoreAttention: 1 B × s² per sequence, 16 GB at a 128k prompt), and projects only the last position (ChatGLM's return_last_logit), whatever the transformers release. ChatGLM's forward builds that mask when the attention mask has a padded position or a continuation brings several tokens (`(attention_mask is not None and not attention_mask.all()) or (past_key_values and seq_length != 1)`), and GLM-4's eager CoreAttention when it is given none; its SDPA path with no mask uses is_causal and builds none"),
     },
     Attn = "attn" {
         label: ("Attention kernel", "注意力实现"),
