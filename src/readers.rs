@@ -11,7 +11,10 @@
 //! reading's link), the paste diagnosis for that configuration, its texts rendered in both
 //! languages (`{"diagnosis": {...}}`, see [`Diagnosis`]); for `"selftest"` with the calculator's query (and `q=N`), the
 //! chapter's questions with the ledger's demonstrations on it (`{"selftest": [question…]}`, see
-//! [`selftest`]); or `{"error": msg}`. A message is `{"id": its index in
+//! [`selftest`]); for `"grid"` with a query the page's build leaves to the worker
+//! (`Scenario::billed_on_demand`: a training or served grid, a device map, a drafter or LoRA
+//! slots), its bill, the grid's levers and a served bill's planner (`{"grid": {...}}`, see
+//! [`grid`]); or `{"error": msg}`. A message is `{"id": its index in
 //! `MsgId::ALL`, "args": [...]}`. The worker writes with serde_json; the page reads with the
 //! ledger's JSON reader (already in its bundle), and every answer is used through the codecs the
 //! page has anyway: a link's query for a model, `Reading::from_link` for a paste.
