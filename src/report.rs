@@ -184,6 +184,48 @@ fn parallel_text(p: &ParallelSummary, unit: Unit, kind: GridKind) -> String {
     out
 }
 
+/// Which routed experts a GPU of the grid holds (issue 28: "which GPU holds which experts"): whole
+/// experts over the expert-parallel group, placed as vLLM's `determine_expert_map` and Megatron's
+/// local expert indices place them (contiguous; with a remainder, the first ranks one more), and a
+/// slice of each expert's matrices over expert tensor parallel, or, for an engine without expert
+/// parallel, over its tp × dp GPUs. `None` for a dense model and for a device map (whole layers).
+pub fn experts_text(s: &Scenario, kind: GridKind) -> Option<String> {
+    use crate::ledger::scenario::Engine;
+    let experts = s.architecture.moe.as_ref()?.experts;
+    let l = &s.layout;
+    let (group, slices) = match (kind, s.serving.engine) {
+        (GridKind::Training, _) => (l.ep, l.etp),
+        // vLLM's expert parallel spans tp × dp; SGLang's is `--ep-size`.
+        (GridKind::Served, Engine::Vllm) if l.ep > 1 => (l.tp.saturating_mul(l.dp), 1),
+        (GridKind::Served, _) if l.ep > 1 => (l.ep, 1),
+        (GridKind::Served, _) => (1, l.tp.saturating_mul(l.dp)),
+        (GridKind::DeviceMap, _) => return None,
+    };
+    let group = group.clamp(1, experts.max(1));
+    let (base, extra) = (experts / group, experts % group);
+    let held = |r: u64| {
+        let start = r * base + r.min(extra);
+        let count = base + u64::from(r < extra);
+        format!("experts {start} … {}", start + count - 1)
+    };
+    let mut out = format!("experts: {experts} routed per MoE layer");
+    if group > 1 {
+        out.push_str(&format!(
+            ", whole over {group} GPUs of the expert-parallel group: rank 0 holds {}, rank {} {}",
+            held(0),
+            group - 1,
+            held(group - 1)
+        ));
+    } else {
+        out.push_str(", every one on each GPU");
+    }
+    if slices > 1 {
+        out.push_str(&format!(", each expert's matrices ÷ {slices}"));
+    }
+    out.push('\n');
+    Some(out)
+}
+
 /// The `rl` object of a preference or RL step (its names are a public contract).
 pub fn rl_json(r: &RlSummary) -> Value {
     json!({
@@ -353,6 +395,7 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
     }
     if let Some(p) = &bill.parallel {
         out.push_str(&parallel_text(p, unit, GridKind::of(bill)));
+        out.push_str(&experts_text(s, GridKind::of(bill)).unwrap_or_default());
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {

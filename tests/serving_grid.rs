@@ -393,3 +393,23 @@ fn the_worker_lists_planner_levers_the_page_can_apply() {
     let applied = Lever::EngineShare.apply(&query::parse(&set).scenario).expect("applies");
     assert_eq!(applied.serving.mem_fraction, Some(0.75));
 }
+
+/// Which experts a GPU holds, as the CLI prints it (issue 28): whole experts over the
+/// expert-parallel group, contiguous, the first ranks one more when they do not divide (vLLM's
+/// `determine_expert_map`). Hand arithmetic: 128 over 4 is 32 each (rank 3: 96 … 127); 128 over 6
+/// is 21 with 2 left over, so ranks 0 and 1 hold 22 and rank 5 starts at 5 × 21 + 2 = 107.
+#[test]
+fn the_cli_says_which_experts_each_gpu_holds() {
+    use vram_ledger::report::{experts_text, GridKind};
+    let text = |q: &str, kind| experts_text(&query::parse(q).scenario, kind).unwrap_or_default();
+    let megatron = "model=qwen3-30b-a3b&method=full&framework=megatron&tp=2&pp=4&ep=4&dp=2&seq=4096&gpu=h100-80g";
+    assert!(text(megatron, GridKind::Training).contains("rank 0 holds experts 0 … 31, rank 3 experts 96 … 127"));
+    let vllm = "model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&dp=2&ep=2&gpu=h100-80g";
+    assert!(text(vllm, GridKind::Served).contains("whole over 4 GPUs"), "vLLM's expert parallel spans tp × dp");
+    let sglang = "model=qwen3-30b-a3b&mode=infer&engine=sglang&tp=6&ep=6&gpu=h100-80g";
+    assert!(text(sglang, GridKind::Served).contains("rank 0 holds experts 0 … 21, rank 5 experts 107 … 127"));
+    let sliced = "model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&pp=2&gpu=h100-80g";
+    assert!(text(sliced, GridKind::Served).contains("every one on each GPU, each expert's matrices ÷ 2"));
+    assert_eq!(text("model=llama-3.1-70b&mode=infer&engine=vllm&tp=2&pp=2&gpu=h100-80g", GridKind::Served), "");
+    assert_eq!(text("model=qwen3-30b-a3b&mode=infer&engine=hf&pp=3&gpu=a100-80g", GridKind::DeviceMap), "");
+}
