@@ -316,9 +316,9 @@ fn encode_bill(b: &Bill) -> Value {
         // A grid's bill is a training step, generate() or an engine's start-up.
         _ => n.push(2),
     }
-    match &b.serving {
-        Some(sv) => encode_serving(sv, &mut n),
-        None => n.push(0),
+    n.push(u64::from(b.serving.is_some()));
+    if let Some(sv) = &b.serving {
+        encode_serving(sv, &mut n);
     }
     n.push(u64::from(b.parallel.is_some()));
     if let Some(p) = &b.parallel {
@@ -346,7 +346,7 @@ fn encode_bill(b: &Bill) -> Value {
     json!({ "n": n, "texts": texts })
 }
 
-/// An engine's figures (`Serving`), after a 1 that says there are some.
+/// An engine's figures (`Serving`), read back by [`decode_serving`].
 fn encode_serving(sv: &Serving, n: &mut Vec<u64>) {
     let (status, a, b, c) = match sv.status {
         ServingStatus::Serves => (0, 0, 0, 0),
@@ -359,7 +359,7 @@ fn encode_serving(sv: &Serving, n: &mut Vec<u64>) {
         ServingStatus::GpuTooSmall { needed_bytes } => (5, needed_bytes, 0, 0),
     };
     let Release(major, minor, patch) = sv.version;
-    n.extend([1, sv.engine as u64, major.into(), minor.into(), patch.into(), status, a, b, c]);
+    n.extend([sv.engine as u64, major.into(), minor.into(), patch.into(), status, a, b, c]);
     n.extend([
         sv.budget_bytes,
         sv.weights_bytes,
@@ -552,8 +552,6 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
             [lever, n] => {
                 let mut n = n.as_array()?.iter().map(Json::as_u64);
                 let mut next = || n.next().flatten();
-                // `encode_serving`'s leading 1.
-                next()?;
                 Some((Lever::from_id(lever.as_str()?)?, decode_serving(&mut next)?))
             }
             _ => None,
