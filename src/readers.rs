@@ -254,7 +254,7 @@ fn grid_levers(s: &crate::ledger::Scenario) -> Vec<(&'static str, u64)> {
     let experts = arch.moe.map_or(0, |m| m.experts);
     let candidates: Vec<(&str, u64, bool)> = if s.mode == Mode::Infer {
         let engine = s.serving.engine != Engine::Hf;
-        let tp = if l.tp > 1 { l.tp } else { s.gpus.max(1) };
+        let tp = s.inference_tp();
         let next_tp = tp.saturating_mul(2);
         let kv_heads = arch.kv_heads.max(1);
         // No ep lever: an engine already splits the experts over its tp × dp GPUs (whole experts

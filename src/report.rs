@@ -190,16 +190,18 @@ fn parallel_text(p: &ParallelSummary, unit: Unit, kind: GridKind) -> String {
 /// slice of each expert's matrices over expert tensor parallel, or, for an engine without expert
 /// parallel, over its tp × dp GPUs. `None` for a dense model and for a device map (whole layers).
 pub fn experts_text(s: &Scenario, kind: GridKind) -> Option<String> {
-    use crate::ledger::scenario::Engine;
     let experts = s.architecture.moe.as_ref()?.experts;
     let l = &s.layout;
-    let (group, slices) = match (kind, s.serving.engine) {
-        (GridKind::Training, _) => (l.ep, l.etp),
-        // vLLM's expert parallel spans tp × dp; SGLang's is `--ep-size`.
-        (GridKind::Served, Engine::Vllm) if l.ep > 1 => (l.tp.saturating_mul(l.dp), 1),
-        (GridKind::Served, _) if l.ep > 1 => (l.ep, 1),
-        (GridKind::Served, _) => (1, l.tp.saturating_mul(l.dp)),
-        (GridKind::DeviceMap, _) => return None,
+    let (group, slices) = match kind {
+        GridKind::Training => (l.ep, l.etp),
+        GridKind::Served => {
+            let tp = s.inference_tp();
+            match crate::ledger::serving::grid::expert_group(s.serving.engine, tp, l.dp, l.ep) {
+                1 => (1, tp.saturating_mul(l.dp)),
+                group => (group, 1),
+            }
+        }
+        GridKind::DeviceMap => return None,
     };
     let group = group.clamp(1, experts.max(1));
     let (base, extra) = (experts / group, experts % group);

@@ -410,6 +410,9 @@ fn the_cli_says_which_experts_each_gpu_holds() {
     assert!(text(sglang, GridKind::Served).contains("rank 0 holds experts 0 … 21, rank 5 experts 107 … 127"));
     let sliced = "model=qwen3-30b-a3b&mode=infer&engine=vllm&tp=2&pp=2&gpu=h100-80g";
     assert!(text(sliced, GridKind::Served).contains("every one on each GPU, each expert's matrices ÷ 2"));
+    // `gpus` alone is the tensor-parallel size in inference, as the bill takes it.
+    let by_gpus = "model=qwen3-30b-a3b&mode=infer&engine=vllm&gpus=4&pp=2&gpu=h100-80g";
+    assert!(text(by_gpus, GridKind::Served).contains("each expert's matrices ÷ 4"));
     assert_eq!(text("model=llama-3.1-70b&mode=infer&engine=vllm&tp=2&pp=2&gpu=h100-80g", GridKind::Served), "");
     assert_eq!(text("model=qwen3-30b-a3b&mode=infer&engine=hf&pp=3&gpu=a100-80g", GridKind::DeviceMap), "");
 }

@@ -318,7 +318,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     let mut notes = Vec::new();
     let parameters = s.architecture.parameters();
     // Served or generated: `tp` is the tensor-parallel size as `gpus` is.
-    let inference_tp = if s.layout.tp > 1 { s.layout.tp } else { s.gpus.max(1) };
+    let inference_tp = s.inference_tp();
     // vLLM and SGLang bill `pp`, `dp` and `ep` (serving::grid; on the page, the reader worker:
     // `Scenario::serves_a_grid`); the rest of a grid is said, not billed.
     let vllm = s.serving.engine == super::scenario::Engine::Vllm;

@@ -891,6 +891,15 @@ impl Scenario {
         self.mode == Mode::Train && self.layout.is_grid() && !self.is_rl()
     }
 
+    /// The tensor-parallel size of inference: `tp`, or `gpus` alone (a link without grid keys).
+    pub fn inference_tp(&self) -> u64 {
+        if self.layout.tp > 1 {
+            self.layout.tp
+        } else {
+            self.gpus.max(1)
+        }
+    }
+
     /// What the page's build leaves to the reader worker, whose code loads on demand (docs/size.md):
     /// a training grid, a served grid or device map, a served model's drafter or LoRA slots.
     pub fn billed_on_demand(&self) -> bool {

@@ -101,10 +101,22 @@ fn whole_experts(arch: &Architecture, ep: u64) -> f64 {
     arch.moe.as_ref().map_or(1.0, |m| m.experts as f64 / m.experts.div_ceil(ep.max(1)).max(1) as f64)
 }
 
+/// The GPUs an engine spreads whole routed experts over, or 1 when each of its tp × dp GPUs holds
+/// a slice of every expert: `ep` above 1 is vLLM's `--enable-expert-parallel`, over tp × dp, and
+/// SGLang's `--ep-size`.
+pub fn expert_group(engine: crate::ledger::scenario::Engine, tp: u64, dp: u64, ep: u64) -> u64 {
+    match engine {
+        _ if ep <= 1 => 1,
+        crate::ledger::scenario::Engine::Vllm => tp.saturating_mul(dp),
+        _ => ep,
+    }
+}
+
 /// What one GPU of vLLM's grid divides by (see the module's rules).
 pub fn vllm_split(arch: &Architecture, i: &Inference) -> Split {
     let (tp, dp) = (i.tp.max(1) as f64, i.dp.max(1) as f64);
-    let experts = if i.ep > 1 { whole_experts(arch, i.tp * i.dp) } else { tp * dp };
+    let group = expert_group(crate::ledger::scenario::Engine::Vllm, i.tp, i.dp, i.ep);
+    let experts = if group > 1 { whole_experts(arch, group) } else { tp * dp };
     let shared = if i.ep > 1 && i.tp > 1 && i.dp > 1 { 1.0 } else { tp };
     Split { attention: tp, mlp: tp, experts, shared, embedding: tp, head: tp }
 }
@@ -116,7 +128,10 @@ pub fn vllm_split(arch: &Architecture, i: &Inference) -> Split {
 /// sub-split of the group); the embedding whole on every GPU up to 0.5.6, over `tp` from 0.5.10.
 pub fn sglang_split(arch: &Architecture, i: &Inference, version: crate::ledger::scenario::Release) -> Split {
     let (tp, group) = (i.tp.max(1) as f64, (i.tp * i.dp).max(1) as f64);
-    let experts = if i.ep > 1 { whole_experts(arch, i.ep) } else { group };
+    let experts = match expert_group(crate::ledger::scenario::Engine::Sglang, i.tp, i.dp, i.ep) {
+        1 => group,
+        ep => whole_experts(arch, ep),
+    };
     let embedding = if i.dp > 1 && version < crate::ledger::scenario::Release(0, 5, 10) { 1.0 } else { tp };
     Split { attention: tp, mlp: group, experts, shared: group, embedding, head: group }
 }
