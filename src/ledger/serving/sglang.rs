@@ -333,17 +333,24 @@ fn status(s: &Pool, context: u64, requests: u64, concurrency: f64) -> ServingSta
 }
 
 impl Pool {
-    /// The draft worker's KV pool (the same tokens as the model's) and its weights: SGLang sizes
-    /// them after the model's pool, out of what `mem_fraction_static` leaves.
-    fn draft_bytes(&self) -> (f64, f64) {
-        self.draft.as_ref().map_or((0.0, 0.0), |d| (d.weights_bytes, self.tokens as f64 * d.kv_token_bytes))
+    /// The draft worker's weights and KV pool of `tokens` (the same tokens as the model's pool):
+    /// SGLang sizes them after the model's pool, out of what `mem_fraction_static` leaves.
+    fn draft_bytes(&self, tokens: u64) -> (f64, f64) {
+        self.draft.as_ref().map_or((0.0, 0.0), |d| (d.weights_bytes, tokens as f64 * d.kv_token_bytes))
+    }
+
+    /// What `mem_fraction_static` leaves out of the static pools (activations and graphs), less the
+    /// draft worker's weights and pool of `tokens`.
+    fn reserve(&self, tokens: u64) -> f64 {
+        let (draft_weights, draft_kv) = self.draft_bytes(tokens);
+        self.free_before * (1.0 - self.fraction) - draft_weights - draft_kv
     }
 }
 
 /// The process's lines on one GPU: weights, the pool, what the fraction leaves out (`reserve`:
 /// activations and CUDA graphs), the CUDA context and NCCL's buffers.
 fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
-    let (_, draft_kv) = s.draft_bytes();
+    let (_, draft_kv) = s.draft_bytes(s.tokens);
     let tp_arg = when(s.tp > 1 && !s.grid, || msg!(TensorParallel, Arg::Int(s.tp)));
     let mamba = when(s.states > 0, || {
         let layers = p.arch.layers_of(LayerKind::Linear);
@@ -476,17 +483,14 @@ fn stages(p: &Plan, i: &Inference) -> (Pool, Option<crate::ledger::bill::Paralle
     (s, Some(summary))
 }
 
-/// One stage's GPU for the `parallel` summary: its weights, what the fraction leaves for
-/// activations and graphs, and the device total with `tokens` in its pool.
 /// One stage's GPU as `bill` bills it: the weights with the drafter's and the LoRA slots, the pool
 /// of `tokens` (the draft worker's too), what the fraction leaves out less the draft worker's
 /// weights and pool, then NCCL's buffers and the CUDA context.
 fn rank_of(stage: u64, layers: u64, s: &Pool, tokens: u64) -> crate::ledger::bill::RankSummary {
-    let draft_weights = s.draft.as_ref().map_or(0.0, |d| d.weights_bytes);
-    let draft_kv = s.draft.as_ref().map_or(0.0, |d| tokens as f64 * d.kv_token_bytes);
+    let (draft_weights, draft_kv) = s.draft_bytes(tokens);
     let weights = s.weights_bytes + draft_weights + s.lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
     let pool = tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes + draft_kv;
-    let reserve = (s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv).max(0.0);
+    let reserve = s.reserve(tokens).max(0.0);
     let allocated = weights + pool + reserve;
     crate::ledger::bill::RankSummary {
         stage,
@@ -509,10 +513,8 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         // rest for cached prefixes; `model_runner.py::init_memory_pool`).
         effective = effective.min((s.states / 3) as f64);
     }
-    let (draft_weights, draft_kv) = s.draft_bytes();
-    // What `mem_fraction_static` leaves out of the static pools, less the draft worker's weights
-    // and pool.
-    let reserve = s.free_before * (1.0 - s.fraction) - draft_weights - draft_kv;
+    let (draft_weights, _) = s.draft_bytes(s.tokens);
+    let reserve = s.reserve(s.tokens);
     let graphs = s.graph_bs as f64 * 2.0 * MIB;
     let lora_bytes = s.lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
     let serving = Serving {
