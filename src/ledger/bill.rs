@@ -384,6 +384,11 @@ pub struct StepAmounts {
     pub slack: SlackRule,
 }
 
+/// The `kind` total of `lines` (allocated ⊆ reserved ⊆ device), as a bill adds its own up.
+pub fn total(lines: &[Component], kind: TotalKind) -> u64 {
+    lines.iter().filter(|c| kind.includes(c.id.layer())).map(|c| c.bytes).fold(0, u64::saturating_add)
+}
+
 /// The whole bill for one GPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bill {
@@ -417,7 +422,7 @@ impl Bill {
     }
 
     fn sum_up_to(&self, kind: TotalKind) -> u64 {
-        self.components.iter().filter(|c| kind.includes(c.id.layer())).map(|c| c.bytes).fold(0, u64::saturating_add)
+        total(&self.components, kind)
     }
 
     /// The bytes of one class of tensors whenever they exist: the line's, except for the gradients,

@@ -547,12 +547,8 @@ pub fn estimate(s: &Scenario) -> Bill {
             layers,
             weights_bytes: to_bytes(weights),
             activations_bytes: to_bytes(activations),
-            allocated_bytes: lines
-                .iter()
-                .filter(|c| c.id.layer() == super::bill::TotalKind::Allocated)
-                .map(|c| c.bytes)
-                .fold(0u64, u64::saturating_add),
-            device_bytes: lines.iter().map(|c| c.bytes).fold(0u64, u64::saturating_add),
+            allocated_bytes: super::bill::total(&lines, super::bill::TotalKind::Allocated),
+            device_bytes: super::bill::total(&lines, super::bill::TotalKind::Device),
         });
         stages.push((lines, gradients, host));
     }
