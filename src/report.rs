@@ -396,8 +396,9 @@ pub fn to_table(s: &Scenario, bill: &Bill, unit: Unit) -> String {
         out.push_str(&rl_text(r, unit));
     }
     if let Some(p) = &bill.parallel {
-        out.push_str(&parallel_text(p, unit, GridKind::of(bill)));
-        out.push_str(&experts_text(s, GridKind::of(bill)).unwrap_or_default());
+        let kind = GridKind::of(bill);
+        out.push_str(&parallel_text(p, unit, kind));
+        out.push_str(&experts_text(s, kind).unwrap_or_default());
     }
     let phases = phases::of(bill);
     if let Some(peak) = phases::peak(&phases) {
