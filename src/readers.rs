@@ -42,8 +42,9 @@ pub enum Answer {
     /// A config.json as the custom model's query (everything the bill uses), its name (which a
     /// link does not carry) and the importer's notes.
     Config(String, String, Vec<Msg>),
-    /// A reading and its `oom=` value (the page keeps the value as sent: it never encodes a reading).
-    Paste(Box<Reading>, String),
+    /// A reading as its `oom=` value (the page keeps the value as sent: it never reads or encodes
+    /// a reading; the worker does, `Reading::from_link`).
+    Paste(String),
     Diagnosis(Box<Diagnosis>),
     SelfTest(Vec<SelfTestItem>),
     /// A bill the page's build leaves to the worker (`Scenario::billed_on_demand`: a training or
@@ -94,7 +95,8 @@ pub struct Diagnosis {
     /// The cause's name in (English, Chinese).
     pub cause_label: (String, String),
     /// A start-up log's: the link (a query, the paste's `oom=` kept) of the configuration it was
-    /// checked against, the user's with the log's settings.
+    /// checked against, the user's with the log's settings; or the configuration a report
+    /// describes in words (`tree::described`). The first advice links to it.
     pub apply: Option<String>,
     pub node: NodeId,
     /// From the root to `node`.
@@ -104,6 +106,10 @@ pub struct Diagnosis {
     /// The numbers read: (English label, Chinese label, value).
     pub figures: Vec<(String, String, String)>,
     pub advice: Vec<Advised>,
+    /// The reader read "GB" as GiB (PyTorch's MPS, vLLM, SGLang and gpustat print binary units so).
+    pub gb_as_gib: bool,
+    /// The paste was longer than the reader reads; its end was read.
+    pub truncated: bool,
 }
 
 /// One line of a diagnosis's advice ([`crate::tree::paste::Advice`] with its text rendered).
@@ -642,7 +648,7 @@ pub fn diagnosis(query: &str) -> String {
     use crate::tree::paste::{diagnose_reading, figures, Advice};
     let parsed = crate::query::parse(query);
     let view = crate::view::read(&parsed.ui);
-    let Some((reading, link)) = view.oom else {
+    let Some((reading, link)) = view.oom.and_then(|link| Some((Reading::from_link(&link)?, link))) else {
         return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
     };
     let p = diagnose_reading(reading, Some(&parsed.scenario));
@@ -663,12 +669,15 @@ pub fn diagnosis(query: &str) -> String {
     json!({ "diagnosis": {
         "cause": p.cause.id(),
         "label": cause_label(p.cause),
-        "apply": p.startup.as_ref().map(|c| format!("{}&oom={}", c.query, crate::query::percent_encode(&link))),
+        "apply": (p.startup.as_ref().map(|c| c.query.as_str()).or(p.described.as_deref()))
+            .map(|q| format!("{q}&oom={}", crate::query::percent_encode(&link))),
         "node": p.node.id(),
         "path": p.path.iter().map(|n| n.id()).collect::<Vec<&str>>(),
         "why": both(&p.why),
         "figures": figures,
         "advice": advice,
+        "gb_as_gib": p.reading.signals.gb_as_gib,
+        "truncated": p.reading.signals.truncated,
     } })
     .to_string()
 }
@@ -721,6 +730,8 @@ fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
         why: read_both(d.get("why")?)?,
         figures,
         advice,
+        gb_as_gib: d.get("gb_as_gib")?.as_bool()?,
+        truncated: d.get("truncated")?.as_bool()?,
     })
 }
 
@@ -804,8 +815,7 @@ pub fn decode(text: &str) -> Option<Answer> {
         return Some(Answer::Config(c.get("query")?.as_str()?.to_string(), name, notes));
     }
     if let Some(p) = v.get("paste") {
-        let link = p.as_str()?;
-        return Reading::from_link(link).map(|r| Answer::Paste(Box::new(r), link.to_string()));
+        return Some(Answer::Paste(p.as_str()?.to_string()));
     }
     if let Some(d) = v.get("diagnosis") {
         return decode_diagnosis(d).map(|d| Answer::Diagnosis(Box::new(d)));

@@ -612,6 +612,7 @@ pub fn paste_json(p: &crate::tree::paste::Pasted) -> Value {
         "why": render(Lang::En, &p.why),
         "why_zh": render(Lang::Zh, &p.why),
         "startup": p.startup.as_ref().map(startup_json),
+        "described": p.described,
     })
 }
 
@@ -689,7 +690,7 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
     let zh = lang == Lang::Zh;
     let mut out = String::new();
     let mut formats: Vec<&str> = p.reading.formats.iter().map(|f| f.id()).collect();
-    if !p.reading.startup.is_empty() {
+    if p.startup.is_some() {
         formats.push("startup_log");
     }
     let read = if formats.is_empty() { "-".to_string() } else { formats.join(", ") };

@@ -7,7 +7,6 @@ use crate::ledger::msg::Arg;
 use crate::ledger::units::Unit;
 use crate::msg;
 use crate::query::{display_value, Problem};
-use crate::tree::reader::Reading;
 use crate::tree::NodeId;
 
 /// What the view keys of a link ask for.
@@ -18,8 +17,10 @@ pub struct View {
     pub unit: Unit,
     pub embed: bool,
     pub tree: Option<NodeId>,
-    /// A pasted OOM's numbers (`oom=`, [`Reading::to_link`]) and the value as the link has it.
-    pub oom: Option<(Reading, String)>,
+    /// A pasted OOM's numbers as the link has them (`oom=`, `Reading::to_link`): the page carries
+    /// the value; the reader worker reads it (`Reading::from_link`), so the page's build has no
+    /// code for readings.
+    pub oom: Option<String>,
     /// `view=selftest`: the chapter's self-test instead of the calculator.
     pub selftest: bool,
     /// `view=timeline`: the step's memory over its phases alone (a chapter page's picture).
@@ -60,7 +61,7 @@ pub fn read(ui: &[(String, String)]) -> View {
         })
     });
     let oom = get("oom").and_then(|v| {
-        Reading::from_link(v).map(|r| (r, v.to_string())).or_else(|| {
+        is_oom_link(v).then(|| v.to_string()).or_else(|| {
             errors.push(Problem { key: "oom".into(), message: msg!(BadOomLink, Arg::Text(display_value(v))) });
             None
         })
@@ -84,6 +85,12 @@ pub fn read(ui: &[(String, String)]) -> View {
     View { lang, unit, embed: get("embed") == Some("1"), tree, oom, selftest, timeline, question, errors }
 }
 
+/// Whether `v` can be an `oom=` value: the characters `Reading::to_link` writes (letters, digits,
+/// `-.,:_`), at most 16 KiB (a reading's items are capped at 400).
+fn is_oom_link(v: &str) -> bool {
+    !v.is_empty() && v.len() <= 16 * 1024 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.,:_".contains(&b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::read;
@@ -103,18 +110,19 @@ mod tests {
         assert!(zh.contains("seq, peak") && !zh.contains("条序列"), "{zh}");
     }
 
-    /// `oom=` gives the reading back; a value that is not one is a notice, never a panic.
+    /// `oom=` is kept as the link has it; a value that cannot be one (other characters, too long)
+    /// is a notice, never a panic. What the value says is the reader worker's to read.
     #[test]
     fn a_pasted_error_s_numbers_come_back_from_the_link() {
         let v = read(&ui(&[("oom", "a572522496,b16932908564,c539167293,F1,X256")]));
-        let (r, link) = v.oom.expect("read");
-        assert_eq!(r.numbers.tried_to_allocate, Some(572_522_496.0));
-        assert_eq!(link, "a572522496,b16932908564,c539167293,F1,X256", "the value as the link has it");
+        assert_eq!(v.oom.as_deref(), Some("a572522496,b16932908564,c539167293,F1,X256"));
         assert!(v.errors.is_empty());
-        let bad = read(&ui(&[("oom", "<script>")]));
-        assert!(bad.oom.is_none());
-        let en = render(Lang::En, &bad.errors[0].message);
-        assert!(en.contains("oom=") && !en.contains("<script>x"), "{en}");
+        for bad in ["<script>", "", &"a1,".repeat(20_000)] {
+            let v = read(&ui(&[("oom", bad)]));
+            assert!(v.oom.is_none(), "{bad:?}");
+            let en = render(Lang::En, &v.errors[0].message);
+            assert!(en.contains("oom=") && !en.contains("<script>x"), "{en}");
+        }
     }
 
     #[test]

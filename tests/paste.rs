@@ -139,24 +139,63 @@ fn the_diagnosis_agrees_with_the_threads() {
 /// The reports collected after the rules (tests/data/oom_reports_heldout_*.toml, 67 threads of
 /// 2019–2026: serving engines and RL rollouts; training and plain inference, 16 in Chinese).
 /// Measured: 28 of 67 (41.8 %) before the seventh session's rules, 46 of 67 (68.7 %) after —
-/// engines 23 of 29, training 23 of 38. Most of the rest are prose without an error message (the
-/// reader answers "unknown" and says what to paste) or a cause only the thread's narrative tells.
+/// engines 23 of 29, training 23 of 38; 45 of 67 as the tenth session left it, 56 of 67 (83.6 %)
+/// after the eleventh's (the reporter's words, an engine's share of the card, a described
+/// configuration billed). Most of the rest are prose without an error message (the reader answers
+/// "unknown" and says what to paste) or a cause only the thread's narrative tells.
 #[test]
 fn the_held_out_reports_agree_with_their_threads() {
+    let all = held_out(&[
+        include_str!("data/oom_reports_heldout_engines.toml"),
+        include_str!("data/oom_reports_heldout_training.toml"),
+    ]);
+    assert!(all.len() >= 60, "{} reports", all.len());
+    let agree = all.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == r.diagnosis).count();
+    assert!(agree * 100 >= all.len() * 80, "{agree} of {}", all.len());
+}
+
+/// A held-out file's reports, each well formed and none in an earlier file.
+fn held_out(texts: &[&str]) -> Vec<Report> {
     let mut all = Vec::new();
-    for text in
-        [include_str!("data/oom_reports_heldout_engines.toml"), include_str!("data/oom_reports_heldout_training.toml")]
-    {
+    for text in texts {
         all.extend(toml::from_str::<Reports>(text).unwrap_or_else(|e| panic!("held-out reports: {e}")).report);
     }
-    assert!(all.len() >= 60, "{} reports", all.len());
     well_formed(&all);
     let known: Vec<String> = reports().into_iter().map(|r| r.url).collect();
     for r in &all {
         assert!(!known.contains(&r.url), "{}: already in oom_reports.toml", r.id);
     }
-    let agree = all.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == r.diagnosis).count();
-    assert!(agree * 100 >= all.len() * 65, "{agree} of {}", all.len());
+    all
+}
+
+/// Rounds 3 and 4 (the eleventh session): 68 and 62 more threads, mostly prose. Round 3 was read to
+/// write rules; round 4 was collected after them, and its figure before it was read is the
+/// held-out one: 24 of 62 (38.7 %; 20 of 62 with the tenth session's reader). On the 19 of its
+/// reports that carry a message the reader reads, 13 agree; on the 43 that are prose or a bare
+/// error, 11. Measured after the three fixes its misses showed: round 3 44 of 68 (64.7 %), round 4
+/// 29 of 62 (46.8 %). The 90 % is not reached: most misses are reports whose cause only the
+/// thread's later answers tell.
+#[test]
+fn rounds_three_and_four_agree_as_measured() {
+    let earlier: Vec<String> = held_out(&[
+        include_str!("data/oom_reports_heldout_engines.toml"),
+        include_str!("data/oom_reports_heldout_training.toml"),
+    ])
+    .into_iter()
+    .map(|r| r.url)
+    .collect();
+    let round3 = held_out(&[include_str!("data/oom_reports_heldout_round3.toml")]);
+    let round4 = held_out(&[include_str!("data/oom_reports_heldout_round4.toml")]);
+    let mut urls: Vec<&str> = round3.iter().chain(&round4).map(|r| r.url.as_str()).collect();
+    assert!(urls.iter().all(|u| !earlier.iter().any(|e| e == u)), "a round-3 or -4 thread is in round 2");
+    urls.sort_unstable();
+    let n = urls.len();
+    urls.dedup();
+    assert_eq!(urls.len(), n, "a thread is in both rounds");
+    let agree = |all: &[Report]| all.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == r.diagnosis).count();
+    assert_eq!((round3.len(), round4.len()), (68, 62));
+    assert!(agree(&round3) >= 44, "round 3: {} of 68", agree(&round3));
+    assert!(agree(&round4) >= 29, "round 4: {} of 62", agree(&round4));
 }
 
 #[test]
@@ -574,7 +613,11 @@ proptest! {
 /// with the same diagnosis, node and reasons, and the text's words are not in it.
 #[test]
 fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
-    for r in reports() {
+    let rounds = held_out(&[
+        include_str!("data/oom_reports_heldout_round3.toml"),
+        include_str!("data/oom_reports_heldout_round4.toml"),
+    ]);
+    for r in reports().into_iter().chain(rounds) {
         let reading = read(&r.text);
         let link = reading.to_link();
         assert!(link.len() < 2000, "{}: {} characters", r.id, link.len());
@@ -582,7 +625,12 @@ fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
         assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.,:_".contains(&b)), "{}: {link}", r.id);
         let back = Reading::from_link(&link).unwrap_or_else(|| panic!("{}: {link}", r.id));
         let (a, b) = (diagnose_reading(reading, None), diagnose_reading(back, None));
-        assert_eq!((a.cause, a.node, a.why.id), (b.cause, b.node, b.why.id), "{}: {link}", r.id);
+        assert_eq!(
+            (a.cause, a.node, a.why.id, &a.described),
+            (b.cause, b.node, b.why.id, &b.described),
+            "{}: {link}",
+            r.id
+        );
         assert_eq!(a.advice.len(), b.advice.len(), "{}", r.id);
     }
     // By hand: 546 × 2^20 = 572,522,496; 15.77 × 2^30 = 16,932,908,564.5; 514.19 × 2^20 =

@@ -15,6 +15,7 @@ fn same_text(a: &Msg, b: &Msg) -> bool {
     [Lang::En, Lang::Zh].into_iter().all(|l| render(l, a) == render(l, b))
 }
 use vram_ledger::tree::paste::{diagnose_paste, diagnose_reading, Advice};
+use vram_ledger::tree::reader::{read, Reading};
 
 /// The same advice, a two-decimal ratio within a hundredth.
 fn same_advice(a: &Advice, b: &Advice) -> bool {
@@ -80,12 +81,13 @@ fn every_real_paste_gets_the_same_diagnosis_through_the_worker() {
     assert_eq!(reports.report.len(), 101);
     let s = vram_ledger::query::parse("model=qwen2.5-7b&method=lora&gpu=rtx4090").scenario;
     for r in &reports.report {
-        let Some(Answer::Paste(reading, link)) = decode(&readers::paste(&r.text, false)) else { panic!("{}", r.id) };
-        // The page keeps the value as sent and writes it into its link as is.
-        assert_eq!(link, reading.to_link(), "{}", r.id);
+        let Some(Answer::Paste(link)) = decode(&readers::paste(&r.text, false)) else { panic!("{}", r.id) };
+        // The page keeps the value as sent and writes it into its link as is; the worker reads it.
+        assert_eq!(link, read(&r.text).to_link(), "{}", r.id);
+        let reading = Reading::from_link(&link).unwrap_or_else(|| panic!("{}: {link}", r.id));
         // The link's codec rounds a byte count to a whole byte and drops pids; the diagnosis, its
         // numbers as shown, its path and advice are the same.
-        let (via, native) = (diagnose_reading(*reading, Some(&s)), diagnose_paste(&r.text, Some(&s)));
+        let (via, native) = (diagnose_reading(reading, Some(&s)), diagnose_paste(&r.text, Some(&s)));
         assert_eq!((via.cause, via.node, &via.path), (native.cause, native.node, &native.path), "{}", r.id);
         for lang in [Lang::En, Lang::Zh] {
             assert_eq!(render(lang, &via.why), render(lang, &native.why), "{}", r.id);
@@ -111,7 +113,8 @@ fn every_real_paste_gets_the_same_diagnosis_through_the_worker() {
 #[test]
 fn typed_numbers_and_a_cut_paste_come_back_as_readings() {
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-    let Some(Answer::Paste(r, link)) = decode(&readers::typed("10,12,14,16,500")) else { panic!("typed") };
+    let Some(Answer::Paste(link)) = decode(&readers::typed("10,12,14,16,500")) else { panic!("typed") };
+    let r = Reading::from_link(&link).expect("a reading");
     assert!(r.has(vram_ledger::tree::reader::Format::Typed));
     assert_eq!(r.numbers.free, Some(2.0 * GIB));
     assert_eq!(r.numbers.reserved_unallocated, Some(2.0 * GIB));
@@ -121,8 +124,14 @@ fn typed_numbers_and_a_cut_paste_come_back_as_readings() {
     for bad in ["", "1,2,3", "1,2,3,x,500", "12,10,14,16,500"] {
         assert!(!matches!(decode(&readers::typed(bad)), Some(Answer::Paste(..))), "{bad}");
     }
-    let Some(Answer::Paste(cut, _)) = decode(&readers::paste("CUDA out of memory.", true)) else { panic!("cut") };
-    assert!(cut.signals.truncated);
+    let Some(Answer::Paste(cut)) = decode(&readers::paste("CUDA out of memory.", true)) else { panic!("cut") };
+    assert!(Reading::from_link(&cut).is_some_and(|r| r.signals.truncated));
+    // The diagnosis tells the page about the cut (the page shows a hint), and a value that is not
+    // a reading is an error the page shows nothing for.
+    let q = format!("oom={cut}");
+    let Some(Answer::Diagnosis(d)) = decode(&readers::diagnosis(&q)) else { panic!("diagnosis") };
+    assert!(d.truncated && !d.gb_as_gib);
+    assert!(matches!(decode(&readers::diagnosis("oom=zz")), Some(Answer::Failed(_))));
 }
 
 #[test]

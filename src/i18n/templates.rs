@@ -729,6 +729,58 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "check `dmesg | grep -i oom` and `free -g`; offload less (`offload=optimizer` or `none`: with your configuration set, the bill's note gives the host RAM offload needs per process), load on one rank or with `low_cpu_mem_usage`, use fewer dataloader workers, or add swap",
             "用 `dmesg | grep -i oom`、`free -g` 确认;少卸载一些(`offload=optimizer` 或 `none`:设好配置后,账单的备注给出每个进程卸载所需的主机内存),只让一个进程加载或用 `low_cpu_mem_usage`,减少数据加载进程(`num_workers`),或加 `swap`",
         ),
+        WhySaidOthers => (
+            "the report says another process holds the card; the paste has no numbers to say how much",
+            "报告里说有别的进程占着这张卡;粘贴里没有数字说明占了多少",
+        ),
+        WhySaidGrows => (
+            "the report says memory grows from step to step: something is kept from one step to the next (a loss or metric kept as a tensor, outputs appended with their graph)",
+            "报告里说显存随步数增长:有东西被一步步留了下来(`loss` 或指标以张量保存、输出连同计算图被追加)",
+        ),
+        WhySaidLong => (
+            "the report says some samples are longer than the rest: the usual step fits and the longest one does not",
+            "报告里说部分样本比其他的长:平常的一步放得下,最长的那条放不下",
+        ),
+        WhySaidExpandable => (
+            "the report says the run works once the allocator's expandable segments are on: the memory was there, in pieces",
+            "报告里说打开分配器的 `expandable_segments` 后就能跑:显存是够的,只是碎成了小块",
+        ),
+        WhySaidAfterSteps => (
+            "the run failed after {0} steps and nothing says memory grew: the usual step fits, one batch was larger than the others",
+            "跑了 {0} 步才失败,且没有显存持续上涨的迹象:平常的一步放得下,是某个 `batch` 比其他的大",
+        ),
+        WhyRanksShareGpu => (
+            "the message lists {0} processes of one launch (their PIDs follow one another) on this GPU, holding {1}: the ranks were all put on the same card",
+            "报错列出同一次启动的 {0} 个进程(`PID` 相连)都在这张卡上,共占 {1}:各个 `rank` 被放到了同一张卡上",
+        ),
+        WhyEngineNoNumbers => (
+            "a serving engine ran out of memory and the paste has no numbers: most often its budget (its share of the card, the context length, the sequences at once) asks for more than the card holds beside the weights",
+            "推理引擎显存不足,而粘贴里没有数字:最常见的原因是它的预算(显存占比、上下文长度、同时处理的序列数)在权重之外要的比卡能给的多",
+        ),
+        WhyNoNumbersUsual => (
+            "the paste says out of memory but has no numbers: most such reports are a step that needs more than the card (the model, its states and the activations of this batch and length); the numbers rule out the other causes",
+            "粘贴里说显存不足却没有数字:这类报告多数是这一步需要的比卡大(模型、优化器状态,以及这个 `batch` 和长度的激活);有了数字才能排除其他原因",
+        ),
+        WhyEngineShareHigh => (
+            "the engine was told to take {0} of the card for its weights and KV pool: PyTorch's own work beside them (the profiling run, the sampler, CUDA graphs) has no room for {1} more",
+            "引擎被设为占用整张卡的 {0} 来放权重和 KV 池:PyTorch 在它们之外的工作(剖析运行、采样器、CUDA graphs)再也放不下 {1}",
+        ),
+        WhyDescribedShortage => (
+            "the configuration the report describes ({0}; what it does not state is set to bill the least) needs {1} by the ledger, more than the {2} card",
+            "报告描述的配置({0};没说明的设置都按最省的算)按账本需要 {1},超过 {2} 的卡",
+        ),
+        WhyDescribedWeights => (
+            "the model the report serves ({0}) has {1} of weights per GPU, more than the {2} card: no engine setting makes room for them",
+            "报告里部署的模型({0})每卡权重就有 {1},超过 {2} 的卡:调引擎的任何设置都放不下",
+        ),
+        DoDescribedFits => (
+            "the configuration the report describes ({0}; what it does not state is set to bill the least) needs {1} of the {2} card by the ledger: as stated it fits, so paste the numbers (PyTorch's whole message, `nvidia-smi`) to find what else holds memory, or set the configuration in full",
+            "报告描述的配置({0};没说明的设置都按最省的算)按账本需要 {1},卡有 {2}:照所述是放得下的;请粘贴数字(PyTorch 的完整报错、`nvidia-smi`)找出还有什么占着显存,或把配置完整设好",
+        ),
+        DoOpenDescribed => (
+            "open the configuration the report describes ({0}) for its whole bill and levers",
+            "打开报告描述的配置({0}),看完整的账单与可调的杠杆",
+        ),
         WhyNothingRead => ("nothing here looks like an out-of-memory error, nvidia-smi or a memory log", "这里没有认出显存不足的报错、nvidia-smi 输出或显存日志"),
         BadOomLink => ("`oom={0}` is not a paste's numbers; ignored", "`oom={0}` 不是粘贴报错的数字,已忽略"),
         WhySmiHeld => ("nvidia-smi shows {0} of the {1} card in use by processes", "nvidia-smi 显示 {1} 的卡上有 {0} 被进程占用"),

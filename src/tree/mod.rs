@@ -3,6 +3,7 @@
 //! diagnosis from what the user measured. Pure: it depends on the ledger, never on the UI.
 
 pub mod data;
+pub mod described;
 pub mod paste;
 pub mod reader;
 pub mod startup;

@@ -128,6 +128,9 @@ pub struct Pasted {
     pub other_processes: Option<f64>,
     /// A start-up log's figures beside the ledger's, for the configuration with the log's settings.
     pub startup: Option<Check>,
+    /// The configuration the report describes in words and flags, as a query (`super::described`);
+    /// the first advice opens it.
+    pub described: Option<String>,
 }
 
 /// Diagnoses a paste; `s` is the user's configuration, when one is set (it ranks the levers).
@@ -142,17 +145,25 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
     // A start-up log's repeated figures read as a training log's series are not an error.
     let error = reading.formats.iter().any(|f| *f != Format::TrainingLog);
     let (cause, why, mut advice) = match &startup {
-        Some(c) if !error => (Cause::StartupLog, startup_why(c), startup_advice(c)),
+        Some(c) if !error && !reading.signals.oom => (Cause::StartupLog, startup_why(c), startup_advice(c)),
         _ => {
             let (cause, why, mut advice) = conclude(&reading);
             advice.extend(startup.as_ref().map(startup_advice).unwrap_or_default());
             (cause, why, advice)
         }
     };
+    // The configuration the report describes decides what its words alone cannot; the levers are
+    // the user's configuration's when there is one, else the described one's.
+    let described = described(&reading);
+    let (cause, why) = match &described {
+        Some(d) => d.verdict(cause, why, &mut advice),
+        None => (cause, why),
+    };
     let mut node = node_of(cause, &reading);
-    if let Some(s) = s {
+    if let Some(s) = s.or(described.as_ref().filter(|_| cause == Cause::Shortage).map(|d| &d.scenario)) {
         advice.extend(ranked_levers(cause, s));
     }
+    let described = described.map(|d| d.query);
     // A shortage with the user's configuration: the node of the lever that saves the most.
     if cause == Cause::Shortage && node == NodeId::Batch {
         let best = advice.iter().find_map(|a| match a {
@@ -179,7 +190,70 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
         _ if !n.smi_processes.is_empty() => Some(n.smi_processes.iter().map(|p| p.2).sum()),
         _ => None,
     };
-    Pasted { reading, cause, node, path, why, advice, other_processes, startup }
+    Pasted { reading, cause, node, path, why, advice, other_processes, startup, described }
+}
+
+/// The configuration a report describes (`super::described`), billed by the ledger on the card it
+/// names (or the card PyTorch's message reports).
+struct Described {
+    query: String,
+    scenario: Scenario,
+    /// The bill's device total (training), or its weights per GPU (serving).
+    bytes: f64,
+    card: f64,
+    serving: bool,
+}
+
+fn described(reading: &Reading) -> Option<Described> {
+    let mut query = super::described::query(&reading.startup);
+    // A start-up log's own settings are checked figure by figure ([`check`]).
+    if query.is_empty() || Startup::from_items(&reading.startup).is_some() {
+        return None;
+    }
+    let named = query.contains("gpu=") || query.contains("vram=");
+    if !named {
+        let total = reading.numbers.total.or(reading.numbers.smi_total)?;
+        query.push_str(&format!("&vram={}", crate::ledger::units::fixed(total / GIB, 2)));
+    }
+    let parsed = crate::query::parse(&query);
+    if !parsed.errors.is_empty() {
+        return None;
+    }
+    let scenario = parsed.scenario;
+    let bill = crate::ledger::estimate(&scenario);
+    let serving = scenario.mode == Mode::Infer;
+    let bytes = if serving {
+        bill.component(crate::ledger::bill::ComponentId::Weights) as f64
+    } else {
+        bill.device_bytes() as f64
+    };
+    Some(Described { query, scenario, bytes, card: bill.gpu_bytes as f64, serving })
+}
+
+impl Described {
+    /// The cause and why once the described configuration is billed: a shortage when it cannot fit
+    /// (a served model's weights alone above the card outrank an engine's budget), otherwise the
+    /// numbers' verdict, with the bill beside it when they had none.
+    fn verdict(&self, cause: Cause, why: Msg, advice: &mut Vec<Advice>) -> (Cause, Msg) {
+        let args = || vec![Arg::Text(self.query.clone()), Arg::Bytes(self.bytes), Arg::Bytes(self.card)];
+        let open = Advice::Do(Msg::new(MsgId::DoOpenDescribed, vec![Arg::Text(self.query.clone())]));
+        if self.serving {
+            let budget = matches!(cause, Cause::Unknown | Cause::KvBudget | Cause::Zombie | Cause::Fragmentation);
+            if self.bytes > MAX_SHARE * self.card && budget {
+                advice.splice(0..0, [open, Advice::Do(m(MsgId::DoQuantizedOrTp, &[]))]);
+                return (Cause::Shortage, Msg::new(MsgId::WhyDescribedWeights, args()));
+            }
+        } else if cause == Cause::Unknown {
+            if self.bytes > self.card {
+                advice.insert(0, open);
+                return (Cause::Shortage, Msg::new(MsgId::WhyDescribedShortage, args()));
+            }
+            advice.insert(0, Advice::Do(Msg::new(MsgId::DoDescribedFits, args())));
+            return (cause, why);
+        }
+        advice.insert(0, open);
+        (cause, why)
+    }
 }
 
 /// An engine and its release as a log names them ("vLLM 0.8.5").
@@ -415,8 +489,40 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
             return c;
         }
     }
-    if r.formats.is_empty() && !s.oom {
+    if r.formats.is_empty() && !s.oom && !s.others_hold && !s.grows && !s.long_sample && !s.expandable_helped {
         return (Cause::Unknown, m(MsgId::WhyNothingRead, &[]), todo(m(MsgId::DoMeasure, &[])));
+    }
+    said_in_words(r)
+}
+
+/// An out-of-memory without numbers: what the reporter says, or the usual cause, each with what
+/// to paste to be sure.
+fn said_in_words(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
+    let s = r.signals;
+    let measure = || Advice::Do(m(MsgId::DoMeasure, &[]));
+    if s.others_hold {
+        return (Cause::Zombie, m(MsgId::WhySaidOthers, &[]), vec![Advice::Do(m(MsgId::DoKill, &[])), measure()]);
+    }
+    if s.grows {
+        let cause = if s.evaluation { Cause::EvalNoGrad } else { Cause::TensorList };
+        return (cause, m(MsgId::WhySaidGrows, &[]), vec![Advice::Do(m(MsgId::DoNoGradItem, &[])), measure()]);
+    }
+    if s.expandable_helped {
+        return (Cause::Fragmentation, m(MsgId::WhySaidExpandable, &[]), todo(m(MsgId::DoExpandable, &[])));
+    }
+    if s.long_sample {
+        return (Cause::LongTail, m(MsgId::WhySaidLong, &[]), vec![Advice::Do(m(MsgId::DoLongTail, &[])), measure()]);
+    }
+    if let Some(steps) = r.numbers.steps_done.filter(|v| *v >= STEPS_BEFORE_LONG_TAIL) {
+        let why = m(MsgId::WhySaidAfterSteps, &[c(steps)]);
+        return (Cause::LongTail, why, vec![Advice::Do(m(MsgId::DoLongTail, &[])), measure()]);
+    }
+    if s.engine {
+        return (
+            Cause::KvBudget,
+            m(MsgId::WhyEngineNoNumbers, &[]),
+            vec![Advice::Do(m(MsgId::DoEngineLevers, &[])), measure()],
+        );
     }
     (Cause::Unknown, m(MsgId::WhyNoNumbers, &[]), todo(m(MsgId::DoMeasure, &[])))
 }
@@ -496,6 +602,15 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
             todo(m(MsgId::DoCheckOtherDevice, &[])),
         );
     }
+    // The ranks of one launch listed on this GPU: they were all put on it.
+    if s.ranks_share_gpu {
+        let listed: f64 = n.processes.iter().map(|p| p.1).sum();
+        return (
+            Cause::Other,
+            m(MsgId::WhyRanksShareGpu, &[c(n.processes.len() as f64), b(listed)]),
+            todo(m(MsgId::DoCheckOtherDevice, &[])),
+        );
+    }
     // Memory in use that is not this process's, when freeing it would make room.
     // Listed by the message, they come first; inferred (what is in use beyond this process), only
     // when nothing else in the paste explains the OOM.
@@ -515,6 +630,14 @@ fn torch_numbers(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
             cause,
             m(MsgId::WhyHugeRequest, &[b(request), b(free + unallocated), b(total)]),
             todo(m(MsgId::DoSmallerInput, &[])),
+        );
+    }
+    // An engine told to take (almost) the whole card: its pool leaves PyTorch no room beside it.
+    if let Some(share) = n.utilization.filter(|u| s.engine && *u >= MAX_SHARE) {
+        return (
+            Cause::KvBudget,
+            m(MsgId::WhyEngineShareHigh, &[fx(share), b(request)]),
+            todo(m(MsgId::DoLowerUtil, &[fx(0.9)])),
         );
     }
     // What the traceback and the log say outrank what is inferred from the numbers.
@@ -577,7 +700,10 @@ fn other_processes(r: &Reading, total: f64, free: f64, reserved: f64) -> (f64, b
         let near = |x: f64, y: f64| (x - y).abs() <= (0.05 * y).max(512.0 * MIB);
         let mut others: f64 = n.processes.iter().map(|p| p.1).sum();
         // The line that is this process: its size is this process's, or the whole of what is in use.
-        if let Some(me) = n.processes.iter().find(|p| near(p.1, own) || near(p.1, in_use) && n.processes.len() == 1) {
+        // (Inside a container, the one line is the whole of what is in use, unless the message
+        // says this process has less.)
+        let container = n.processes.len() == 1 && n.process.is_none_or(|p| near(p, in_use));
+        if let Some(me) = n.processes.iter().find(|p| near(p.1, own) || container && near(p.1, in_use)) {
             others -= me.1;
         } else if n.process.is_none() {
             // No "this process" line: the largest line near PyTorch's reserved memory is this one.
@@ -706,6 +832,10 @@ fn serving(r: &Reading) -> Option<(Cause, Msg, Vec<Advice>)> {
             ));
         }
         return Some((Cause::KvBudget, m(MsgId::WhySglang, &[]), todo(m(MsgId::DoEngineLevers, &[]))));
+    }
+    if r.has(Format::Llamacpp) && r.signals.ollama {
+        // Ollama chose the layers and the context itself: its estimate is what missed.
+        return Some((Cause::Other, m(MsgId::WhyOllamaEstimate, &[]), todo(m(MsgId::DoOllamaLayers, &[]))));
     }
     if r.has(Format::Llamacpp) {
         let alloc = n.llama_alloc.unwrap_or(0.0);

@@ -183,6 +183,16 @@ pub struct Signals {
     pub trainer: bool,
     /// The paste comes from Ollama, which chooses the layers it offloads itself.
     pub ollama: bool,
+    /// The reporter says memory grows from step to step (a leak, "keeps increasing", 越来越多).
+    pub grows: bool,
+    /// The reporter says another process holds the card (another job, a leftover run, 进程占用).
+    pub others_hold: bool,
+    /// The message lists processes on this GPU whose PIDs follow one another: the ranks of one
+    /// launch (torchrun, accelerate) all on the same device.
+    pub ranks_share_gpu: bool,
+    /// The reporter says the allocator's expandable segments made it run (beyond the hint PyTorch's
+    /// own message prints).
+    pub expandable_helped: bool,
 }
 
 /// Everything read from a paste.
@@ -191,9 +201,11 @@ pub struct Reading {
     pub formats: Vec<Format>,
     pub numbers: Numbers,
     pub signals: Signals,
-    /// A serving engine's start-up figures and settings as the link writes them (empty: none):
-    /// [`super::startup::Startup::from_items`] reads them where they are checked, so the page,
-    /// which only carries a reading from the worker into its link, has no code for them.
+    /// A serving engine's start-up figures and settings, then the configuration the report
+    /// describes (`super::described`), as the link writes them (empty: none):
+    /// [`super::startup::Startup::from_items`] and [`super::described::scenario`] read them where
+    /// they are checked, so the page, which only carries a reading from the worker into its link,
+    /// has no code for them.
     pub startup: String,
 }
 
@@ -386,6 +398,15 @@ pub fn read(text: &str) -> Reading {
         r.formats.retain(|f| *f != Format::TrainingLog);
         r.numbers.log_series.clear();
     }
+    // A start-up log is an engine's, whatever prefixes the reader removed.
+    r.signals.engine |= !r.startup.is_empty();
+    let described = super::described::read(&prose(&low));
+    if !described.is_empty() {
+        if !r.startup.is_empty() {
+            r.startup.push(',');
+        }
+        r.startup.push_str(&described);
+    }
     r.signals.gb_as_gib = gb;
     // An out-of-memory error without any message that carries numbers (nvidia-smi, a summary or a
     // log may be beside it).
@@ -405,6 +426,7 @@ pub fn read(text: &str) -> Reading {
     r.signals.oom = has(&low, "out of memory")
         || has(&low, "outofmemoryerror")
         || has(&low, " oom")
+        || OOM_ZH.iter().any(|p| has(&prose(&low), p))
         || gpu_said
         || !r.formats.is_empty();
     r
@@ -463,15 +485,43 @@ const HOST_KILLED: [&str; 20] = [
     "memory on the node (ip:",
 ];
 
-/// Chinese for the host's RAM running out or growing (内存 is RAM; 显存 is the GPU's).
-const HOST_RAM_ZH: [&str; 5] = ["内存爆", "内存不足", "内存溢出", "内存泄漏", "内存会一直增长"];
+/// The host's RAM running out or growing, in words (内存 is RAM; 显存 is the GPU's).
+const HOST_RAM_WORDS: [&str; 23] = [
+    "内存爆",
+    "内存不足",
+    "内存溢出",
+    "内存泄漏",
+    "内存会一直增长",
+    "cpu 内存",
+    "cpu内存",
+    "主机内存",
+    "系统内存",
+    "服务器死机",
+    "ram usage",
+    " rss",
+    "cpu ram",
+    "system ram",
+    "host ram",
+    "out of ram",
+    "cpu mem",
+    "内存不够",
+    "爆内存",
+    "被kill",
+    "被杀",
+    // Ray's OOM is the node's RAM (its memory monitor).
+    "ray oom",
+    "ray::oom",
+];
+
+/// "OOM" in Chinese prose, where no space sets it off ("报OOM", "OOM了").
+const OOM_ZH: [&str; 5] = ["报oom", "oom了", "出现oom", "会oom", "就oom"];
 
 /// Chinese for the GPU's memory running out, as people write it beside (or instead of) the error.
-const GPU_OOM_ZH: [&str; 4] = ["显存不足", "爆显存", "显存爆", "显存溢出"];
+const GPU_OOM_ZH: [&str; 6] = ["显存不足", "爆显存", "显存爆", "显存溢出", "超过显存", "超出显存"];
 
 /// The host's RAM ran out: a message or phrase of [`HOST_KILLED`], the shell's "Killed" at the end of
 /// a line (after a progress bar), DeepSpeed's "CPU Virtual Memory: … percent = 95%" at 90 % or more,
-/// or a Chinese RAM phrase when no GPU message is in the paste.
+/// or a RAM phrase in words when no GPU message is in the paste.
 fn host_ram(low: &str, gpu: bool) -> bool {
     let said = HOST_KILLED.iter().any(|p| has(low, p));
     let shell = low.lines().take(20_000).any(|l| {
@@ -482,8 +532,8 @@ fn host_ram(low: &str, gpu: bool) -> bool {
         .and_then(|rest| after_last(window(rest, 0, 80), "percent ="))
         .and_then(number_at)
         .is_some_and(|(p, _)| p >= 90.0);
-    let zh = !gpu && HOST_RAM_ZH.iter().any(|p| has(low, p));
-    said || shell || deepspeed || zh
+    let words = !gpu && HOST_RAM_WORDS.iter().any(|p| has(&prose(low), p));
+    said || shell || deepspeed || words
 }
 
 /// A figure of [`Numbers`] that a phrase of a message gives.
@@ -731,7 +781,7 @@ fn read_serving(low: &str, r: &mut Reading, gb: &mut bool) {
     }
     // The error ("… on startup is less than desired GPU memory utilization …"), not the line that
     // newer releases print at every start ("… on startup. Desired GPU memory utilization is …").
-    let short = has(low, "less than desired gpu memory");
+    let short = has(low, "less than desired gpu memory") || has(low, "on startup is less");
     if let Some((free, total)) = pair_after(low, "free memory on device", gb).filter(|_| short) {
         r.formats.push(Format::VllmFreeMemory);
         n.free = Some(free);
@@ -923,10 +973,33 @@ fn read_signals(low: &str, r: &mut Reading) {
         "valid (loss",
         "validating",
     ];
-    s.evaluation = eval.iter().any(|p| has(low, p));
+    // What the reporter says in words is looked for where words are: around the log.
+    let words = prose(low);
+    let said = [
+        "when evaluat",
+        "during evaluat",
+        "during eval ",
+        "evaluation phase",
+        "eval_accumulation_steps",
+        "评估时",
+        "评估阶段",
+        "验证时",
+        "验证阶段",
+        "验证过程",
+        "验证的过程",
+        "eval阶段",
+        "进入eval",
+        // The Trainer's evaluation loop gathering every batch's logits (`compute_metrics`).
+        "torch_pad_and_concatenate",
+        "nested_concat",
+        "compute_metrics",
+        ".evaluate()",
+    ];
+    s.evaluation = eval.iter().any(|p| has(low, p)) || said.iter().any(|p| has(&words, p));
     s.generation = has(low, "in generate") || has(low, ".generate(") || has(low, "in sample");
     s.backward = has(low, "backward");
-    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p));
+    s.engine =
+        ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p)) || ENGINES.iter().any(|p| has(&words, p));
     s.trainer = ROLLOUT_TRAINERS.iter().any(|p| has(low, p));
     s.ollama = has(low, "ollama");
     let keep = [
@@ -939,9 +1012,161 @@ fn read_signals(low: &str, r: &mut Reading) {
         "new cycle",
     ];
     s.accumulation = keep.iter().any(|p| has(low, p)) || has(low, "accumulate") && has(low, "torch.cat");
-    let long = ["longest", "max_duration", "single_longest_cut", "long sample", "longer sequence"];
-    s.long_sample = long.iter().any(|p| has(low, p));
+    let low = words.as_ref();
+    s.long_sample = LONG_SAMPLE.iter().any(|p| has(low, p));
+    let per_step = ["each iteration", "every iteration", "each step", "every step", "every round"];
+    s.grows = GROWS.iter().any(|p| has(low, p)) || has(low, "increas") && per_step.iter().any(|p| has(low, p));
+    // PyTorch's message suggests the setting itself ("… try setting
+    // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True …"): only a mention beyond those counts.
+    let count = |phrase: &str| {
+        let (mut n, mut rest) = (0, low);
+        while let Some(i) = find(rest, phrase) {
+            (n, rest) = (n + 1, &rest[i + phrase.len()..]);
+        }
+        n
+    };
+    let said = count("expandable segments") + count("expandable_segments");
+    let hints = count("try setting pytorch_cuda_alloc_conf=expandable_segments");
+    s.expandable_helped = said > hints
+        && ["runs fine", "works", "worked", "fixed", "solved", "解决", "可以了"].iter().any(|p| has(low, p));
+    s.others_hold = OTHERS_HOLD.iter().any(|p| has(low, p));
+    s.ranks_share_gpu = ranks_of_one_launch(&r.numbers.processes);
     r.numbers.steps_done = steps_done(low);
+    // An engine's share of the card as its command line sets it, when no message printed it.
+    if s.engine && r.numbers.utilization.is_none() {
+        r.numbers.utilization = ENGINE_SHARE.iter().find_map(|name| setting(low, name));
+    }
+}
+
+/// The bytes at each end of a long paste where its words are looked for (a reporter writes around
+/// the log they paste; a 1 MiB log's middle is its lines).
+const PROSE: usize = 64 * 1024;
+
+/// The paste, or its first and last [`PROSE`] bytes when it is longer.
+pub(crate) fn prose(low: &str) -> std::borrow::Cow<'_, str> {
+    if low.len() <= 2 * PROSE {
+        return std::borrow::Cow::Borrowed(low);
+    }
+    std::borrow::Cow::Owned(format!("{}\n{}", window(low, 0, PROSE), window(low, low.len() - PROSE, low.len())))
+}
+
+/// A long or unusual sample, as code names it and reporters say it.
+const LONG_SAMPLE: [&str; 20] = [
+    "longest",
+    "max_duration",
+    "single_longest_cut",
+    "long sample",
+    "longer sequence",
+    "long text",
+    "longer text",
+    "some samples",
+    "a few samples",
+    "超长",
+    "长文本",
+    "过长",
+    "太长",
+    "较长",
+    "长度不一",
+    "个别样本",
+    // The run was going: the usual step fit.
+    "halfway",
+    "half way",
+    "midway",
+    "到一半",
+];
+
+/// Engines that reserve their KV cache from the card's memory at start-up, as pastes name them
+/// (beyond vLLM and SGLang, whose names are looked for in the whole paste).
+const ENGINES: [&str; 9] = [
+    "lmdeploy",
+    "text-generation-inference",
+    "text-generation-launcher",
+    "llama-cli",
+    "llama-server",
+    "llama.cpp",
+    // vLLM's setting, named without the engine.
+    "gpu_memory_utilization",
+    "gpu-memory-utilization",
+    "mem-fraction-static",
+];
+
+/// Two or more processes listed on the GPU whose PIDs are consecutive or nearly so (a launcher
+/// starts its ranks one after another).
+fn ranks_of_one_launch(processes: &[(u64, f64)]) -> bool {
+    let pids: Vec<u64> = processes.iter().map(|p| p.0).filter(|pid| *pid > 0).collect();
+    let (Some(lo), Some(hi)) = (pids.iter().min(), pids.iter().max()) else {
+        return false;
+    };
+    pids.len() >= 2 && hi - lo <= 2 * pids.len() as u64
+}
+
+/// How reporters say that memory grows from step to step.
+const GROWS: [&str; 26] = [
+    "memory leak",
+    "leaking memory",
+    "memory keeps",
+    "memory increases",
+    "memory grows",
+    "memory growth",
+    "gradually increas",
+    "keeps increasing",
+    "keeps growing",
+    "increases every",
+    "increases with each",
+    "detach()",
+    "显存泄漏",
+    "显存泄露",
+    "显存一直增",
+    "显存不断增",
+    "显存逐渐增",
+    "显存持续增",
+    "越来越大",
+    "越来越多",
+    "一直增加",
+    "不断增加",
+    "逐步增加",
+    "一直累积",
+    "显存累积",
+    "往上涨",
+];
+
+/// How reporters say that another process holds the card.
+const OTHERS_HOLD: [&str; 16] = [
+    "another process",
+    "other process",
+    "another program",
+    "other program",
+    "another user",
+    "other users",
+    "zombie",
+    "leftover process",
+    "kill -9",
+    "pkill",
+    "其他进程",
+    "别的进程",
+    "另一个进程",
+    "僵尸进程",
+    "进程占用",
+    "杀掉",
+];
+
+/// The engines' settings for their share of the card (vLLM's, SGLang's, TGI's), as command lines and
+/// Python calls write them.
+const ENGINE_SHARE: [&str; 6] = [
+    "gpu-memory-utilization",
+    "gpu_memory_utilization",
+    "mem-fraction-static",
+    "mem_fraction_static",
+    "cuda-memory-fraction",
+    "cuda_memory_fraction",
+];
+
+/// The number a setting is given on a command line or in a call: `--name 0.9`, `--name=0.9`,
+/// `name=0.9`, `name: 0.9` (the last occurrence; a share of the card, so at most 1).
+fn setting(low: &str, name: &str) -> Option<f64> {
+    let rest = after_last(low, name)?;
+    let rest = rest.trim_start_matches([' ', '=', ':', '"', '\'']);
+    number_at(rest).map(|v| v.0).filter(|v| *v > 0.0 && *v <= 1.0)
 }
 
 /// The most steps a log shows done: tqdm's "| 80/2010 [", fairseq's "epoch 001:  16634 / 210883",
@@ -991,7 +1216,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 12;
+const SIGNALS: usize = 16;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -1008,6 +1233,10 @@ impl Signals {
             &mut self.host_killed,
             &mut self.trainer,
             &mut self.ollama,
+            &mut self.grows,
+            &mut self.others_hold,
+            &mut self.ranks_share_gpu,
+            &mut self.expandable_helped,
         ]
     }
 }
@@ -1102,7 +1331,7 @@ impl Reading {
                 }
                 'L' => n.log_series.push(value()?),
                 'S' => n.smi_series.push(value()?),
-                'Y' | 'V' | 'K' => {
+                'Y' | 'V' | 'K' | 'D' => {
                     if !r.startup.is_empty() {
                         r.startup.push(',');
                     }

@@ -162,7 +162,8 @@ impl Startup {
         let mut parts = items.split(',');
         let engine = *ENGINES.get(parts.next()?.strip_prefix('Y')?.parse::<usize>().ok()?)?;
         let mut st = Startup { engine, figures: [None; FIGURES], settings: Vec::new() };
-        for item in parts {
+        // A described configuration's items (`super::described`) follow a log's.
+        for item in parts.filter(|i| !i.starts_with(super::described::TAG)) {
             let (head, value) = item.split_once(':')?;
             if let Some(i) = head.strip_prefix('V') {
                 let v = crate::ledger::units::parse_decimal(value).filter(|v| v.is_finite())?;

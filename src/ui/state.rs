@@ -11,7 +11,6 @@ use crate::i18n::Lang;
 use crate::ledger::units::Unit;
 use crate::ledger::Scenario;
 use crate::query::{self, Key, Problem};
-use crate::tree::reader::Reading;
 use crate::tree::{Lever, NodeId};
 use crate::view;
 
@@ -19,11 +18,10 @@ use crate::view;
 /// new one), so that re-renders neither copy nor compare its numbers.
 pub type Shared = Same<PastedReading>;
 
-/// A reading and its `oom=` value, as the reader worker or the link gave it: the page carries
-/// readings, it does not encode them (`Reading::to_link` is the worker's).
+/// A paste's reading as its `oom=` value, from the reader worker or the link: the page carries
+/// it; the worker reads and encodes readings (`Reading::from_link`, `Reading::to_link`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PastedReading {
-    pub reading: Reading,
     pub link: String,
 }
 
@@ -113,7 +111,7 @@ impl CalcState {
             warnings: parsed.warnings,
             tree: v.tree,
             before: None,
-            pasted: v.oom.map(|(reading, link)| Same(Rc::new(PastedReading { reading, link }))),
+            pasted: v.oom.map(|link| Same(Rc::new(PastedReading { link }))),
             report: Rc::from(""),
             typed_error: None,
             select_diagnosed: false,

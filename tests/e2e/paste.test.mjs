@@ -156,3 +156,25 @@ test('a start-up log is set beside the ledger line by line, with the settings th
   await again.waitForSelector('[data-testid="paste-result"][data-diagnosis="startup_log"]');
   assert.deepEqual([...page.problems, ...again.problems], []);
 });
+
+test('a report in words is billed: the configuration it describes, and a link that opens it', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto(`${root.url}?lang=zh`);
+  await ready(page);
+  // OpenRLHF #698's words with the model named: Llama-3-8B full SFT with Adam needs
+  // 8.03 B × 16 B = 128.5 GB before any activation; the card is an 80 GB A100.
+  await paste(page, "I'm running SFT training of Llama-3-8B and running out of memory on an 80 GB A100, even with a batch size of 1 and training sequence length of 128.");
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'shortage');
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /model=llama-3\.1-8b&method=full&batch=1&seq=128&gpu=a100-80g/);
+  // The first advice opens that configuration; the paste stays.
+  await page.click('[data-testid="startup-apply"]');
+  await page.waitForFunction(() => location.search.includes('method=full'), null, { timeout: 5000 });
+  await ready(page);
+  assert.equal(await page.inputValue('[data-testid="model"]'), 'llama-3.1-8b');
+  await page.waitForSelector('[data-testid="paste-result"][data-diagnosis="shortage"]');
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 360), true);
+  await shot(page, 'paste-described-zh-360');
+  await (await page.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-described-result-zh-360.png' });
+  assert.deepEqual(page.problems, []);
+});

@@ -12,7 +12,6 @@ use crate::ledger::units::fixed;
 use crate::ledger::Scenario;
 use crate::query::Key;
 use crate::readers::{Advised, Diagnosis};
-use crate::tree::reader::Reading;
 use crate::tree::{
     self, children, coordinate, node, parent, Bi, Diagram, Lever, MeasureError, Measured, NodeId, Shape,
 };
@@ -169,7 +168,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 <div class="tree-side">
                     { card.unwrap_or_default() }
                     { paste_form(props) }
-                    { found.as_ref().zip(props.pasted.as_ref()).map(|(p, r)| paste_result(lang, p, &r.0.reading, &props.scenario, props.onapply.clone())).unwrap_or_default() }
+                    { found.as_ref().filter(|_| props.pasted.is_some()).map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -239,8 +238,8 @@ fn pasted_text() -> (String, bool) {
 /// the reading with its `oom=` value to `cb`.
 fn read_in_worker(kind: &'static str, payload: String, cb: Callback<Option<Box<PastedReading>>>) {
     crate::ui::reader_worker::ask(kind, payload.into(), move |answer| {
-        if let Some(crate::readers::Answer::Paste(reading, link)) = answer {
-            cb.emit(Some(Box::new(PastedReading { reading: *reading, link })));
+        if let Some(crate::readers::Answer::Paste(link)) = answer {
+            cb.emit(Some(Box::new(PastedReading { link })));
         }
         true
     });
@@ -344,10 +343,9 @@ fn paste_form(props: &OomTreeProps) -> Html {
 
 /// The diagnosis of a paste: the cause and its node, why (the numbers and the rule), the numbers
 /// read, and what to do — the levers ranked for the configuration, each one click away.
-fn paste_result(lang: Lang, p: &Diagnosis, reading: &Reading, s: &Scenario, onapply: Callback<Lever>) -> Html {
-    let signals = reading.signals;
+fn paste_result(lang: Lang, p: &Diagnosis, s: &Scenario, onapply: Callback<Lever>) -> Html {
     let ranked = p.advice.iter().any(|a| !matches!(a, Advised::Do(..)));
-    let hints = [(signals.gb_as_gib, Text::GbAsGib), (signals.truncated, Text::PasteTruncated)];
+    let hints = [(p.gb_as_gib, Text::GbAsGib), (p.truncated, Text::PasteTruncated)];
     let said = |en: &str, zh: &str| code_spans(if lang == Lang::Zh { zh } else { en });
     let head = html! {
         <>

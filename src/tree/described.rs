@@ -1,0 +1,342 @@
+//! The configuration a report describes in words and flags ("Llama-3-8B, full SFT, batch size 1,
+//! sequence length 128, on an 80 GB A100"; "用A100 单卡40G lora 微调4B…"): read as scenario keys,
+//! so a paste without memory numbers can still be billed by the ledger. Only what is stated is
+//! read; what is not is left at a value that bills less (the shortest length, batch 1,
+//! checkpointing on), so a bill above the card is a shortage whatever the unstated settings were.
+//!
+//! The keys travel in the `oom=` link as `D<key>:<value>` items beside a start-up log's (the page
+//! keeps them as text); [`scenario`] reads them back.
+
+use crate::ledger::presets;
+use crate::ledger::units::{find, has};
+use crate::ledger::scenario::Scenario;
+
+/// What the link writes before each key of the described configuration.
+pub const TAG: char = 'D';
+
+/// The length billed when the report states none: short enough that a bill above the card is not
+/// an artefact of a guessed length.
+const UNSTATED_SEQ: u64 = 512;
+
+/// Older names of models whose shape a preset has (the same layers, widths and vocabulary).
+const ALIASES: [(&str, &str); 16] = [
+    ("llama-3-8b", "llama-3.1-8b"),
+    ("llama3-8b", "llama-3.1-8b"),
+    ("meta-llama-3-8b", "llama-3.1-8b"),
+    ("llama-3-70b", "llama-3.1-70b"),
+    ("llama3-70b", "llama-3.1-70b"),
+    ("meta-llama-3-70b", "llama-3.1-70b"),
+    ("qwen2-7b", "qwen2.5-7b"),
+    ("qwen2-72b", "qwen2.5-72b"),
+    ("qwen2-1.5b", "qwen2.5-1.5b"),
+    ("qwen2-0.5b", "qwen2.5-0.5b"),
+    ("qwen1.5-7b", "qwen2.5-7b"),
+    ("qwen1.5-14b", "qwen2.5-14b"),
+    ("qwen1.5-32b", "qwen2.5-32b"),
+    ("qwen1.5-72b", "qwen2.5-72b"),
+    ("mistral-7b-v0.1", "mistral-7b"),
+    ("mistral-7b-instruct", "mistral-7b"),
+];
+
+/// What may follow a model's name in a checkpoint's name without making it another model.
+const OTHER_MODEL: [&str; 9] = ["mini", "moe", "vl", "coder", "math", "audio", "omni", "guard", "distill"];
+
+/// Cards by the name people write, each with its memory sizes (GB as sold → preset id); the
+/// largest size when the report names none (a bill above the largest is above every size).
+const CARDS: [(&str, &[(u64, &str)]); 24] = [
+    ("a100", &[(40, "a100-40g"), (80, "a100-80g")]),
+    ("a800", &[(40, "a800-40g"), (80, "a800-80g")]),
+    ("h100", &[(80, "h100-80g")]),
+    ("h800", &[(80, "h800")]),
+    ("h200", &[(141, "h200")]),
+    ("h20", &[(96, "h20"), (141, "h20-141g")]),
+    ("b200", &[(180, "b200")]),
+    ("l40s", &[(48, "l40s")]),
+    ("l40", &[(48, "l40")]),
+    ("l20", &[(48, "l20")]),
+    ("a6000", &[(48, "a6000")]),
+    ("a10g", &[(24, "a10g")]),
+    ("4090d", &[(24, "rtx4090d")]),
+    ("4090", &[(24, "rtx4090")]),
+    ("3090", &[(24, "rtx3090")]),
+    ("5090", &[(32, "rtx5090")]),
+    ("3060", &[(12, "rtx3060-12g")]),
+    ("4060", &[(16, "rtx4060ti-16g")]),
+    ("v100", &[(16, "v100-16g"), (32, "v100-32g")]),
+    ("t4", &[(16, "t4")]),
+    ("l4", &[(24, "l4")]),
+    ("910b", &[(64, "ascend-910b")]),
+    ("mi300x", &[(192, "mi300x")]),
+    ("2080", &[]),
+];
+
+/// The described configuration's keys as link items (`Dmodel:llama-3.1-8b,Dmethod:full,…`);
+/// empty when the report names no preset model, or names a sharded run without its GPU count.
+pub fn read(low: &str) -> String {
+    // Names are runs of ASCII letters, digits and `.-_+`; anything else (a space, a path's '/',
+    // a Chinese character) ends one.
+    let tokens: Vec<&str> = low
+        .split(|c: char| !(c.is_ascii_alphanumeric() || ".-_+".contains(c)))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    // A name written with spaces ("Llama 3 8B") is up to three tokens.
+    let names = model_names();
+    let model = (0..tokens.len()).find_map(|i| {
+        let mut window = String::new();
+        (i..tokens.len().min(i + 3)).find_map(|j| {
+            window.extend(tokens[j].chars().filter(|c| !"-_".contains(*c)));
+            // No preset's name is longer.
+            (window.len() <= 64).then(|| model_of(&window, &names)).flatten()
+        })
+    });
+    let Some(model) = model else {
+        return String::new();
+    };
+    let mut keys: Vec<(&str, String)> = vec![("model", model.to_string())];
+    let training = ["train", "fine-tun", "finetun", "微调", "训练", "sft"].iter().any(|w| has(low, w));
+    let engine = ["vllm", "sglang"].into_iter().find(|w| has(low, w));
+    if ["grpo", "ppo", "rollout", "dpo"].iter().any(|w| has(low, w)) {
+        return String::new();
+    }
+    let gpus = gpu_count(low);
+    if training {
+        let sharded = ["zero", "fsdp", "deepspeed"].iter().any(|w| has(low, w));
+        if sharded && gpus.is_none() {
+            return String::new();
+        }
+        keys.push(("method", method(low).to_string()));
+        if let Some(z) = zero_stage(low) {
+            keys.push(("zero", z.to_string()));
+        }
+        let batch = numbers_after(low, &["batch_size", "batch size", "batch-size", "bs="]).into_iter().min();
+        keys.push(("batch", batch.unwrap_or(1).max(1).to_string()));
+        if has(low, "gradient_checkpointing") || has(low, "gradient checkpointing") {
+            let off = ["gradient_checkpointing false", "gradient_checkpointing=false", "gradient_checkpointing: false"];
+            keys.push(("gc", if off.iter().any(|p| has(low, p)) { "0" } else { "1" }.to_string()));
+        }
+    } else if let Some(engine) = engine {
+        keys.push(("mode", "infer".to_string()));
+        keys.push(("engine", engine.to_string()));
+        if let Some(q) = quant(low) {
+            keys.push(("quant", q.to_string()));
+        }
+    } else {
+        return String::new();
+    }
+    let mut lengths = numbers_after(low, &SEQ_PHRASES);
+    lengths.extend(numbers_before(low, &["context", "上下文", "-token sequence", " token sequence"]));
+    let seq = lengths.into_iter().min();
+    keys.push(("seq", seq.unwrap_or(UNSTATED_SEQ).max(1).to_string()));
+    if let Some(n) = gpus {
+        keys.push(("gpus", n.to_string()));
+    }
+    if let Some(card) = card(low, &tokens) {
+        keys.push(card);
+    }
+    keys.iter().map(|(k, v)| format!("{TAG}{k}:{v}")).collect::<Vec<_>>().join(",")
+}
+
+const SEQ_PHRASES: [&str; 16] = [
+    "max_length",
+    "max_len",
+    "cutoff_len",
+    "max_seq_length",
+    "max_seq_len",
+    "seq_len",
+    "sequence length",
+    "seq length",
+    "context length",
+    "max-model-len",
+    "max_model_len",
+    "model_max_length",
+    "max_source_length",
+    "max_input_length",
+    "上下文长度",
+    "序列长度",
+];
+
+/// Every name a preset goes by (its id, its checkpoint's name, an older name of the same shape),
+/// lowercase without `-` and `_`, with the preset's id.
+fn model_names() -> Vec<(String, &'static str)> {
+    let compact = |s: &str| s.to_ascii_lowercase().chars().filter(|c| !"-_ ".contains(*c)).collect::<String>();
+    let presets =
+        presets::models().iter().flat_map(|p| [(p.id, p.id), (p.repository().rsplit('/').next().unwrap_or(""), p.id)]);
+    presets.chain(ALIASES).filter(|(name, _)| !name.is_empty()).map(|(name, id)| (compact(name), id)).collect()
+}
+
+/// The preset a name of the report (compacted as [`model_names`] are) starts with, the longest
+/// name first; what follows it may be a suffix (`instruct`, `chat`) but not another model's.
+fn model_of(token: &str, names: &[(String, &'static str)]) -> Option<&'static str> {
+    let first = *token.as_bytes().first()?;
+    names
+        .iter()
+        .filter(|(name, _)| name.as_bytes().first() == Some(&first))
+        .filter(|(name, _)| {
+            token.strip_prefix(name.as_str()).is_some_and(|rest| {
+                rest.is_empty()
+                    || rest.starts_with(|c: char| c.is_ascii_alphabetic())
+                        && !OTHER_MODEL.iter().any(|o| rest.starts_with(o))
+            })
+        })
+        .max_by_key(|(name, _)| name.len())
+        .map(|(_, id)| *id)
+}
+
+fn method(low: &str) -> &'static str {
+    let four_bit = ["qlora", "4bit", "4-bit", "load_in_4bit", "nf4", "bnb"].iter().any(|w| has(low, w));
+    if has(low, "lora") && four_bit {
+        "qlora"
+    } else if has(low, "lora") {
+        "lora"
+    } else {
+        "full"
+    }
+}
+
+fn zero_stage(low: &str) -> Option<u8> {
+    let said = |stage: &str| {
+        ["zero", "zero-", "zero_", "zero stage ", "zero_stage "].iter().any(|z| has(low, &format!("{z}{stage}")))
+    };
+    if said("3") {
+        Some(3)
+    } else if said("2") {
+        Some(2)
+    } else if said("1") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// Weights other than 16-bit, as a served checkpoint's name says.
+fn quant(low: &str) -> Option<&'static str> {
+    [("awq", "awq4"), ("gptq", "gptq4"), ("fp8", "fp8"), ("int8", "int8"), ("int4", "gptq4"), ("4bit", "nf4")]
+        .into_iter()
+        .find(|(w, _)| has(low, w))
+        .map(|(_, q)| q)
+}
+
+/// Where `phrase` starts in `low`, its first 64 occurrences.
+fn positions(low: &str, phrase: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = find(&low[from..], phrase).filter(|_| out.len() < 64) {
+        out.push(from + i);
+        from += i + phrase.len().max(1);
+    }
+    out
+}
+
+/// Whole numbers stated right after any of `phrases` (`--max_length 2048`, `batch size of 4`,
+/// `max_length: 8k`, `batch_size为1`).
+fn numbers_after(low: &str, phrases: &[&str]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for p in phrases {
+        for i in positions(low, p) {
+            let rest = low[i + p.len()..].trim_start_matches([' ', '=', ':', '"', '\'', '\t']);
+            let rest = rest
+                .strip_prefix("of ")
+                .or_else(|| rest.strip_prefix("为"))
+                .or_else(|| rest.strip_prefix("设为"))
+                .unwrap_or(rest);
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let Ok(v) = digits.parse::<u64>() else { continue };
+            let k = rest[digits.len()..].starts_with('k');
+            out.push(if k { v.saturating_mul(1024) } else { v });
+        }
+    }
+    out
+}
+
+/// Whole numbers (or `8k`) stated right before any of `phrases` (`8k context`, `32768 上下文`).
+fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for p in phrases {
+        for i in positions(low, p) {
+            let head = low[..i].trim_end();
+            let (head, k) = match head.strip_suffix('k') {
+                Some(h) => (h, true),
+                None => (head, false),
+            };
+            let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            if let Ok(v) = head[start..].parse::<u64>() {
+                out.push(if k { v.saturating_mul(1024) } else { v });
+            }
+        }
+    }
+    out
+}
+
+/// GPUs the report says the run uses: `--nproc_per_node 4`, `4 卡`, `8 GPUs`, `2*A100`, an
+/// engine's `--tensor-parallel-size 2`.
+fn gpu_count(low: &str) -> Option<u64> {
+    let flags = ["nproc_per_node", "num_gpus", "tensor-parallel-size", "tensor_parallel_size", "--tp"];
+    if let Some(n) = numbers_after(low, &flags).into_iter().max() {
+        return Some(n).filter(|n| (1..=4096).contains(n));
+    }
+    for unit in ["卡", "张卡", "块卡", " gpus", " x gpu", "x a100", "x h100", "x a800", "x 4090"] {
+        for i in positions(low, unit) {
+            let head = low[..i].trim_end();
+            let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            if let Ok(n) = head[start..].parse::<u64>() {
+                return Some(n).filter(|n| (1..=4096).contains(n));
+            }
+        }
+    }
+    None
+}
+
+/// The card the report names, as a scenario key: its preset (the size it states, else the
+/// largest), or `vram` for a card without one (a stock 11 GB RTX 2080 Ti).
+fn card(low: &str, tokens: &[&str]) -> Option<(&'static str, String)> {
+    let named = |family: &str| {
+        tokens.iter().any(|t| {
+            let t = ["nvidia-", "geforce", "rtx"].iter().fold(*t, |t, p| t.strip_prefix(p).unwrap_or(t));
+            t.strip_prefix(family).is_some_and(|rest| {
+                let size =
+                    rest.starts_with(|c: char| c.is_ascii_digit()) && (rest.ends_with('g') || rest.ends_with("gb"));
+                rest.is_empty()
+                    || rest.starts_with(['-', '_'])
+                    || size
+                    || ["ti", "pcie", "sxm4", "sxm5", "nvl"].contains(&rest)
+            })
+        })
+    };
+    let (family, sizes) = CARDS.iter().find(|(family, _)| named(family))?;
+    if sizes.is_empty() {
+        // The RTX 2080 Ti as sold: 11 GB (10.75 GiB to the driver).
+        return (*family == "2080").then(|| ("vram", "10.75".to_string()));
+    }
+    let stated = sizes.iter().find(|(gb, _)| {
+        [format!("{gb}g"), format!("{gb} g"), format!("{gb}gb")].iter().any(|s| has(low, s))
+    });
+    let (_, id) = stated.or_else(|| sizes.last())?;
+    Some(("gpu", id.to_string()))
+}
+
+/// The scenario of a link's `D` items; `None` without any, or when they do not parse cleanly.
+pub fn scenario(items: &str) -> Option<Scenario> {
+    let query: Vec<String> = items
+        .split(',')
+        .filter_map(|item| item.strip_prefix(TAG))
+        .filter_map(|kv| kv.split_once(':'))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if query.is_empty() {
+        return None;
+    }
+    let parsed = crate::query::parse(&query.join("&"));
+    parsed.errors.is_empty().then_some(parsed.scenario)
+}
+
+/// The described configuration's keys as a query (`model=…&method=…`), for the diagnosis's text.
+pub fn query(items: &str) -> String {
+    items
+        .split(',')
+        .filter_map(|item| item.strip_prefix(TAG))
+        .filter_map(|kv| kv.split_once(':'))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}

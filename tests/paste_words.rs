@@ -1,0 +1,246 @@
+//! What a report says in words and flags rather than in PyTorch's numbers: the configuration it
+//! describes (`tree::described`), billed by the ledger; the reporter's phrases for a leak, another
+//! process, a long sample, expandable segments, host RAM; an engine told to take the whole card;
+//! the ranks of one launch on one GPU. Hand-written pastes, expectations by hand arithmetic.
+
+use vram_ledger::i18n::{render, Lang};
+use vram_ledger::ledger::msg::{Arg, MsgId};
+use vram_ledger::tree::described;
+use vram_ledger::tree::paste::{diagnose_paste, diagnose_reading, Advice, Cause, Pasted};
+use vram_ledger::tree::reader::{read, Reading};
+
+const GIB: f64 = 1073741824.0;
+
+fn bytes_arg(p: &Pasted, i: usize) -> f64 {
+    match p.why.args.get(i) {
+        Some(Arg::Bytes(b)) => *b,
+        other => panic!("argument {i} of {:?}: {other:?}", p.why.id),
+    }
+}
+
+fn first_do(p: &Pasted) -> MsgId {
+    match p.advice.first() {
+        Some(Advice::Do(m)) => m.id,
+        other => panic!("first advice: {other:?}"),
+    }
+}
+
+/// The link carries the described configuration: the same diagnosis from the link as from the text.
+fn survives_the_link(text: &str) {
+    let r = read(text);
+    let back = Reading::from_link(&r.to_link()).expect("link");
+    let (a, b) = (diagnose_reading(r, None), diagnose_reading(back, None));
+    assert_eq!((a.cause, a.why.id, &a.described), (b.cause, b.why.id, &b.described), "{text}");
+}
+
+#[test]
+fn a_full_fine_tune_the_report_describes_is_billed_against_its_card() {
+    // OpenRLHF #698's words, with the model named: 8.03 B params × (2 B bf16 weights + 2 B
+    // gradients + 4 B fp32 master + 8 B Adam moments) = 128.5 GB before any activation, against an
+    // 80 GB A100 (81,920 MiB = 80 GiB).
+    let text = "I'm running SFT training of Llama-3-8B and running out of memory on an 80 GB A100, even with a batch size of 1 and training sequence length of 128.";
+    let items = described::read(&text.to_ascii_lowercase());
+    assert_eq!(described::query(&items), "model=llama-3.1-8b&method=full&batch=1&seq=128&gpu=a100-80g");
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Shortage);
+    assert_eq!(p.why.id, MsgId::WhyDescribedShortage);
+    assert!(bytes_arg(&p, 1) >= 8.03e9 * 16.0, "{}", bytes_arg(&p, 1));
+    assert_eq!(bytes_arg(&p, 2), 80.0 * GIB);
+    assert_eq!(first_do(&p), MsgId::DoOpenDescribed);
+    // Without the user's configuration, the levers are the described one's (LoRA, 8-bit Adam …).
+    assert!(p.advice.iter().any(|a| matches!(a, Advice::Saves { bytes, .. } if *bytes > 0)));
+    assert_eq!(p.described.as_deref(), Some("model=llama-3.1-8b&method=full&batch=1&seq=128&gpu=a100-80g"));
+    survives_the_link(text);
+}
+
+#[test]
+fn words_for_the_model_the_card_and_the_lengths() {
+    let query = |t: &str| described::query(&described::read(&t.to_ascii_lowercase()));
+    // A name written with spaces; `8k` before "context"; a card after a Chinese character.
+    assert_eq!(
+        query("LoRA fine-tuning Llama 3 8B with 8k context length on one RTX 4090"),
+        "model=llama-3.1-8b&method=lora&batch=1&seq=8192&gpu=rtx4090"
+    );
+    assert_eq!(
+        query("用A100 单卡40G lora 微调 /home/work/pretrain_model/Qwen3-4B --batch_size 2 --max_length 4096 --gradient_checkpointing false"),
+        "model=qwen3-4b&method=lora&batch=2&gc=0&seq=4096&gpu=a100-40g"
+    );
+    // QLoRA when LoRA comes with 4-bit; the shortest length stated; a card's size when stated.
+    assert_eq!(
+        query(
+            "qlora load_in_4bit qwen2.5-7b-instruct training, max_source_length 1024 max_target_length 512, V100 32GB"
+        ),
+        "model=qwen2.5-7b&method=qlora&batch=1&seq=1024&gpu=v100-32g"
+    );
+    // Another model that starts with a preset's name is not that preset; sharding without a GPU
+    // count, RL and a model the presets lack give no configuration.
+    assert_eq!(query("fine-tuning phi-4-mini on a T4"), "");
+    assert_eq!(query("training llama-3.1-8b with deepspeed zero3 on A100s"), "");
+    assert_eq!(
+        query("training llama-3.1-8b with deepspeed zero3 --nproc_per_node 8 on A100 80G"),
+        "model=llama-3.1-8b&method=full&zero=3&batch=1&seq=512&gpus=8&gpu=a100-80g"
+    );
+    assert_eq!(query("GRPO training of qwen3-8b on an H100"), "");
+    assert_eq!(query("微调 chatglm3-6b 爆显存"), "");
+    // A served checkpoint: the engine, its quantization and its tensor-parallel size.
+    assert_eq!(
+        query("vllm serve Qwen/Qwen2.5-72B-Instruct-AWQ --tensor-parallel-size 2 --max-model-len 32768"),
+        "model=qwen2.5-72b&mode=infer&engine=vllm&quant=awq4&seq=32768&gpus=2"
+    );
+}
+
+#[test]
+fn a_configuration_that_fits_says_so_and_leaves_the_cause_open() {
+    // LoRA of Qwen3-4B: 4.02 B × 2 B = 8.0 GB of weights on a 40 GB card at 512 tokens.
+    let p = diagnose_paste("用A100 单卡40G lora 微调4B的模型 Qwen3-4B 报OOM", None);
+    assert_eq!(p.cause, Cause::Unknown);
+    assert_eq!(first_do(&p), MsgId::DoDescribedFits);
+    let Some(Advice::Do(m)) = p.advice.first() else { unreachable!() };
+    let needs = match m.args.get(1) {
+        Some(Arg::Bytes(b)) => *b,
+        _ => panic!("{m:?}"),
+    };
+    assert!(needs > 8.0e9 && needs < 40.0 * GIB, "{needs}");
+}
+
+#[test]
+fn a_served_model_whose_weights_exceed_the_card_is_a_shortage_whatever_the_budget() {
+    // vLLM #188: Mistral-7B in fp16 on a 2080 Ti. 7,241,732,096 params × 2 B = 13.49 GiB of weights
+    // against the 10.73 GiB PyTorch reports: no `--gpu-memory-utilization` helps.
+    let text = "python -m vllm.entrypoints.openai.api_server --model mistralai/Mistral-7B-v0.1 --dtype half --gpu-memory-utilization 0.8\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB (GPU 0; 10.73 GiB total capacity; 9.85 GiB already allocated; 46.44 MiB free; 9.86 GiB reserved in total by PyTorch)";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Shortage);
+    assert_eq!(p.why.id, MsgId::WhyDescribedWeights);
+    assert!((bytes_arg(&p, 1) / GIB - 7_241_732_096.0 * 2.0 / GIB).abs() < 0.01, "{}", bytes_arg(&p, 1) / GIB);
+    assert!((bytes_arg(&p, 2) / GIB - 10.73).abs() < 0.01);
+    assert_eq!(first_do(&p), MsgId::DoOpenDescribed);
+    // The page's worker sends that configuration as the link to open, the paste kept.
+    let r = read(text);
+    let q = format!("oom={}", vram_ledger::query::percent_encode(&r.to_link()));
+    let Some(vram_ledger::readers::Answer::Diagnosis(d)) =
+        vram_ledger::readers::decode(&vram_ledger::readers::diagnosis(&q))
+    else {
+        panic!("no diagnosis")
+    };
+    assert_eq!(d.cause, Cause::Shortage);
+    assert!(
+        d.apply
+            .as_deref()
+            .is_some_and(|a| a.starts_with("model=mistral-7b&mode=infer&engine=vllm") && a.contains("&oom=")),
+        "{:?}",
+        d.apply
+    );
+    survives_the_link(text);
+}
+
+#[test]
+fn an_engine_told_to_take_the_whole_card_is_its_budget() {
+    // MiniCPM-V #640's layout: `--gpu_memory_utilization 1`; the process holds 18.71 of 22.18 GiB
+    // (84 %, below the rule for an engine that holds the card), and asks for 4 GiB more.
+    let text = "vllm serve /models/MiniCPM-V-2_6 --max-model-len 2048 --gpu_memory_utilization 1\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 22.18 GiB of which 3.47 GiB is free. Process 8007 has 18.71 GiB memory in use. Of the allocated memory 18.29 GiB is allocated by PyTorch, and 142.04 MiB is reserved by PyTorch but unallocated.";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::KvBudget);
+    assert_eq!(p.why.id, MsgId::WhyEngineShareHigh);
+    assert!(matches!(p.why.args.first(), Some(Arg::Fixed(v, _)) if *v == 1.0));
+    // TGI's name for the same setting.
+    let tgi = "text-generation-launcher --model-id /models/ --cuda-memory-fraction 0.95\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU  has a total capacity of 44.53 GiB of which 1.94 MiB is free. Process 123210 has 44.52 GiB memory in use. Of the allocated memory 40.92 GiB is allocated by PyTorch, and 754.08 MiB is reserved by PyTorch but unallocated.";
+    assert_eq!(diagnose_paste(tgi, None).cause, Cause::KvBudget);
+    // 0.9 is not the whole card: the numbers decide.
+    let ninety = text.replace("--gpu_memory_utilization 1", "--gpu_memory_utilization 0.9");
+    assert_ne!(diagnose_paste(&ninety, None).why.id, MsgId::WhyEngineShareHigh);
+    survives_the_link(text);
+}
+
+#[test]
+fn the_ranks_of_one_launch_on_one_gpu() {
+    // LTX-2 #57: PIDs 16746–16749 (a launcher starts them one after another) share GPU 0.
+    let text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 30.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 15.19 MiB is free. Process 16746 has 20.84 GiB memory in use. Process 16747 has 20.33 GiB memory in use. Process 16748 has 18.94 GiB memory in use. Process 16749 has 18.94 GiB memory in use. Of the allocated memory 19.60 GiB is allocated by PyTorch, and 225.59 MiB is reserved by PyTorch but unallocated.";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Other);
+    assert_eq!(p.why.id, MsgId::WhyRanksShareGpu);
+    // 20.84 + 20.33 + 18.94 + 18.94 = 79.05 GiB.
+    assert!((bytes_arg(&p, 1) / GIB - 79.05).abs() < 1e-9);
+    survives_the_link(text);
+    // Two runs started apart (PIDs 149826 and 150072) are other processes, not ranks.
+    let two = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 136.00 MiB. GPU 0 has a total capacty of 31.73 GiB of which 24.69 MiB is free. Process 149826 has 16.98 GiB memory in use. Including non-PyTorch memory, this process has 14.72 GiB memory in use. Of the allocated memory 14.41 GiB is allocated by PyTorch, and 11.15 MiB is reserved by PyTorch but unallocated.";
+    assert_eq!(diagnose_paste(two, None).cause, Cause::Zombie);
+}
+
+#[test]
+fn one_listed_process_beside_a_small_one_of_ours_is_another_process() {
+    // ai-toolkit #277: "Process 3774011 has 38.88 GiB" and this process has 494 MiB: the one line is
+    // not this process seen from a container (its size is not this process's).
+    let text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 MiB. GPU 0 has a total capacity of 39.38 GiB of which 3.81 MiB is free. Process 3774011 has 38.88 GiB memory in use. Including non-PyTorch memory, this process has 494.00 MiB memory in use. Of the allocated memory 62.54 MiB is allocated by PyTorch, and 17.46 MiB is reserved by PyTorch but unallocated.";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Zombie);
+    assert!((p.other_processes.unwrap_or(0.0) / GIB - 38.88).abs() < 1e-9);
+}
+
+#[test]
+fn what_reporters_say_in_words() {
+    let cause = |t: &str| diagnose_paste(t, None).cause;
+    assert_eq!(cause("为什么我在训练的时候显存会一直增加到爆了"), Cause::TensorList);
+    assert_eq!(
+        cause("the usage of gpu memory increases after several steps, missing the detach() on the metric"),
+        Cause::TensorList
+    );
+    assert_eq!(cause("验证阶段显存一直增加,最后 CUDA out of memory"), Cause::EvalNoGrad);
+    assert_eq!(cause("我运行nvidia-smi,发现有个进程把显存全吃了,杀掉再运行训练的命令又出现"), Cause::Zombie);
+    assert_eq!(
+        cause("At step 4 during loss.backward() I get CUDA out of memory. When I enable expandable segments by setting PYTORCH_CUDA_ALLOC_CONF, the code runs fine."),
+        Cause::Fragmentation
+    );
+    assert_eq!(
+        cause("While running LoRA SFT the training failed with CUDA out of memory error at step 164."),
+        Cause::LongTail
+    );
+    assert_eq!(cause("有一个异常分段13000多字,跑到一半报 CUDA out of memory"), Cause::LongTail);
+    assert_eq!(
+        cause("every worker process holds ~230 GB RSS, the node hits the memory threshold and the worker is killed"),
+        Cause::HostRam
+    );
+    assert_eq!(cause("加载模型时直接爆内存了,子进程都被kill了"), Cause::HostRam);
+    assert_eq!(cause("部署qwen2VL-7b-awq模型,使用VLLM镜像,总是会报超过显存的问题"), Cause::KvBudget);
+    // PyTorch's own hint is not the reporter saying expandable segments helped.
+    let hint = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.68 GiB of which 609.81 MiB is free. Of the allocated memory 20.90 GiB is allocated by PyTorch, and 1.87 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation. It works otherwise.";
+    assert!(!read(hint).signals.expandable_helped);
+    // Without any of these, a bare error stays "unknown" with what to paste.
+    assert_eq!(cause("RuntimeError: CUDA error: out of memory"), Cause::Unknown);
+}
+
+#[test]
+fn an_engine_log_inside_a_trainer_that_ran_out_is_the_rollout() {
+    // TRL #2688: vLLM's start-up lines inside GRPOTrainer, then "I get oom on the vLLM device".
+    let text = "when enabling vLLM and using deepspeed I get oom on the vLLM device when the model is loading:\nINFO 01-30 05:50:12 model_runner.py:1115] Loading model weights took 0.0000 GB\nINFO 01-30 05:50:16 worker.py:266] the current vLLM instance can use total_gpu_memory (79.10GiB) x gpu_memory_utilization (0.90) = 71.19GiB\nINFO 01-30 05:50:16 worker.py:266] model weights take 0.00GiB; non_torch_memory takes 0.00GiB; PyTorch activation peak memory takes 0.00GiB; the rest of the memory reserved for KV Cache is 71.19GiB.\nINFO 01-30 05:50:16 executor_base.py:108] # CUDA blocks: 39874, # CPU blocks: 2240\n  File \"/home/ab/grpo/train.py\", line 173, in <module>\n    trainer = GRPOTrainer(";
+    let p = diagnose_paste(text, None);
+    assert!(p.startup.is_some(), "the log is still read");
+    assert_eq!(p.cause, Cause::Rollout);
+}
+
+#[test]
+fn ollama_s_llama_cpp_failing_is_ollama_s_estimate() {
+    // Ollama #8471: Ollama planned 14.3 of 15.4 GiB, then llama.cpp's allocation failed.
+    let text = "ollama[4173706]: msg=\"offload to cuda\" layers.offload=32 memory.available=\"[15.4 GiB]\" memory.required.partial=\"14.3 GiB\"\nollama[4173706]: ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2508.00 MiB on device 0: cudaMalloc failed: out of memory";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Other);
+    assert_eq!(p.why.id, MsgId::WhyOllamaEstimate);
+}
+
+#[test]
+fn hostile_descriptions_do_not_break_the_reader() {
+    for text in [
+        "training llama-3.1-8b batch_size 99999999999999999999999999 max_length 0 on an A100",
+        "training llama-3.1-8b max_length 100000000000 on an A100",
+        "training llama-3.1-8b --nproc_per_node 0 --max_length 8k --gpu_memory_utilization 7 on A100 zero3",
+        "vllm serve llama-3.1-8b --tensor-parallel-size 99999 on an h100",
+        "微调 qwen3-8b 用 0 卡 4090 batch_size为 seq_len: context",
+    ] {
+        let p = diagnose_paste(text, None);
+        assert!(!render(Lang::En, &p.why).contains("NaN"), "{text}");
+        survives_the_link(text);
+    }
+    // A megabyte of names and numbers: read to the end without a panic.
+    let long = "llama 3 8b lora batch_size 1 max_length 8k 4090 训练 ".repeat(20_000);
+    let p = diagnose_paste(&long, None);
+    assert!(p.described.is_some());
+}
