@@ -62,6 +62,9 @@ pub struct GridAnswer {
     /// `key=value` changed, and what the grid then makes: the device bytes of the GPU that needs
     /// the most, or a served grid's requests at once × 100.
     pub levers: Vec<(String, String, u64)>,
+    /// For a data-parallel training link, the data-parallel size of the grid it implies (its GPUs):
+    /// its levers start from that grid, and the page sets `dp` to it before a lever's key.
+    pub base: Option<u64>,
     /// A served bill's planner: its curve (context, requests at once) and its levers with the
     /// engine's figures after each.
     pub curve: Vec<(u64, f64)>,
@@ -208,7 +211,15 @@ const GRID_NOTES: [&str; 23] = [
 /// served grid or a device map), the levers of the grid with what each makes of it, and a served
 /// grid's planner curve (requests at once against context).
 pub fn grid(query: &str) -> String {
-    let s = crate::query::parse(query).scenario;
+    use crate::query::{with_key, Key};
+    let mut s = crate::query::parse(query).scenario;
+    // A data-parallel training link (the OOM tree's sharding card asks for its levers): the grid
+    // it implies, all its GPUs data parallel, so that a lever keeps them (`ep=2` alone would be a
+    // grid of one data-parallel rank).
+    let base = (s.mode == crate::ledger::scenario::Mode::Train && !s.bills_a_grid()).then_some(s.gpus);
+    if let Some(dp) = base {
+        s = with_key(&s, Key::Dp, &dp.to_string()).0;
+    }
     let bill = crate::ledger::estimate(&s);
     // An engine takes its share of the card whatever the grid: a served grid's lever is judged by
     // the requests it holds at once (× 100), any other by the worst GPU's bytes. A lever that
@@ -220,7 +231,7 @@ pub fn grid(query: &str) -> String {
         .filter_map(|(key, value)| {
             // The lever as the page applies it when clicked: the key set through the query codec.
             let value = value.to_string();
-            let (mut after, problem) = crate::query::with_key(&s, crate::query::Key::from_name(key)?, &value);
+            let (mut after, problem) = with_key(&s, Key::from_name(key)?, &value);
             if problem.is_some() {
                 return None;
             }
@@ -248,7 +259,7 @@ pub fn grid(query: &str) -> String {
             json!([lever.id(), n])
         })
         .collect();
-    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers, "curve": curve, "plan": planner_levers } })
+    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "curve": curve, "plan": planner_levers } })
         .to_string()
 }
 
@@ -277,7 +288,8 @@ fn grid_levers(s: &crate::ledger::Scenario) -> Vec<(&'static str, u64)> {
         vec![
             ("tp", l.tp * 2, arch.heads % (l.tp * 2) == 0 && arch.kv_heads % (l.tp * 2) == 0),
             ("pp", l.pp * 2, l.pp * 2 <= arch.layers),
-            ("ep", l.ep * 2, experts > 0 && experts % (l.ep * 2) == 0),
+            // The expert group (ep × etp) within the GPUs of a stage (tp × dp × cp).
+            ("ep", l.ep * 2, experts > 0 && experts % (l.ep * 2) == 0 && l.ep * 2 * l.etp <= l.tp * l.dp * l.cp),
             ("cp", l.cp * 2, s.seq >= 4 * l.cp),
             ("dist_optim", 1, !l.dist_optim),
             ("sp", 1, l.tp > 1 && !l.sp),
@@ -567,6 +579,7 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
         query: g.get("query")?.as_str()?.to_string(),
         bill: std::rc::Rc::new(decode_bill(g.get("bill")?)?),
         levers,
+        base: g.get("base")?.as_u64(),
         curve,
         planner_levers,
     })

@@ -8,8 +8,8 @@
 //! keeps them as text); [`scenario`] reads them back.
 
 use crate::ledger::presets;
-use crate::ledger::units::{find, has};
 use crate::ledger::scenario::Scenario;
+use crate::ledger::units::{find, has};
 
 /// What the link writes before each key of the described configuration.
 pub const TAG: char = 'D';
@@ -308,9 +308,9 @@ fn card(low: &str, tokens: &[&str]) -> Option<(&'static str, String)> {
         // The RTX 2080 Ti as sold: 11 GB (10.75 GiB to the driver).
         return (*family == "2080").then(|| ("vram", "10.75".to_string()));
     }
-    let stated = sizes.iter().find(|(gb, _)| {
-        [format!("{gb}g"), format!("{gb} g"), format!("{gb}gb")].iter().any(|s| has(low, s))
-    });
+    let stated = sizes
+        .iter()
+        .find(|(gb, _)| [format!("{gb}g"), format!("{gb} g"), format!("{gb}gb")].iter().any(|s| has(low, s)));
     let (_, id) = stated.or_else(|| sizes.last())?;
     Some(("gpu", id.to_string()))
 }

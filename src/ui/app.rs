@@ -175,7 +175,10 @@ pub fn app(props: &AppProps) -> Html {
     // LoRA slots come from the reader worker (their code loads on demand): asked whenever the
     // query changes; the last answer is shown until the next.
     let grid = use_state(|| None::<Rc<crate::readers::GridAnswer>>);
-    let grid_query = scenario.billed_on_demand().then(|| crate::query::to_query(scenario, &[]));
+    // The OOM tree's sharding card, open on a training link, shows the grid's levers too: the
+    // worker bills them (issue 28).
+    let sharding_card = state.tree == Some(crate::tree::NodeId::Sharding) && scenario.mode == Mode::Train;
+    let grid_query = (scenario.billed_on_demand() || sharding_card).then(|| crate::query::to_query(scenario, &[]));
     {
         let grid = grid.clone();
         use_effect_with(grid_query.clone(), move |q| {
@@ -192,7 +195,9 @@ pub fn app(props: &AppProps) -> Html {
     let local_bill: Rc<Bill> = use_memo(scenario.clone(), estimate);
     let grid_answer = grid_query.as_ref().and((*grid).clone());
     let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
-    let bill: Rc<Bill> = grid_answer.as_ref().map_or(local_bill, |g| g.bill.clone());
+    let tree_grid_levers = grid_answer.clone().filter(|_| sharding_card && !grid_pending);
+    let bill: Rc<Bill> =
+        grid_answer.as_ref().filter(|_| scenario.billed_on_demand()).map_or(local_bill, |g| g.bill.clone());
     // A lever's "before": not for a bill the reader worker makes (the page has only its placeholder).
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))).filter(|b| !b.is_pending())))
@@ -420,7 +425,7 @@ pub fn app(props: &AppProps) -> Html {
                         onpaste: { let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) },
                         typed_error: state.typed_error,
                         onerror: { let s = state.clone(); Callback::from(move |e| s.dispatch(Action::TypedError(e))) },
-                        onset, found: tree_found, diagram: tree_diagram,
+                        onset, found: tree_found, diagram: tree_diagram, grid_levers: tree_grid_levers,
                     }) }
                     { export(lang, state.unit, scenario, &bill, gpus_drawn, (*trace).clone()) }
                     <Share lang={lang} url={with_base(&query)} embed_code={embed::embed_code(&embed_src)} />

@@ -76,3 +76,30 @@ test('a hostile grid link: bad sizes are notices, absurd ones a bill with its re
   assert.ok(width <= 360, `${width}`);
   assert.deepEqual(page.problems, []);
 });
+
+test('the OOM tree\'s sharding card: a data-parallel link\'s grid levers, bytes before → after, one click', async () => {
+  // FSDP over 8 GPUs of a MoE model: the card offers tp, pp, ep, cp on the grid the link implies
+  // (all 8 GPUs data parallel), each with the worst GPU after it as the CLI bills it.
+  const DP = 'model=qwen3-30b-a3b&method=full&gpus=8&zero=3&seq=4096&gpu=h100-80g';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${DP}&tree=sharding&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="tree-card"][data-node="sharding"] [data-testid="tree-grid-levers"]', { timeout: 20000 });
+  const base = cli(['--json', `${DP}&dp=8`]);
+  const ep2 = cli(['--json', `${DP}&dp=8&ep=2`]);
+  const card = '[data-testid="tree-card"] [data-testid="tree-grid-levers"]';
+  assert.equal(await page.getAttribute(`${card} [data-testid="grid-lever-ep"]`, 'data-after'), String(ep2.device_bytes));
+  for (const key of ['tp', 'pp', 'cp']) assert.ok(await page.$(`${card} [data-testid="grid-lever-${key}"]`), key);
+  // Before → after in GiB, two decimals: the grid of 8 data-parallel GPUs, then ep=2.
+  const gib = (b) => (b / 2 ** 30).toFixed(2);
+  assert.match(await page.textContent(`${card} [data-testid="grid-lever-ep"]`), new RegExp(`${gib(base.device_bytes)} GiB → ${gib(ep2.device_bytes)} GiB`));
+  // Expert parallel is smaller here: the routed experts are split over two GPUs.
+  assert.ok(ep2.device_bytes < base.device_bytes);
+  await (await page.$('[data-testid="tree-card"]')).screenshot({ path: 'target/e2e/tree-sharding-grid-levers.png' });
+  // One click: the link keeps its 8 GPUs (dp=8) and takes ep=2; the worker bills the grid.
+  await page.click(`${card} [data-testid="grid-lever-ep"] button`);
+  await page.waitForFunction(() => location.search.includes('ep=2') && location.search.includes('dp=8'), null, { timeout: 3000 });
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(ep2.device_bytes));
+  assert.deepEqual(page.problems, []);
+});

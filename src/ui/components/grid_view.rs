@@ -46,16 +46,6 @@ pub fn grid_view(
         Some(sv) => format!(" {}× → {}×", fixed(sv.effective_concurrency, 2), fixed(after as f64 / 100.0, 2)),
         None => format!(" {} → {}", format_bytes(p.worst_bytes, unit), format_bytes(after, unit)),
     };
-    let lever = |(key, value, after): &(String, String, u64)| {
-        let set = Key::from_name(key).map(|k| (k, value.clone()));
-        let onclick = onset.reform(move |_: MouseEvent| set.clone().unwrap_or((Key::Tp, "1".into())));
-        html! {
-            <li data-testid={format!("grid-lever-{key}")} data-after={after.to_string()}>
-                <button type="button" class="lever" {onclick}>{ format!("{key}={value}") }</button>
-                { effect(*after) }
-            </li>
-        }
-    };
     let schedule = match bill.timeline {
         Timeline::Training(_) => format!(" · {}", l.schedule.id()),
         _ => String::new(),
@@ -66,7 +56,25 @@ pub fn grid_view(
             <p class="tree-hint">{ format!("tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPU{schedule}{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(), if pending { text(lang, Text::GridPending) } else { "" }) }</p>
             <ol class="grid-stages">{ for runs.iter().map(bar) }</ol>
             <p class="tree-hint">{ text(lang, Text::GridLevers) }</p>
-            <ul class="grid-levers">{ for levers.iter().map(lever) }</ul>
+            <ul class="grid-levers">{ for levers.iter().map(|(key, value, after)| grid_lever(key, value, *after, effect(*after), onset.clone())) }</ul>
         </section>
+    }
+}
+
+/// One grid lever (`key=value`, as the reader worker listed it with the bill after it) as a
+/// button that applies it, and `effect`, what it makes of the bill. The grid view and the OOM
+/// tree's sharding card show them.
+pub fn grid_lever(key: &str, value: &str, after: u64, effect: String, onset: Callback<(Key, String)>) -> Html {
+    let set = Key::from_name(key).map(|k| (k, value.to_string()));
+    let onclick = Callback::from(move |_: MouseEvent| {
+        if let Some(set) = set.clone() {
+            onset.emit(set);
+        }
+    });
+    html! {
+        <li data-testid={format!("grid-lever-{key}")} data-after={after.to_string()}>
+            <button type="button" class="lever" {onclick}>{ format!("{key}={value}") }</button>
+            { effect }
+        </li>
     }
 }

@@ -7,8 +7,9 @@ use web_sys::{Element, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
 use super::code_spans;
+use super::grid_view::grid_lever;
 use crate::i18n::{self, text, Lang, Text};
-use crate::ledger::units::fixed;
+use crate::ledger::units::{fixed, format_bytes, Unit};
 use crate::ledger::Scenario;
 use crate::query::Key;
 use crate::readers::{Advised, Diagnosis};
@@ -36,6 +37,10 @@ pub struct OomTreeProps {
     /// The paste's diagnosis for the scenario (the reader worker's).
     pub found: Option<std::rc::Rc<Diagnosis>>,
     pub diagram: std::rc::Rc<Diagram>,
+    /// Training's grid levers for the sharding card (`tp`, `pp`, `ep`, `cp` doubled, the
+    /// distributed optimizer …), as the reader worker billed them: the worst GPU's bytes before, and
+    /// each lever with the bytes after it.
+    pub grid_levers: Option<std::rc::Rc<crate::readers::GridAnswer>>,
 }
 
 fn bi(lang: Lang, b: Bi) -> &'static str {
@@ -129,9 +134,32 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 </dl>
             </>
         };
+        // The sharding card's grid levers (issue 28): bytes before → after, from the worker.
+        let grid = props.grid_levers.as_ref().filter(|_| id == NodeId::Sharding).map(|g| {
+            let gib = |b: u64| format_bytes(b, Unit::GiB);
+            // A data-parallel link's levers start from the grid of all its GPUs data parallel.
+            let onset = props.onset.clone();
+            let base = g.base;
+            let apply = Callback::from(move |set: (Key, String)| {
+                if let Some(dp) = base {
+                    onset.emit((Key::Dp, dp.to_string()));
+                }
+                onset.emit(set);
+            });
+            let before = g.bill.device_bytes();
+            html! {
+                <>
+                    <p class="tree-hint">{ text(lang, Text::GridLevers) }</p>
+                    <ul class="grid-levers" data-testid="tree-grid-levers">
+                        { for g.levers.iter().map(|(k, v, after)| grid_lever(k, v, *after, format!(" {} → {}", gib(before), gib(*after)), apply.clone())) }
+                    </ul>
+                </>
+            }
+        });
         html! {
             <div class="tree-card" data-testid="tree-card" data-node={id.id()}>
                 { card_text }
+                { grid.unwrap_or_default() }
                 if !levers.is_empty() {
                     <div class="levers">
                         { for levers.iter().map(|&l| {
