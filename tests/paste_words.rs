@@ -244,3 +244,29 @@ fn hostile_descriptions_do_not_break_the_reader() {
     let p = diagnose_paste(&long, None);
     assert!(p.described.is_some());
 }
+
+#[test]
+fn counts_cards_and_names_as_people_write_them() {
+    let query = |t: &str| described::query(&described::read(&t.to_ascii_lowercase()));
+    // "8*A100" and "2 x RTX 4090" count GPUs; a size said without a card is `vram`.
+    assert_eq!(
+        query("finetune qwen2.5-7b full with deepspeed zero3 on 8*A100 80GB"),
+        "model=qwen2.5-7b&method=full&zero=3&batch=1&seq=512&gpus=8&gpu=a100-80g"
+    );
+    assert_eq!(
+        query("vllm serve Qwen/Qwen2.5-14B-Instruct on 2 x RTX 4090 --tensor-parallel-size 2"),
+        "model=qwen2.5-14b&mode=infer&engine=vllm&seq=512&gpus=2&gpu=rtx4090"
+    );
+    assert_eq!(query("训练 qwen3-8b lora,24G显存的卡"), "model=qwen3-8b&method=lora&batch=1&seq=512&vram=24");
+    // Loading a model is not training: `from_pretrained` alone with an engine absent gives nothing.
+    assert_eq!(query("model = AutoModel.from_pretrained('meta-llama/Llama-3.1-8B') on a 4090: out of memory"), "");
+    // A served checkpoint's format comes from its name or `--quantization`, not from the KV cache's.
+    assert_eq!(
+        query("vllm serve Qwen/Qwen2.5-7B-Instruct --kv-cache-dtype fp8 on an L4"),
+        "model=qwen2.5-7b&mode=infer&engine=vllm&seq=512&gpu=l4"
+    );
+    assert_eq!(
+        query("python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --quantization awq --tp-size 2"),
+        "model=qwen2.5-32b&mode=infer&engine=sglang&quant=awq4&seq=512&gpus=2"
+    );
+}

@@ -70,6 +70,9 @@ const CARDS: [(&str, &[(u64, &str)]); 24] = [
     ("2080", &[]),
 ];
 
+/// What says a report is about training (not "from_pretrained", which loads a model for anything).
+const TRAINING: [&str; 8] = ["training", "trainer", "train.py", "fine-tun", "finetun", "微调", "训练", "sft"];
+
 /// The described configuration's keys as link items (`Dmodel:llama-3.1-8b,Dmethod:full,…`);
 /// empty when the report names no preset model, or names a sharded run without its GPU count.
 pub fn read(low: &str) -> String {
@@ -80,45 +83,25 @@ pub fn read(low: &str) -> String {
         .map(|t| t.trim_matches('.'))
         .filter(|t| !t.is_empty())
         .collect();
-    // A name written with spaces ("Llama 3 8B") is up to three tokens.
-    let names = model_names();
-    let model = (0..tokens.len()).find_map(|i| {
-        let mut window = String::new();
-        (i..tokens.len().min(i + 3)).find_map(|j| {
-            window.extend(tokens[j].chars().filter(|c| !"-_".contains(*c)));
-            // No preset's name is longer.
-            (window.len() <= 64).then(|| model_of(&window, &names)).flatten()
-        })
-    });
-    let Some(model) = model else {
+    let Some((model, name)) = model_named(&tokens) else {
         return String::new();
     };
     let mut keys: Vec<(&str, String)> = vec![("model", model.to_string())];
-    let training = ["train", "fine-tun", "finetun", "微调", "训练", "sft"].iter().any(|w| has(low, w));
-    let engine = ["vllm", "sglang"].into_iter().find(|w| has(low, w));
     if ["grpo", "ppo", "rollout", "dpo"].iter().any(|w| has(low, w)) {
         return String::new();
     }
     let gpus = gpu_count(low);
-    if training {
+    if TRAINING.iter().any(|w| has(low, w)) {
         let sharded = ["zero", "fsdp", "deepspeed"].iter().any(|w| has(low, w));
         if sharded && gpus.is_none() {
             return String::new();
         }
-        keys.push(("method", method(low).to_string()));
-        if let Some(z) = zero_stage(low) {
-            keys.push(("zero", z.to_string()));
-        }
-        let batch = numbers_after(low, &["batch_size", "batch size", "batch-size", "bs="]).into_iter().min();
-        keys.push(("batch", batch.unwrap_or(1).max(1).to_string()));
-        if has(low, "gradient_checkpointing") || has(low, "gradient checkpointing") {
-            let off = ["gradient_checkpointing false", "gradient_checkpointing=false", "gradient_checkpointing: false"];
-            keys.push(("gc", if off.iter().any(|p| has(low, p)) { "0" } else { "1" }.to_string()));
-        }
-    } else if let Some(engine) = engine {
+        training_keys(low, &mut keys);
+    } else if let Some(engine) = ["vllm", "sglang"].into_iter().find(|w| has(low, w)) {
         keys.push(("mode", "infer".to_string()));
         keys.push(("engine", engine.to_string()));
-        if let Some(q) = quant(low) {
+        // The served checkpoint's format: its name's ("…-AWQ"), or `--quantization`'s.
+        if let Some(q) = quant(&name).or_else(|| after_word(low, "quantization").and_then(|q| quant(&q))) {
             keys.push(("quant", q.to_string()));
         }
     } else {
@@ -135,6 +118,43 @@ pub fn read(low: &str) -> String {
         keys.push(card);
     }
     keys.iter().map(|(k, v)| format!("{TAG}{k}:{v}")).collect::<Vec<_>>().join(",")
+}
+
+/// The first preset a report names, and the name as written (a checkpoint's, with its suffixes).
+/// A name written with spaces ("Llama 3 8B") is up to three tokens.
+fn model_named(tokens: &[&str]) -> Option<(&'static str, String)> {
+    let names = model_names();
+    (0..tokens.len()).find_map(|i| {
+        let mut window = String::new();
+        (i..tokens.len().min(i + 3)).find_map(|j| {
+            window.extend(tokens[j].chars().filter(|c| !"-_".contains(*c)));
+            // No preset's name is longer.
+            let id = (window.len() <= 64).then(|| model_of(&window, &names)).flatten()?;
+            Some((id, tokens[i..=j].concat()))
+        })
+    })
+}
+
+/// A training run's method, ZeRO stage, batch and checkpointing as the report states them.
+fn training_keys(low: &str, keys: &mut Vec<(&str, String)>) {
+    keys.push(("method", method(low).to_string()));
+    if let Some(z) = zero_stage(low) {
+        keys.push(("zero", z.to_string()));
+    }
+    let batch = numbers_after(low, &["batch_size", "batch size", "batch-size", "bs="]).into_iter().min();
+    keys.push(("batch", batch.unwrap_or(1).max(1).to_string()));
+    if has(low, "gradient_checkpointing") || has(low, "gradient checkpointing") {
+        let off = ["gradient_checkpointing false", "gradient_checkpointing=false", "gradient_checkpointing: false"];
+        keys.push(("gc", if off.iter().any(|p| has(low, p)) { "0" } else { "1" }.to_string()));
+    }
+}
+
+/// The word after a setting's name (`--quantization awq`, `quantization="gptq"`).
+fn after_word(low: &str, name: &str) -> Option<String> {
+    let at = positions(low, name).pop()?;
+    let rest = low[at + name.len()..].trim_start_matches([' ', '=', ':', '"', '\'']);
+    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!word.is_empty()).then_some(word)
 }
 
 const SEQ_PHRASES: [&str; 16] = [
@@ -209,11 +229,11 @@ fn zero_stage(low: &str) -> Option<u8> {
     }
 }
 
-/// Weights other than 16-bit, as a served checkpoint's name says.
-fn quant(low: &str) -> Option<&'static str> {
+/// Weights other than 16-bit, as a served checkpoint's name (or `--quantization`) says.
+fn quant(name: &str) -> Option<&'static str> {
     [("awq", "awq4"), ("gptq", "gptq4"), ("fp8", "fp8"), ("int8", "int8"), ("int4", "gptq4"), ("4bit", "nf4")]
         .into_iter()
-        .find(|(w, _)| has(low, w))
+        .find(|(w, _)| has(name, w))
         .map(|(_, q)| q)
 }
 
@@ -271,20 +291,19 @@ fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
 /// GPUs the report says the run uses: `--nproc_per_node 4`, `4 卡`, `8 GPUs`, `2*A100`, an
 /// engine's `--tensor-parallel-size 2`.
 fn gpu_count(low: &str) -> Option<u64> {
-    let flags = ["nproc_per_node", "num_gpus", "tensor-parallel-size", "tensor_parallel_size", "--tp"];
-    if let Some(n) = numbers_after(low, &flags).into_iter().max() {
-        return Some(n).filter(|n| (1..=4096).contains(n));
-    }
-    for unit in ["卡", "张卡", "块卡", " gpus", " x gpu", "x a100", "x h100", "x a800", "x 4090"] {
-        for i in positions(low, unit) {
-            let head = low[..i].trim_end();
-            let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-            if let Ok(n) = head[start..].parse::<u64>() {
-                return Some(n).filter(|n| (1..=4096).contains(n));
-            }
-        }
-    }
-    None
+    let flags = ["nproc_per_node", "num_gpus", "tensor-parallel-size", "tensor_parallel_size", "--tp", "tp-size"];
+    let said = numbers_after(low, &flags).into_iter().max();
+    // "4 卡", "8 GPUs"; "8*A100", "2 x RTX 4090", "8×H100".
+    let counted = ["卡", "张卡", "块卡", " gpus", " gpu "].iter().flat_map(|unit| numbers_before(low, &[unit])).max();
+    let times = |at: usize| {
+        let head =
+            ["rtx", "nvidia", "geforce"].iter().fold(low[..at].trim_end(), |h, p| h.strip_suffix(p).unwrap_or(h));
+        let head = head.trim_end().strip_suffix(['x', '*', '×'])?.trim_end();
+        let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        head[start..].parse::<u64>().ok()
+    };
+    let multiplied = CARDS.iter().flat_map(|(family, _)| positions(low, family)).filter_map(times).max();
+    said.or(counted).or(multiplied).filter(|n| (1..=4096).contains(n))
 }
 
 /// The card the report names, as a scenario key: its preset (the size it states, else the
@@ -303,7 +322,12 @@ fn card(low: &str, tokens: &[&str]) -> Option<(&'static str, String)> {
             })
         })
     };
-    let (family, sizes) = CARDS.iter().find(|(family, _)| named(family))?;
+    let Some((family, sizes)) = CARDS.iter().find(|(family, _)| named(family)) else {
+        // No card named, a size said: "24G显存", "48GB VRAM".
+        let said = ["g显存", "gb显存", "g 显存", "gb 显存", "gb vram", "gb of vram", "g vram"];
+        let gib = numbers_before(low, &said).into_iter().max().filter(|g| (1..=4096).contains(g))?;
+        return Some(("vram", gib.to_string()));
+    };
     if sizes.is_empty() {
         // The RTX 2080 Ti as sold: 11 GB (10.75 GiB to the driver).
         return (*family == "2080").then(|| ("vram", "10.75".to_string()));
