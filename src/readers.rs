@@ -661,8 +661,11 @@ pub fn diagnosis(query: &str) -> String {
     use crate::tree::paste::{diagnose_reading, figures, Advice};
     let parsed = crate::query::parse(query);
     let view = crate::view::read(&parsed.ui);
-    let Some((reading, link)) = view.oom.and_then(|link| Some((Reading::from_link(&link)?, link))) else {
+    let Some(link) = view.oom else {
         return failed(&crate::msg!(BadOomLink, crate::ledger::msg::Arg::Text(String::new())));
+    };
+    let Some(reading) = Reading::from_link(&link) else {
+        return failed(&crate::msg!(BadOomLink, Arg::Text(crate::query::display_value(&link))));
     };
     let p = diagnose_reading(reading, Some(&parsed.scenario));
     let both = |m: &Msg| json!([render(Lang::En, m), render(Lang::Zh, m)]);

@@ -220,9 +220,13 @@ pub fn app(props: &AppProps) -> Html {
         use_effect_with(asked, move |asked| match asked {
             Some(q) => {
                 super::reader_worker::ask("diagnose", q.as_str().into(), move |a| {
-                    if let Some(crate::readers::Answer::Diagnosis(d)) = a {
-                        state.dispatch(Action::Diagnosed(d.node));
-                        diagnosis.set(Some(Rc::new(*d)));
+                    match a {
+                        Some(crate::readers::Answer::Diagnosis(d)) => {
+                            state.dispatch(Action::Diagnosed(d.node));
+                            diagnosis.set(Some(Rc::new(*d)));
+                        }
+                        Some(crate::readers::Answer::Failed(m)) => state.dispatch(Action::OomRefused(m)),
+                        _ => {}
                     }
                     true
                 });

@@ -84,6 +84,9 @@ pub enum Action {
     SetReading(Option<Box<PastedReading>>),
     /// The reader worker's diagnosis of the reading arrived, at this node.
     Diagnosed(NodeId),
+    /// The reader worker could not read the link's `oom=` value (the page only checks its
+    /// characters): a notice, and no paste.
+    OomRefused(crate::ledger::msg::Msg),
     /// Replace the scenario by the one a query describes (a mem_report's configuration).
     LoadQuery(String),
     /// The text of the measured-report box.
@@ -198,6 +201,10 @@ impl Reducible for CalcState {
                     next.tree = Some(node);
                     next.select_diagnosed = false;
                 }
+            }
+            Action::OomRefused(message) => {
+                next.pasted = None;
+                next.errors.push(query::Problem { key: "oom".into(), message });
             }
             Action::LoadQuery(q) => {
                 let parsed = query::parse(&q);

@@ -103,6 +103,12 @@ test('in Chinese at 360 px, and hostile pastes change nothing but the answer', a
   await ready(page);
   assert.ok(await page.$('[data-testid="notices"] [data-key="oom"]'));
   assert.equal(await page.$('[data-testid="paste-result"]'), null);
+  // A value with a link's characters that is not a reading: the worker says so, a notice too.
+  await page.goto(`${root.url}?lang=en&oom=zz,F1`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="notices"] [data-key="oom"]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid="notices"] [data-key="oom"]'), /oom=zz,F1/);
+  assert.equal(await page.$('[data-testid="paste-result"]'), null);
   assert.deepEqual(page.problems, []);
 });
 
