@@ -97,7 +97,10 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
         util: i.engine.gpu_util.unwrap_or(if v(20, 0) { 0.92 } else { 0.90 }),
         max_batched_tokens,
         max_num_seqs,
-        graph_sizes: capture_sizes(version, max_num_seqs, max_batched_tokens, blackwell),
+        // From 0.11.1 a served LoRA's graphs are captured twice, with and without adapters
+        // (`cudagraph_specialize_lora`, on by default: `lora_cases = [True, False]`).
+        graph_sizes: capture_sizes(version, max_num_seqs, max_batched_tokens, blackwell)
+            * if v(11, 1) && i.engine.max_loras > 0 { 2 } else { 1 },
         // FlashMLA pages latent caches in 64-token blocks.
         block_size: i.engine.block_size.unwrap_or(if latent { 64 } else { 16 }).max(1),
         // Before 0.6.5 and in V1's first releases the budget paid for the CUDA context too.
@@ -132,7 +135,8 @@ fn capture_sizes(version: Release, seqs: u64, tokens: u64, blackwell: bool) -> u
     }
     let max = if v(14, 0) { (seqs * 2).min(if blackwell { 1024 } else { 512 }) } else { (seqs * 2).min(512) };
     let max = max.min(tokens.max(1));
-    if v(14, 0) {
+    // From 0.11.1: every 8 up to 248, then every 16 (`vllm/config/vllm.py`).
+    if v(11, 1) {
         small(max) + steps(8, max.min(248), 8) + steps(256, max, 16)
     } else {
         small(max) + steps(8, max, 8)
