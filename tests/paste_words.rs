@@ -265,6 +265,11 @@ fn counts_cards_and_names_as_people_write_them() {
         query("vllm serve Qwen/Qwen2.5-7B-Instruct --kv-cache-dtype fp8 on an L4"),
         "model=qwen2.5-7b&mode=infer&engine=vllm&seq=512&gpu=l4"
     );
+    // Meta's own checkpoint names; a ZeRO stage written as a setting.
+    assert_eq!(
+        query("fine-tuning meta-llama/Meta-Llama-3.1-8B-Instruct, zero_stage: 2, --nproc_per_node 4, A800 80G"),
+        "model=llama-3.1-8b&method=full&zero=2&batch=1&seq=512&gpus=4&gpu=a800-80g"
+    );
     assert_eq!(
         query("python -m sglang.launch_server --model-path Qwen/Qwen2.5-32B-Instruct --quantization awq --tp-size 2"),
         "model=qwen2.5-32b&mode=infer&engine=sglang&quant=awq4&seq=512&gpus=2"

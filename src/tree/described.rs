@@ -129,7 +129,10 @@ fn model_named(tokens: &[&str]) -> Option<(&'static str, String)> {
         (i..tokens.len().min(i + 3)).find_map(|j| {
             window.extend(tokens[j].chars().filter(|c| !"-_".contains(*c)));
             // No preset's name is longer.
-            let id = (window.len() <= 64).then(|| model_of(&window, &names)).flatten()?;
+            // Meta's checkpoints repeat the organisation ("Meta-Llama-3.1-8B-Instruct").
+            let bare = window.strip_prefix("meta").unwrap_or(&window);
+            let id =
+                (window.len() <= 64).then(|| model_of(&window, &names).or_else(|| model_of(bare, &names))).flatten()?;
             Some((id, tokens[i..=j].concat()))
         })
     })
@@ -214,19 +217,10 @@ fn method(low: &str) -> &'static str {
     }
 }
 
-fn zero_stage(low: &str) -> Option<u8> {
-    let said = |stage: &str| {
-        ["zero", "zero-", "zero_", "zero stage ", "zero_stage "].iter().any(|z| has(low, &format!("{z}{stage}")))
-    };
-    if said("3") {
-        Some(3)
-    } else if said("2") {
-        Some(2)
-    } else if said("1") {
-        Some(1)
-    } else {
-        None
-    }
+/// The ZeRO stage said: `zero3`, `zero-2`, `zero_stage: 3`, "ZeRO stage 2" (the highest said).
+fn zero_stage(low: &str) -> Option<u64> {
+    let said = ["zero", "zero-", "zero_", "zero stage", "zero_stage", "zero-stage"];
+    numbers_after(low, &said).into_iter().filter(|s| (1..=3).contains(s)).max()
 }
 
 /// Weights other than 16-bit, as a served checkpoint's name (or `--quantization`) says.
