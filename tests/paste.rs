@@ -173,10 +173,11 @@ fn held_out(texts: &[&str]) -> Vec<Report> {
 /// held-out one: 24 of 62 (38.7 %; 20 of 62 with the tenth session's reader). On the 19 of its
 /// reports that carry a message the reader reads, 13 agree; on the 43 that are prose or a bare
 /// error, 11. Measured after the three fixes its misses showed: round 3 44 of 68 (64.7 %), round 4
-/// 29 of 62 (46.8 %). The 90 % is not reached: most misses are reports whose cause only the
-/// thread's later answers tell.
+/// 29 of 62 (46.8 %). Round 5 (55 threads), collected after every rule and fix and not read since:
+/// 14 of 55 (25.5 %; 12 with the tenth session's reader). The 90 % is not reached: most
+/// misses are reports whose cause only the thread's later answers tell.
 #[test]
-fn rounds_three_and_four_agree_as_measured() {
+fn rounds_three_to_five_agree_as_measured() {
     let earlier: Vec<String> = held_out(&[
         include_str!("data/oom_reports_heldout_engines.toml"),
         include_str!("data/oom_reports_heldout_training.toml"),
@@ -186,16 +187,18 @@ fn rounds_three_and_four_agree_as_measured() {
     .collect();
     let round3 = held_out(&[include_str!("data/oom_reports_heldout_round3.toml")]);
     let round4 = held_out(&[include_str!("data/oom_reports_heldout_round4.toml")]);
-    let mut urls: Vec<&str> = round3.iter().chain(&round4).map(|r| r.url.as_str()).collect();
+    let round5 = held_out(&[include_str!("data/oom_reports_heldout_round5.toml")]);
+    let mut urls: Vec<&str> = round3.iter().chain(&round4).chain(&round5).map(|r| r.url.as_str()).collect();
     assert!(urls.iter().all(|u| !earlier.iter().any(|e| e == u)), "a round-3 or -4 thread is in round 2");
     urls.sort_unstable();
     let n = urls.len();
     urls.dedup();
     assert_eq!(urls.len(), n, "a thread is in both rounds");
     let agree = |all: &[Report]| all.iter().filter(|r| diagnose_paste(&r.text, None).cause.id() == r.diagnosis).count();
-    assert_eq!((round3.len(), round4.len()), (68, 62));
+    assert_eq!((round3.len(), round4.len(), round5.len()), (68, 62, 55));
     assert!(agree(&round3) >= 44, "round 3: {} of 68", agree(&round3));
     assert!(agree(&round4) >= 29, "round 4: {} of 62", agree(&round4));
+    assert!(agree(&round5) >= 14, "round 5: {} of 55", agree(&round5));
 }
 
 #[test]
@@ -616,6 +619,7 @@ fn a_link_carries_the_numbers_and_gives_the_same_diagnosis() {
     let rounds = held_out(&[
         include_str!("data/oom_reports_heldout_round3.toml"),
         include_str!("data/oom_reports_heldout_round4.toml"),
+        include_str!("data/oom_reports_heldout_round5.toml"),
     ]);
     for r in reports().into_iter().chain(rounds) {
         let reading = read(&r.text);
