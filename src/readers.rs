@@ -62,6 +62,8 @@ pub struct GridAnswer {
     /// `key=value` changed, and what the grid then makes: the device bytes of the GPU that needs
     /// the most, or a served grid's requests at once × 100.
     pub levers: Vec<(String, String, u64)>,
+    /// Which experts each GPU holds (a MoE model on a grid), in (English, Chinese).
+    pub experts: Option<(String, String)>,
     /// For a data-parallel training link, the data-parallel size of the grid it implies (its GPUs):
     /// its levers start from that grid, and the page sets `dp` to it before a lever's key.
     pub base: Option<u64>,
@@ -259,8 +261,15 @@ pub fn grid(query: &str) -> String {
             json!([lever.id(), n])
         })
         .collect();
-    json!({ "grid": { "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "curve": curve, "plan": planner_levers } })
-        .to_string()
+    let experts =
+        (bill.parallel.as_ref()).and_then(|_| crate::report::experts_msg(&s, crate::report::GridKind::of(&bill))).map(
+            |m| json!([crate::i18n::render(crate::i18n::Lang::En, &m), crate::i18n::render(crate::i18n::Lang::Zh, &m)]),
+        );
+    json!({ "grid": {
+        "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "experts": experts,
+        "curve": curve, "plan": planner_levers,
+    } })
+    .to_string()
 }
 
 /// A grid's levers, `key=value`: twice the tensor or pipeline parallel size; training's expert and
@@ -579,6 +588,7 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
         query: g.get("query")?.as_str()?.to_string(),
         bill: std::rc::Rc::new(decode_bill(g.get("bill")?)?),
         levers,
+        experts: g.get("experts").and_then(read_both),
         base: g.get("base")?.as_u64(),
         curve,
         planner_levers,

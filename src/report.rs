@@ -190,6 +190,14 @@ fn parallel_text(p: &ParallelSummary, unit: Unit, kind: GridKind) -> String {
 /// slice of each expert's matrices over expert tensor parallel, or, for an engine without expert
 /// parallel, over its tp × dp GPUs. `None` for a dense model and for a device map (whole layers).
 pub fn experts_text(s: &Scenario, kind: GridKind) -> Option<String> {
+    experts_msg(s, kind).map(|m| format!("{}\n", crate::i18n::render(crate::i18n::Lang::En, &m)))
+}
+
+/// Which experts each GPU of a grid holds, as a message (the CLI's line, the page's grid view):
+/// whole experts over the expert-parallel group, contiguous, the first ranks one more when they
+/// do not divide; each expert's matrices sliced over what is left.
+pub fn experts_msg(s: &Scenario, kind: GridKind) -> Option<crate::ledger::msg::Msg> {
+    use crate::ledger::msg::{Arg, Msg, MsgId};
     let experts = s.architecture.moe.as_ref()?.experts;
     let l = &s.layout;
     let (group, slices) = match kind {
@@ -205,27 +213,22 @@ pub fn experts_text(s: &Scenario, kind: GridKind) -> Option<String> {
     };
     let group = group.clamp(1, experts.max(1));
     let (base, extra) = (experts / group, experts % group);
+    // Rank r's first and last expert.
     let held = |r: u64| {
         let start = r * base + r.min(extra);
-        let count = base + u64::from(r < extra);
-        format!("experts {start} … {}", start + count - 1)
+        (Arg::Int(start), Arg::Int(start + base + u64::from(r < extra) - 1))
     };
-    let mut out = format!("experts: {experts} routed per MoE layer");
-    if group > 1 {
-        out.push_str(&format!(
-            ", whole over {group} GPUs of the expert-parallel group: rank 0 holds {}, rank {} {}",
-            held(0),
-            group - 1,
-            held(group - 1)
-        ));
+    let sliced =
+        if slices > 1 { Msg::new(MsgId::GridExpertsSliced, vec![Arg::Int(slices)]) } else { Msg::plain(MsgId::Empty) };
+    Some(if group > 1 {
+        let ((a, b), (c, d)) = (held(0), held(group - 1));
+        Msg::new(
+            MsgId::GridExpertsWhole,
+            vec![Arg::Int(experts), Arg::Int(group), a, b, Arg::Int(group - 1), c, d, sliced.arg()],
+        )
     } else {
-        out.push_str(", every one on each GPU");
-    }
-    if slices > 1 {
-        out.push_str(&format!(", each expert's matrices ÷ {slices}"));
-    }
-    out.push('\n');
-    Some(out)
+        Msg::new(MsgId::GridExpertsEach, vec![Arg::Int(experts), sliced.arg()])
+    })
 }
 
 /// The `rl` object of a preference or RL step (its names are a public contract).

@@ -781,6 +781,15 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "open the configuration the report describes ({0}) for its whole bill and levers",
             "打开报告描述的配置({0}),看完整的账单与可调的杠杆",
         ),
+        GridExpertsWhole => (
+            "experts: {0} routed per MoE layer, whole over {1} GPUs of the expert-parallel group: rank 0 holds experts {2} … {3}, rank {4} experts {5} … {6}{7}",
+            "专家:每个 `MoE` 层 {0} 个路由专家,整块分给专家并行组的 {1} 张卡:`rank` 0 存专家 {2} … {3},`rank` {4} 存专家 {5} … {6}{7}",
+        ),
+        GridExpertsEach => (
+            "experts: {0} routed per MoE layer, every one on each GPU{1}",
+            "专家:每个 `MoE` 层 {0} 个路由专家,每张卡都存全部专家{1}",
+        ),
+        GridExpertsSliced => (", each expert's matrices ÷ {0}", ",每个专家的矩阵 ÷ {0}"),
         WhyNothingRead => ("nothing here looks like an out-of-memory error, nvidia-smi or a memory log", "这里没有认出显存不足的报错、nvidia-smi 输出或显存日志"),
         BadOomLink => ("`oom={0}` is not a paste's numbers; ignored", "`oom={0}` 不是粘贴报错的数字,已忽略"),
         WhySmiHeld => ("nvidia-smi shows {0} of the {1} card in use by processes", "nvidia-smi 显示 {1} 的卡上有 {0} 被进程占用"),

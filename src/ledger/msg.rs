@@ -316,6 +316,9 @@ msg_ids!(
     WhyDescribedWeights,
     DoDescribedFits,
     DoOpenDescribed,
+    GridExpertsWhole,
+    GridExpertsEach,
+    GridExpertsSliced,
     // What the readers write (a config.json's notes and errors, a trace's errors): only the reader
     // worker makes them, and sends them rendered (`readers::bilingual`).
     ConfigFieldZero,

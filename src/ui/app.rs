@@ -250,7 +250,8 @@ pub fn app(props: &AppProps) -> Html {
     };
     let grid_part = (scenario.bills_a_grid() || scenario.serves_a_grid()).then(|| {
         let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
-        grid_view(lang, state.unit, &bill, &levers, grid_pending, &onset)
+        let experts = grid_answer.as_ref().and_then(|g| g.experts.as_ref());
+        grid_view(lang, state.unit, &bill, &levers, experts, grid_pending, &onset)
     });
     let on_dismiss = {
         let s = state.clone();

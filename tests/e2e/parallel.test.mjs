@@ -25,6 +25,8 @@ test('a grid link: the worker\'s bill, one bar per kind of stage, the worst name
   const stages = await page.locator('[data-testid^="grid-stage-"]').count();
   assert.ok(stages >= 2 && stages <= p.ranks.length, `${stages} bars for ${p.ranks.length} stages`);
   assert.match(await page.textContent(`[data-testid="grid-stage-${p.worst_rank.stage}"]`), /needs the most/);
+  // Which experts each GPU holds, as the CLI's experts line says it (128 over ep 4: 32 each).
+  assert.match(await page.textContent('[data-testid="grid-experts"]'), /rank 0 holds experts 0 … 31, rank 3 experts 96 … 127/);
   // The tp lever: the worst GPU of the grid with tp=4, as the CLI bills it.
   const tp4 = cli(['--json', GRID.replace('tp=2', 'tp=4')]);
   assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-after'), String(tp4.device_bytes));
@@ -46,6 +48,8 @@ test('a grid in Chinese at 360 px, then a change of the grid', async () => {
   await ready(page);
   await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
   assert.match(await page.textContent('[data-testid="grid"]'), /阶段/);
+  // The texts' `code spans` are shown as code, not as backticks.
+  assert.match(await page.textContent('[data-testid="grid-experts"]'), /每个 MoE 层 128 个路由专家.*rank 0 存专家 0 … 31/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 360, `${width}`);
   await shot(page, 'parallel-grid-zh-360');

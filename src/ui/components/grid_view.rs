@@ -16,6 +16,7 @@ pub fn grid_view(
     unit: Unit,
     bill: &Bill,
     levers: &[(String, String, u64)],
+    experts: Option<&(String, String)>,
     pending: bool,
     onset: &Callback<(Key, String)>,
 ) -> Html {
@@ -55,6 +56,9 @@ pub fn grid_view(
             <h2>{ text(lang, Text::GridTitle) }</h2>
             <p class="tree-hint">{ format!("tp {} · pp {} · ep {} · etp {} · cp {} · dp {} = {} GPU{schedule}{}", l.tp, l.pp, l.ep, l.etp, l.cp, l.dp, l.gpus(), if pending { text(lang, Text::GridPending) } else { "" }) }</p>
             <ol class="grid-stages">{ for runs.iter().map(bar) }</ol>
+            if let Some((en, zh)) = experts {
+                <p class="tree-hint" data-testid="grid-experts">{ super::code_spans(if lang == Lang::Zh { zh } else { en }) }</p>
+            }
             <p class="tree-hint">{ text(lang, Text::GridLevers) }</p>
             <ul class="grid-levers">{ for levers.iter().map(|(key, value, after)| grid_lever(key, value, *after, effect(*after), onset.clone())) }</ul>
         </section>
