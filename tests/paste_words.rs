@@ -275,3 +275,23 @@ fn counts_cards_and_names_as_people_write_them() {
         "model=qwen2.5-32b&mode=infer&engine=sglang&quant=awq4&seq=512&gpus=2"
     );
 }
+
+#[test]
+fn a_model_named_only_by_its_size_is_billed_as_the_least_of_that_size() {
+    let query = |t: &str| described::query(&described::read(&t.to_ascii_lowercase()));
+    // "7B" alone: Llama-2-7B (6.74 B parameters, a 32,000-token vocabulary) bills less than any other
+    // 7B preset. Full fine-tuning: 6.74 B × 16 B = 107.8 GB of weights, gradients and Adam states
+    // before any activation, against an 80 GB A100.
+    let text = "全参微调一个7B的模型, A100 80G, batch_size 1, 报 CUDA out of memory";
+    assert_eq!(query(text), "model=llama-2-7b&method=full&batch=1&seq=512&gpu=a100-80g");
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Shortage);
+    assert!(bytes_arg(&p, 1) >= 6.74e9 * 16.0, "{}", bytes_arg(&p, 1));
+    // A named model wins over its size; "1.5B" is not a whole size; a size no preset has gives nothing.
+    assert_eq!(
+        query("lora 微调 Qwen3-8B 这个 8b 模型, 4090"),
+        "model=qwen3-8b&method=lora&batch=1&seq=512&gpu=rtx4090"
+    );
+    assert_eq!(query("training a 1.5b model with lora on a T4"), "");
+    assert_eq!(query("training a 6b model with lora on a T4"), "");
+}

@@ -83,7 +83,7 @@ pub fn read(low: &str) -> String {
         .map(|t| t.trim_matches('.'))
         .filter(|t| !t.is_empty())
         .collect();
-    let Some((model, name)) = model_named(&tokens) else {
+    let Some((model, name)) = model_named(&tokens).or_else(|| model_by_size(low).map(|m| (m, String::new()))) else {
         return String::new();
     };
     let mut keys: Vec<(&str, String)> = vec![("model", model.to_string())];
@@ -136,6 +136,36 @@ fn model_named(tokens: &[&str]) -> Option<(&'static str, String)> {
             Some((id, tokens[i..=j].concat()))
         })
     })
+}
+
+/// Dense presets that stand for a model named only by its size ("a 7B model", "4B的模型"): of the
+/// presets of that size, the one that bills the least (the smaller vocabulary), as everything the
+/// report leaves out does.
+const BY_SIZE: [(u64, &str); 10] = [
+    (3, "qwen2.5-3b"),
+    (4, "qwen3-4b"),
+    (7, "llama-2-7b"),
+    (8, "llama-3.1-8b"),
+    (13, "llama-2-13b"),
+    (14, "qwen2.5-14b"),
+    (32, "qwen2.5-32b"),
+    (34, "qwen2.5-32b"),
+    (70, "llama-2-70b"),
+    (72, "qwen2.5-72b"),
+];
+
+/// The preset standing for a model the report names by its size alone (whole billions, not
+/// "1.5B"): [`BY_SIZE`].
+fn model_by_size(low: &str) -> Option<&'static str> {
+    let said = ["b model", "b的模型", "b 的模型", "b模型", "b 模型", "b parameter", "b-parameter", "b llm", "b大模型"];
+    let size = said.iter().flat_map(|p| positions(low, p).into_iter().map(move |i| (i, *p))).find_map(|(i, _)| {
+        let head = &low[..i];
+        let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        // "1.5b model": a fraction is not a whole size.
+        let whole = !head[..start].ends_with('.');
+        head[start..].parse::<u64>().ok().filter(|_| whole)
+    })?;
+    BY_SIZE.iter().find(|(b, _)| *b == size).map(|(_, id)| *id)
 }
 
 /// A training run's method, ZeRO stage, batch and checkpointing as the report states them.
