@@ -178,7 +178,8 @@ pub fn app(props: &AppProps) -> Html {
     // The OOM tree's sharding card, open on a training link, shows the grid's levers too: the
     // worker bills them (issue 28).
     let sharding_card = state.tree == Some(crate::tree::NodeId::Sharding) && scenario.mode == Mode::Train;
-    let grid_query = (scenario.billed_on_demand() || sharding_card).then(|| crate::query::to_query(scenario, &[]));
+    let on_demand = scenario.billed_on_demand();
+    let grid_query = (on_demand || sharding_card).then(|| crate::query::to_query(scenario, &[]));
     {
         let grid = grid.clone();
         use_effect_with(grid_query.clone(), move |q| {
@@ -196,14 +197,13 @@ pub fn app(props: &AppProps) -> Html {
     let grid_answer = grid_query.as_ref().and((*grid).clone());
     let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
     let tree_grid_levers = grid_answer.clone().filter(|_| sharding_card && !grid_pending);
-    let bill: Rc<Bill> =
-        grid_answer.as_ref().filter(|_| scenario.billed_on_demand()).map_or(local_bill, |g| g.bill.clone());
+    let bill: Rc<Bill> = grid_answer.as_ref().filter(|_| on_demand).map_or(local_bill, |g| g.bill.clone());
     // A lever's "before": not for a bill the reader worker makes (the page has only its placeholder).
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))).filter(|b| !b.is_pending())))
             .clone();
     // The embed mode shows no fit solvers, nor does a bill the reader worker makes.
-    let fits = use_memo((scenario.clone(), state.embed || state.selftest || grid_query.is_some()), |(s, skip)| {
+    let fits = use_memo((scenario.clone(), state.embed || state.selftest || on_demand), |(s, skip)| {
         (!*skip).then(|| Fits::of(s))
     });
     // A bill the reader worker made: its planner too.

@@ -89,6 +89,8 @@ test('the OOM tree\'s sharding card: a data-parallel link\'s grid levers, bytes 
   await page.goto(`${root.url}?${DP}&tree=sharding&lang=en`);
   await ready(page);
   await page.waitForSelector('[data-testid="tree-card"][data-node="sharding"] [data-testid="tree-grid-levers"]', { timeout: 20000 });
+  // The page bills this link itself: asking the worker for the card's levers hides nothing ("what fits" stays).
+  assert.ok(await page.$('[data-testid="what-fits"] [data-testid="max-batch"]'));
   const base = cli(['--json', `${DP}&dp=8`]);
   const ep2 = cli(['--json', `${DP}&dp=8&ep=2`]);
   const card = '[data-testid="tree-card"] [data-testid="tree-grid-levers"]';
