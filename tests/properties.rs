@@ -447,3 +447,14 @@ proptest! {
         prop_assert!(a == b || ((a - b) / b).abs() < 1e-14, "{} {} {}", t, a, b);
     }
 }
+
+proptest! {
+    /// The hand-written occurrence scan (`units::occurrences`, kept out of the page's wasm with
+    /// `units::find`) gives what the standard library's `match_indices` gives.
+    #[test]
+    fn occurrences_are_the_standard_library_s(hay in "[ab中 ]{0,40}", needle in "[ab中]{1,3}") {
+        let ours: Vec<usize> = vram_ledger::ledger::units::occurrences(&hay, &needle).collect();
+        let std: Vec<usize> = hay.match_indices(needle.as_str()).map(|(i, _)| i).collect();
+        prop_assert_eq!(ours, std);
+    }
+}

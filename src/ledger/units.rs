@@ -228,6 +228,16 @@ pub fn find(hay: &str, needle: &str) -> Option<usize> {
     (0..(h.len() + 1).saturating_sub(n.len())).find(|&i| h[i] == first && h[i..].starts_with(n))
 }
 
+/// Where `needle` starts in `hay`, one occurrence after another, not overlapping (see [`find`]).
+pub fn occurrences<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + find(hay.get(from..)?, needle)?;
+        from = at + needle.len().max(1);
+        Some(at)
+    })
+}
+
 /// Whether `hay` contains `needle` (see [`find`]).
 pub fn has(hay: &str, needle: &str) -> bool {
     find(hay, needle).is_some()

@@ -5,11 +5,10 @@
 //! checkpointing on), so a bill above the card is a shortage whatever the unstated settings were.
 //!
 //! The keys travel in the `oom=` link as `D<key>:<value>` items beside a start-up log's (the page
-//! keeps them as text); [`scenario`] reads them back.
+//! keeps them as text); [`query`] reads them back.
 
 use crate::ledger::presets;
-use crate::ledger::scenario::Scenario;
-use crate::ledger::units::{find, has};
+use crate::ledger::units::{has, occurrences};
 
 /// What the link writes before each key of the described configuration.
 pub const TAG: char = 'D';
@@ -158,7 +157,7 @@ const BY_SIZE: [(u64, &str); 10] = [
 /// "1.5B"): [`BY_SIZE`].
 fn model_by_size(low: &str) -> Option<&'static str> {
     let said = ["b model", "b的模型", "b 的模型", "b模型", "b 模型", "b parameter", "b-parameter", "b llm", "b大模型"];
-    let size = said.iter().flat_map(|p| positions(low, p).into_iter().map(move |i| (i, *p))).find_map(|(i, _)| {
+    let size = said.iter().flat_map(|p| occurrences(low, p).take(OCCURRENCES)).find_map(|i| {
         let head = &low[..i];
         let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         // "1.5b model": a fraction is not a whole size.
@@ -184,7 +183,7 @@ fn training_keys(low: &str, keys: &mut Vec<(&str, String)>) {
 
 /// The word after a setting's name (`--quantization awq`, `quantization="gptq"`).
 fn after_word(low: &str, name: &str) -> Option<String> {
-    let at = positions(low, name).pop()?;
+    let at = occurrences(low, name).take(OCCURRENCES).last()?;
     let rest = low[at + name.len()..].trim_start_matches([' ', '=', ':', '"', '\'']);
     let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     (!word.is_empty()).then_some(word)
@@ -261,23 +260,15 @@ fn quant(name: &str) -> Option<&'static str> {
         .map(|(_, q)| q)
 }
 
-/// Where `phrase` starts in `low`, its first 64 occurrences.
-fn positions(low: &str, phrase: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(i) = find(&low[from..], phrase).filter(|_| out.len() < 64) {
-        out.push(from + i);
-        from += i + phrase.len().max(1);
-    }
-    out
-}
+/// How many occurrences of a phrase are looked at (a hostile paste repeats it).
+const OCCURRENCES: usize = 64;
 
 /// Whole numbers stated right after any of `phrases` (`--max_length 2048`, `batch size of 4`,
 /// `max_length: 8k`, `batch_size为1`).
 fn numbers_after(low: &str, phrases: &[&str]) -> Vec<u64> {
     let mut out = Vec::new();
     for p in phrases {
-        for i in positions(low, p) {
+        for i in occurrences(low, p).take(OCCURRENCES) {
             let rest = low[i + p.len()..].trim_start_matches([' ', '=', ':', '"', '\'', '\t']);
             let rest = rest
                 .strip_prefix("of ")
@@ -297,7 +288,7 @@ fn numbers_after(low: &str, phrases: &[&str]) -> Vec<u64> {
 fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
     let mut out = Vec::new();
     for p in phrases {
-        for i in positions(low, p) {
+        for i in occurrences(low, p).take(OCCURRENCES) {
             let head = low[..i].trim_end();
             let (head, k) = match head.strip_suffix('k') {
                 Some(h) => (h, true),
@@ -326,7 +317,8 @@ fn gpu_count(low: &str) -> Option<u64> {
         let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         head[start..].parse::<u64>().ok()
     };
-    let multiplied = CARDS.iter().flat_map(|(family, _)| positions(low, family)).filter_map(times).max();
+    let multiplied =
+        CARDS.iter().flat_map(|(family, _)| occurrences(low, family).take(OCCURRENCES)).filter_map(times).max();
     said.or(counted).or(multiplied).filter(|n| (1..=4096).contains(n))
 }
 
@@ -361,21 +353,6 @@ fn card(low: &str, tokens: &[&str]) -> Option<(&'static str, String)> {
         .find(|(gb, _)| [format!("{gb}g"), format!("{gb} g"), format!("{gb}gb")].iter().any(|s| has(low, s)));
     let (_, id) = stated.or_else(|| sizes.last())?;
     Some(("gpu", id.to_string()))
-}
-
-/// The scenario of a link's `D` items; `None` without any, or when they do not parse cleanly.
-pub fn scenario(items: &str) -> Option<Scenario> {
-    let query: Vec<String> = items
-        .split(',')
-        .filter_map(|item| item.strip_prefix(TAG))
-        .filter_map(|kv| kv.split_once(':'))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    if query.is_empty() {
-        return None;
-    }
-    let parsed = crate::query::parse(&query.join("&"));
-    parsed.errors.is_empty().then_some(parsed.scenario)
 }
 
 /// The described configuration's keys as a query (`model=…&method=…`), for the diagnosis's text.

@@ -152,9 +152,10 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
             (cause, why, advice)
         }
     };
-    // The configuration the report describes decides what its words alone cannot; the levers are
-    // the user's configuration's when there is one, else the described one's.
-    let described = described(&reading);
+    // The configuration the report describes decides what its words alone cannot (a start-up
+    // log's own settings are checked figure by figure instead); the levers are the user's
+    // configuration's when there is one, else the described one's.
+    let described = if log.is_none() { described(&reading) } else { None };
     let (cause, why) = match &described {
         Some(d) => d.verdict(cause, why, &mut advice),
         None => (cause, why),
@@ -206,8 +207,7 @@ struct Described {
 
 fn described(reading: &Reading) -> Option<Described> {
     let mut query = super::described::query(&reading.startup);
-    // A start-up log's own settings are checked figure by figure ([`check`]).
-    if query.is_empty() || Startup::from_items(&reading.startup).is_some() {
+    if query.is_empty() {
         return None;
     }
     let named = query.contains("gpu=") || query.contains("vram=");

@@ -4,7 +4,7 @@
 //! signals come out; the text itself is never kept, rendered or executed. Bounded: at most
 //! [`MAX_TEXT`] bytes are read, in one pass per phrase (no regular expressions).
 
-use crate::ledger::units::{find, has};
+use crate::ledger::units::{find, has, occurrences};
 
 /// The most text read (the end of a longer paste, where the error is).
 pub const MAX_TEXT: usize = 1 << 20;
@@ -203,7 +203,7 @@ pub struct Reading {
     pub signals: Signals,
     /// A serving engine's start-up figures and settings, then the configuration the report
     /// describes (`super::described`), as the link writes them (empty: none):
-    /// [`super::startup::Startup::from_items`] and [`super::described::scenario`] read them where
+    /// [`super::startup::Startup::from_items`] and [`super::described::query`] read them where
     /// they are checked, so the page, which only carries a reading from the worker into its link,
     /// has no code for them.
     pub startup: String,
@@ -376,6 +376,8 @@ fn bounded(text: &str) -> (&str, bool) {
 pub fn read(text: &str) -> Reading {
     let (text, truncated) = bounded(text);
     let low = normalise(text);
+    // What the reporter says in words is looked for where words are: around the log.
+    let words = prose(&low);
     let mut r = Reading { signals: Signals { truncated, ..Signals::default() }, ..Reading::default() };
     let mut gb = false;
     read_torch(&low, &mut r, &mut gb);
@@ -384,7 +386,7 @@ pub fn read(text: &str) -> Reading {
     read_smi(&low, &mut r, &mut gb);
     read_summary(&low, &mut r, &mut gb);
     read_log_series(&low, &mut r);
-    read_signals(&low, &mut r);
+    read_signals(&low, &words, &mut r);
     // A trainer's traceback through the engine's wake-up (its error line cut off), or vLLM's sleep
     // mode telling what it kept: the rollout engine and the trainer share the card.
     let waking = has(&low, ".wake_up(") || has(&low, "in wake_up") || has(&low, "sleep mode freed");
@@ -400,7 +402,7 @@ pub fn read(text: &str) -> Reading {
     }
     // A start-up log is an engine's, whatever prefixes the reader removed.
     r.signals.engine |= !r.startup.is_empty();
-    let described = super::described::read(&prose(&low));
+    let described = super::described::read(&words);
     if !described.is_empty() {
         if !r.startup.is_empty() {
             r.startup.push(',');
@@ -418,7 +420,7 @@ pub fn read(text: &str) -> Reading {
         || has(&low, "outofmemoryerror") && !has(&low, "ray.exceptions.outofmemoryerror");
     let gpu_said = cuda || GPU_OOM_ZH.iter().any(|p| has(&low, p));
     // torchrun's "exitcode  : -9" / "Signal 9 (SIGKILL)", the kernel's "Out of memory: Killed process".
-    r.signals.host_killed = host_ram(&low, gpu_said);
+    r.signals.host_killed = host_ram(&low, &words, gpu_said);
     let gpu_oom = has(&low, "out of memory") && (!r.signals.host_killed || cuda);
     if !with_numbers && gpu_oom || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
         r.formats.push(Format::Bare);
@@ -426,7 +428,7 @@ pub fn read(text: &str) -> Reading {
     r.signals.oom = has(&low, "out of memory")
         || has(&low, "outofmemoryerror")
         || has(&low, " oom")
-        || OOM_ZH.iter().any(|p| has(&prose(&low), p))
+        || OOM_ZH.iter().any(|p| has(&words, p))
         || gpu_said
         || !r.formats.is_empty();
     r
@@ -521,8 +523,8 @@ const GPU_OOM_ZH: [&str; 6] = ["显存不足", "爆显存", "显存爆", "显存
 
 /// The host's RAM ran out: a message or phrase of [`HOST_KILLED`], the shell's "Killed" at the end of
 /// a line (after a progress bar), DeepSpeed's "CPU Virtual Memory: … percent = 95%" at 90 % or more,
-/// or a RAM phrase in words when no GPU message is in the paste.
-fn host_ram(low: &str, gpu: bool) -> bool {
+/// or a RAM phrase in `words` (the paste's [`prose`]) when no GPU message is in the paste.
+fn host_ram(low: &str, words: &str, gpu: bool) -> bool {
     let said = HOST_KILLED.iter().any(|p| has(low, p));
     let shell = low.lines().take(20_000).any(|l| {
         let l = l.trim();
@@ -532,8 +534,8 @@ fn host_ram(low: &str, gpu: bool) -> bool {
         .and_then(|rest| after_last(window(rest, 0, 80), "percent ="))
         .and_then(number_at)
         .is_some_and(|(p, _)| p >= 90.0);
-    let words = !gpu && HOST_RAM_WORDS.iter().any(|p| has(&prose(low), p));
-    said || shell || deepspeed || words
+    let in_words = !gpu && HOST_RAM_WORDS.iter().any(|p| has(words, p));
+    said || shell || deepspeed || in_words
 }
 
 /// A figure of [`Numbers`] that a phrase of a message gives.
@@ -955,7 +957,8 @@ fn read_log_series(low: &str, r: &mut Reading) {
 }
 
 /// Tracebacks and code: where the OOM happened, what the loop keeps.
-fn read_signals(low: &str, r: &mut Reading) {
+/// `words`: the paste's [`prose`], where what the reporter says is looked for.
+fn read_signals(low: &str, words: &str, r: &mut Reading) {
     let s = &mut r.signals;
     let eval = [
         "in validate",
@@ -973,8 +976,6 @@ fn read_signals(low: &str, r: &mut Reading) {
         "valid (loss",
         "validating",
     ];
-    // What the reporter says in words is looked for where words are: around the log.
-    let words = prose(low);
     let said = [
         "when evaluat",
         "during evaluat",
@@ -995,11 +996,10 @@ fn read_signals(low: &str, r: &mut Reading) {
         "compute_metrics",
         ".evaluate()",
     ];
-    s.evaluation = eval.iter().any(|p| has(low, p)) || said.iter().any(|p| has(&words, p));
+    s.evaluation = eval.iter().any(|p| has(low, p)) || said.iter().any(|p| has(words, p));
     s.generation = has(low, "in generate") || has(low, ".generate(") || has(low, "in sample");
     s.backward = has(low, "backward");
-    s.engine =
-        ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p)) || ENGINES.iter().any(|p| has(&words, p));
+    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p)) || ENGINES.iter().any(|p| has(words, p));
     s.trainer = ROLLOUT_TRAINERS.iter().any(|p| has(low, p));
     s.ollama = has(low, "ollama");
     let keep = [
@@ -1012,19 +1012,13 @@ fn read_signals(low: &str, r: &mut Reading) {
         "new cycle",
     ];
     s.accumulation = keep.iter().any(|p| has(low, p)) || has(low, "accumulate") && has(low, "torch.cat");
-    let low = words.as_ref();
+    let low = words;
     s.long_sample = LONG_SAMPLE.iter().any(|p| has(low, p));
     let per_step = ["each iteration", "every iteration", "each step", "every step", "every round"];
     s.grows = GROWS.iter().any(|p| has(low, p)) || has(low, "increas") && per_step.iter().any(|p| has(low, p));
     // PyTorch's message suggests the setting itself ("… try setting
     // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True …"): only a mention beyond those counts.
-    let count = |phrase: &str| {
-        let (mut n, mut rest) = (0, low);
-        while let Some(i) = find(rest, phrase) {
-            (n, rest) = (n + 1, &rest[i + phrase.len()..]);
-        }
-        n
-    };
+    let count = |phrase: &str| occurrences(low, phrase).count();
     let said = count("expandable segments") + count("expandable_segments");
     let hints = count("try setting pytorch_cuda_alloc_conf=expandable_segments");
     s.expandable_helped = said > hints
@@ -1043,7 +1037,7 @@ fn read_signals(low: &str, r: &mut Reading) {
 const PROSE: usize = 64 * 1024;
 
 /// The paste, or its first and last [`PROSE`] bytes when it is longer.
-pub(crate) fn prose(low: &str) -> std::borrow::Cow<'_, str> {
+fn prose(low: &str) -> std::borrow::Cow<'_, str> {
     if low.len() <= 2 * PROSE {
         return std::borrow::Cow::Borrowed(low);
     }
