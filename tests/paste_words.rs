@@ -293,5 +293,10 @@ fn a_model_named_only_by_its_size_is_billed_as_the_least_of_that_size() {
         "model=qwen3-8b&method=lora&batch=1&seq=512&gpu=rtx4090"
     );
     assert_eq!(query("training a 1.5b model with lora on a T4"), "");
+    // The same rule for a length: "1.5k context" is not 5k; the stated max_length stands.
+    assert_eq!(
+        query("lora fine-tuning qwen3-8b, 1.5k context, max_length 8192, 4090"),
+        "model=qwen3-8b&method=lora&batch=1&seq=8192&gpu=rtx4090"
+    );
     assert_eq!(query("training a 6b model with lora on a T4"), "");
 }

@@ -157,13 +157,7 @@ const BY_SIZE: [(u64, &str); 10] = [
 /// "1.5B"): [`BY_SIZE`].
 fn model_by_size(low: &str) -> Option<&'static str> {
     let said = ["b model", "b的模型", "b 的模型", "b模型", "b 模型", "b parameter", "b-parameter", "b llm", "b大模型"];
-    let size = said.iter().flat_map(|p| occurrences(low, p).take(OCCURRENCES)).find_map(|i| {
-        let head = &low[..i];
-        let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        // "1.5b model": a fraction is not a whole size.
-        let whole = !head[..start].ends_with('.');
-        head[start..].parse::<u64>().ok().filter(|_| whole)
-    })?;
+    let size = *numbers_before(low, &said).first()?;
     BY_SIZE.iter().find(|(b, _)| *b == size).map(|(_, id)| *id)
 }
 
@@ -284,7 +278,8 @@ fn numbers_after(low: &str, phrases: &[&str]) -> Vec<u64> {
     out
 }
 
-/// Whole numbers (or `8k`) stated right before any of `phrases` (`8k context`, `32768 上下文`).
+/// Whole numbers (or `8k`) stated right before any of `phrases` (`8k context`, `32768 上下文`,
+/// `7B 模型`); the digits after a decimal point are not one.
 fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
     let mut out = Vec::new();
     for p in phrases {
@@ -295,7 +290,9 @@ fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
                 None => (head, false),
             };
             let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-            if let Ok(v) = head[start..].parse::<u64>() {
+            // "1.5B model", "1.5k context": a fraction's digits are not a whole number.
+            let whole = !head[..start].ends_with('.');
+            if let Some(v) = head[start..].parse::<u64>().ok().filter(|_| whole) {
                 out.push(if k { v.saturating_mul(1024) } else { v });
             }
         }
