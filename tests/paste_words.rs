@@ -81,7 +81,9 @@ fn words_for_the_model_the_card_and_the_lengths() {
         "model=llama-3.1-8b&method=full&zero=3&batch=1&seq=512&gpus=8&gpu=a100-80g"
     );
     assert_eq!(query("GRPO training of qwen3-8b on an H100"), "");
-    assert_eq!(query("微调 chatglm3-6b 爆显存"), "");
+    assert_eq!(query("微调 minicpm-2b 爆显存"), "");
+    // ChatGLM3 is read by its shape (models_beyond_the_presets_are_read_with_their_shapes).
+    assert!(query("微调 chatglm3-6b 爆显存").starts_with("model=custom&layers=28&"));
     // A served checkpoint: the engine, its quantization and its tensor-parallel size.
     assert_eq!(
         query("vllm serve Qwen/Qwen2.5-72B-Instruct-AWQ --tensor-parallel-size 2 --max-model-len 32768"),
@@ -299,4 +301,119 @@ fn a_model_named_only_by_its_size_is_billed_as_the_least_of_that_size() {
         "model=qwen3-8b&method=lora&batch=1&seq=8192&gpu=rtx4090"
     );
     assert_eq!(query("training a 6b model with lora on a T4"), "");
+}
+
+/// Models beyond the presets that reports name (ChatGLM, GLM-4, Yi, Baichuan2, InternLM2, the first
+/// Qwen): read as `model=custom` with their config.json's shape. Each shape's parameter count is
+/// the count the model's publisher and PEFT's `print_trainable_parameters()` ("all params", less
+/// the adapter) give for the loaded checkpoint: ChatGLM-6B 6,173,286,400 (its LM head tied to the
+/// embedding, the config's default); ChatGLM2/3-6B 6,243,584,000; GLM-4-9B 9,399,951,360; Yi-6B
+/// 6,061,035,520; Yi-34B 34,388,917,248; Baichuan2-7B 7,505,973,248; Baichuan2-13B 13,896,668,160;
+/// InternLM2-7B 7,737,708,544; InternLM2-20B 19,861,149,696; Qwen-7B 7,721,324,544; Qwen-14B
+/// 14,167,290,880; Qwen-72B 72,287,920,128. By hand, ChatGLM2-6B: 28 × (4096² q + 2·4096·256 k, v
+/// + 4608 biases + 4096² o + 3·4096·13696 MLP + 2·4096 norms) + 2·65024·4096 + 4096 = 6,243,584,000.
+#[test]
+fn models_beyond_the_presets_are_read_with_their_shapes() {
+    let published = [
+        ("chatglm-6b", 6_173_286_400u64),
+        ("THUDM/chatglm2-6b", 6_243_584_000),
+        ("chatglm3-6b-32k", 6_243_584_000),
+        ("glm-4-9b-chat", 9_399_951_360),
+        ("Yi-6B", 6_061_035_520),
+        ("Yi-34B-200K", 34_388_917_248),
+        ("Baichuan2-7B-Chat", 7_505_973_248),
+        ("baichuan2-13b-chat", 13_896_668_160),
+        ("internlm2-chat-7b", 7_737_708_544),
+        ("internlm2_5-20b-chat", 19_861_149_696),
+        ("Qwen-7B-Chat", 7_721_324_544),
+        ("qwen-14b", 14_167_290_880),
+        ("Qwen-72B-Chat", 72_287_920_128),
+    ];
+    for (name, count) in published {
+        let text = format!("fine-tuning {name} with LoRA on an A100 80G runs out of memory");
+        let query = described::query(&described::read(&text.to_ascii_lowercase()));
+        assert!(query.starts_with("model=custom&layers="), "{name}: {query}");
+        let parsed = vram_ledger::query::parse(&query);
+        assert!(parsed.errors.is_empty(), "{name}: {:?}", parsed.errors);
+        assert_eq!(parsed.scenario.architecture.parameters(), count, "{name}");
+    }
+    // Not these: an earlier Baichuan (another vocabulary), a name that continues into another model.
+    for other in ["baichuan-13b-chat", "qwen-vl-chat", "yi-vl-34b"] {
+        let text = format!("fine-tuning {other} on an A100 80G runs out of memory");
+        let query = described::query(&described::read(&text));
+        assert!(!query.contains("custom"), "{other}: {query}");
+    }
+    // Self-LLM #386's configuration: full fine-tuning of GLM-4-9B-chat (9.4 B × 16 B of weights,
+    // gradients and Adam states = 150 GB) on an RTX 4090 D (24 GiB) is a shortage.
+    let text = "为什么我两张4090D，微调GLM-4-9B-chat都提示oom\nmodel = AutoModelForCausalLM.from_pretrained(\"./model/ZhipuAI/glm-4-9b-chat\", torch_dtype=torch.float16)";
+    let p = diagnose_paste(text, None);
+    assert_eq!(p.cause, Cause::Shortage);
+    assert!(bytes_arg(&p, 1) >= 9.39e9 * 16.0, "{}", bytes_arg(&p, 1));
+    assert!(p.described.as_deref().is_some_and(|d| d.contains("vocab=151552")));
+    survives_the_link(text);
+}
+
+/// `CUDA_VISIBLE_DEVICES` counts the GPUs only when a launcher starts a rank on each.
+#[test]
+fn visible_devices_count_the_ranks_a_launcher_starts() {
+    let query = |t: &str| described::query(&described::read(&t.to_ascii_lowercase()));
+    let launched = "training: CUDA_VISIBLE_DEVICES=0,1,2,3 deepspeed main.py --model_name_or_path /opt/Yi-34B/ --zero_stage 2 --max_seq_len 4096";
+    assert!(query(launched).ends_with("&seq=4096&gpus=4"), "{}", query(launched));
+    // A server sees the devices without sharding over them (Qwen #187: one card of five).
+    let served = "CUDA_VISIBLE_DEVICES=0,1,2,3,4 python3 -m vllm.entrypoints.openai.api_server --model /data/models/Qwen1.5-72B-Chat";
+    assert!(!query(served).contains("gpus="), "{}", query(served));
+}
+
+/// A loss added to a running total with its graph, and the reporter saying `no_grad` was missing.
+#[test]
+fn a_loss_kept_with_its_graph_and_a_missing_no_grad() {
+    let kept = "my cpu ram keeps increasing until out of my 64G ram.\n    train_loss += output.loss\n";
+    let p = diagnose_paste(kept, None);
+    // RAM that grows while a loss keeps its graph is the loop's, not the host's size.
+    assert_eq!(p.cause, Cause::TensorList, "{:?}", p.why.id);
+    for freed in ["train_loss += output.loss.item()\n", "running_loss += loss.detach()\n", "tr_loss += tr_loss_step\n"]
+    {
+        let r = read(&format!("RuntimeError: CUDA error: out of memory\n{freed}"));
+        assert!(!r.signals.accumulation, "{freed}");
+    }
+    let r = read("RuntimeError: CUDA error: out of memory\nrunning_loss += loss\n");
+    assert!(r.signals.accumulation);
+    let graph = "CUDA out of memory. I think the computational graph of every batch is kept.";
+    assert_eq!(diagnose_paste(graph, None).cause, Cause::TensorList);
+
+    for said in [
+        "python evaluate.py gives CUDA out of memory because there is not no_grad decorator around the inference script",
+        "1920x1080 videos run out of memory (OOM); the difference is whether with torch.inference_mode(): is set or not",
+        "推理时 CUDA out of memory，没有加 torch.no_grad()",
+    ] {
+        assert_eq!(diagnose_paste(said, None).cause, Cause::EvalNoGrad, "{said}");
+    }
+    // Code that uses no_grad says nothing of a missing one.
+    let used = "RuntimeError: CUDA error: out of memory\nwith torch.no_grad():\n    out = model(x)\n";
+    assert!(!read(used).signals.evaluation);
+}
+
+/// Host RAM as Colab and Ray say it, and 主内存 ("main memory").
+#[test]
+fn host_ram_as_colab_ray_and_chinese_say_it() {
+    for text in [
+        "AutoPeftModelForCausalLM.from_pretrained always results in an OOM (Your session crashed after using all available RAM)",
+        "Memory on the node ( ID: 37f3bd) where the task was running was 445.48GB / 468.75GB (0.950365), which exceeds the memory usage threshold of 0.95. Ray killed this worker",
+        "8张显卡精调时主内存会在加载参数阶段爆掉",
+    ] {
+        assert_eq!(diagnose_paste(text, None).cause, Cause::HostRam, "{text}");
+    }
+}
+
+/// A run that failed partway, as reporters write it: the usual step fit.
+#[test]
+fn a_run_that_failed_partway_is_a_long_tail() {
+    for text in [
+        "训练了3个epoch，训着训着就cuda out of memory了",
+        "Hi，我使用您的代码finetune 运行到16%的时候，出现CUDA out Of memory",
+        "如果output很长（1000个中文字左右），微调时就会报 torch.cuda.OutOfMemoryError",
+        "one slide caused the CUDA OOM; if I remove that slide the memory usage is 39916MB",
+    ] {
+        assert_eq!(diagnose_paste(text, None).cause, Cause::LongTail, "{text}");
+    }
 }

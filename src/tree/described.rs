@@ -37,6 +37,28 @@ const ALIASES: [(&str, &str); 16] = [
     ("mistral-7b-instruct", "mistral-7b"),
 ];
 
+/// Models people name in reports that are not presets, with the shape their published config.json
+/// gives (read as `model=custom` and these keys). Each shape's parameter count is checked against
+/// the published one in tests/paste_words.rs.
+const BEYOND_PRESETS: [(&[&str], &str); 12] = [
+    // THUDM/chatglm-6b: GELU MLP, LayerNorm, biases on every linear.
+    (&["chatglm-6b"], "layers=28&hidden=4096&heads=32&kv_heads=32&head_dim=128&ffn=16384&vocab=130528&tied=1&mlp=gelu&norm=layer&qkv_bias=1&out_mlp_bias=1"),
+    // THUDM/chatglm2-6b and chatglm3-6b (-32k): multi_query_group_num 2, padded_vocab_size 65024.
+    (&["chatglm2-6b", "chatglm3-6b"], "layers=28&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=65024&tied=0&mlp=glu&norm=rms&qkv_bias=1"),
+    // THUDM/glm-4-9b(-chat): 40 layers, padded_vocab_size 151552.
+    (&["glm-4-9b", "glm4-9b"], "layers=40&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=151552&tied=0&mlp=glu&norm=rms&qkv_bias=1"),
+    (&["yi-6b", "yi-1.5-6b"], "layers=32&hidden=4096&heads=32&kv_heads=4&head_dim=128&ffn=11008&vocab=64000&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    (&["yi-34b", "yi-1.5-34b"], "layers=60&hidden=7168&heads=56&kv_heads=8&head_dim=128&ffn=20480&vocab=64000&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    (&["baichuan2-7b"], "layers=32&hidden=4096&heads=32&kv_heads=32&head_dim=128&ffn=11008&vocab=125696&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    (&["baichuan2-13b"], "layers=40&hidden=5120&heads=40&kv_heads=40&head_dim=128&ffn=13696&vocab=125696&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    (&["internlm2-7b", "internlm2-chat-7b", "internlm2_5-7b", "internlm2.5-7b"], "layers=32&hidden=4096&heads=32&kv_heads=8&head_dim=128&ffn=14336&vocab=92544&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    (&["internlm2-20b", "internlm2-chat-20b", "internlm2_5-20b", "internlm2.5-20b"], "layers=48&hidden=6144&heads=48&kv_heads=8&head_dim=128&ffn=16384&vocab=92544&tied=0&mlp=glu&norm=rms&qkv_bias=0"),
+    // Qwen (the first generation, remote code): config.json's intermediate_size is twice the MLP's.
+    (&["qwen-7b"], "layers=32&hidden=4096&heads=32&kv_heads=32&head_dim=128&ffn=11008&vocab=151936&tied=0&mlp=glu&norm=rms&qkv_bias=1"),
+    (&["qwen-14b"], "layers=40&hidden=5120&heads=40&kv_heads=40&head_dim=128&ffn=13696&vocab=152064&tied=0&mlp=glu&norm=rms&qkv_bias=1"),
+    (&["qwen-72b"], "layers=80&hidden=8192&heads=64&kv_heads=64&head_dim=128&ffn=24576&vocab=152064&tied=0&mlp=glu&norm=rms&qkv_bias=1"),
+];
+
 /// What may follow a model's name in a checkpoint's name without making it another model.
 const OTHER_MODEL: [&str; 9] = ["mini", "moe", "vl", "coder", "math", "audio", "omni", "guard", "distill"];
 
@@ -85,7 +107,14 @@ pub fn read(low: &str) -> String {
     let Some((model, name)) = model_named(&tokens).or_else(|| model_by_size(low).map(|m| (m, String::new()))) else {
         return String::new();
     };
-    let mut keys: Vec<(&str, String)> = vec![("model", model.to_string())];
+    let mut keys: Vec<(&str, String)> = if model.starts_with(SHAPE) {
+        // A model beyond the presets: its shape's keys.
+        std::iter::once(("model", "custom".to_string()))
+            .chain(model.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k, v.to_string())))
+            .collect()
+    } else {
+        vec![("model", model.to_string())]
+    };
     if ["grpo", "ppo", "rollout", "dpo"].iter().any(|w| has(low, w)) {
         return String::new();
     }
@@ -208,8 +237,14 @@ fn model_names() -> Vec<(String, &'static str)> {
     let compact = |s: &str| s.to_ascii_lowercase().chars().filter(|c| !"-_ ".contains(*c)).collect::<String>();
     let presets =
         presets::models().iter().flat_map(|p| [(p.id, p.id), (p.repository().rsplit('/').next().unwrap_or(""), p.id)]);
-    presets.chain(ALIASES).filter(|(name, _)| !name.is_empty()).map(|(name, id)| (compact(name), id)).collect()
+    let beyond = BEYOND_PRESETS.iter().flat_map(|(names, shape)| names.iter().map(move |n| (*n, *shape)));
+    let named = presets.chain(ALIASES).filter(|(name, _)| !name.is_empty()).map(|(name, id)| (compact(name), id));
+    // A shape stands as "<SHAPE><keys>" where an id would.
+    named.chain(beyond.map(|(name, shape)| (compact(name), shape))).collect()
 }
+
+/// What starts a shape's keys where [`model_names`] gives an id: no preset id has it.
+const SHAPE: &str = "layers=";
 
 /// The preset a name of the report (compacted as [`model_names`] are) starts with, the longest
 /// name first; what follows it may be a suffix (`instruct`, `chat`) but not another model's.
@@ -220,9 +255,12 @@ fn model_of(token: &str, names: &[(String, &'static str)]) -> Option<&'static st
         .filter(|(name, _)| name.as_bytes().first() == Some(&first))
         .filter(|(name, _)| {
             token.strip_prefix(name.as_str()).is_some_and(|rest| {
+                let context = rest.trim_start_matches(|c: char| c.is_ascii_digit());
                 rest.is_empty()
                     || rest.starts_with(|c: char| c.is_ascii_alphabetic())
                         && !OTHER_MODEL.iter().any(|o| rest.starts_with(o))
+                    // A context length after the name ("Yi-34B-200K", "chatglm3-6b-32k").
+                    || context.len() < rest.len() && context.starts_with('k')
             })
         })
         .max_by_key(|(name, _)| name.len())
@@ -316,7 +354,20 @@ fn gpu_count(low: &str) -> Option<u64> {
     };
     let multiplied =
         CARDS.iter().flat_map(|(family, _)| occurrences(low, family).take(OCCURRENCES)).filter_map(times).max();
-    said.or(counted).or(multiplied).filter(|n| (1..=4096).contains(n))
+    // `CUDA_VISIBLE_DEVICES=0,1,2,3 deepspeed …`: the devices listed (the last such setting), when
+    // a launcher that starts a rank on each visible device runs (a server or a plain `python`
+    // sees them without sharding over them).
+    let launchers =
+        ["deepspeed ", "torchrun", "accelerate launch", "torch.distributed.launch", "llamafactory-cli train"];
+    let launched = launchers.iter().any(|l| has(low, l));
+    let visible =
+        occurrences(low, "cuda_visible_devices=").take(OCCURRENCES).last().filter(|_| launched).and_then(|at| {
+            let list = low[at + "cuda_visible_devices=".len()..].trim_start_matches(['"', '\'']);
+            let list = &list[..list.find(|c: char| !(c.is_ascii_digit() || c == ',')).unwrap_or(list.len())];
+            let n = list.split(',').filter(|d| !d.is_empty()).count() as u64;
+            (n > 0).then_some(n)
+        });
+    said.or(counted).or(multiplied).or(visible).filter(|n| (1..=4096).contains(n))
 }
 
 /// The card the report names, as a scenario key: its preset (the size it states, else the

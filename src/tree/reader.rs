@@ -420,7 +420,10 @@ pub fn read(text: &str) -> Reading {
         || has(&low, "outofmemoryerror") && !has(&low, "ray.exceptions.outofmemoryerror");
     let gpu_said = cuda || GPU_OOM_ZH.iter().any(|p| has(&low, p));
     // torchrun's "exitcode  : -9" / "Signal 9 (SIGKILL)", the kernel's "Out of memory: Killed process".
-    r.signals.host_killed = host_ram(&low, &words, gpu_said);
+    // RAM that grows while a loss keeps its graph is the loop's (the tree's `.item()` lever), not
+    // the host's size.
+    let leak = r.signals.accumulation;
+    r.signals.host_killed = host_ram(&low, &words, gpu_said, leak);
     let gpu_oom = has(&low, "out of memory") && (!r.signals.host_killed || cuda);
     if !with_numbers && gpu_oom || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
         r.formats.push(Format::Bare);
@@ -458,7 +461,7 @@ const ROLLOUT_TRAINERS: [&str; 17] = [
 ];
 
 /// What the operating system prints when it kills a process for host RAM.
-const HOST_KILLED: [&str; 20] = [
+const HOST_KILLED: [&str; 23] = [
     "sigkill",
     "exitcode  : -9",
     "exitcode: -9",
@@ -485,10 +488,14 @@ const HOST_KILLED: [&str; 20] = [
     // Ray's memory monitor's report: "Memory on the node (IP: …) where the task … was running was
     // X / Y GB (0.95)".
     "memory on the node (ip:",
+    "memory on the node ( id:",
+    "ray killed this worker",
+    // Colab's message when the host RAM runs out.
+    "after using all available ram",
 ];
 
 /// The host's RAM running out or growing, in words (内存 is RAM; 显存 is the GPU's).
-const HOST_RAM_WORDS: [&str; 23] = [
+const HOST_RAM_WORDS: [&str; 24] = [
     "内存爆",
     "内存不足",
     "内存溢出",
@@ -513,6 +520,8 @@ const HOST_RAM_WORDS: [&str; 23] = [
     // Ray's OOM is the node's RAM (its memory monitor).
     "ray oom",
     "ray::oom",
+    // "Main memory": the host's.
+    "主内存",
 ];
 
 /// "OOM" in Chinese prose, where no space sets it off ("报OOM", "OOM了").
@@ -523,8 +532,9 @@ const GPU_OOM_ZH: [&str; 6] = ["显存不足", "爆显存", "显存爆", "显存
 
 /// The host's RAM ran out: a message or phrase of [`HOST_KILLED`], the shell's "Killed" at the end of
 /// a line (after a progress bar), DeepSpeed's "CPU Virtual Memory: … percent = 95%" at 90 % or more,
-/// or a RAM phrase in `words` (the paste's [`prose`]) when no GPU message is in the paste.
-fn host_ram(low: &str, words: &str, gpu: bool) -> bool {
+/// or a RAM phrase in `words` (the paste's [`prose`]) when no GPU message is in the paste and
+/// nothing shows a loss kept with its graph (`leak`).
+fn host_ram(low: &str, words: &str, gpu: bool, leak: bool) -> bool {
     let said = HOST_KILLED.iter().any(|p| has(low, p));
     let shell = low.lines().take(20_000).any(|l| {
         let l = l.trim();
@@ -534,7 +544,7 @@ fn host_ram(low: &str, words: &str, gpu: bool) -> bool {
         .and_then(|rest| after_last(window(rest, 0, 80), "percent ="))
         .and_then(number_at)
         .is_some_and(|(p, _)| p >= 90.0);
-    let in_words = !gpu && HOST_RAM_WORDS.iter().any(|p| has(words, p));
+    let in_words = !gpu && !leak && HOST_RAM_WORDS.iter().any(|p| has(words, p));
     said || shell || deepspeed || in_words
 }
 
@@ -1011,7 +1021,12 @@ fn read_signals(low: &str, words: &str, r: &mut Reading) {
         "torch.cat((outputs",
         "new cycle",
     ];
-    s.accumulation = keep.iter().any(|p| has(low, p)) || has(low, "accumulate") && has(low, "torch.cat");
+    s.accumulation = keep.iter().any(|p| has(low, p))
+        || has(low, "accumulate") && has(low, "torch.cat")
+        || loss_summed_with_its_graph(low)
+        || GRAPH_KEPT.iter().any(|p| has(words, p));
+    // The reporter says the evaluation or inference ran without `torch.no_grad()`.
+    s.evaluation |= no_grad_missing(words);
     let low = words;
     s.long_sample = LONG_SAMPLE.iter().any(|p| has(low, p));
     let per_step = ["each iteration", "every iteration", "each step", "every step", "every round"];
@@ -1032,6 +1047,52 @@ fn read_signals(low: &str, words: &str, r: &mut Reading) {
     }
 }
 
+/// How reporters and answers say that each step's autograd graph is kept (a loss summed without
+/// `.item()`).
+const GRAPH_KEPT: [&str; 7] = [
+    "computational graph",
+    "computation graph",
+    "compution graph",
+    "holding on to the graph",
+    "non-detached",
+    "计算图",
+    "without .item()",
+];
+
+/// A line of code that adds a loss to a running total with its graph: `train_loss += output.loss`,
+/// `running_loss += loss` (not `+= loss.item()`, `.detach()`, `float(…)`; not the Trainer's own
+/// `tr_loss`, nor a model's `loss += aux_loss` inside a frame of its code). The first 20,000 lines.
+fn loss_summed_with_its_graph(low: &str) -> bool {
+    low.lines().take(20_000).any(|line| {
+        let Some((left, right)) = line.split_once("+=") else { return false };
+        let total = left.trim();
+        let name_like = !total.is_empty() && total.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        let freed = [".item()", ".detach()", "float(", ".cpu()", ".numpy()", ".tolist()"];
+        name_like
+            && has(total, "loss")
+            && !has(total, "tr_loss")
+            && total != "loss"
+            && has(right, "loss")
+            && !freed.iter().any(|f| has(right, f))
+    })
+}
+
+/// The reporter says `torch.no_grad()` / `inference_mode()` was missing or made the difference
+/// ("there is not no_grad decorator", "whether with torch.inference_mode() is set or not",
+/// 没有加 no_grad): one of the first 64 mentions with such a word just before it.
+fn no_grad_missing(words: &str) -> bool {
+    let missing = [
+        "without", "not ", "no ", "missing", "forgot", "forget", "add ", "adding", "whether", "没有", "没加", "未加",
+        "忘",
+    ];
+    ["no_grad", "inference_mode", "inference mode"].iter().any(|name| {
+        occurrences(words, name).take(64).any(|at| {
+            let before = window(words, at.saturating_sub(40), at);
+            missing.iter().any(|w| has(before, w))
+        })
+    })
+}
+
 /// The bytes at each end of a long paste where its words are looked for (a reporter writes around
 /// the log they paste; a 1 MiB log's middle is its lines).
 const PROSE: usize = 64 * 1024;
@@ -1045,7 +1106,7 @@ fn prose(low: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A long or unusual sample, as code names it and reporters say it.
-const LONG_SAMPLE: [&str; 20] = [
+const LONG_SAMPLE: [&str; 34] = [
     "longest",
     "max_duration",
     "single_longest_cut",
@@ -1062,11 +1123,26 @@ const LONG_SAMPLE: [&str; 20] = [
     "较长",
     "长度不一",
     "个别样本",
+    "很长",
+    "某些样本",
+    "某条数据",
+    "if i remove that",
+    "one huge",
+    "高分辨率",
     // The run was going: the usual step fit.
     "halfway",
     "half way",
     "midway",
+    "partway",
+    "in the middle of training",
+    "after a few epochs",
+    "after several epochs",
     "到一半",
+    "训着训着",
+    "跑着跑着",
+    "训练到第",
+    // "运行到16%的时候": a progress bar's share when it failed.
+    "%的时候",
 ];
 
 /// Engines that reserve their KV cache from the card's memory at start-up, as pastes name them
