@@ -258,3 +258,26 @@ fn an_rl_step_on_a_grid_says_the_grid_is_not_billed() {
     assert!(b.notes.iter().any(|n| n.key == "rl_grid"), "{:?}", b.notes.iter().map(|n| n.key).collect::<Vec<_>>());
     assert!(!bill("model=qwen3-8b&method=full&objective=dpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
 }
+
+/// NCCL's communicators, one per process group a step uses as Megatron-Core makes them (each
+/// 0.25 GiB; no NVLS on an A800). Counted by hand:
+/// - Qwen3-30B-A3B, tp 2 × ep 8 × etp 2 × dp 8 (16 GPUs): the world's, tp, dp with cp (8), model
+///   parallel tp × pp (2), ep, etp, tp × ep (16), etp × ep × pp (16) = 8; the experts' data
+///   parallel 16 ÷ (2 × 8) = 1 has none. 8 × 0.25 = 2 GiB.
+/// - Llama-3.1-8B, tp 2 × dp 2: the world's, tp, dp with cp, model parallel = 4: 1 GiB.
+/// - The same on 4 GPUs of data parallel only: the world's and dp with cp (two group objects of the
+///   same GPUs) = 2: 0.5 GiB.
+#[test]
+fn a_communicator_per_process_group_a_step_uses() {
+    let nccl = |q: &str| {
+        let b = bill(q);
+        b.components.iter().filter(|c| c.id == ComponentId::NonTorch).map(|c| c.bytes as f64).sum::<f64>()
+            / 1073741824.0
+    };
+    let moe = "model=qwen3-30b-a3b&method=full&framework=megatron&tp=2&ep=8&etp=2&dp=8&sp=1&seq=8192&gc=1&gpu=a800-80g";
+    assert!((nccl(moe) - 2.0).abs() < 1e-9, "{}", nccl(moe));
+    let dense = "model=llama-3.1-8b&method=full&framework=megatron&tp=2&dp=2&seq=4096&gc=1&gpu=a800-80g";
+    assert!((nccl(dense) - 1.0).abs() < 1e-9, "{}", nccl(dense));
+    let dp_only = "model=llama-3.1-8b&method=full&framework=megatron&dp=4&seq=4096&gc=1&gpu=a800-80g";
+    assert!((nccl(dp_only) - 0.5).abs() < 1e-9, "{}", nccl(dp_only));
+}

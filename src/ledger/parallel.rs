@@ -28,8 +28,8 @@
 //!   the vocab-parallel cross-entropy's fp32 copy (megatron/core/tensor_parallel/cross_entropy.py:
 //!   `calculate_logits_max` casts with `.float()`, the max is subtracted and the exponent taken in
 //!   place, the softmax kept for backward becomes the gradient in place).
-//! - **NCCL**: one communicator's buffers per process group of more than one GPU (tp, cp, dp, ep),
-//!   outside PyTorch's allocator.
+//! - **NCCL**: one communicator's buffers per process group of more than one GPU that a step uses,
+//!   as Megatron-Core makes its groups ([`nccl`]), outside PyTorch's allocator.
 
 use super::architecture::{Architecture, LayerClass, LayerKind, LinearGroup, MlpKind};
 use super::bill::{
@@ -462,8 +462,22 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
 }
 
 /// NCCL's buffers on a GPU of the grid, and the process groups of more than one GPU they serve.
-fn nccl(l: &Layout, nvls: bool) -> (f64, u64) {
-    let groups = [l.tp, l.cp, l.dp, l.ep].iter().filter(|&&g| g > 1).count() as u64 + u64::from(l.pp > 1);
+///
+/// A communicator per process group that a step uses, as Megatron-Core creates them
+/// (megatron/core/parallel_state.py, core_r0.11.0): a group object of its own even where two have
+/// the same GPUs (data parallel and data parallel with context; tensor and expert tensor; the
+/// model-parallel group beside `tp`), each given its communicator when first used, since neither
+/// Megatron nor ms-swift passes `device_id` to `init_process_group`. Used in a step: the world's
+/// (barriers), `tp`, the pipeline's, `cp`, data parallel with `cp` (the gradients' reduce and the
+/// distributed optimizer's gather), model parallel `tp × pp` (the gradient norm); with experts, `ep`
+/// (the tokens' all-to-all), `etp`, `tp × ep` (the token counts' gather), `etp × ep × pp` (the
+/// experts' gradient norm) and the experts' data parallel. (docs/research/parallel/megatron-swift-memory.md)
+fn nccl(l: &Layout, nvls: bool, moe: bool) -> (f64, u64) {
+    let world = l.tp * l.pp * l.cp * l.dp;
+    let dense = [world, l.tp, l.pp, l.cp, l.dp * l.cp, l.tp * l.pp];
+    let experts = [l.ep, l.etp, l.tp * l.ep, l.etp * l.ep * l.pp, world / (l.etp * l.ep * l.pp).max(1)];
+    let used = dense.iter().chain(if moe { &experts[..] } else { &[] });
+    let groups = used.filter(|&&g| g > 1).count() as u64;
     if groups == 0 {
         return (0.0, 0);
     }
@@ -530,7 +544,7 @@ pub fn estimate(s: &Scenario) -> Bill {
         l.dp = s.gpus.max(1);
     }
     let plan = resolve(s);
-    let (nccl_bytes, groups) = nccl(&l, plan.nvls());
+    let (nccl_bytes, groups) = nccl(&l, plan.nvls(), s.architecture.moe.is_some());
     let rule = SlackRule {
         transient: if plan.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT },
         persistent: SLACK_PERSISTENT,
