@@ -108,9 +108,12 @@ pub fn read(low: &str) -> String {
         return String::new();
     };
     let mut keys: Vec<(&str, String)> = if model.starts_with(SHAPE) {
-        // A model beyond the presets: its shape's keys.
+        // A model beyond the presets: its shape's keys, and its name as written (for the texts).
+        let written: String =
+            name.chars().filter(|c| c.is_ascii_alphanumeric() || ".-_".contains(*c)).take(64).collect();
         std::iter::once(("model", "custom".to_string()))
             .chain(model.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k, v.to_string())))
+            .chain(std::iter::once((NAME, written)))
             .collect()
     } else {
         vec![("model", model.to_string())]
@@ -405,11 +408,18 @@ fn card(low: &str, tokens: &[&str]) -> Option<(&'static str, String)> {
 
 /// The described configuration's keys as a query (`model=…&method=…`), for the diagnosis's text.
 pub fn query(items: &str) -> String {
-    items
-        .split(',')
-        .filter_map(|item| item.strip_prefix(TAG))
-        .filter_map(|kv| kv.split_once(':'))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
+    described_items(items).filter(|(k, _)| *k != NAME).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&")
+}
+
+/// The item that names a model beyond the presets as the report wrote it (`chatglm3-6b`): not a
+/// query key, only for the texts.
+const NAME: &str = "name";
+
+/// The name of a model beyond the presets as the report wrote it, when the items have one.
+pub fn model_name(items: &str) -> Option<&str> {
+    described_items(items).find(|(k, _)| *k == NAME).map(|(_, v)| v).filter(|v| !v.is_empty())
+}
+
+fn described_items(items: &str) -> impl Iterator<Item = (&str, &str)> {
+    items.split(',').filter_map(|item| item.strip_prefix(TAG)).filter_map(|kv| kv.split_once(':'))
 }

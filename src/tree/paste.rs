@@ -198,6 +198,8 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
 /// names (or the card PyTorch's message reports).
 struct Described {
     query: String,
+    /// The query as the texts show it: a model beyond the presets by its name first.
+    shown: String,
     scenario: Scenario,
     /// The bill's device total (training), or its weights per GPU (serving).
     bytes: f64,
@@ -227,7 +229,12 @@ fn described(reading: &Reading) -> Option<Described> {
     } else {
         bill.device_bytes() as f64
     };
-    Some(Described { query, scenario, bytes, card: bill.gpu_bytes as f64, serving })
+    // A model beyond the presets is shown by its name before its shape's keys.
+    let shown = match super::described::model_name(&reading.startup) {
+        Some(name) => format!("{name}: {query}"),
+        None => query.clone(),
+    };
+    Some(Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving })
 }
 
 impl Described {
@@ -235,8 +242,8 @@ impl Described {
     /// (a served model's weights alone above the card outrank an engine's budget), otherwise the
     /// numbers' verdict, with the bill beside it when they had none.
     fn verdict(&self, cause: Cause, why: Msg, advice: &mut Vec<Advice>) -> (Cause, Msg) {
-        let args = || vec![Arg::Text(self.query.clone()), Arg::Bytes(self.bytes), Arg::Bytes(self.card)];
-        let open = Advice::Do(Msg::new(MsgId::DoOpenDescribed, vec![Arg::Text(self.query.clone())]));
+        let args = || vec![Arg::Text(self.shown.clone()), Arg::Bytes(self.bytes), Arg::Bytes(self.card)];
+        let open = Advice::Do(Msg::new(MsgId::DoOpenDescribed, vec![Arg::Text(self.shown.clone())]));
         if self.serving {
             let budget = matches!(cause, Cause::Unknown | Cause::KvBudget | Cause::Zombie | Cause::Fragmentation);
             if self.bytes > MAX_SHARE * self.card && budget {
