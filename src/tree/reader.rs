@@ -1009,7 +1009,8 @@ fn read_signals(low: &str, words: &str, r: &mut Reading) {
     s.evaluation = eval.iter().any(|p| has(low, p)) || said.iter().any(|p| has(words, p));
     s.generation = has(low, "in generate") || has(low, ".generate(") || has(low, "in sample");
     s.backward = has(low, "backward");
-    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p)) || ENGINES.iter().any(|p| has(words, p));
+    s.engine = ["sglang", "vllm", "sgl-workspace"].iter().any(|p| has(low, p))
+        || ENGINES.iter().chain(&ENGINE_SHARE).any(|p| has(words, p));
     s.trainer = ROLLOUT_TRAINERS.iter().any(|p| has(low, p));
     s.ollama = has(low, "ollama");
     let keep = [
@@ -1146,19 +1147,10 @@ const LONG_SAMPLE: [&str; 34] = [
 ];
 
 /// Engines that reserve their KV cache from the card's memory at start-up, as pastes name them
-/// (beyond vLLM and SGLang, whose names are looked for in the whole paste).
-const ENGINES: [&str; 9] = [
-    "lmdeploy",
-    "text-generation-inference",
-    "text-generation-launcher",
-    "llama-cli",
-    "llama-server",
-    "llama.cpp",
-    // vLLM's setting, named without the engine.
-    "gpu_memory_utilization",
-    "gpu-memory-utilization",
-    "mem-fraction-static",
-];
+/// (beyond vLLM and SGLang, whose names are looked for in the whole paste); an engine's share
+/// setting ([`ENGINE_SHARE`]) names its engine too.
+const ENGINES: [&str; 6] =
+    ["lmdeploy", "text-generation-inference", "text-generation-launcher", "llama-cli", "llama-server", "llama.cpp"];
 
 /// Two or more processes listed on the GPU whose PIDs are consecutive or nearly so (a launcher
 /// starts its ranks one after another).
