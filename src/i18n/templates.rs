@@ -249,8 +249,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "在 16 位 logits 上计算、把梯度原地写回的交叉熵核(`Unsloth` 2024.11.7 之前)",
         ),
         LossInplaceCast => (
-            "a cross-entropy kernel that writes the gradient into the logits (Unsloth before 2024.11.7), after the fp16 logits are cast to the checkpoint's bf16: two copies in the cast and its backward",
-            "把梯度原地写回 logits 的交叉熵核(`Unsloth` 2024.11.7 之前);`fp16` 的 logits 先转成检查点的 `bf16`,转换及其反向各有两份",
+            "a cross-entropy kernel that writes the gradient into the 16-bit logits it keeps (Unsloth before 2024.11.7), and Accelerate's fp32 copy of the returned logits under the Trainer's mixed precision",
+            "把梯度原地写回它保留的 16 位 logits 的交叉熵核(`Unsloth` 2024.11.7 之前),以及混合精度下 `Accelerate` 把返回的 logits 转成 `fp32` 的副本",
         ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (

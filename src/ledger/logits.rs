@@ -126,12 +126,12 @@ pub fn held_output_bytes(p: &Plan, t: &Training) -> f64 {
 /// The logits line of a training step, and the part of it autograd saves (what a saved-tensor
 /// hook sees).
 pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
-    // Unsloth's forward casts the logits to the checkpoint's dtype (`logits = logits.to(self.config
-    // .torch_dtype)`, models/llama.py of 2024): computed in fp16 on a card without bf16, they are
-    // copied to the checkpoint's bf16, and the cast's backward copies their gradient back: two
-    // copies in the cast and in its backward.
-    let (loss_bytes, what) = if t.loss == LossKernel::Inplace && t.fp16_card {
-        (2.0 * p.acts.bytes(), msg!(LossInplaceCast))
+    // Unsloth's 2024 forward returns the 16-bit logits its kernel keeps, and under the Trainer's
+    // mixed precision Accelerate converts the returned outputs to fp32 at the forward's end
+    // (`convert_outputs_to_fp32`, accelerate 0.30 accelerator.py:1356-1365, operations.py:768-789):
+    // both alive until `compute_loss` returns (docs/research/frameworks/unsloth-2024-step.md).
+    let (loss_bytes, what) = if t.loss == LossKernel::Inplace && t.autocast {
+        (p.acts.bytes() + 4.0, msg!(LossInplaceCast))
     } else {
         bytes_per_logit(t.loss, p.acts, t.loss_compiled, t.autocast)
     };

@@ -152,8 +152,6 @@ pub struct Training {
     pub fp32_head: bool,
     /// The loop keeps the model's output through backward and until the next forward (`loop=script`).
     pub keeps_output: bool,
-    /// The card has no bf16 (before Ampere): mixed precision computes in fp16.
-    pub fp16_card: bool,
     /// torch.compile'd layers (`compile=model` or `1`): pointwise results recomputed in backward,
     /// not saved.
     pub compiled: bool,
@@ -477,7 +475,6 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),
         fp32_head,
         keeps_output: s.training_loop == TrainingLoop::Script,
-        fp16_card: s.gpu.id.is_some_and(super::presets::lacks_bf16),
         compiled: s.compile.layers(),
         kernels: s.kernels,
         loss_compiled: s.compile.loss(),

@@ -127,11 +127,6 @@ pub const GPUS: [GpuPreset; 39] = [
     apple("m-256g", "Apple silicon, 256 GB unified (208 GiB to Metal)", 212992, 256),
 ];
 
-/// Cards before Ampere (compute capability below 8.0) have no bf16: mixed precision runs in fp16.
-pub fn lacks_bf16(id: &str) -> bool {
-    matches!(id, "t4" | "v100-16g" | "v100-32g" | "rtx2080ti-22g")
-}
-
 pub fn gpu(id: &str) -> Option<GpuPreset> {
     GPUS.iter().copied().find(|g| g.id == id)
 }

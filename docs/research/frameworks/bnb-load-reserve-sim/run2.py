@@ -1,0 +1,22 @@
+from run import simulate
+def show(label,d): print(f"{label:62s} " + " ".join(f"{k}={v:.3f}" for k,v in d.items()))
+show("Qwen3-1.7B 4.57 T4 no-cast(bf16 load)", simulate("qwen3_1_7b",4.57,"peft_upcast",cast=False,total_gib=14.741))
+show("Qwen3-1.7B 4.52 T4", simulate("qwen3_1_7b",4.52,"peft_upcast",total_gib=14.741))
+show("Qwen3-1.7B 4.51 T4", simulate("qwen3_1_7b",4.51,"peft_upcast",total_gib=14.741))
+show("Qwen3-1.7B 4.50 T4", simulate("qwen3_1_7b",4.50,"peft_upcast",total_gib=14.741))
+show("Qwen3-8B 4.50 A100", simulate("qwen3_8b",4.50,"peft_upcast",total_gib=39.557))
+show("Qwen3-8B 4.57 A100 ctx0.5", simulate("qwen3_8b",4.57,"peft_upcast",total_gib=39.557,ctx_gib=0.5))
+show("Qwen3-8B 4.57 A100 load only (no trainer)", simulate("qwen3_8b",4.57,None,total_gib=39.557))
+show("Qwen3-8B 4.57 A100 lora only, no upcast", simulate("qwen3_8b",4.57,"lora_only",total_gib=39.557))
+show("Qwen3-1.7B 4.57 lora only, no upcast", simulate("qwen3_1_7b",4.57,"lora_only",total_gib=14.741))
+for ctx in (0.1,0.3,0.5):
+    show(f"Qwen3-14B prequant 4.57 T4 norm-only ctx{ctx}", simulate("qwen3_14b",4.57,"trl_norm_only",total_gib=14.741,ctx_gib=ctx,prequant=True))
+# Unsloth-era rows: load + LoRA r=16 only
+show("Qwen2-7B 4.41 (obs 7.072, bill 5.32)", simulate("qwen2_7b",4.41,"lora_only",r=16,total_gib=14.741))
+show("gemma-2-2b 4.43 (obs 2.697, bill 2.15)", simulate("gemma2_2b",4.43,"lora_only",r=16,total_gib=14.741))
+show("Llama-3.2-1B 4.51 (obs 1.457, bill 1.00)", simulate("llama32_1b",4.51,"lora_only",r=16,total_gib=14.741))
+show("Llama-3.2-1B 4.51 no-cast", simulate("llama32_1b",4.51,"lora_only",r=16,cast=False,total_gib=14.741))
+show("Llama-3-8B prequant 4.40 (obs 5.594, bill 5.47)", simulate("llama3_8b",4.40,"lora_only",r=16,prequant=True,total_gib=14.741))
+show("Llama-3-8B prequant 4.57", simulate("llama3_8b",4.57,"lora_only",r=16,prequant=True,total_gib=14.741))
+show("Llama-3-8B from bf16 4.57", simulate("llama3_8b",4.57,"lora_only",r=16,total_gib=14.741))
+show("Llama-3-8B from bf16 4.44", simulate("llama3_8b",4.44,"lora_only",r=16,total_gib=14.741))
