@@ -163,6 +163,27 @@ test('a start-up log is set beside the ledger line by line, with the settings th
   assert.deepEqual([...page.problems, ...again.problems], []);
 });
 
+test('a model beyond the presets is billed by its shape, named as the report wrote it', async () => {
+  const page = await openPage(browser, { locale: 'zh-CN' });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto(`${root.url}?lang=zh`);
+  await ready(page);
+  // Full fine-tuning of ChatGLM3-6B (6,243,584,000 parameters × 16 B of weights, gradients and
+  // Adam states = 100 GB before any activation) on a 24 GB RTX 4090.
+  await paste(page, '用4090 24G显存 全参数微调 chatglm3-6b，batch_size 4，max_length 1024，爆显存了\ntorch.cuda.OutOfMemoryError: CUDA out of memory.');
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'shortage');
+  assert.match(await page.textContent('[data-testid="paste-why"]'), /chatglm3-6b: model=custom&layers=28&hidden=4096&heads=32&kv_heads=2/);
+  // No horizontal scroll at 360 px, with the long configuration in the text.
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 360), true);
+  await page.click('[data-testid="startup-apply"]');
+  await page.waitForFunction(() => location.search.includes('vocab=65024'), null, { timeout: 5000 });
+  await ready(page);
+  assert.equal(await page.inputValue('[data-testid="model"]'), 'custom');
+  assert.doesNotMatch(await page.evaluate(() => location.search), /name=/);
+  await shot(page, 'paste-beyond-presets-zh-360');
+  assert.deepEqual(page.problems, []);
+});
+
 test('a report in words is billed: the configuration it describes, and a link that opens it', async () => {
   const page = await openPage(browser, { locale: 'zh-CN' });
   await page.setViewportSize({ width: 360, height: 800 });
