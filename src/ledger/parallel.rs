@@ -473,9 +473,8 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
 /// (the tokens' all-to-all), `etp`, `tp × ep` (the token counts' gather), `etp × ep × pp` (the
 /// experts' gradient norm) and the experts' data parallel. (docs/research/parallel/megatron-swift-memory.md)
 fn nccl(l: &Layout, nvls: bool, moe: bool) -> (f64, u64) {
-    let world = l.tp * l.pp * l.cp * l.dp;
-    let dense = [world, l.tp, l.pp, l.cp, l.dp * l.cp, l.tp * l.pp];
-    let experts = [l.ep, l.etp, l.tp * l.ep, l.etp * l.ep * l.pp, world / (l.etp * l.ep * l.pp).max(1)];
+    let dense = [l.gpus(), l.tp, l.pp, l.cp, l.dp * l.cp, l.tp * l.pp];
+    let experts = [l.ep, l.etp, l.tp * l.ep, l.etp * l.ep * l.pp, l.expert_dp()];
     let used = dense.iter().chain(if moe { &experts[..] } else { &[] });
     let groups = used.filter(|&&g| g > 1).count() as u64;
     if groups == 0 {
