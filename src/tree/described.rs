@@ -97,6 +97,10 @@ const TRAINING: [&str; 8] = ["training", "trainer", "train.py", "fine-tun", "fin
 /// The described configuration's keys as link items (`Dmodel:llama-3.1-8b,Dmethod:full,…`);
 /// empty when the report names no preset model, or names a sharded run without its GPU count.
 pub fn read(low: &str) -> String {
+    // An RL run's memory is not a described configuration's (checked before the names are looked up).
+    if ["grpo", "ppo", "rollout", "dpo"].iter().any(|w| has(low, w)) {
+        return String::new();
+    }
     // Names are runs of ASCII letters, digits and `.-_+`; anything else (a space, a path's '/',
     // a Chinese character) ends one.
     let tokens: Vec<&str> = low
@@ -118,9 +122,6 @@ pub fn read(low: &str) -> String {
     } else {
         vec![("model", model.to_string())]
     };
-    if ["grpo", "ppo", "rollout", "dpo"].iter().any(|w| has(low, w)) {
-        return String::new();
-    }
     let gpus = gpu_count(low);
     if TRAINING.iter().any(|w| has(low, w)) {
         let sharded = ["zero", "fsdp", "deepspeed"].iter().any(|w| has(low, w));
@@ -414,6 +415,11 @@ pub fn query(items: &str) -> String {
 /// The item that names a model beyond the presets as the report wrote it (`chatglm3-6b`): not a
 /// query key, only for the texts.
 const NAME: &str = "name";
+
+/// Whether the items name the card (`gpu`) or its size (`vram`).
+pub fn names_card(items: &str) -> bool {
+    described_items(items).any(|(k, _)| k == "gpu" || k == "vram")
+}
 
 /// The name of a model beyond the presets as the report wrote it, when the items have one.
 pub fn model_name(items: &str) -> Option<&str> {

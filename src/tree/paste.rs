@@ -212,8 +212,7 @@ fn described(reading: &Reading) -> Option<Described> {
     if query.is_empty() {
         return None;
     }
-    let named = query.contains("gpu=") || query.contains("vram=");
-    if !named {
+    if !super::described::names_card(&reading.startup) {
         let total = reading.numbers.total.or(reading.numbers.smi_total)?;
         query.push_str(&format!("&vram={}", crate::ledger::units::fixed(total / GIB, 2)));
     }
