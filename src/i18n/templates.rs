@@ -117,6 +117,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         WorkingCopy => ("bf16 working copy", "bf16 工作副本"),
         FrozenBase => ("frozen base: {0}{1}{2}", "冻结底座:{0}{1}{2}"),
         QuantStateWhole => (" + quant state {0} unsharded", " + 未切分的量化状态 {0}"),
+        RopeTables => (
+            "{0} + RoPE cos/sin tables (`rope_cache`): {1} × 2 × {2} positions × {3} × {4} B = {5}",
+            "{0} + `RoPE` 的 `cos`/`sin` 表(`rope_cache`):{1} × 2 × {2} 个位置 × {3} × {4} B = {5}",
+        ),
         FrozenBaseTrl => (
             "frozen base: {0}; + {1} norm and bias params in fp32 (`recipe=trl`: TRL casts the embedding and LM head back to bf16) × 2 B{2}",
             "冻结底座:{0};+ {1} 个 norm 与偏置参数为 fp32(`recipe=trl`:`TRL` 把 embedding 与 LM head 转回 bf16)× 2 B{2}",

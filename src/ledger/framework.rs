@@ -7,7 +7,7 @@
 use super::msg::{Arg, Msg};
 use super::scenario::{
     Allocator, AttentionKernel, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate,
-    Precision, Recipe, Release, Scenario, TrainingLoop, Zero3Impl,
+    Precision, Recipe, Release, RopeCache, Scenario, TrainingLoop, Zero3Impl,
 };
 use crate::msg;
 
@@ -28,6 +28,7 @@ pub enum Setting {
     PpoUpdate(PpoUpdate),
     DistOptim(bool),
     Attn(AttentionKernel),
+    Rope(RopeCache),
 }
 
 impl Setting {
@@ -48,6 +49,7 @@ impl Setting {
             Setting::PpoUpdate(_) => "ppo_update",
             Setting::DistOptim(_) => "dist_optim",
             Setting::Attn(_) => "attn",
+            Setting::Rope(_) => "rope_cache",
         }
     }
 
@@ -68,6 +70,7 @@ impl Setting {
             Setting::PpoUpdate(u) => u.id(),
             Setting::DistOptim(on) => ["0", "1"][usize::from(on)],
             Setting::Attn(k) => k.id(),
+            Setting::Rope(r) => r.id(),
         }
     }
 
@@ -87,6 +90,7 @@ impl Setting {
             Setting::PpoUpdate(u) => s.rl.ppo_update = u,
             Setting::DistOptim(on) => s.layout.dist_optim = on,
             Setting::Attn(k) => s.attention = k,
+            Setting::Rope(r) => s.rope_cache = r,
         }
     }
 
@@ -107,6 +111,7 @@ impl Setting {
             Setting::PpoUpdate(u) => s.rl.ppo_update == u,
             Setting::DistOptim(on) => s.layout.dist_optim == on,
             Setting::Attn(k) => s.attention == k,
+            Setting::Rope(r) => s.rope_cache == r,
         }
     }
 }
@@ -268,6 +273,12 @@ rules![
         "unsloth-zoo `__init__.py:L277-291`: `expandable_segments:True` set on import when the variable is unset";
     Unsloth, v(2025, 8, 10), None, Sinks, Attn(AttentionKernel::Flash),
         "unsloth-zoo 2025.8.9 (9821e897 \"Flex attention\"; a1899136 `temporary_patches/gpt_oss.py:L622-700`), required from unsloth 2025.8.10: gpt-oss's attention in training is `flex_attention_with_sink`, which keeps no s² scores (eager only for inference, or with `UNSLOTH_ENABLE_FLEX_ATTENTION=0`)";
+    Unsloth, None, v(2024, 8, 0), All, Rope(RopeCache::LayerFull),
+        "unsloth 2024.5–2024.7 (tag July-2024) `models/_utils.py` `patch_linear_scaling`: every attention layer's `__init__` builds its own `LlamaRotaryEmbedding` (`models/llama.py:L949-976`), whose `cos_cached` and `sin_cached` cover `max_position_embeddings = max(max_seq_length, the model's)` (`:L1185`) in the load dtype (Gemma's `GemmaFixedRotaryEmbedding` in fp32, `models/gemma.py:L220-221`)";
+    Unsloth, v(2024, 8, 0), v(2025, 1, 1), All, Rope(RopeCache::Layer),
+        "unsloth 54dd81de67 (\"dynamic RoPE\", 2024-07-18) to 2024.12.12 (tag December-2024 `models/llama.py:L1104-1165`, `_utils.py` `patch_llama_rope_scaling`): a table pair per attention layer of `min(4 × 8192, max_position_embeddings)` positions, grown to whole 8,192-token steps by `extend_rope_embedding` for a longer sequence";
+    Unsloth, v(2025, 1, 1), None, All, Rope(RopeCache::Model),
+        "unsloth 2025.1.1 (63782ea3af, \"Bug fixes #1516\") to 2026.8.19 `models/llama.py` (`layer.self_attn.rotary_emb = model.model.rotary_emb`): one table pair for the model on each GPU (`multi_gpu_cos_cached`)";
     Unsloth, None, None, Full, Precision(Precision::Bf16),
         "unsloth `models/vision.py:L2176-2183`: full fine-tuning in bf16 is pure bf16 (`float32_mixed_precision=False`)";
     Llamafactory, None, None, All, Gc(Checkpointing::Reentrant),
@@ -345,7 +356,7 @@ pub fn releases(f: Framework) -> &'static [Release] {
     match f {
         Framework::Hf => &[Release(4, 48, 0), Release(4, 57, 0), Release(5, 2, 0), Release(5, 25, 0)],
         Framework::Trl => &[Release(0, 8, 0), Release(0, 25, 0), Release(0, 26, 0), Release(1, 6, 0), Release(1, 9, 0)],
-        Framework::Unsloth => &[Release(2024, 11, 6), Release(2026, 8, 19)],
+        Framework::Unsloth => &[Release(2024, 7, 0), Release(2024, 11, 6), Release(2024, 12, 12), Release(2026, 8, 19)],
         Framework::Llamafactory => &[Release(0, 9, 2), Release(0, 9, 5)],
         Framework::MsSwift => &[Release(3, 5, 0), Release(4, 5, 2)],
         Framework::Axolotl => &[Release(0, 18, 0)],

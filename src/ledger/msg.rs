@@ -142,6 +142,7 @@ msg_ids!(
     FrozenBasePrepared,
     FrozenBaseTrl,
     QuantStateWhole,
+    RopeTables,
     AdapterWeights,
     DequantTraining,
     DequantGptq,

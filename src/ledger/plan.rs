@@ -13,7 +13,7 @@ use super::dtype::Dtype;
 use super::msg::{Arg, Msg};
 use super::scenario::{
     AttentionKernel, Bitsandbytes, Checkpointing, Drill, EngineSettings, Gpu, Kernels, LoraTargets, LossKernel, Method,
-    Mode, Offload, Optimizer, Precision, Recipe, Scenario, TrainingLoop, Zero3Impl,
+    Mode, Offload, Optimizer, Precision, Recipe, RopeCache, Scenario, TrainingLoop, Zero3Impl,
 };
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
@@ -179,6 +179,46 @@ pub struct Training {
     /// A frozen base's stored weights, counted once (the weights, gathered-layer and quant-state
     /// lines read them).
     pub base_weights: Option<super::weights::StoredWeights>,
+    /// RoPE's cos/sin tables a framework keeps on the GPU beside the weights (`rope_cache`).
+    pub rope: RopeCache,
+}
+
+/// RoPE's cos/sin tables resident on the GPU (`rope_cache`): a cos and a sin table of
+/// `positions` × `dim` elements, `tables` times (once for the model, or in every attention layer).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RopeTables {
+    pub tables: u64,
+    pub positions: u64,
+    pub dim: u64,
+    pub element_bytes: f64,
+}
+
+impl RopeTables {
+    /// Unsloth's dynamic tables start at `max(seq, context)` positions up to 4 × 8192 and grow to
+    /// whole 8,192-token steps for a longer sequence; before 2024.8 they cover `max(seq, context)`.
+    pub fn of(arch: &Architecture, seq: u64, cache: RopeCache) -> Option<RopeTables> {
+        if arch.learned_positions > 0 {
+            return None;
+        }
+        let wanted = seq.max(arch.max_context);
+        const FIRST: u64 = 4 * 8192;
+        const STEP: u64 = 8192;
+        let grown = |first: u64| if seq > first { seq.div_ceil(STEP).saturating_mul(STEP) } else { first };
+        let (tables, positions) = match cache {
+            RopeCache::None => return None,
+            RopeCache::Model => (1, grown(wanted.min(FIRST))),
+            RopeCache::Layer => (arch.attention_layers(), grown(wanted.min(FIRST))),
+            RopeCache::LayerFull => (arch.attention_layers(), wanted),
+        };
+        let dim = arch.mla.as_ref().map_or(arch.head_dim, |m| m.qk_rope_head_dim);
+        // Unsloth's GemmaFixedRotaryEmbedding keeps fp32 tables (Gemma's four norms per layer).
+        let element_bytes = if arch.norms_per_layer == 4 { 4.0 } else { 2.0 };
+        Some(RopeTables { tables, positions, dim, element_bytes })
+    }
+
+    pub fn bytes(&self) -> f64 {
+        self.tables as f64 * 2.0 * self.positions as f64 * self.dim as f64 * self.element_bytes
+    }
 }
 
 impl Training {
@@ -492,6 +532,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
             Base::Frozen(f) => Some(super::weights::stored_weights_of(arch, f, parameters)),
             Base::Trained(_) => None,
         },
+        rope: s.rope_cache,
     }
 }
 

@@ -253,6 +253,16 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// RoPE's cos/sin tables kept on the GPU (`rope_cache`, training): `none` = computed from the
+    /// positions at each forward (transformers' own rotary embedding); `model` = one pair of tables
+    /// for the model (Unsloth from 2025.1.1); `layer` = a pair in every attention layer (Unsloth
+    /// 2024.8 – 2024.12: `max(seq, context)` positions up to 32,768, grown in 8,192-token steps for a
+    /// longer sequence); `layer_full` = a pair per layer for the whole `max(seq, context)` (Unsloth
+    /// before 2024.8).
+    RopeCache { None => "none", Model => "model", Layer => "layer", LayerFull => "layer_full" }
+);
+
+keyword_enum!(
     /// Whose ZeRO-3 (`zero3`, with `zero=3`): PyTorch's FSDP full shard (fp32 shards under mixed
     /// precision, the 16-bit copy only where gathered) or DeepSpeed's stage 3 (16-bit partitions
     /// beside the fp32 master, 16-bit gradient partitions from the start, and an fp32 copy of them
@@ -703,6 +713,8 @@ pub struct Scenario {
     pub alloc: Allocator,
     /// Whose ZeRO-3 `zero=3` is.
     pub zero3: Zero3Impl,
+    /// RoPE's cos/sin tables resident on the GPU (training).
+    pub rope_cache: RopeCache,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
     pub sync_module_states: bool,
     pub kv: KvDtype,
@@ -777,6 +789,7 @@ impl Default for Scenario {
             alloc: Allocator::Default,
             sync_module_states: false,
             zero3: Zero3Impl::Fsdp,
+            rope_cache: RopeCache::None,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

@@ -4,7 +4,7 @@
 
 use super::bill::{in_host_ram, line, Component, ComponentId};
 use super::msg::{when, Arg};
-use super::plan::{trained_weights_label, Base, Plan, Training, Trains};
+use super::plan::{trained_weights_label, Base, Plan, RopeTables, Training, Trains};
 use super::scenario::Precision;
 use super::storage::StorageFormat;
 use super::weights::{dequantized_matrix, stored_weights, StoredWeights, WeightFormat};
@@ -15,7 +15,7 @@ use crate::msg;
 /// With `offload=all` the line keeps what stays on the GPU (bitsandbytes' quant state, which is
 /// not a parameter) and returns the bytes host RAM holds instead.
 pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
-    let resident = weights_resident(p, t);
+    let resident = with_rope_tables(weights_resident(p, t), p, t);
     if !t.params_offloaded() {
         return (resident, 0.0);
     }
@@ -25,6 +25,23 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
         Base::Trained(_) => 0.0,
     };
     in_host_ram(resident, kept)
+}
+
+/// RoPE's cos/sin tables a framework keeps beside the weights (`rope_cache`): buffers of the
+/// model, loaded with it and never sharded.
+fn with_rope_tables(c: Component, p: &Plan, t: &Training) -> Component {
+    let Some(rope) = RopeTables::of(p.arch, p.tokens, t.rope) else { return c };
+    let bytes = rope.bytes();
+    let formula = msg!(
+        RopeTables,
+        c.formula.arg(),
+        Arg::Int(rope.tables),
+        Arg::Count(rope.positions),
+        Arg::Int(rope.dim),
+        Arg::Factor(rope.element_bytes),
+        Arg::Bytes(bytes)
+    );
+    line(c.id, c.bytes as f64 + bytes, c.section, formula)
 }
 
 /// The frozen base's stored weights: the plan's count, or counted now.

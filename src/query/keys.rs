@@ -16,7 +16,7 @@ use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
     Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
-    Reference, Release, Rollout, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1368,6 +1368,14 @@ keys! {
         write: |s, c| differs(s.alloc.id(), c.default.alloc.id()),
         architecture: false,
         doc: doc!("default", "PyTorch's caching allocator (training): default = its segments, where what a step allocates and frees leaves holes (the slack: 14 % of those tensors); expandable = `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, one growing segment whose free pages go back before an OOM (the slack: 2 % of them, an allocator replay's bound)"),
+    },
+    RopeCache = "rope_cache" {
+        label: ("RoPE tables", "RoPE 表"),
+        read: Read::Word(|| ids(RopeCache::ALL, RopeCache::id)),
+        set: |s, v| keyword(v.word(), RopeCache::from_id, |r| s.rope_cache = r),
+        write: |s, c| differs(s.rope_cache.id(), c.default.rope_cache.id()),
+        architecture: false,
+        doc: doc!("none", "RoPE's cos/sin tables resident on the GPU (training), billed with the weights: none = computed at each forward (transformers); model = one pair for the model (Unsloth from 2025.1.1); layer = a pair in every attention layer, max(seq, the model's context) positions up to 32,768, grown in 8,192-token steps for a longer sequence (Unsloth 2024.8 – 2024.12); layer_full = a pair per layer over the whole max(seq, context) (Unsloth before 2024.8); 16-bit (fp32 for Gemma's four-norm layers, Unsloth's GemmaFixedRotaryEmbedding)"),
     },
     Kv = "kv" {
         label: ("KV-cache dtype", "KV cache 精度"),
