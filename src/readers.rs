@@ -6,7 +6,9 @@
 //! The page posts `[kind, payload]`: `"trace"` with a File or a string, `"config"` or `"paste"`
 //! (`"paste-end"`: the end of a longer paste) with a string, `"typed"` with the tree form's numbers. The worker answers `{"ready": true}` first, then for a trace `{"progress": share}`
 //! while reading and `{"trace": {...}, "memory_bytes": n}`; for a config
-//! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for a paste
+//! `{"config": {"query": the custom model's link, "name", "notes": [msg]}}`; for `"report"` (mem_report.py's
+//! JSON, a string) `{"report": {"device", "query", "bytes": [weights, gradients, optimizer, activations,
+//! peak allocated, peak reserved]}, "trace": {...}}`; for a paste
 //! `{"paste": Reading::to_link}` (the `oom=` value, which the page keeps as sent); for `"diagnose"` with the calculator's query and `oom=` (a
 //! reading's link), the paste diagnosis for that configuration, its texts rendered in both
 //! languages (`{"diagnosis": {...}}`, see [`Diagnosis`]); for `"selftest"` with the calculator's query (and `q=N`), the
@@ -30,6 +32,7 @@ use crate::tree::paste::Cause;
 use crate::tree::reader::Reading;
 use crate::tree::{Lever, NodeId};
 use crate::validation::trace::{Sample, Trace, TraceFormat};
+use crate::validation::MemReport;
 use serde_json::{json, Value};
 
 /// What the page hears from the worker.
@@ -51,6 +54,8 @@ pub enum Answer {
     /// served grid, a device map, a drafter or LoRA slots), billed here so that its code is not in
     /// the first download, with the grid's levers and a served bill's planner.
     Grid(Box<GridAnswer>),
+    /// mem_report.py's JSON as read, with the moment it draws on the timeline.
+    Report(Box<(MemReport, Trace)>),
     Failed(Msg),
 }
 
@@ -609,24 +614,56 @@ pub fn failed(m: &Msg) -> String {
 
 /// A trace read (or why not), and the worker's memory then.
 pub fn trace(result: &Result<Trace, Msg>, memory_bytes: u64) -> String {
-    let t = match result {
-        Ok(t) => t,
-        Err(m) => return failed(m),
-    };
+    match result {
+        Ok(t) => json!({ "trace": trace_value(t), "memory_bytes": memory_bytes }).to_string(),
+        Err(m) => failed(m),
+    }
+}
+
+fn trace_value(t: &Trace) -> Value {
     json!({
-        "trace": {
-            "format": t.format.id(),
-            "curve": t.curve.iter().map(|s| json!([s.time_us, s.allocated, s.reserved])).collect::<Vec<Value>>(),
-            "peak_bytes": t.peak_bytes,
-            "peak_time_us": t.peak_time_us,
-            "reserved_peak_bytes": t.reserved_peak_bytes,
-            "categories": t.categories.to_vec(),
-            "events": t.events,
-            "preexisting_bytes": t.preexisting_bytes,
-        },
-        "memory_bytes": memory_bytes,
+        "format": t.format.id(),
+        "curve": t.curve.iter().map(|s| json!([s.time_us, s.allocated, s.reserved])).collect::<Vec<Value>>(),
+        "peak_bytes": t.peak_bytes,
+        "peak_time_us": t.peak_time_us,
+        "reserved_peak_bytes": t.reserved_peak_bytes,
+        "categories": t.categories.to_vec(),
+        "events": t.events,
+        "preexisting_bytes": t.preexisting_bytes,
     })
-    .to_string()
+}
+
+/// mem_report.py's JSON pasted in the page's measured box: its figures and the one moment it
+/// draws on the timeline (or why it cannot be read, rendered: its texts load on demand).
+pub fn report(text: &str) -> String {
+    match crate::validation::parse_report(text) {
+        Ok(r) => json!({
+            "report": {
+                "device": r.device,
+                "query": r.query,
+                "bytes": [r.weights, r.gradients, r.optimizer, r.activations, r.peak_allocated, r.peak_reserved],
+            },
+            "trace": trace_value(&crate::validation::trace::from_mem_report(&r)),
+        })
+        .to_string(),
+        Err(m) => failed(&m),
+    }
+}
+
+fn decode_report(r: &Json, t: &Json) -> Option<Answer> {
+    let b = r.get("bytes")?.as_array()?;
+    let at = |i: usize| b.get(i).and_then(Json::as_u64);
+    let report = MemReport {
+        device: r.get("device")?.as_str()?.chars().take(80).collect(),
+        query: r.get("query").and_then(Json::as_str).map(|q| q.chars().take(2000).collect()),
+        weights: at(0)?,
+        gradients: at(1)?,
+        optimizer: at(2)?,
+        activations: at(3)?,
+        peak_allocated: at(4),
+        peak_reserved: at(5),
+    };
+    Some(Answer::Report(Box::new((report, decode_trace(t)?))))
 }
 
 /// A config.json read: the custom model's link (what the CLI's `--config` prints) and the notes.
@@ -853,6 +890,9 @@ pub fn decode(text: &str) -> Option<Answer> {
         return decode_grid(g).map(|g| Answer::Grid(Box::new(g)));
     }
     let t = v.get("trace")?;
+    if let Some(r) = v.get("report") {
+        return decode_report(r, t);
+    }
     decode_trace(t)
         .map(|trace| Answer::Trace(Box::new(trace), v.get("memory_bytes").and_then(Json::as_u64).unwrap_or(0)))
 }

@@ -19,6 +19,7 @@ fn main() {
         let payload = job.get(1);
         let reply = match job.get(0).as_string().as_deref() {
             Some("config") => readers::config(&payload.as_string().unwrap_or_default()),
+            Some("report") => readers::report(&payload.as_string().unwrap_or_default()),
             // "paste-end": the page sent only the end of a longer paste.
             Some(kind @ ("paste" | "paste-end")) => {
                 readers::paste(&payload.as_string().unwrap_or_default(), kind == "paste-end")

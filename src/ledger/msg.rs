@@ -362,6 +362,13 @@ msg_ids!(
     TracePickleOpcode,
     TracePickleTruncated,
     TraceNotSnapshot,
+    // mem_report.py's JSON (read by the worker for the page's measured box).
+    ReportNotJson,
+    ReportTool,
+    ReportVersion,
+    ReportBytes,
+    ReportField,
+    ReportFieldOrNull,
     VllmGridWeights,
     VllmGridWholeExperts,
     NcclGroups,
@@ -554,7 +561,6 @@ msg_ids!(
     ScenarioFull,
     ScenarioAdapters,
     ScenarioCheckpointing,
-    // mem_report.py's JSON.
     // A user's trace (src/validation/trace).
     TraceTooLarge,
     TraceUnknown,
@@ -562,17 +568,11 @@ msg_ids!(
     ArchAtLeastOne,
     ArchKvHeads,
     ArchActiveExperts,
-    ReportNotJson,
-    ReportTool,
-    ReportVersion,
-    ReportBytes,
-    ReportField,
-    ReportFieldOrNull,
 );
 
 impl MsgId {
     /// The texts that load on demand: the paste diagnosis's (`WhyGrowth` … `DoHostRam`), the
-    /// readers' (`ConfigFieldZero` … `TraceNotSnapshot`), a served grid's and device map's, a
+    /// readers' (`ConfigFieldZero` … `ReportFieldOrNull`, mem_report.py's JSON among them), a served grid's and device map's, a
     /// drafter's and LoRA slots', and a training grid's (`GridWeights` … `NoteGridOptimizer`):
     /// the reader worker renders them and
     /// sends the page text, so they are not in the page's table (`crate::i18n::templates`).

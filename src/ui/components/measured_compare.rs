@@ -6,8 +6,9 @@ use yew::prelude::*;
 
 use crate::i18n::{text, Lang, Text};
 use crate::ledger::bill::Bill;
+use crate::ledger::msg::Msg;
 use crate::ledger::units::{fixed, format_bytes, Unit};
-use crate::validation::{compare, parse_report};
+use crate::validation::{compare, MemReport};
 
 /// One line of a measured-against-estimated table.
 pub struct Row {
@@ -50,29 +51,31 @@ pub fn comparison_table(lang: Lang, unit: Unit, rows: &[Row], testid: &'static s
 }
 
 /// The comparison box: a pasted report, or a trace file (`trace`: its reader and what it read,
-/// whose curve the timeline draws). `pasted` is the report as typed (the app's state: `Action::SetReport`),
-/// compared with `bill` on every render; `oninput` hands the new text to the app, `onload` loads
+/// whose curve the timeline draws). `pasted` is the report as typed (the app's state: `Action::SetReport`);
+/// `read` is the reader worker's reading of it (`None` while it reads, or for an empty box), compared with
+/// `bill` on every render; `oninput` hands the new text to the app, `onload` loads
 /// the configuration the report names (its `query`).
+#[allow(clippy::too_many_arguments)]
 pub fn measured_compare(
     lang: Lang,
     unit: Unit,
     bill: &Bill,
     pasted: &str,
+    read: Option<&Result<MemReport, Msg>>,
     oninput: Callback<String>,
     onload: Callback<String>,
     trace: Html,
 ) -> Html {
     let oninput =
         Callback::from(move |e: InputEvent| oninput.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()));
-    let body = if pasted.trim().is_empty() {
-        html! {}
-    } else {
-        match parse_report(pasted) {
+    let body = match read.filter(|_| !pasted.trim().is_empty()) {
+        None => html! {},
+        Some(read) => match read {
             Err(e) => {
-                html! { <p class="notice-error" role="alert" data-testid="measured-error">{ crate::i18n::render(lang, &e) }</p> }
+                html! { <p class="notice-error" role="alert" data-testid="measured-error">{ crate::i18n::render(lang, e) }</p> }
             }
             Ok(report) => {
-                let rows = compare(&report, bill);
+                let rows = compare(report, bill);
                 let load = report.query.clone().map(|q| {
                     html! {
                         <button type="button" class="link-button" data-testid="measured-load" onclick={move |_| onload.emit(q.clone())}>
@@ -91,7 +94,7 @@ pub fn measured_compare(
                     </>
                 }
             }
-        }
+        },
     };
     html! {
         <details class="model-import measured" id="measured" data-testid="measured">
