@@ -32,6 +32,8 @@ const LAYER: u64 = 877_684_736 * 2;
 const EMBEDDING: u64 = 1_245_708_288 * 2;
 /// The LM head and the final norm.
 const HEAD: u64 = (1_245_708_288 + 8192) * 2;
+/// One layer's RoPE tables in transformers before 4.45 (cos and sin over 32,768 positions × 128, bf16).
+const TABLES_PER_LAYER: u64 = 2 * 32_768 * 128 * 2;
 /// The prompt's cache: 2 × 80 layers × 8 heads × 128 × 30,720 tokens × 2 B.
 const KV_PROMPT: u64 = 2 * 80 * 8 * 128 * 30_720 * 2;
 
@@ -78,8 +80,10 @@ fn before_4_45_the_first_gpu_receives_the_prompt_logits() {
     let p = b.parallel.as_ref().expect("a device map lists its GPUs");
     let logits = 30_720u64 * 152_064;
     let first_share = KV_PROMPT * 26 / 80;
-    let first = EMBEDDING + 26 * LAYER + 2 * first_share + 4 * logits;
-    let last = 26 * LAYER + HEAD + first_share + 6 * logits;
+    // transformers 4.38's Qwen2 keeps RoPE tables in every layer: 2 × 32,768 positions × 128 × 2 B.
+    let tables = 26 * TABLES_PER_LAYER;
+    let first = EMBEDDING + 26 * LAYER + tables + 2 * first_share + 4 * logits;
+    let last = 26 * LAYER + HEAD + tables + first_share + 6 * logits;
     let near = |got: u64, want: u64| (got as f64 - want as f64).abs() < 4096.0;
     assert!(near(p.ranks[0].allocated_bytes, first), "{} vs {first}", p.ranks[0].allocated_bytes);
     assert!(near(p.ranks[2].allocated_bytes, last), "{} vs {last}", p.ranks[2].allocated_bytes);

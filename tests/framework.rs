@@ -456,3 +456,34 @@ fn unsloth_2024_loads_match_their_notebooks_with_the_rope_tables() {
         assert!((0.0..0.035).contains(&(printed - billed)), "{id}: printed {printed}, billed {billed:.3}");
     }
 }
+
+/// transformers' own classes build a rotary embedding in every attention layer whose cos and sin
+/// tables cover `max_position_embeddings` in the load dtype — Qwen2's through 4.44, Llama's and
+/// Mistral's through 4.40 (read release by release: docs/research/transformers-inference-by-release.md
+/// §9; the Qwen2 speed benchmark's 4.38.2 rows had the near-constant gap it makes); after, none, nor
+/// for remote code (`mask=full`) or another engine. Expected bytes: layers × 2 × positions ×
+/// head_dim × 2 B, by hand.
+#[test]
+fn generate_keeps_rope_tables_per_layer_in_old_releases() {
+    let weights = |q: &str| component_bytes(q, ComponentId::Weights);
+    let base = "model=qwen2.5-0.5b&mode=infer&engine=hf&quant=bf16&attn=flash&seq=1&gen=2048&gpu=a100-80g";
+    let tables = weights(&format!("{base}&engine_version=4.44")) - weights(&format!("{base}&engine_version=4.45"));
+    // Qwen2-0.5B: 24 layers, head_dim 64, 32,768 positions (the preset's context).
+    assert_eq!(tables, 24 * 2 * 32_768 * 64 * 2);
+    assert_eq!(weights(&format!("{base}&engine_version=4.45")), weights(base));
+    // Llama-2-7B (no q/k/v biases): through 4.40, 32 layers × 2 × 4,096 positions × 128 × 2 B.
+    let llama = "model=llama-2-7b&mode=infer&engine=hf&quant=bf16&attn=sdpa&seq=512&gen=512&gpu=a100-80g";
+    let llama_tables =
+        weights(&format!("{llama}&engine_version=4.40")) - weights(&format!("{llama}&engine_version=4.41"));
+    assert_eq!(llama_tables, 32 * 2 * 4_096 * 128 * 2);
+    // A prompt longer than the tables grows them to it: 40,000 + 2,048 positions.
+    let long = "model=qwen2.5-0.5b&mode=infer&engine=hf&quant=bf16&attn=flash&seq=40000&gen=2048&gpu=a100-80g";
+    let grown = weights(&format!("{long}&engine_version=4.38.2")) - weights(long);
+    assert_eq!(grown, 24 * 2 * 42_048 * 64 * 2);
+    // Remote code keeps its own: none billed; vLLM neither.
+    assert_eq!(weights(&format!("{base}&engine_version=4.38.2&mask=full")), weights(base));
+    let vllm = "model=qwen2.5-0.5b&mode=infer&engine=vllm&engine_version=0.6.5&seq=2048&gpu=a100-80g";
+    assert_eq!(weights(&format!("{vllm}&rope_cache=layer")), weights(vllm));
+    // A link's own value wins over the release's: one pair for the model.
+    assert_eq!(weights(&format!("{base}&rope_cache=model")) - weights(base), 2 * 32_768 * 64 * 2);
+}

@@ -182,7 +182,10 @@ fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
         })
         .collect();
     let sum: f64 = loaded.iter().sum();
-    let stored = inference::weights(p, i).bytes as f64;
+    // RoPE's tables, where transformers keeps them, are in every layer: each GPU holds its layers'.
+    let tables = inference::rope_table_bytes(p, i);
+    let stored = inference::weights(p, i).bytes as f64 - tables;
+    let table_per_layer = tables / p.arch.layers.max(1) as f64;
     let dequant = inference::dequant_buffer(p, i).map_or(0.0, |c| c.bytes as f64);
     let vision = super::vision::vision_activations(p).map_or(0.0, |(c, _)| c.bytes as f64);
     stages
@@ -198,7 +201,7 @@ fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
                 output: stage.first,
             };
             let (prefill, decode) = inference::moments(i, part, a);
-            let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 };
+            let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 } + table_per_layer * stage.count() as f64;
             let running = if part.layers { dequant } else { 0.0 } + if stage.first { vision } else { 0.0 };
             MappedGpu { stage, weights, running, part, prefill, decode }
         })

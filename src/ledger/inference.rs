@@ -7,6 +7,7 @@ use super::architecture::{LayerClass, LayerKind};
 use super::bill::{line, Component, ComponentId, Live};
 use super::msg::{when, Arg, Msg};
 use super::plan::{Inference, Plan};
+use super::scenario::{AttentionMask, RopeCache};
 use super::storage::StorageFormat;
 use super::weights::stored_weights;
 use crate::msg;
@@ -15,9 +16,38 @@ fn tensor_parallel(i: &Inference) -> Arg {
     when(i.tp > 1, || msg!(TensorParallel, Arg::Int(i.tp)))
 }
 
+/// The served weights, with RoPE's tables where `generate()`'s model keeps them ([`rope_tables`]):
+/// grown to the longest sequence it runs.
 pub fn weights(p: &Plan, i: &Inference) -> Component {
     let w = stored_weights(p.arch, i.weights);
-    line(ComponentId::Weights, w.bytes / i.tp as f64, "§2", msg!(ServedWeights, w.formula.arg(), tensor_parallel(i)))
+    let served = line(
+        ComponentId::Weights,
+        w.bytes / i.tp as f64,
+        "§2",
+        msg!(ServedWeights, w.formula.arg(), tensor_parallel(i)),
+    );
+    super::training::with_rope_tables(served, p.arch, p.tokens.saturating_add(i.generated), rope_tables(p, i))
+}
+
+/// The bytes of the RoPE tables [`weights`] holds (a device map puts each layer's with the layer).
+pub fn rope_table_bytes(p: &Plan, i: &Inference) -> f64 {
+    let seq = p.tokens.saturating_add(i.generated);
+    super::plan::RopeTables::of(p.arch, seq, rope_tables(p, i)).map_or(0.0, |t| t.bytes())
+}
+
+/// The RoPE tables transformers' own classes keep in `generate()`: the link's `rope_cache`, else a
+/// pair in every attention layer over the model's context (`_set_cos_sin_cache(seq_len=
+/// max_position_embeddings, dtype=torch.get_default_dtype())`, the load dtype inside
+/// `from_pretrained`) before 4.45 for Qwen2's classes (q/k/v biases) and before 4.41 for the rest
+/// (Llama's, Mistral's); none after, for remote code (`mask=full`) or another engine
+/// (docs/research/transformers-inference-by-release.md §9 has each release read).
+fn rope_tables(p: &Plan, i: &Inference) -> RopeCache {
+    let until = if p.arch.qkv_bias { 45 } else { 41 };
+    match p.rope_cache {
+        _ if i.engine.engine != super::scenario::Engine::Hf => RopeCache::None,
+        RopeCache::None if transformers_before(i, 4, until) && p.mask != AttentionMask::Full => RopeCache::LayerFull,
+        r => r,
+    }
 }
 
 /// KV cache: 2 (K and V) · layers · kv_heads · head_dim · tokens · batch · bytes. With tensor

@@ -179,8 +179,6 @@ pub struct Training {
     /// A frozen base's stored weights, counted once (the weights, gathered-layer and quant-state
     /// lines read them).
     pub base_weights: Option<super::weights::StoredWeights>,
-    /// RoPE's cos/sin tables a framework keeps on the GPU beside the weights (`rope_cache`).
-    pub rope: RopeCache,
 }
 
 /// RoPE's cos/sin tables resident on the GPU (`rope_cache`): a cos and a sin table of
@@ -310,6 +308,9 @@ pub struct Plan<'a> {
     pub overhead_mib: f64,
     /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (`alloc=expandable`).
     pub expandable_segments: bool,
+    /// RoPE's cos/sin tables as the link (or the framework) says (`rope_cache`); in inference
+    /// `generate()`'s release decides where the link says nothing (`inference::rope_tables`).
+    pub rope_cache: RopeCache,
     pub drill: Drill,
     pub work: Work,
     /// What resolving assumed or replaced, for the bill's notes.
@@ -415,6 +416,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         vision,
         overhead_mib: if s.overhead_mib.is_finite() { s.overhead_mib.max(0.0) } else { 0.0 },
         expandable_segments: s.alloc == super::scenario::Allocator::Expandable,
+        rope_cache: s.rope_cache,
         drill: s.drill,
         work,
         notes,
@@ -532,7 +534,6 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
             Base::Frozen(f) => Some(super::weights::stored_weights_of(arch, f, parameters)),
             Base::Trained(_) => None,
         },
-        rope: s.rope_cache,
     }
 }
 

@@ -253,8 +253,9 @@ keyword_enum!(
 );
 
 keyword_enum!(
-    /// RoPE's cos/sin tables kept on the GPU (`rope_cache`, training): `none` = computed from the
-    /// positions at each forward (transformers' own rotary embedding); `model` = one pair of tables
+    /// RoPE's cos/sin tables kept on the GPU (`rope_cache`): `none` = computed from the positions at
+    /// each forward (transformers from 4.40; before, `generate()`'s model keeps `layer_full`, which the
+    /// inference plan applies by `engine_version`); `model` = one pair of tables
     /// for the model (Unsloth from 2025.1.1); `layer` = a pair in every attention layer (Unsloth
     /// 2024.8 – 2024.12: `max(seq, context)` positions up to 32,768, grown in 8,192-token steps for a
     /// longer sequence); `layer_full` = a pair per layer for the whole `max(seq, context)` (Unsloth

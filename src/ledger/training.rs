@@ -2,10 +2,11 @@
 //! its LoRA adapters and dequantization buffer), fp32 master weights, gradients, the layer ZeRO-3
 //! gathers; and how much of activations, logits and gradients never coexist.
 
+use super::architecture::Architecture;
 use super::bill::{in_host_ram, line, Component, ComponentId};
 use super::msg::{when, Arg};
 use super::plan::{trained_weights_label, Base, Plan, RopeTables, Training, Trains};
-use super::scenario::Precision;
+use super::scenario::{Precision, RopeCache};
 use super::storage::StorageFormat;
 use super::weights::{dequantized_matrix, stored_weights, StoredWeights, WeightFormat};
 use crate::msg;
@@ -15,7 +16,7 @@ use crate::msg;
 /// With `offload=all` the line keeps what stays on the GPU (bitsandbytes' quant state, which is
 /// not a parameter) and returns the bytes host RAM holds instead.
 pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
-    let resident = with_rope_tables(weights_resident(p, t), p, t);
+    let resident = with_rope_tables(weights_resident(p, t), p.arch, p.tokens, p.rope_cache);
     if !t.params_offloaded() {
         return (resident, 0.0);
     }
@@ -29,8 +30,8 @@ pub fn weights(p: &Plan, t: &Training) -> (Component, f64) {
 
 /// RoPE's cos/sin tables a framework keeps beside the weights (`rope_cache`): buffers of the
 /// model, loaded with it and never sharded.
-fn with_rope_tables(c: Component, p: &Plan, t: &Training) -> Component {
-    let Some(rope) = RopeTables::of(p.arch, p.tokens, t.rope) else { return c };
+pub fn with_rope_tables(c: Component, arch: &Architecture, seq: u64, cache: RopeCache) -> Component {
+    let Some(rope) = RopeTables::of(arch, seq, cache) else { return c };
     let bytes = rope.bytes();
     let formula = msg!(
         RopeTables,
