@@ -64,3 +64,28 @@ test('a hostile framework in a link is a notice; the page goes on', async () => 
   assert.equal(await page.$('.notices img'), null);
   assert.deepEqual(page.problems, []);
 });
+
+test('an Unsloth 2024 release bills its per-layer RoPE tables, in Chinese at 360 px', async () => {
+  // unsloth 2024.10 keeps a cos/sin pair in every attention layer over min(32,768, the model's
+  // context) positions (docs/research/frameworks/unsloth-notebook-loads.md): Llama-3.1-8B, 32 layers
+  // × 2 × 32,768 × 128 × 2 B = 536,870,912 B beside the weights; 2026.8.19 keeps one pair.
+  const q = `${BASE}&framework=unsloth&framework_version=2024.10`;
+  const page = await openPage(browser, { viewport: { width: 360, height: 800 }, locale: 'zh-CN' });
+  await page.goto(`${root.url}?${q}&lang=zh`);
+  await ready(page);
+  const weights = BigInt(await page.getAttribute('[data-testid="component-weights"]', 'data-bytes'));
+  const cliBill = cli(['--json', q]);
+  const cliWeights = cliBill.components.find((c) => c.id === 'weights').bytes;
+  assert.equal(weights.toString(), String(cliWeights));
+  const newest = cli(['--json', `${BASE}&framework=unsloth`]).components.find((c) => c.id === 'weights').bytes;
+  assert.equal(BigInt(cliWeights) - BigInt(newest), 536_870_912n - 2n * 32_768n * 128n * 2n);
+  const formula = await page.textContent('[data-testid="component-weights"] .formula');
+  assert.match(formula, /RoPE 的 cos\/sin 表.rope_cache..32 × 2 × 32,768 个位置 × 128 × 2 B = 512\.00 MiB/);
+  assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="framework"]'), /rope_cache=layer/);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(cliBill.device_bytes));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no horizontal scrolling at 360 px (overflow ${overflow}px)`);
+  await page.locator('[data-testid="ledger"]').scrollIntoViewIfNeeded();
+  await shot(page, 'framework-unsloth-2024-rope-zh-360');
+  assert.deepEqual(page.problems, []);
+});
