@@ -254,8 +254,8 @@ keyword_enum!(
 
 keyword_enum!(
     /// RoPE's cos/sin tables kept on the GPU (`rope_cache`): `none` = computed from the positions at
-    /// each forward (transformers from 4.40; before, `generate()`'s model keeps `layer_full`, which the
-    /// inference plan applies by `engine_version`); `model` = one pair of tables
+    /// each forward (transformers' own classes from 4.41, Qwen2's from 4.45; before, `generate()`'s
+    /// model keeps `layer_full`, which the inference plan applies by `engine_version`); `model` = one pair of tables
     /// for the model (Unsloth from 2025.1.1); `layer` = a pair in every attention layer (Unsloth
     /// 2024.8 – 2024.12: `max(seq, context)` positions up to 32,768, grown in 8,192-token steps for a
     /// longer sequence); `layer_full` = a pair per layer for the whole `max(seq, context)` (Unsloth
@@ -714,7 +714,8 @@ pub struct Scenario {
     pub alloc: Allocator,
     /// Whose ZeRO-3 `zero=3` is.
     pub zero3: Zero3Impl,
-    /// RoPE's cos/sin tables resident on the GPU (training).
+    /// RoPE's cos/sin tables resident on the GPU (training; in `engine=hf` inference where the
+    /// transformers release does not decide it).
     pub rope_cache: RopeCache,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
     pub sync_module_states: bool,

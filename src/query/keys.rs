@@ -1375,7 +1375,7 @@ keys! {
         set: |s, v| keyword(v.word(), RopeCache::from_id, |r| s.rope_cache = r),
         write: |s, c| differs(s.rope_cache.id(), c.default.rope_cache.id()),
         architecture: false,
-        doc: doc!("none", "RoPE's cos/sin tables resident on the GPU, billed with the weights: none = computed at each forward (transformers from 4.40; in `engine=hf` inference with `engine_version` below 4.40, transformers' own classes keep layer_full unless the link says otherwise, remote code `mask=full` none; other engines none); model = one pair for the model (Unsloth from 2025.1.1); layer = a pair in every attention layer, max(seq, the model's context) positions up to 32,768, grown in 8,192-token steps for a longer sequence (Unsloth 2024.8 – 2024.12); layer_full = a pair per layer over the whole max(seq, context) (Unsloth before 2024.8); 16-bit (fp32 for Gemma's four-norm layers, Unsloth's GemmaFixedRotaryEmbedding)"),
+        doc: doc!("none", "RoPE's cos/sin tables resident on the GPU, billed with the weights: none = computed at each forward (transformers' own classes from 4.41, Qwen2's from 4.45; in `engine=hf` inference with `engine_version` below those, they keep layer_full unless the link says otherwise, remote code `mask=full` none; other engines none); model = one pair for the model (Unsloth from 2025.1.1); layer = a pair in every attention layer, max(seq, the model's context) positions up to 32,768, grown in 8,192-token steps for a longer sequence (Unsloth 2024.8 – 2024.12); layer_full = a pair per layer over the whole max(seq, context) (Unsloth before 2024.8); 16-bit (fp32 for Gemma's four-norm layers, Unsloth's GemmaFixedRotaryEmbedding)"),
     },
     Kv = "kv" {
         label: ("KV-cache dtype", "KV cache 精度"),
