@@ -300,7 +300,7 @@ pub fn app(props: &AppProps) -> Html {
     // The measured box's mem_report.py JSON, read by the reader worker (its reader and texts load
     // on demand): its figures for the table, its one moment for the timeline.
     let report_read =
-        use_state(|| None::<Rc<(Result<crate::validation::MemReport, crate::ledger::msg::Msg>, Option<Rc<Trace>>)>>);
+        use_state(|| None::<Rc<Result<(crate::validation::MemReport, Rc<Trace>), crate::ledger::msg::Msg>>>);
     {
         let report_read = report_read.clone();
         use_effect_with(state.report.clone(), move |text| {
@@ -311,9 +311,9 @@ pub fn app(props: &AppProps) -> Html {
                     match a {
                         Some(crate::readers::Answer::Report(r)) => {
                             let (report, moment) = *r;
-                            report_read.set(Some(Rc::new((Ok(report), Some(Rc::new(moment))))));
+                            report_read.set(Some(Rc::new(Ok((report, Rc::new(moment))))));
                         }
-                        Some(crate::readers::Answer::Failed(m)) => report_read.set(Some(Rc::new((Err(m), None)))),
+                        Some(crate::readers::Answer::Failed(m)) => report_read.set(Some(Rc::new(Err(m)))),
                         _ => {}
                     }
                     true
@@ -321,7 +321,7 @@ pub fn app(props: &AppProps) -> Html {
             }
         });
     }
-    let pasted_trace = report_read.as_ref().and_then(|r| r.1.clone());
+    let pasted_trace = report_read.as_ref().and_then(|r| Result::as_ref(r).ok().map(|(_, moment)| moment.clone()));
     let drawn_trace = (*trace).clone().or(pasted_trace);
     let timeline = use_memo((lang, Same(bill.clone()), drawn_trace.map(Same)), |(lang, bill, trace)| {
         let (chart, peak) = render_timeline(*lang, &bill.0, trace.as_ref().map(|t| &*t.0));
@@ -442,7 +442,7 @@ pub fn app(props: &AppProps) -> Html {
                 // What index.html prerenders stops here (`above_the_fold`): the rest comes with the app.
                 if !props.above_the_fold {
                     { ledger_table(lang, state.unit, &bill, peak_line(lang, peak)) }
-                    { measured_compare(lang, state.unit, &bill, &state.report, report_read.as_ref().map(|r| &r.0),
+                    { measured_compare(lang, state.unit, &bill, &state.report, report_read.as_ref().map(|r| Result::as_ref(r).map(|(report, _)| report)),
                         { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
                         { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }, trace_part) }
                     { oom_tree(&OomTreeProps {

@@ -61,7 +61,7 @@ pub fn measured_compare(
     unit: Unit,
     bill: &Bill,
     pasted: &str,
-    read: Option<&Result<MemReport, Msg>>,
+    read: Option<Result<&MemReport, &Msg>>,
     oninput: Callback<String>,
     onload: Callback<String>,
     trace: Html,
@@ -70,31 +70,29 @@ pub fn measured_compare(
         Callback::from(move |e: InputEvent| oninput.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()));
     let body = match read.filter(|_| !pasted.trim().is_empty()) {
         None => html! {},
-        Some(read) => match read {
-            Err(e) => {
-                html! { <p class="notice-error" role="alert" data-testid="measured-error">{ crate::i18n::render(lang, e) }</p> }
-            }
-            Ok(report) => {
-                let rows = compare(report, bill);
-                let load = report.query.clone().map(|q| {
-                    html! {
-                        <button type="button" class="link-button" data-testid="measured-load" onclick={move |_| onload.emit(q.clone())}>
-                            { text(lang, Text::LoadReportConfig) }
-                        </button>
-                    }
-                });
-                let rows: Vec<Row> = (rows.iter())
-                    .map(|r| Row { what: r.what, testid: r.what, measured: r.measured, estimated: r.estimated })
-                    .collect();
-                let table = comparison_table(lang, unit, &rows, "measured-table");
+        Some(Err(e)) => {
+            html! { <p class="notice-error" role="alert" data-testid="measured-error">{ crate::i18n::render(lang, e) }</p> }
+        }
+        Some(Ok(report)) => {
+            let rows = compare(report, bill);
+            let load = report.query.clone().map(|q| {
                 html! {
-                    <>
-                        <p class="tree-hint">{ format!("{}: {}", text(lang, Text::MeasuredOn), report.device) } { load.unwrap_or_default() }</p>
-                        { table }
-                    </>
+                    <button type="button" class="link-button" data-testid="measured-load" onclick={move |_| onload.emit(q.clone())}>
+                        { text(lang, Text::LoadReportConfig) }
+                    </button>
                 }
+            });
+            let rows: Vec<Row> = (rows.iter())
+                .map(|r| Row { what: r.what, testid: r.what, measured: r.measured, estimated: r.estimated })
+                .collect();
+            let table = comparison_table(lang, unit, &rows, "measured-table");
+            html! {
+                <>
+                    <p class="tree-hint">{ format!("{}: {}", text(lang, Text::MeasuredOn), report.device) } { load.unwrap_or_default() }</p>
+                    { table }
+                </>
             }
-        },
+        }
     };
     html! {
         <details class="model-import measured" id="measured" data-testid="measured">
