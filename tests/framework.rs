@@ -117,6 +117,13 @@ fn rules_follow_the_release() {
     // v0.26 drops the k-bit preparation; v0.27 sets use_reentrant=False (sft_config.py:L287).
     assert_eq!(scenario("method=qlora&framework=trl&framework_version=0.26").recipe, Some(Recipe::Plain));
     assert_eq!(scenario("method=qlora&framework=trl&framework_version=0.27").checkpointing, Checkpointing::Full);
+    // Full fine-tuning of a model TRL loads from its path: before v0.19 transformers' fp32 without the
+    // bf16 flag (pure fp32); v0.26's dtype "auto" is the checkpoint's bf16; v0.27 fp32 under bf16
+    // autocast again, which precision=mixed bills (16 B per parameter either way).
+    assert_eq!(scenario("method=full&framework=trl&framework_version=0.17").precision, Precision::Fp32);
+    assert_eq!(scenario("method=full&framework=trl&framework_version=0.26").precision, Precision::Bf16);
+    assert_eq!(scenario("method=full&framework=trl&framework_version=0.27").precision, Precision::Mixed);
+    assert_eq!(scenario("method=lora&framework=trl&framework_version=0.17").precision, Precision::Mixed);
     // v1.7 makes chunked_nll the SFT loss (billed as fused); v1.6 was nll (hf).
     assert_eq!(scenario("method=lora&framework=trl&framework_version=1.6").loss, None);
     assert_eq!(scenario("method=lora&framework=trl").loss, Some(LossKernel::Fused));

@@ -247,6 +247,10 @@ rules![
         "transformers ≤ 5.2 default the Trainer's FSDP to version 1 (5.2.0 `training_args.py:L2748`), whose path sets `sync_module_states` \"true\" (4.57.6 L2032); 5.25.0 defaults to FSDP2 (L2826)";
     Trl, None, v(0, 27, 0), All, Gc(Checkpointing::Reentrant),
         "TRL v0.27.0 `sft_config.py:L287` sets `use_reentrant=False` itself; before, transformers 4's reentrant default";
+    Trl, None, v(0, 19, 0), Full, Precision(Precision::Fp32),
+        "TRL v0.17.0 `grpo_trainer.py:L384-389` (`sft_trainer.py:L381-385`, `dpo_trainer.py:L240-243`): a model named by its path gets `torch_dtype` None, transformers 4's fp32, and the configs had no bf16 default (the Trainer's False) until v0.19.0 (#3598: `bf16 = not fp16`): pure fp32";
+    Trl, v(0, 26, 0), v(0, 27, 0), Full, Precision(Precision::Bf16),
+        "TRL v0.26.0 `trainer/utils.py:L2007` `create_model_from_path`: `dtype` defaults to \"auto\" (#4509), the checkpoint's bf16, under the config's bf16: weights, gradients and AdamW states in bf16; v0.27.0 defaults to \"float32\" again (#4778), the bf16 autocast over fp32 weights of precision=mixed";
     Trl, None, None, Ppo, PpoUpdate(PpoUpdate::Joint),
         "TRL v1.9.0 `experimental/ppo/ppo_trainer.py:L275-295` (v0.19.0 `ppo_trainer.py:L86`): `PolicyAndValueWrapper` holds the policy and the value model, one loss `pg_loss + vf_coef × vf_loss`, one backward, one optimizer over both";
     Trl, v(0, 9, 0), v(0, 26, 0), Kbit, Recipe(Recipe::Trl),
@@ -355,7 +359,14 @@ rules![
 pub fn releases(f: Framework) -> &'static [Release] {
     match f {
         Framework::Hf => &[Release(4, 48, 0), Release(4, 57, 0), Release(5, 2, 0), Release(5, 25, 0)],
-        Framework::Trl => &[Release(0, 8, 0), Release(0, 25, 0), Release(0, 26, 0), Release(1, 6, 0), Release(1, 9, 0)],
+        Framework::Trl => &[
+            Release(0, 8, 0),
+            Release(0, 18, 0),
+            Release(0, 25, 0),
+            Release(0, 26, 0),
+            Release(1, 6, 0),
+            Release(1, 9, 0),
+        ],
         Framework::Unsloth => &[Release(2024, 7, 0), Release(2024, 11, 6), Release(2024, 12, 12), Release(2026, 8, 19)],
         Framework::Llamafactory => &[Release(0, 9, 2), Release(0, 9, 5)],
         Framework::MsSwift => &[Release(3, 5, 0), Release(4, 5, 2)],
