@@ -124,6 +124,11 @@ fn rules_follow_the_release() {
     assert_eq!(scenario("method=full&framework=trl&framework_version=0.26").precision, Precision::Bf16);
     assert_eq!(scenario("method=full&framework=trl&framework_version=0.27").precision, Precision::Mixed);
     assert_eq!(scenario("method=lora&framework=trl&framework_version=0.17").precision, Precision::Mixed);
+    // LoRA over an int8 bitsandbytes base is prepared as QLoRA is (PEFT's prepare_model_for_kbit_training
+    // runs for 8-bit and 4-bit loads alike), so the frameworks' k-bit recipes apply to it too.
+    assert_eq!(scenario("method=lora&quant=int8&framework=trl&framework_version=0.25").recipe, Some(Recipe::Trl));
+    assert_eq!(scenario("method=lora&quant=int8&framework=axolotl").recipe, Some(Recipe::Plain));
+    assert_eq!(scenario("method=lora&framework=axolotl").recipe, None);
     // v1.7 makes chunked_nll the SFT loss (billed as fused); v1.6 was nll (hf).
     assert_eq!(scenario("method=lora&framework=trl&framework_version=1.6").loss, None);
     assert_eq!(scenario("method=lora&framework=trl").loss, Some(LossKernel::Fused));

@@ -117,7 +117,7 @@ impl Setting {
 }
 
 /// Which runs a rule applies to. A condition reads only keys no rule of the same framework sets
-/// (the mode, method, objective, GPUs, sequence length, and `zero` where no rule sets it), so a
+/// (the mode, method, `quant`, objective, GPUs, sequence length, and `zero` where no rule sets it), so a
 /// link written against [`defaults_for`] reads back the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runs {
@@ -128,7 +128,7 @@ pub enum Runs {
     Ppo,
     /// A preference or RL objective (`objective` ≠ sft).
     Rl,
-    /// LoRA over a bitsandbytes base (`method=qlora`).
+    /// Adapters over a bitsandbytes base: `method=qlora`, or `method=lora` with `quant=nf4|int8`.
     Kbit,
     /// Full fine-tuning.
     Full,
@@ -159,7 +159,7 @@ impl Runs {
             Runs::Sft => s.rl.objective == Objective::Sft,
             Runs::Ppo => s.rl.objective == Objective::Ppo,
             Runs::Rl => s.rl.objective != Objective::Sft,
-            Runs::Kbit => s.method == Method::Qlora,
+            Runs::Kbit => s.trains_on_bnb_base(),
             Runs::Full => full,
             Runs::FullUnsharded => full && s.zero == 0,
             Runs::FullOneGpu => full && !multi,
@@ -181,7 +181,7 @@ impl Runs {
             Runs::Sft => "SFT (objective=sft)",
             Runs::Ppo => "PPO (objective=ppo)",
             Runs::Rl => "DPO, GRPO, PPO",
-            Runs::Kbit => "QLoRA",
+            Runs::Kbit => "QLoRA, LoRA on int8",
             Runs::Full => "full fine-tuning",
             Runs::FullUnsharded => "full fine-tuning without ZeRO",
             Runs::FullOneGpu => "full fine-tuning on one GPU",
@@ -423,6 +423,7 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
     let mut probe = d.clone();
     probe.mode = s.mode;
     probe.method = s.method;
+    probe.quant = s.quant;
     probe.gpus = s.gpus;
     probe.zero = s.zero;
     probe.seq = s.seq;

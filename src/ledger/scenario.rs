@@ -853,10 +853,16 @@ impl Scenario {
         self.recipe.unwrap_or(self.default_recipe())
     }
 
+    /// Adapters over a frozen bitsandbytes base (NF4, int8; QLoRA always has one): what PEFT's k-bit
+    /// preparation and the frameworks' k-bit recipes act on.
+    pub fn trains_on_bnb_base(&self) -> bool {
+        self.method == Method::Qlora
+            || matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8) && self.method == Method::Lora
+    }
+
     /// The recipe a link that omits `recipe` means.
     pub fn default_recipe(&self) -> Recipe {
-        let bnb_base = self.method == Method::Qlora
-            || matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8) && self.method == Method::Lora;
+        let bnb_base = self.trains_on_bnb_base();
         // Sharded QLoRA (FSDP / ZeRO-3) skips the k-bit preparation in TRL: the base stays in its
         // storage dtype so it can be sharded (trl's prepare_peft_model, `is_sharded_qlora`).
         let sharded = self.gpus > 1 && self.zero == 3;
