@@ -68,6 +68,9 @@ fn current_architectures_are_read_from_their_fields() {
         ("CCCF".to_string(), 8192, 24),
         "every 2nd layer MoE"
     );
+    // transformers' Llama4TextMoe runs all 128 routed experts over every token.
+    assert!(l4.moe.is_some_and(|m| m.dense_experts && m.experts_per_token() == 128));
+    assert!(!arch("qwen3-30b-a3b").moe.is_some_and(|m| m.dense_experts), "Qwen3-MoE routes each token to its 8");
     let next = arch("qwen3-next-80b-a3b");
     assert_eq!((next.layer_pattern.text(), next.layers_of(LayerKind::Linear)), ("LLLF".to_string(), 36));
     assert!(next.linear.is_some() && next.attn_gate);

@@ -761,3 +761,21 @@ fn fsdp_wrapping_leaves_its_copies_cached() {
     let link = vram_ledger::query::to_query(&scenario(&format!("{q}&sync_module_states=1")), &[]);
     assert!(link.contains("sync_module_states=1"), "{link}");
 }
+
+/// transformers' Llama-4 runs every routed expert over every token (`Llama4TextMoe`:
+/// `hidden_states.repeat(num_experts, 1)` scaled by the router's scores, one batched matmul over all
+/// 16 of Scout's experts), where top-1 routing would run one. With Unsloth's fused SwiGLU (the gate
+/// and up outputs kept, 2 × 8,192 × 2 B per expert and token) the recomputed layer holds 15 experts ×
+/// 32,768 B = 491,520 B more per token, and its backward the product's gradient, 15 × 8,192 × 2 B =
+/// 245,760 B more: at 4,096 tokens (4,096 × 737,280 B) = 3,019,898,880 B (a bf16 stream: recipe=plain).
+#[test]
+fn llama4_runs_every_expert_over_every_token() {
+    let q = "model=llama-4-scout&method=qlora&recipe=plain&rank=32&targets=qkvo&seq=4096&batch=1&gc=unsloth&kernels=unsloth&loss=fused&gpu=h100-80g";
+    assert!(scenario(q).architecture.moe.is_some_and(|m| m.dense_experts), "the preset says so");
+    let sparse = format!("{q}&dense_experts=0");
+    let diff = component(q, C::Activations) as i64 - component(&sparse, C::Activations) as i64;
+    assert!((diff - 3_019_898_880).abs() <= 4, "{diff}");
+    // The link keeps the flag for a custom model and drops it where it is the preset's.
+    assert!(vram_ledger::query::to_query(&scenario(&sparse), &[]).contains("dense_experts=0"));
+    assert!(!vram_ledger::query::to_query(&scenario(q), &[]).contains("dense_experts"));
+}

@@ -182,7 +182,7 @@ fn linear_attention_saved(lin: &LinearSpec, act: f64, inputs_kept: bool) -> f64 
 fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
     match &arch.moe {
         _ if !class.mlp => 0.0,
-        Some(m) if class.moe => (m.expert_ffn * m.active + m.shared_ffn * m.shared) as f64,
+        Some(m) if class.moe => (m.expert_ffn * m.experts_per_token() + m.shared_ffn * m.shared) as f64,
         _ => arch.dense_ffn() as f64,
     }
 }
@@ -199,7 +199,7 @@ fn mlp_saved(
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
-    let routed = moe.map_or(1.0, |m| m.active as f64);
+    let routed = moe.map_or(1.0, |m| m.experts_per_token() as f64);
     saved.per_token += norm_saved(arch, act, full, inputs_kept, fusion);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
@@ -235,7 +235,7 @@ fn adapters_saved(
 ) {
     let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs, dropout, .. } = trainable else { return };
     let h = arch.hidden as f64;
-    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
+    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64);
     let mut shared_inputs = 0.0;
     let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
     for l in linears.iter().filter(|l| class.has(l) && targets.includes(l.name)) {
@@ -297,7 +297,7 @@ fn unsloth_adapters_saved(
     let adapted =
         |names: &[&str]| linears.iter().any(|l| class.has(l) && targets.includes(l.name) && names.contains(&l.name));
     let h = arch.hidden as f64;
-    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.active as f64);
+    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64);
     if adapted(&["q_proj", "k_proj", "v_proj"]) {
         *per_token += act * h;
     }
@@ -642,13 +642,17 @@ fn inference_class_peak(
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
     let tokens = seq as f64 * batch as f64;
-    let ffn_active = match &arch.moe {
-        // Experts run one after another on their share of the tokens.
-        Some(m) if class.moe => (m.expert_ffn + m.shared_ffn * m.shared) as f64,
-        _ => arch.dense_ffn() as f64,
+    let (ffn_active, routed_copies) = match &arch.moe {
+        // Experts run one after another on their share of the tokens; transformers' Llama-4 runs
+        // them all at once over a copy of every token for each expert (`dense_experts`).
+        Some(m) if class.moe && m.dense_experts => {
+            ((m.expert_ffn * m.experts + m.shared_ffn * m.shared) as f64, (m.experts * arch.hidden) as f64)
+        }
+        Some(m) if class.moe => ((m.expert_ffn + m.shared_ffn * m.shared) as f64, 0.0),
+        _ => (arch.dense_ffn() as f64, 0.0),
     };
     let residual = tokens * (2.0 * act * h + 4.0 * h);
-    let mlp = if class.mlp { tokens * act * 3.0 * ffn_active } else { 0.0 };
+    let mlp = if class.mlp { tokens * act * (3.0 * ffn_active + routed_copies) } else { 0.0 };
     let attention = match (class.attention, &arch.linear, kernel) {
         (LayerKind::None, _, _) => 0.0,
         (LayerKind::Linear, Some(lin), _) => {

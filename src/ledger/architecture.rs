@@ -320,6 +320,11 @@ pub struct MoeSpec {
     /// A sigmoid gate (hidden → 1) on the shared experts (Qwen2-MoE, Qwen3-Next).
     #[serde(default)]
     pub shared_gate: bool,
+    /// Every routed expert runs over every token, scaled by the router's score (zero for the
+    /// experts not chosen): transformers' Llama-4 (`Llama4TextMoe`: `hidden_states.repeat(num_experts, 1)`,
+    /// one batched matmul over all experts), where most implementations run each expert on its share.
+    #[serde(default)]
+    pub dense_experts: bool,
 }
 
 fn one() -> u64 {
@@ -341,6 +346,17 @@ impl MoeSpec {
             step: 1,
             router_bias: false,
             shared_gate: false,
+            dense_experts: false,
+        }
+    }
+
+    /// The routed experts whose intermediates a token occupies: its `active` ones, or all of them
+    /// where every expert runs over every token (`dense_experts`).
+    pub const fn experts_per_token(&self) -> u64 {
+        if self.dense_experts {
+            self.experts
+        } else {
+            self.active
         }
     }
 }

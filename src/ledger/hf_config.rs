@@ -557,6 +557,8 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         // The dense layers are the model's intermediate_size; the experts are moe_intermediate_size.
         Family::DeepSeek | Family::Glm => m.dense_ffn = ffn,
         Family::Llama4 => {
+            // transformers' `Llama4TextMoe` runs every expert over every token.
+            m.dense_experts = true;
             (m.shared, m.shared_ffn) = (1, expert_ffn);
             m.dense_ffn = f.opt_uint("intermediate_size_mlp", MAX_DIM)?.unwrap_or(ffn);
         }

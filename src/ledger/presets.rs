@@ -197,7 +197,14 @@ const fn llama4(name: &'static str, experts: u64, step: u64) -> Architecture {
     let mut a = Architecture::decoder(name, 48, 5120, 40, 8, 128, 8192, 202048, false);
     a.layer_pattern = LayerPattern::of(b"CCCF");
     a.chunk = 8192;
-    a.moe = Some(MoeSpec { shared: 1, shared_ffn: 8192, dense_ffn: 16384, step, ..MoeSpec::routed(experts, 1, 8192) });
+    a.moe = Some(MoeSpec {
+        shared: 1,
+        shared_ffn: 8192,
+        dense_ffn: 16384,
+        step,
+        dense_experts: true,
+        ..MoeSpec::routed(experts, 1, 8192)
+    });
     a.vision = Some(VisionSpec {
         temporal_patch: 1,
         merge: 1,

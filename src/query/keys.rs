@@ -838,6 +838,17 @@ keys! {
         architecture: true,
         doc: doc!("the preset's", "mixture of experts: a sigmoid gate on the shared experts (Qwen2-MoE, Qwen3-Next)"),
     },
+    DenseExperts = "dense_experts" {
+        label: ("Every expert on every token", "每个专家算全部 token"),
+        read: Read::Flag,
+        set: |s, v| {
+            set_moe(s, |m| m.dense_experts = v.flag());
+            Ok(())
+        },
+        write: |s, c| sub_flag(s.architecture.moe.as_ref(), c.template.moe.as_ref(), FRESH_MOE, |m| m.dense_experts),
+        architecture: true,
+        doc: doc!("the preset's (1 for Llama-4)", "mixture of experts: every routed expert runs over every token, scaled by its router score (transformers' Llama-4: one batched matmul over all experts), so a layer's expert activations are those of all experts, not the active ones"),
+    },
     Vision = "vision" {
         label: ("Vision tower", "视觉塔"),
         read: Read::Word(|| VISION_KINDS.iter().map(|(id, _)| *id).collect()),

@@ -32,7 +32,8 @@ async function coldLoads(label, url, throttle, n) {
       new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; })
         .observe({ type: 'layout-shift', buffered: true });
       const seen = () => {
-        const total = [...document.querySelectorAll('[data-testid="total"]')].find((t) => t.offsetParent !== null);
+        // The bill's total, prerendered (without test ids) or the wasm's.
+        const total = [...document.querySelectorAll('.verdict .totals dd[data-bytes]')].find((t) => t.offsetParent !== null);
         if (total && window.__result === undefined) {
           window.__result = null;
           requestAnimationFrame(() => { window.__result = performance.now(); });

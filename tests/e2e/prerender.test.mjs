@@ -19,19 +19,21 @@ after(async () => {
   await root?.close();
 });
 
-/** What a reader sees of the page under `scope`: the texts and numbers that could drift. */
+/** What a reader sees of the page under `scope`: the texts and numbers that could drift. The
+ * prerendered page has no test ids (tools/prerender.mjs leaves them to the wasm's render), so both
+ * are read through the page's own structure. */
 function seen(scope) {
   const q = (sel) => document.querySelector(`${scope} ${sel}`);
   const text = (sel) => q(sel)?.textContent ?? null;
   return {
-    title: text('[data-testid="title"]'),
-    scenario: text('[data-testid="scenario"]'),
-    verdict: text('[data-testid="verdict"]'),
-    totals: ['total-allocated', 'total-reserved', 'total'].map((id) => q(`[data-testid="${id}"]`)?.getAttribute('data-bytes')),
-    chart: q('[data-testid="chart"] svg')?.outerHTML ?? null,
-    targets: [...document.querySelectorAll(`${scope} [data-testid="chart"] .segment`)].map((r) =>
+    title: text('header h1'),
+    scenario: text('.scenario-line'),
+    verdict: text('.verdict-line'),
+    totals: [...document.querySelectorAll(`${scope} .verdict .totals dd[data-bytes]`)].map((d) => d.getAttribute('data-bytes')),
+    chart: q('.chart-card:not(.timeline) .chart svg')?.outerHTML ?? null,
+    targets: [...document.querySelectorAll(`${scope} .chart-card:not(.timeline) .chart .segment`)].map((r) =>
       [r.getAttribute('data-component'), r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('height'), r.textContent]),
-    peak: q('[data-testid="timeline-card"]')?.getAttribute('data-peak') ?? null,
+    peak: q('.chart-card.timeline')?.getAttribute('data-peak') ?? null,
     // The controls' values: each select's chosen option.
     chosen: [...document.querySelectorAll(`${scope} .layout select`)].map((s) => s.selectedOptions[0]?.textContent ?? null),
     // Everything the first screen says (the header, the controls and the results), the timeline's
@@ -39,7 +41,7 @@ function seen(scope) {
     header: text('header').replace(/\s+/g, ' '),
     screen: (() => {
       const layout = q('.layout').cloneNode(true);
-      layout.querySelectorAll('[data-testid="timeline"], [data-testid="timeline-detail"], [data-testid="timeline-later"], [data-testid="what-fits"], select')
+      layout.querySelectorAll('.chart-card.timeline .chart, .chart-card.timeline .segment-detail, .fits, select')
         .forEach((e) => e.remove());
       return layout.textContent.replace(/\s+/g, ' ');
     })(),
@@ -48,10 +50,10 @@ function seen(scope) {
 
 /** The timeline card's picture: its moments, and the height kept for it. */
 function timeline(scope) {
-  const card = document.querySelector(`${scope} [data-testid="timeline-card"]`);
-  const picture = card?.querySelector('[data-testid="timeline"], [data-testid="timeline-later"]');
+  const card = document.querySelector(`${scope} .chart-card.timeline`);
+  const picture = card?.querySelector('.chart');
   return {
-    moments: [...(card?.querySelectorAll('[data-testid="timeline"] .phase') ?? [])].map((r) => r.textContent),
+    moments: [...(card?.querySelectorAll('.chart:not(.timeline-later) .phase') ?? [])].map((r) => r.textContent),
     height: picture?.getBoundingClientRect().height ?? 0,
     card: card?.getBoundingClientRect().height ?? 0,
   };
@@ -66,7 +68,8 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     assert.equal(await before.isVisible(`#boot-${lang}`), true, 'the prerendered page in the reader\'s language');
     assert.equal(await before.isVisible('#boot-frame'), false);
     assert.equal(await before.isVisible(`#boot-${lang === 'en' ? 'zh' : 'en'}`), false);
-    assert.equal(await before.isVisible(`#boot-${lang} [data-testid="chart"] svg`), true, 'the bars are on screen');
+    assert.equal(await before.isVisible(`#boot-${lang} .chart-card .chart svg`), true, 'the bars are on screen');
+    assert.equal(await before.evaluate(() => document.querySelectorAll('#boot [data-testid]').length), 0, 'no test ids');
     const painted = await before.evaluate(seen, `#boot-${lang}`);
     const kept = await before.evaluate(timeline, `#boot-${lang}`);
     await shot(before, `prerendered-${lang}`);
@@ -82,8 +85,8 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     assert.deepEqual(painted, drawn);
     assert.ok(painted.chosen.length >= 5 && painted.chosen.every((c) => c), JSON.stringify(painted.chosen));
     // What fits comes with the app (below the first screen), as do the selects' other options.
-    assert.equal(await before.isVisible(`#boot-${lang} [data-testid="what-fits"]`), false);
-    assert.equal(await after.isVisible('[data-testid="what-fits"]'), true);
+    assert.equal(await before.evaluate((s) => document.querySelector(s), `#boot-${lang} .fits`), null);
+    assert.equal(await after.isVisible('.fits[data-testid="what-fits"]'), true);
     assert.ok(await after.evaluate(() => document.querySelector('select[data-testid="model"]').options.length > 20));
     // The timeline's picture comes with the app, in the place the prerendered page kept for it.
     assert.deepEqual(kept.moments, [], 'no picture before the wasm');
