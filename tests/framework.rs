@@ -499,3 +499,27 @@ fn generate_keeps_rope_tables_per_layer_in_old_releases() {
     // A link's own value wins over the release's: one pair for the model.
     assert_eq!(weights(&format!("{base}&rope_cache=model")) - weights(base), 2 * 32_768 * 64 * 2);
 }
+
+/// Unsloth's fused loss from 2025.8.5 (`unsloth_fused_ce_loss`, unsloth-zoo
+/// `fused_losses/cross_entropy_loss.py`) sizes its chunks by the memory free at its first call:
+/// fp32 logits of half of it per chunk, the count rounded to a multiple of 4 (one when that rounds to
+/// none); from 2026.7.1 (unsloth-zoo #857) a chunk holds at most 4 GiB and the count rounds up.
+/// Qwen3-32B QLoRA on an 80 GB card, 2 × 4,096 tokens: its fp32 logits are 8,192 × 151,936 × 4 B =
+/// 4.64 GiB, against half the ~62 GiB left after the 4-bit weights. Each chunk holds its logits in
+/// bf16 and fp32 (6 B each), plus the input gradient 8,192 × 5,120 × 2 B and an fp32 loss per token
+/// (83,886,080 + 32,768 B):
+/// - 2025.9.1: one chunk, 8,192 × 151,936 × 6 B + 83,918,848 B = 7,551,877,120 B;
+/// - 2026.8.19: 4.64 / 4 GiB = 1.16 chunks, rounded up to 4: 2,048 tokens each, 1,950,908,416 B;
+/// - 2025.6.1 (Cut Cross-Entropy before, billed as Liger's chunk): 8,192 ÷ ⌈151,936 / 5,120⌉ = 274 →
+///   512 tokens, 550,666,240 B.
+#[test]
+fn unsloth_sizes_its_fused_loss_by_the_free_memory() {
+    let q = "framework=unsloth&model=qwen3-32b&method=qlora&seq=4096&batch=2&gpu=a100-80g";
+    let logits = |v: &str| {
+        vram_ledger::ledger::estimate(&scenario(&format!("{q}&framework_version={v}")))
+            .component(vram_ledger::ledger::bill::ComponentId::Logits)
+    };
+    assert_eq!(logits("2025.9.1"), 7_551_877_120);
+    assert_eq!(logits("2026.8.19"), 1_950_908_416);
+    assert_eq!(logits("2025.6.1"), 550_666_240);
+}

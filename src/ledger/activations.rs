@@ -642,17 +642,15 @@ fn inference_class_peak(
     let qd = arch.q_dim() as f64;
     let kvd = arch.kv_dim() as f64;
     let tokens = seq as f64 * batch as f64;
-    let (ffn_active, routed_copies) = match &arch.moe {
-        // Experts run one after another on their share of the tokens; transformers' Llama-4 runs
-        // them all at once over a copy of every token for each expert (`dense_experts`).
-        Some(m) if class.moe && m.dense_experts => {
-            ((m.expert_ffn * m.experts + m.shared_ffn * m.shared) as f64, (m.experts * arch.hidden) as f64)
-        }
-        Some(m) if class.moe => ((m.expert_ffn + m.shared_ffn * m.shared) as f64, 0.0),
-        _ => (arch.dense_ffn() as f64, 0.0),
+    // Experts run one after another on their share of the tokens; transformers' Llama-4 runs all of
+    // them at once, each over its own copy of every token (`dense_experts`).
+    let all = arch.moe.as_ref().filter(|m| class.moe && m.dense_experts).map_or(0, |m| m.experts);
+    let ffn_active = match &arch.moe {
+        Some(m) if class.moe => (m.expert_ffn * all.max(1) + m.shared_ffn * m.shared) as f64,
+        _ => arch.dense_ffn() as f64,
     };
     let residual = tokens * (2.0 * act * h + 4.0 * h);
-    let mlp = if class.mlp { tokens * act * (3.0 * ffn_active + routed_copies) } else { 0.0 };
+    let mlp = if class.mlp { tokens * act * (3.0 * ffn_active + (all * arch.hidden) as f64) } else { 0.0 };
     let attention = match (class.attention, &arch.linear, kernel) {
         (LayerKind::None, _, _) => 0.0,
         (LayerKind::Linear, Some(lin), _) => {

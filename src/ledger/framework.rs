@@ -381,6 +381,33 @@ pub fn releases(f: Framework) -> &'static [Release] {
     }
 }
 
+/// How a fused linear cross-entropy splits the tokens it projects (`Training::fused_chunks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FusedChunks {
+    /// The next power of two of tokens ÷ ⌈vocab / hidden⌉ (Liger; Cut Cross-Entropy keeps less).
+    Fixed,
+    /// Unsloth 2025.8.5 – 2026.6: fp32 logits of half the free memory per chunk, the number of
+    /// chunks rounded to a multiple of 4, one when that rounds to none.
+    HalfFree,
+    /// Unsloth from 2026.7.1: at most min(half the free memory, 4 GiB) per chunk, the number of
+    /// chunks rounded up to a multiple of 4.
+    HalfFreeCapped,
+}
+
+/// How the framework's fused loss chunks the logits. Unsloth's `unsloth_fused_ce_loss` (its
+/// `CausalLM_fast_forward` and the compiler's loss replacement, from the 2025-08-13 nightly, 2025.8.5)
+/// sizes the chunks by the memory free at its first call (unsloth-zoo
+/// `fused_losses/cross_entropy_loss.py` `_get_chunk_multiplier`, `get_chunk_size`); unsloth-zoo
+/// #857 (2026-07-06, Unsloth 2026.7.1) caps a chunk at 4 GiB and rounds up. Before, Cut
+/// Cross-Entropy (`fused_linear_cross_entropy`).
+pub fn fused_chunks(s: &Scenario) -> FusedChunks {
+    match release(s) {
+        Some(r) if s.framework == Framework::Unsloth && r >= Release(2026, 7, 1) => FusedChunks::HalfFreeCapped,
+        Some(r) if s.framework == Framework::Unsloth && r >= Release(2025, 8, 5) => FusedChunks::HalfFree,
+        _ => FusedChunks::Fixed,
+    }
+}
+
 /// The release a scenario's framework rules follow: the one asked for, else the newest read.
 pub fn release(s: &Scenario) -> Option<Release> {
     s.framework_version.or_else(|| releases(s.framework).last().copied())
@@ -484,5 +511,8 @@ pub fn rules_markdown() -> String {
             ));
         }
     }
+    out.push_str(
+        "\nBeyond the keys: how a fused loss (`loss=fused`) chunks the logits follows the framework too (`framework::fused_chunks`). Unsloth from 2025.8.5 (the 2025-08-13 nightly: `unsloth_fused_ce_loss` in `CausalLM_fast_forward` and in the compiler's loss replacement) sizes the chunks by the memory free at its first call: fp32 logits of half of it per chunk, the count rounded to a multiple of 4, one chunk when that rounds to none (unsloth-zoo `fused_losses/cross_entropy_loss.py` `_get_chunk_multiplier`, `get_chunk_size`); from 2026.7.1 (unsloth-zoo #857, 2026-07-06) a chunk holds at most 4 GiB and the count rounds up. Before 2025.8.5 Unsloth used Cut Cross-Entropy (`fused_linear_cross_entropy`), which the bill counts as Liger's fixed chunk.\n",
+    );
     out
 }

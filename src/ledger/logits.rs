@@ -7,8 +7,9 @@
 use super::architecture::Architecture;
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
+use super::framework::FusedChunks;
 use super::msg::{when, Arg, Msg};
-use super::plan::{Plan, Training};
+use super::plan::{Base, Plan, Training};
 use super::scenario::LossKernel;
 use crate::msg;
 
@@ -103,14 +104,38 @@ fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) ->
 /// tokens ÷ ⌈vocab / hidden⌉, so that it matches the hidden states' size — in the activations' dtype
 /// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
 /// an fp32 loss per token. Returns (bytes, chunk tokens).
-fn fused_loss_bytes(p: &Plan) -> (f64, u64) {
+fn fused_loss_bytes(p: &Plan, t: &Training) -> (f64, u64) {
     let tokens = p.batch.saturating_mul(p.logit_tokens).max(1);
     let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
     let inc = vocab.div_ceil(hidden).max(1);
-    let chunk = tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens).min(tokens);
+    let chunk = match t.fused_chunks {
+        FusedChunks::Fixed => tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens),
+        sized => tokens.div_ceil(unsloth_chunks(p, t, tokens, sized)),
+    }
+    .min(tokens);
     let act = p.acts.bytes();
     let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
     (bytes, chunk)
+}
+
+/// How many chunks Unsloth's fused loss splits `tokens` into: the fp32 logits (tokens × vocab × 4 B)
+/// over a target of half the memory free at its first call — the card less the weights (the CUDA
+/// context, adapters and any master copy left out: no gradients or states yet) — rounded to a
+/// multiple of 4 (one chunk when that rounds to none); from 2026.7.1 the target is at most 4 GiB
+/// and the count rounds up (unsloth-zoo `get_chunk_size`).
+fn unsloth_chunks(p: &Plan, t: &Training, tokens: u64, sized: FusedChunks) -> u64 {
+    let capped = sized == FusedChunks::HalfFreeCapped;
+    let resident = match t.base {
+        Base::Frozen(_) => t.base_weights.as_ref().map_or(0.0, |w| w.bytes),
+        Base::Trained(dtype) => p.parameters as f64 * dtype.bytes(),
+    };
+    let free = p.gpu.bytes as f64 - resident;
+    let target = (free / 2.0).min(if capped { 4.0 * (1u64 << 30) as f64 } else { f64::MAX });
+    // A quarter of the fp32 logits over the target (`exact / 4`): one chunk when they fit it, else a
+    // multiple of 4. A card with nothing free gives one chunk, or one token per chunk where the target
+    // is zero (Unsloth stops there): never NaN, the tokens and vocabulary being at least 1.
+    let quarters = tokens as f64 * p.arch.vocab as f64 / target;
+    (if capped && quarters > 0.25 { quarters.ceil() } else { quarters.round() } * 4.0).max(1.0) as u64
 }
 
 /// The logits a loop that keeps the model's output holds through backward: one copy in the dtype
@@ -147,7 +172,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
     let held_note = || when(held > 0.0, || msg!(HeldOutput, Arg::Bytes(held)));
     if t.loss == LossKernel::Fused {
-        let (bytes, chunk) = fused_loss_bytes(p);
+        let (bytes, chunk) = fused_loss_bytes(p, t);
         let formula = msg!(
             LogitsFused,
             Arg::Count(chunk),

@@ -165,6 +165,9 @@ pub struct Training {
     pub unknown_reentrant: bool,
     /// The loss compiled with them (`compile=1`): the fp32 upcast and log-softmax fused.
     pub loss_compiled: bool,
+    /// How a fused loss (`loss=fused`) chunks the tokens: Liger's fixed chunk, or Unsloth's
+    /// `unsloth_fused_ce_loss`, sized by the memory free at its first call.
+    pub fused_chunks: super::framework::FusedChunks,
     /// Selective checkpointing (torchtitan's per-op policy), with `checkpointing`.
     pub selective: bool,
     /// Unsloth's offloaded checkpointing, with `checkpointing`: the layers' inputs in host RAM.
@@ -520,6 +523,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         compiled: s.compile.layers(),
         kernels: s.kernels,
         loss_compiled: s.compile.loss(),
+        fused_chunks: super::framework::fused_chunks(s),
         selective: s.checkpointing == Checkpointing::Selective,
         offloaded_inputs: s.checkpointing == Checkpointing::Offloaded,
         // FSDP1 with frozen units (PEFT's wrap policy puts the adapters in their own) and a

@@ -839,7 +839,7 @@ keys! {
         doc: doc!("the preset's", "mixture of experts: a sigmoid gate on the shared experts (Qwen2-MoE, Qwen3-Next)"),
     },
     DenseExperts = "dense_experts" {
-        label: ("Every expert on every token", "每个专家算全部 token"),
+        label: ("All experts per token", "每个 token 算全部专家"),
         read: Read::Flag,
         set: |s, v| {
             set_moe(s, |m| m.dense_experts = v.flag());
