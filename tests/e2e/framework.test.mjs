@@ -89,3 +89,29 @@ test('an Unsloth 2024 release bills its per-layer RoPE tables, in Chinese at 360
   await shot(page, 'framework-unsloth-2024-rope-zh-360');
   assert.deepEqual(page.problems, []);
 });
+
+test('Unsloth 2025.9 holds the logits its free memory allows, and Llama-4 every expert per token, as the CLI does', async () => {
+  // unsloth_fused_ce_loss (2025.8.5 on) sizes its chunks by half the memory free at its first call:
+  // Qwen3-32B QLoRA, 2 × 4,096 tokens on an 80 GB card holds all 8,192 tokens' logits in one chunk
+  // (tests/framework.rs: 8,192 × 151,936 × 6 B + 8,192 × 5,120 × 2 B + 4 × 8,192 = 7,551,877,120 B).
+  const q = 'framework=unsloth&framework_version=2025.9.1&model=qwen3-32b&method=qlora&seq=4096&batch=2&gpu=a100-80g';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${q}&lang=en`);
+  await ready(page);
+  assert.equal(await page.getAttribute('[data-testid="component-logits"]', 'data-bytes'), '7551877120');
+  assert.match(await page.textContent('[data-testid="component-logits"] .formula'), /a chunk of 8,192 tokens × vocab 151,936/);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(cli(['--json', q]).device_bytes));
+  // transformers' Llama-4 runs all 16 of Scout's experts over every token (tests/recipes.rs: the
+  // recomputed layer holds 3,019,898,880 B more at 4,096 tokens than top-1 routing would).
+  const scout = 'model=llama-4-scout&method=qlora&recipe=plain&rank=32&targets=qkvo&seq=4096&batch=1&gc=unsloth&kernels=unsloth&loss=fused&gpu=h100-80g';
+  await page.goto(`${root.url}?${scout}&lang=en`);
+  await ready(page);
+  const dense = BigInt(await page.getAttribute('[data-testid="component-activations"]', 'data-bytes'));
+  assert.equal(dense.toString(), String(cli(['--json', scout]).components.find((c) => c.id === 'activations').bytes));
+  await page.goto(`${root.url}?${scout}&dense_experts=0&lang=en`);
+  await ready(page);
+  const sparse = BigInt(await page.getAttribute('[data-testid="component-activations"]', 'data-bytes'));
+  assert.ok(dense - sparse >= 3_019_898_876n && dense - sparse <= 3_019_898_884n, `${dense} - ${sparse}`);
+  assert.match(decodeURIComponent(await page.evaluate(() => location.search)), /dense_experts=0/);
+  assert.deepEqual(page.problems, []);
+});
