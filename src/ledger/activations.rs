@@ -187,6 +187,12 @@ fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
     }
 }
 
+/// The copies of a token a layer of `class` runs its MLP over: one, or in a MoE layer one per expert
+/// the token occupies (`MoeSpec::experts_per_token`).
+fn routed_copies(arch: &Architecture, class: LayerClass) -> f64 {
+    arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64)
+}
+
 /// MLP block: its norm, the router, the gated or plain MLP's saved tensors.
 fn mlp_saved(
     saved: &mut LayerActivations,
@@ -199,7 +205,7 @@ fn mlp_saved(
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
-    let routed = moe.map_or(1.0, |m| m.experts_per_token() as f64);
+    let routed = routed_copies(arch, class);
     saved.per_token += norm_saved(arch, act, full, inputs_kept, fusion);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
@@ -235,7 +241,7 @@ fn adapters_saved(
 ) {
     let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs, dropout, .. } = trainable else { return };
     let h = arch.hidden as f64;
-    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64);
+    let routed = routed_copies(arch, class);
     let mut shared_inputs = 0.0;
     let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
     for l in linears.iter().filter(|l| class.has(l) && targets.includes(l.name)) {
@@ -297,7 +303,7 @@ fn unsloth_adapters_saved(
     let adapted =
         |names: &[&str]| linears.iter().any(|l| class.has(l) && targets.includes(l.name) && names.contains(&l.name));
     let h = arch.hidden as f64;
-    let routed = arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64);
+    let routed = routed_copies(arch, class);
     if adapted(&["q_proj", "k_proj", "v_proj"]) {
         *per_token += act * h;
     }
