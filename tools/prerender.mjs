@@ -25,7 +25,13 @@ export async function prerender(dir) {
   if (!MARK.test(html)) throw new Error(`index.html has no ${MARK}`);
   // The test hooks (`data-testid`) stay out of the static first paint: the wasm's render, which
   // replaces it in its first task, carries them (108 attributes, 264 B of the gzipped download).
-  const page = (lang) => render(lang).replace(/ data-testid="[^"]*"/g, '');
+  // Nor do the bars' click targets (an <svg class="chart-targets"> over each chart: transparent
+  // rectangles with a tooltip each, 2 KB of the gzipped download): clicking one needs the wasm,
+  // whose first render adds them.
+  const page = (lang) =>
+    render(lang)
+      .replace(/ data-testid="[^"]*"/g, '')
+      .replace(/<svg [^>]*class="chart-targets".*?<\/svg>/gs, '');
   const pages = ['zh', 'en'].map((lang) => `<div id="boot-${lang}" hidden>${page(lang)}</div>`).join('');
   await writeFile(htmlPath, html.replace(MARK, () => pages));
 }

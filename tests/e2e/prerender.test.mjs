@@ -1,7 +1,8 @@
 // The result before the wasm: the default page's first screen is in index.html as the app rendered
 // it at build time (tools/prerender.mjs), in the reader's language, and it is what the wasm then
 // draws — the header, the controls (each select with its chosen option: nobody can open one before
-// the wasm), the verdict, the totals, the bars, the step's timeline card with its peak; the app adds
+// the wasm), the verdict, the totals, the bars (their click targets come with the wasm), the step's
+// timeline card with its peak; the app adds
 // the timeline's picture in the place kept for it, what fits (both below the first screen) and the
 // sections below (the ledger, the tree, …). A link with a query paints the frame instead.
 import { test, before, after } from 'node:test';
@@ -37,11 +38,11 @@ function seen(scope) {
     // The controls' values: each select's chosen option.
     chosen: [...document.querySelectorAll(`${scope} .layout select`)].map((s) => s.selectedOptions[0]?.textContent ?? null),
     // Everything the first screen says (the header, the controls and the results), the timeline's
-    // picture and its detail line aside.
+    // picture and its detail line aside, and the bars' tooltips (compared as `targets`).
     header: text('header').replace(/\s+/g, ' '),
     screen: (() => {
       const layout = q('.layout').cloneNode(true);
-      layout.querySelectorAll('.chart-card.timeline .chart, .chart-card.timeline .segment-detail, .fits, select')
+      layout.querySelectorAll('.chart-card.timeline .chart, .chart-card.timeline .segment-detail, .fits, select, .chart-targets')
         .forEach((e) => e.remove());
       return layout.textContent.replace(/\s+/g, ' ');
     })(),
@@ -80,9 +81,11 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     const drawn = await after.evaluate(seen, 'body');
     const timelineDrawn = await after.evaluate(timeline, 'body');
     assert.ok(painted.totals.every((b) => Number(b) > 0), JSON.stringify(painted.totals));
-    assert.ok(painted.targets.length >= 5, 'the segments are there');
+    // The bars' click targets (each segment's tooltip) come with the app: clicking needs it.
+    assert.deepEqual(painted.targets, [], 'no click targets before the wasm');
+    assert.ok(drawn.targets.length >= 5, 'the segments are there');
     assert.equal(painted.peak, 'backward', 'the default LoRA step peaks at backward\'s start');
-    assert.deepEqual(painted, drawn);
+    assert.deepEqual({ ...painted, targets: drawn.targets }, drawn);
     assert.ok(painted.chosen.length >= 5 && painted.chosen.every((c) => c), JSON.stringify(painted.chosen));
     // What fits comes with the app (below the first screen), as do the selects' other options.
     assert.equal(await before.evaluate((s) => document.querySelector(s), `#boot-${lang} .fits`), null);
