@@ -85,6 +85,36 @@ fn generate_prefills_then_decodes() {
     assert_eq!(phase_totals(&ph[1]), totals(&b));
 }
 
+/// A tied model whose checkpoint stores its LM head apart (`head_copy=1`, Qwen2.5's official AWQ
+/// files): loading holds a second vocab × hidden × 2 B matrix until `from_pretrained` ties the
+/// weights, and with a one-token prompt that moment is the peak. Qwen2.5-0.5B: 151,936 × 896 × 2 B =
+/// 272,269,312 B (config.json's vocab_size and hidden_size; hand arithmetic).
+#[test]
+fn loading_holds_a_tied_head_stored_apart() {
+    let q = "model=qwen2.5-0.5b&mode=infer&quant=awq4&seq=1&gen=2048&gpu=a100-80g";
+    let copied = bill(&format!("{q}&head_copy=1"));
+    let ph = phases::of(&copied);
+    let weights = copied.components.iter().find(|c| c.id == C::Weights).map_or(0, |c| c.bytes);
+    assert_eq!(ph[0].name, PhaseName::Load);
+    assert_eq!(ph[0].bytes(C::Weights), weights);
+    assert_eq!(ph[0].bytes(C::Activations), 272_269_312);
+    assert_eq!(phases::peak(&ph).map(|p| p.name), Some(PhaseName::Load));
+    assert_eq!(phase_totals(&ph[0]), totals(&copied));
+    assert_eq!(totals(&copied).0, weights + 272_269_312);
+    // Without it loading holds the weights alone and the decoding step is the peak.
+    let plain = bill(q);
+    let ph = phases::of(&plain);
+    assert_eq!(ph[0].bytes(C::Activations), 0);
+    assert_eq!(phases::peak(&ph).map(|p| p.name), Some(PhaseName::Decode));
+    assert!(totals(&plain).0 < totals(&copied).0);
+    // A long prompt's moments are larger than the copy: the peak is generate()'s, as without it.
+    let long = "model=qwen2.5-0.5b&mode=infer&quant=awq4&seq=30720&gen=2048&gpu=a100-80g";
+    assert_eq!(totals(&bill(&format!("{long}&head_copy=1"))), totals(&bill(long)));
+    // An untied model's head is a weight of its own: nothing is stored apart.
+    let untied = "model=qwen2.5-7b&mode=infer&quant=awq4&seq=1&gen=16&gpu=a100-80g";
+    assert_eq!(totals(&bill(&format!("{untied}&head_copy=1"))), totals(&bill(untied)));
+}
+
 /// A serving engine: loading, profiling, capturing graphs, then the pool; serving is the peak.
 #[test]
 fn an_engine_starts_up_then_serves() {

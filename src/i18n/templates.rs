@@ -629,6 +629,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "prefill, one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}: {4}, before the generated tokens' KV ({5}) and the last logits ({6}) exist; beyond them it needs {8} (at least a decoding step's copy of one layer's grown cache, {7})",
             "prefill,逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}:{4},此时生成 token 的 KV({5})与最后的 logits({6})尚未出现;在它们之外还需 {8}(至少为解码一步时复制一层增长后缓存的 {7})",
         ),
+        LoadHeadCopy => (
+            "the larger of `generate()`'s moments and loading, whose checkpoint stores the tied LM head apart (`head_copy=1`): the loader puts it on the GPU as a second matrix until `from_pretrained` ties it to the embedding, {0} × {1} × 2 B = {2}; beyond the cache and the logits the peak needs {3}",
+            "取 `generate()` 各时刻与加载时中的较大者:这份权重文件把共享的 LM head 单独存了一份(`head_copy=1`),加载时它作为第二个矩阵放上显卡,直到 `from_pretrained` 把它与 embedding 重新绑定,{0} × {1} × 2 B = {2};在缓存与 logits 之外峰值还需 {3}",
+        ),
         WhyGrowth => ("memory grows from {0} to {1} over the logged steps: something is kept from one step to the next", "显存随步数从 {0} 涨到 {1}:有东西被一步步留了下来"),
         DoNoGradItem => ("wrap evaluation in `torch.no_grad()`; log `loss.item()`, not the tensor; do not append outputs that keep their graph", "验证放进 `torch.no_grad()`;记录 `loss.item()` 而非张量;不要把带计算图的输出追加到列表"),
         WhyEvalFrames => ("the traceback is in an evaluation loop: without `torch.no_grad()` it builds a graph it never frees", "报错发生在验证循环里:没有 `torch.no_grad()` 就会建立永不释放的计算图"),

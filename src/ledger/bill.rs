@@ -364,8 +364,9 @@ pub enum Timeline {
     /// A training step.
     Training(StepAmounts),
     /// `generate()`: what the prefill's and a decoding step's larger moments hold beyond the
-    /// weights (`super::inference::moments`; no decoding step when nothing is generated).
-    Generate { prefill: Live, decode: Option<Live>, slack: SlackRule },
+    /// weights (`super::inference::moments`; no decoding step when nothing is generated), and what
+    /// loading holds beyond them until the weights are tied (`super::inference::Amounts::load_copy`).
+    Generate { load: f64, prefill: Live, decode: Option<Live>, slack: SlackRule },
     /// A serving engine at start-up.
     Engine,
     /// Phases worked out where the bill was (a preference or RL step: `super::rl`).

@@ -41,13 +41,16 @@ pub struct MappedGpu {
     pub part: GpuPart,
     pub prefill: Live,
     pub decode: Option<Live>,
+    /// What loading holds beyond its weights (`inference::Amounts::load_copy`, on the head's GPU).
+    pub load: f64,
 }
 
 impl MappedGpu {
-    /// Its `max_memory_allocated`: the weights, what stays, and the larger moment.
+    /// Its `max_memory_allocated`: the weights, and the larger of loading's tensor and a moment
+    /// with what stays beside it.
     pub fn allocated(&self) -> f64 {
         let decode = self.decode.map_or(0.0, |d| d.total());
-        self.weights + self.running + self.prefill.total().max(decode)
+        self.weights + (self.running + self.prefill.total().max(decode)).max(self.load)
     }
 }
 
@@ -203,7 +206,8 @@ fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
             let (prefill, decode) = inference::moments(i, part, a);
             let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 } + table_per_layer * stage.count() as f64;
             let running = if part.layers { dequant } else { 0.0 } + if stage.first { vision } else { 0.0 };
-            MappedGpu { stage, weights, running, part, prefill, decode }
+            let load = if part.head { a.load_copy } else { 0.0 };
+            MappedGpu { stage, weights, running, part, prefill, decode, load }
         })
         .collect()
 }

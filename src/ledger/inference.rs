@@ -234,6 +234,10 @@ pub struct Amounts {
     pub prompt_logits: f64,
     pub returned_logits: f64,
     pub last_logits: f64,
+    /// What loading holds beyond the weights until `from_pretrained` ties them: a tied model's AWQ
+    /// checkpoint written by AutoAWQ before 0.2.8 stores its LM head as a tensor of its own (the
+    /// embedding's fp16 copy), which the loader puts on the GPU as a second matrix.
+    pub load_copy: f64,
 }
 
 /// The amounts of `p` and `i`, given the whole cache's bytes (the KV cache line's).
@@ -253,7 +257,19 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         prompt_logits: if every { logits } else { 0.0 },
         returned_logits: if every { positions * 4.0 } else { 0.0 },
         last_logits: if every { 0.0 } else { logits },
+        load_copy: if head_stored_apart(p, i) { (arch.vocab * arch.hidden) as f64 * 2.0 } else { 0.0 },
     }
+}
+
+/// A tied model's checkpoint that stores `lm_head.weight` as well as the embedding (`head_copy`:
+/// AutoAWQ's `save_quantized` before 0.2.8 cloned every state-dict entry; Qwen2.5's official AWQ
+/// files keep both). transformers lists the tied name among the keys it expects, and its loader
+/// with a device map (4.38 to 4.57: `_load_state_dict_into_meta_model`, accelerate's
+/// `set_module_tensor_to_device`; 5.x: `convert_and_load_state_dict_in_model`) gives the head a
+/// GPU tensor of its own until `from_pretrained` ties the two again and frees it
+/// (docs/research/transformers-inference-by-release.md §10).
+fn head_stored_apart(p: &Plan, i: &Inference) -> bool {
+    i.head_copy && i.engine.engine == super::scenario::Engine::Hf && p.arch.tied_embeddings
 }
 
 /// `generate()`'s two kinds of moment on one GPU, each the larger of its candidates, beyond the
@@ -295,9 +311,10 @@ pub fn moments(i: &Inference, part: GpuPart, a: &Amounts) -> (Live, Option<Live>
 
 /// The bill's cache, logits and activations lines from a GPU's moments: the whole cache and the
 /// peak's logits as lines (as much of them as the peak has room for), the activations what the
-/// peak needs beyond them.
-pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<Live>)) -> (f64, f64, f64) {
-    let peak = decode.map_or(prefill, |d| prefill.max(d));
+/// peak needs beyond them. `load`: what loading holds beyond the weights and the lines that stay
+/// beside the moments, where it is the larger moment.
+pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<Live>), load: f64) -> (f64, f64, f64) {
+    let peak = decode.map_or(prefill, |d| prefill.max(d)).max(Live { kv: 0.0, activations: load, logits: 0.0 });
     let kv = part.kv_share * a.kv_total;
     let room = (peak.total() - kv).max(0.0);
     // The logits of the peak's kind of moment: at a prefill peak the prompt's (what the GPU
@@ -320,6 +337,15 @@ pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<L
 pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64) -> Msg {
     let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
+    if a.load_copy > 0.0 {
+        return msg!(
+            LoadHeadCopy,
+            Arg::Count(p.arch.vocab),
+            Arg::Count(p.arch.hidden),
+            Arg::Bytes(a.load_copy),
+            Arg::Bytes(activations)
+        );
+    }
     if i.generated == 0 {
         return msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(a.layer_peak));
     }

@@ -450,6 +450,7 @@ msg_ids!(
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,
+    LoadHeadCopy,
     InferenceLogitsAll,
     EngineWeights,
     VllmMxfp4Padding,

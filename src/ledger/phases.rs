@@ -112,7 +112,9 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
             .collect(),
             &step.slack,
         ),
-        Timeline::Generate { prefill, decode, slack } => with_slack(generate_steps(lines, *prefill, *decode), slack),
+        Timeline::Generate { load, prefill, decode, slack } => {
+            with_slack(generate_steps(lines, *load, *prefill, *decode), slack)
+        }
         Timeline::Engine => engine_phases(lines),
         Timeline::Phases(phases) => phases.clone(),
     }
@@ -134,6 +136,7 @@ pub fn peak(phases: &[Phase]) -> Option<&Phase> {
 /// generated, a decoding step's (the whole cache, the step's copy, the last position's logits).
 fn generate_steps(
     lines: &[Component],
+    loading: f64,
     prefill: super::bill::Live,
     decode: Option<super::bill::Live>,
 ) -> Vec<(PhaseName, Vec<(ComponentId, f64)>)> {
@@ -142,6 +145,11 @@ fn generate_steps(
         .filter(|c| c.id.layer() == TotalKind::Allocated && stays(c.id))
         .map(|c| (c.id, c.bytes as f64))
         .collect();
+    // Loading's own tensor (a second LM head until the weights are tied) is the activations line's.
+    let mut loaded = load.clone();
+    if loading > 0.0 {
+        loaded.push((ComponentId::Activations, loading));
+    }
     let allocated = |id: ComponentId| lines.iter().find(|c| c.id == id).map_or(0.0, |c| c.bytes as f64);
     let at = |live: super::bill::Live| -> Vec<(ComponentId, f64)> {
         let mut held = load.clone();
@@ -152,7 +160,7 @@ fn generate_steps(
         held.push((ComponentId::Logits, live.logits));
         held
     };
-    let mut steps = vec![(PhaseName::Load, load.clone()), (PhaseName::Prefill, at(prefill))];
+    let mut steps = vec![(PhaseName::Load, loaded), (PhaseName::Prefill, at(prefill))];
     steps.extend(decode.map(|d| (PhaseName::Decode, at(d))));
     steps
 }

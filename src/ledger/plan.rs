@@ -270,6 +270,8 @@ pub struct Inference {
     pub generated: u64,
     /// What serves it (resolved against the card by `ledger::serving`).
     pub engine: EngineSettings,
+    /// The checkpoint stores a tied model's LM head apart (`head_copy`).
+    pub head_copy: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -396,6 +398,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             kv: s.kv,
             generated: s.generated,
             engine: s.serving,
+            head_copy: s.head_copy,
         }),
     };
     if let Some(ram_gb) = s.gpu.unified_ram_gb {

@@ -717,6 +717,8 @@ pub struct Scenario {
     /// RoPE's cos/sin tables resident on the GPU (training; in `engine=hf` inference where the
     /// transformers release does not decide it).
     pub rope_cache: RopeCache,
+    /// The checkpoint stores a tied model's LM head apart (`head_copy`; `engine=hf` inference).
+    pub head_copy: bool,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
     pub sync_module_states: bool,
     pub kv: KvDtype,
@@ -792,6 +794,7 @@ impl Default for Scenario {
             sync_module_states: false,
             zero3: Zero3Impl::Fsdp,
             rope_cache: RopeCache::None,
+            head_copy: false,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

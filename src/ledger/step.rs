@@ -269,7 +269,14 @@ fn inference_lines(
     };
     let part = gpu.as_ref().map_or(inference::GpuPart::WHOLE, |g| g.part);
     let (prefill, decode) = gpu.as_ref().map_or_else(|| inference::moments(i, part, &a), |g| (g.prefill, g.decode));
-    let (kv, logits, activations) = inference::peak_lines(part, &a, (prefill, decode));
+    // What stays beside the moments (not while loading): the vision tower's working set on the
+    // first GPU, bitsandbytes' dequantization buffer where layers run.
+    let vision = if gpu.as_ref().is_none_or(|g| g.stage.first) { vision_activations(p) } else { None };
+    let dequant = if part.layers { inference::dequant_buffer(p, i) } else { None };
+    let running =
+        vision.as_ref().map_or(0.0, |(c, _)| c.bytes as f64) + dequant.as_ref().map_or(0.0, |c| c.bytes as f64);
+    let load = if part.head { a.load_copy } else { 0.0 };
+    let (kv, logits, activations) = inference::peak_lines(part, &a, (prefill, decode), load - running);
     let weights = inference::weights(p, i);
     match &gpu {
         Some(g) => {
@@ -287,16 +294,12 @@ fn inference_lines(
     if mask > 0.0 {
         notes.push(Note { key: "full_mask", text: msg!(NoteFullMask, Arg::Bytes(mask)) });
     }
-    if gpu.as_ref().is_none_or(|g| g.stage.first) {
-        if let Some((c, note)) = vision_activations(p) {
-            lines.push(c);
-            notes.push(Note { key: "vision_tokens", text: note });
-        }
+    if let Some((c, note)) = vision {
+        lines.push(c);
+        notes.push(Note { key: "vision_tokens", text: note });
     }
-    if gpu.as_ref().is_none_or(|g| g.part.layers) {
-        lines.extend(inference::dequant_buffer(p, i));
-    }
-    (Timeline::Generate { prefill, decode, slack: slack_rule(p) }, map)
+    lines.extend(dequant);
+    (Timeline::Generate { load, prefill, decode, slack: slack_rule(p) }, map)
 }
 
 /// The GPU of a device map the bill is of (`stage`, or the one that needs the most), the map's

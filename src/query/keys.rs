@@ -1388,6 +1388,17 @@ keys! {
         architecture: false,
         doc: doc!("none", "RoPE's cos/sin tables resident on the GPU, billed with the weights: none = computed at each forward (transformers' own classes from 4.41, Qwen2's from 4.45; in `engine=hf` inference with `engine_version` below those, they keep layer_full unless the link says otherwise, remote code `mask=full` none; other engines none); model = one pair for the model (Unsloth from 2025.1.1); layer = a pair in every attention layer, max(seq, the model's context) positions up to 32,768, grown in 8,192-token steps for a longer sequence (Unsloth 2024.8 – 2024.12); layer_full = a pair per layer over the whole max(seq, context) (Unsloth before 2024.8); 16-bit (fp32 for Gemma's four-norm layers, Unsloth's GemmaFixedRotaryEmbedding)"),
     },
+    HeadCopy = "head_copy" {
+        label: ("Tied LM head stored apart", "共享 LM head 单独存储"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.head_copy = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.head_copy != c.default.head_copy).then(|| flag_text(s.head_copy)),
+        architecture: false,
+        doc: doc!("0", "the checkpoint stores a tied model's LM head as a tensor of its own (AutoAWQ's saves before 0.2.8, Qwen2.5's official AWQ files among them): `engine=hf` inference loads it onto the GPU as a second matrix until `from_pretrained` ties the weights (vocab × hidden × 2 B, a moment of loading that the peak includes when it is larger than generate()'s)"),
+    },
     Kv = "kv" {
         label: ("KV-cache dtype", "KV cache 精度"),
         read: Read::Word(|| ids(&KvDtype::ALL, KvDtype::id)),

@@ -2,7 +2,7 @@
 // each moment's live set on hover or focus, `view=timeline` alone (for a chapter page), its SVG.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, serve, openPage, ready, shot } from './harness.mjs';
+import { launch, serve, openPage, ready, shot, cli } from './harness.mjs';
 
 let browser, root;
 before(async () => { browser = await launch(); root = await serve('/'); });
@@ -26,6 +26,24 @@ test('full fine-tuning peaks at the optimizer step; a moment shows what is live 
   await page.hover('[data-testid="timeline"] rect.phase[data-bar="3"]');
   assert.match(await page.textContent('[data-testid="timeline-detail"]'), /^backward's start: .*Activations/);
   await shot(page, 'timeline-full');
+  assert.deepEqual(page.problems, []);
+});
+
+test('a tied head stored apart in the checkpoint makes loading the peak, as the CLI says', async () => {
+  // Qwen2.5-0.5B-Instruct-AWQ stores its LM head beside the embedding (head_copy=1): until
+  // from_pretrained ties them, loading holds a second 151,936 × 896 × 2 B = 272,269,312 B matrix
+  // (hand arithmetic; tests/phases.rs), more than generating 2,048 tokens after a 1-token prompt.
+  const q = 'model=qwen2.5-0.5b&mode=infer&quant=awq4&seq=1&gen=2048&gpu=a100-80g&head_copy=1';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${q}&lang=en`);
+  await ready(page);
+  assert.equal(await page.getAttribute('[data-testid="timeline-card"]', 'data-peak'), 'load');
+  assert.match(await page.textContent('[data-testid="component-activations"] .formula'), /from_pretrained.*151,936 × 896 × 2 B/);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(cli(['--json', q]).device_bytes));
+  assert.match(decodeURIComponent(await page.evaluate(() => location.search)), /head_copy=1/);
+  await page.goto(`${root.url}?${q.replace('&head_copy=1', '')}&lang=en`);
+  await ready(page);
+  assert.equal(await page.getAttribute('[data-testid="timeline-card"]', 'data-peak'), 'decode');
   assert.deepEqual(page.problems, []);
 });
 
