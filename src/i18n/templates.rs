@@ -854,8 +854,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度)",
         ),
         GridNccl => (
-            "{0}: NCCL's buffers for the {1} process groups of more than one GPU a step uses, as Megatron-Core makes them (the world's; tp, the pipeline's, cp, dp with cp, model parallel tp × pp; with experts ep, etp, tp × ep, etp × ep × pp and the experts' dp: a communicator each, even where two have the same GPUs), outside PyTorch's allocator (0.25 GiB each; the first 1.9 GiB with NVLS on NVSwitch Hopper and later)",
-            "{0}:一步用到的 {1} 个多卡进程组的 `NCCL` 缓冲,按 `Megatron-Core` 建组的方式计(全局组;`tp`、流水线、`cp`、含 `cp` 的 `dp`、模型并行 `tp × pp`;有专家时 `ep`、`etp`、`tp × ep`、`etp × ep × pp` 与专家的 `dp`:每组一个通信器,即使两组的卡相同),在 `PyTorch` 分配器之外(每组 0.25 GiB;`Hopper` 及之后的 `NVSwitch` 机器上第一组有 `NVLS`:1.9 GiB)",
+            "{0}: NCCL's buffers for the {1} process groups of more than one GPU a step uses, as Megatron-Core makes them (the world's; tp, the pipeline's, cp, dp with cp, model parallel tp × pp; with experts ep, etp, tp × ep, etp × ep × pp and the experts' dp: a communicator each, even where two have the same GPUs), outside PyTorch's allocator: on NVLink cards 0.51 GiB for two GPUs and 0.64 GiB for more (a step's large collectives connect every protocol on many channels), over PCIe 0.25 GiB, the first 1.9 GiB with NVLS on NVSwitch Hopper and later; of them the experts' all-to-all's buffers for each peer of ep: {2} (0.44 GiB a peer)",
+            "{0}:一步用到的 {1} 个多卡进程组的 `NCCL` 缓冲,按 `Megatron-Core` 建组的方式计(全局组;`tp`、流水线、`cp`、含 `cp` 的 `dp`、模型并行 `tp × pp`;有专家时 `ep`、`etp`、`tp × ep`、`etp × ep × pp` 与专家的 `dp`:每组一个通信器,即使两组的卡相同),在 `PyTorch` 分配器之外:`NVLink` 卡上两卡的组 0.51 GiB、更大的组 0.64 GiB(训练的大张量集合通信会在许多通道上连通每种协议),`PCIe` 上每组 0.25 GiB,`Hopper` 及之后的 `NVSwitch` 机器上第一组有 `NVLS`:1.9 GiB;其中专家 `all-to-all` 为 `ep` 中每个对端准备的缓冲:{2}(每个对端 0.44 GiB)",
         ),
         NoteGrid => (
             "Megatron-style grid {0}: {1} GPUs; this bill is one GPU of stage {2} (the stage that needs the most: {3}); the `parallel` object lists every stage",

@@ -37,7 +37,7 @@ use super::bill::{
     StepAmounts, Timeline,
 };
 use super::msg::{when, Arg, Msg};
-use super::plan::{resolve, NCCL_GIB, NCCL_NVLS_GIB};
+use super::plan::{resolve, Plan, NCCL_GIB, NCCL_NVLS_GIB};
 use super::scenario::{Layout, Method, Offload, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
 use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
 use crate::msg;
@@ -189,7 +189,7 @@ struct StageLines {
     host: f64,
 }
 
-fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> StageLines {
+fn stage_lines(s: &Scenario, l: &Layout, p: u64, (nccl, groups, all_to_all): (f64, u64, f64)) -> StageLines {
     let arch = &s.architecture;
     let params = stage_params(s, l, p);
     let layers = stage_layers(arch.layers, l.pp, p);
@@ -222,7 +222,12 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, nccl: f64, groups: u64) -> Stag
     lines.push(act_line);
     lines.push(stage_logits(s, l, params.has_lm_head));
     if nccl > 0.0 {
-        lines.push(line(ComponentId::NonTorch, nccl, "§3", msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups))));
+        lines.push(line(
+            ComponentId::NonTorch,
+            nccl,
+            "§3",
+            msg!(GridNccl, Arg::Bytes(nccl), Arg::Int(groups), Arg::Bytes(all_to_all)),
+        ));
     }
     let bytes = |id: ComponentId| lines.iter().filter(|c| c.id == id).map(|c| c.bytes as f64).sum::<f64>();
     let (weights, gradients) = (bytes(ComponentId::Weights), bytes(ComponentId::Gradients));
@@ -472,16 +477,40 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
 /// distributed optimizer's gather), model parallel `tp × pp` (the gradient norm); with experts, `ep`
 /// (the tokens' all-to-all), `etp`, `tp × ep` (the token counts' gather), `etp × ep × pp` (the
 /// experts' gradient norm) and the experts' data parallel. (docs/research/parallel/megatron-swift-memory.md)
-fn nccl(l: &Layout, nvls: bool, moe: bool) -> (f64, u64) {
+///
+/// What a communicator holds: a step's collectives carry large tensors, so NCCL connects its
+/// protocols' buffers (10 MiB per connection) on every channel, and NVLink nodes open many channels.
+/// On NVLink cards a communicator of two GPUs holds 0.51 GiB and a larger one 0.64 GiB (nccl#964: a
+/// 4 MB all-reduce on four NVLink A100s, 544 and 688 MB per communicator); over PCIe 0.25 GiB, as
+/// the serving engines' fit (`NCCL_GIB`); with NVLS the first one 1.9 GiB. The experts' all-to-all
+/// connects every peer of `ep` beside that: (ep − 1) × 0.44 GiB (nccl#1685: the first all_to_all on
+/// eight NVLink H100s took NCCL from 1.06 to 4.34 GB). Returns the bytes, the groups and the
+/// all-to-all's part (docs/research/parallel/megatron-nccl-memory.md).
+fn nccl(l: &Layout, card: &Plan, moe: bool) -> (f64, u64, f64) {
     let dense = [l.gpus(), l.tp, l.pp, l.cp, l.dp * l.cp, l.tp * l.pp];
     let experts = [l.ep, l.etp, l.tp * l.ep, l.etp * l.ep * l.pp, l.expert_dp()];
-    let used = dense.iter().chain(if moe { &experts[..] } else { &[] });
-    let groups = used.filter(|&&g| g > 1).count() as u64;
-    if groups == 0 {
-        return (0.0, 0);
+    let used: Vec<u64> = dense.iter().chain(if moe { &experts[..] } else { &[] }).copied().filter(|&g| g > 1).collect();
+    let nvlink = card.nvlink();
+    let each = |g: u64| match () {
+        _ if !nvlink => NCCL_GIB,
+        _ if g == 2 => NCCL_NVLINK_PAIR_GIB,
+        _ => NCCL_NVLINK_GIB,
+    };
+    let mut gib: f64 = used.iter().map(|&g| each(g)).sum();
+    if let Some(&first) = used.first() {
+        if card.nvls() {
+            gib += NCCL_NVLS_GIB - each(first);
+        }
     }
-    ((if nvls { NCCL_NVLS_GIB } else { NCCL_GIB } + (groups - 1) as f64 * NCCL_GIB) * GIB, groups)
+    let all_to_all = if moe && nvlink { l.ep.saturating_sub(1) as f64 * NCCL_ALL_TO_ALL_PEER_GIB * GIB } else { 0.0 };
+    (gib * GIB + all_to_all, used.len() as u64, all_to_all)
 }
+
+/// NCCL's buffers per communicator on NVLink cards: of two GPUs, of more (nccl#964), and per peer
+/// of the experts' all-to-all (nccl#1685).
+const NCCL_NVLINK_PAIR_GIB: f64 = 0.51;
+const NCCL_NVLINK_GIB: f64 = 0.64;
+const NCCL_ALL_TO_ALL_PEER_GIB: f64 = 0.44;
 
 /// A stage's lines with the allocator's slack and the CUDA context, in bill order.
 fn with_overheads(mut lines: Vec<Component>, rule: &SlackRule, overhead_mib: f64) -> Vec<Component> {
@@ -543,7 +572,7 @@ pub fn estimate(s: &Scenario) -> Bill {
         l.dp = s.gpus.max(1);
     }
     let plan = resolve(s);
-    let (nccl_bytes, groups) = nccl(&l, plan.nvls(), s.architecture.moe.is_some());
+    let (nccl_bytes, groups, all_to_all) = nccl(&l, &plan, s.architecture.moe.is_some());
     let rule = SlackRule {
         transient: if plan.expandable_segments { SLACK_TRANSIENT_EXPANDABLE } else { SLACK_TRANSIENT },
         persistent: SLACK_PERSISTENT,
@@ -553,7 +582,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     let mut stages = Vec::new();
     for p in 0..l.pp {
         let StageLines { lines, layers, weights, activations, gradients, host } =
-            stage_lines(s, &l, p, nccl_bytes, groups);
+            stage_lines(s, &l, p, (nccl_bytes, groups, all_to_all));
         let lines = with_overheads(lines, &rule, plan.overhead_mib);
         ranks.push(RankSummary {
             stage: p,

@@ -336,6 +336,16 @@ impl Plan<'_> {
         matches!(self.gpu.id, Some("h100-80g" | "h800" | "h200" | "h20" | "h20-141g" | "b200"))
     }
 
+    /// The card is a data-centre module whose GPUs talk over NVLink (or AMD's Infinity Fabric):
+    /// NCCL opens many channels between them (`parallel::nccl`).
+    pub fn nvlink(&self) -> bool {
+        self.nvls()
+            || matches!(
+                self.gpu.id,
+                Some("v100-16g" | "v100-32g" | "a100-40g" | "a800-40g" | "a100-80g" | "a800-80g" | "mi300x")
+            )
+    }
+
     /// NCCL's buffers on each of `gpus` GPUs (0 on one, unless DeepSpeed runs the step: its
     /// process group has a communicator of one rank).
     pub fn nccl_bytes(&self, gpus: u64) -> f64 {
