@@ -115,6 +115,31 @@ fn loading_holds_a_tied_head_stored_apart() {
     assert_eq!(totals(&bill(&format!("{untied}&head_copy=1"))), totals(&bill(untied)));
 }
 
+/// AutoGPTQ's exllama kernels keep buffers on each GPU from the end of loading on (AutoGPTQ 0.5–0.7.1
+/// `autogptq_post_init`). Llama-2-13B's largest layer is gate_proj / up_proj, 5,120 → 13,824 (hand
+/// arithmetic): exllama's fp16 dequantization buffer 5,120 × 13,824 × 2 B = 141,557,760 B;
+/// exllamav2's scratch that + 128 + a forward buffer 13,824 × 2,048 × 8 × 4 B + 128 = 1,047,527,680 B
+/// (down_proj's would be 141,557,760 + 5,120 × 65,536 + 256 = 477,102,336 B), at any batch.
+#[test]
+fn exllama_buffers_stay_from_the_end_of_loading() {
+    let q = "model=llama-2-13b&mode=infer&engine_version=4.35&quant=gptq4&attn=eager&seq=512&gen=512&gpu=a100-80g";
+    let buffer = |b: &Bill| b.components.iter().filter(|c| c.id == C::DequantBuffer).map(|c| c.bytes).sum::<u64>();
+    for batch in [1, 16] {
+        let v2 = bill(&format!("{q}&batch={batch}&exllama=2"));
+        assert_eq!(buffer(&v2), 1_047_527_680, "batch {batch}");
+        let ph = phases::of(&v2);
+        assert_eq!(ph[0].bytes(C::DequantBuffer), 0, "not while loading");
+        assert_eq!(ph[1].bytes(C::DequantBuffer), 1_047_527_680);
+        assert_eq!(phase_totals(phases::peak(&ph).expect("a peak")), totals(&v2));
+        let plain = bill(&format!("{q}&batch={batch}"));
+        assert_eq!(buffer(&plain), 0);
+        assert_eq!(totals(&v2).0, totals(&plain).0 + 1_047_527_680);
+    }
+    assert_eq!(buffer(&bill(&format!("{q}&exllama=1"))), 141_557_760);
+    // Only GPTQ weights run on it.
+    assert_eq!(buffer(&bill("model=llama-2-13b&mode=infer&seq=512&exllama=2")), 0);
+}
+
 /// A serving engine: loading, profiling, capturing graphs, then the pool; serving is the peak.
 #[test]
 fn an_engine_starts_up_then_serves() {

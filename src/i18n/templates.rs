@@ -154,6 +154,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "largest weight matrix {0} × 2 B: bitsandbytes dequantizes to bf16 for prefill",
             "最大权重矩阵 {0} × 2 B:bitsandbytes 在 prefill 时反量化为 bf16",
         ),
+        ExllamaDequant => (
+            "{0}: the exllama kernel's fp16 buffer for the largest layer's dequantized weight (in × out × 2 B), allocated on each GPU after loading",
+            "{0}:`exllama` 内核为最大一层反量化权重准备的 `fp16` 缓冲(输入维 × 输出维 × 2 B),加载后在每张卡上分配",
+        ),
+        Exllamav2Scratch => (
+            "{1}: the exllamav2 kernel's scratch, allocated on each GPU after loading for its largest layer: the dequantized weight (in × out × 2 B) and a forward buffer for 2,048 × 8 input rows (out {0} × 2,048 × 8 × 4 B), whatever the batch",
+            "{1}:`exllamav2` 内核的暂存区,加载后按最大一层在每张卡上分配:反量化权重(输入维 × 输出维 × 2 B)与 2,048 × 8 行输入的前向缓冲(输出维 {0} × 2,048 × 8 × 4 B),与批大小无关",
+        ),
         MasterWeights => ("{0} trainable × 4 B (fp32 master copy){1}", "{0} 个可训练参数 × 4 B(fp32 主权重副本){1}"),
         Gradients => ("{0} trainable ({1}) × {2} B{3}{4}{5}", "{0} 个可训练参数({1})× {2} B{3}{4}{5}"),
         GradientsAtStart => (

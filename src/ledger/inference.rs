@@ -397,8 +397,12 @@ pub fn logits(p: &Plan, i: &Inference, bytes: f64) -> Component {
     line(ComponentId::Logits, bytes, "§2", formula)
 }
 
-/// bitsandbytes dequantizes an NF4 matrix to bf16 for the prefill's matmuls.
+/// bitsandbytes dequantizes an NF4 matrix to bf16 for the prefill's matmuls; AutoGPTQ's exllama
+/// kernels keep their buffers on each GPU from loading on (`exllama_buffers`).
 pub fn dequant_buffer(p: &Plan, i: &Inference) -> Option<Component> {
+    if i.weights.format == StorageFormat::Gptq4 && i.exllama > 0 {
+        return Some(exllama_buffers(p, i.exllama));
+    }
     if i.weights.format != StorageFormat::Nf4 {
         return None;
     }
@@ -406,4 +410,23 @@ pub fn dequant_buffer(p: &Plan, i: &Inference) -> Option<Component> {
     let formula =
         if bytes > 2.0 { msg!(DequantHead, Arg::Count(matrix)) } else { msg!(DequantPrefill, Arg::Count(matrix)) };
     Some(line(ComponentId::DequantBuffer, matrix as f64 * bytes, "§2", formula))
+}
+
+/// AutoGPTQ's `autogptq_post_init` (v0.5–0.7.1 `modeling/_utils.py`) allocates its exllama kernels'
+/// buffers on each GPU once the weights are in: exllama's `temp_dq`, fp16 of the largest layer's
+/// `qweight.numel() × 8` = in × out elements (act-order off: `temp_state` is one row); exllamav2's
+/// scratch, the largest layer's `scratch_space_fixed()` (`qlinear_exllamav2.py`: its dequantized
+/// weight in × out × 2 B + 128 and a forward buffer out × 2,048 × 8 × 4 B + 128, the defaults
+/// max_input_len 2,048 and max_batch_size 8), whatever the batch.
+fn exllama_buffers(p: &Plan, version: u8) -> Component {
+    let linears = p.arch.linears();
+    let dequantized = |l: &super::architecture::LinearShape| (l.d_in * l.d_out) as f64 * 2.0;
+    if version == 1 {
+        let largest = linears.iter().map(dequantized).fold(0.0, f64::max);
+        return line(ComponentId::DequantBuffer, largest, "§2", msg!(ExllamaDequant, Arg::Bytes(largest)));
+    }
+    let scratch = |l: &super::architecture::LinearShape| dequantized(l) + 128.0 + l.d_out as f64 * 65_536.0 + 128.0;
+    let (largest, out) =
+        linears.iter().map(|l| (scratch(l), l.d_out)).fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a });
+    line(ComponentId::DequantBuffer, largest, "§2", msg!(Exllamav2Scratch, Arg::Count(out), Arg::Bytes(largest)))
 }

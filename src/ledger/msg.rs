@@ -147,6 +147,8 @@ msg_ids!(
     DequantTraining,
     DequantGptq,
     DequantPrefill,
+    ExllamaDequant,
+    Exllamav2Scratch,
     MasterWeights,
     Gradients,
     GradientsAtStart,

@@ -272,6 +272,8 @@ pub struct Inference {
     pub engine: EngineSettings,
     /// The checkpoint stores a tied model's LM head apart (`head_copy`).
     pub head_copy: bool,
+    /// AutoGPTQ's exllama kernel version (`exllama`; 0 = none billed).
+    pub exllama: u8,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -409,6 +411,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             generated: s.generated,
             engine: s.serving,
             head_copy: s.head_copy,
+            exllama: s.exllama,
         }),
     };
     if let Some(ram_gb) = s.gpu.unified_ram_gb {

@@ -1388,6 +1388,17 @@ keys! {
         architecture: false,
         doc: doc!("none", "RoPE's cos/sin tables resident on the GPU, billed with the weights: none = computed at each forward (transformers' own classes from 4.41, Qwen2's from 4.45; in `engine=hf` inference with `engine_version` below those, they keep layer_full unless the link says otherwise, remote code `mask=full` none; other engines none); model = one pair for the model (Unsloth from 2025.1.1); layer = a pair in every attention layer, max(seq, the model's context) positions up to 32,768, grown in 8,192-token steps for a longer sequence (Unsloth 2024.8 – 2024.12); layer_full = a pair per layer over the whole max(seq, context) (Unsloth before 2024.8); 16-bit (fp32 for Gemma's four-norm layers, Unsloth's GemmaFixedRotaryEmbedding)"),
     },
+    Exllama = "exllama" {
+        label: ("GPTQ exllama kernel", "GPTQ exllama 内核"),
+        read: Read::Uint { min: 0, max: 2 },
+        set: |s, v| {
+            s.exllama = v.uint() as u8;
+            Ok(())
+        },
+        write: |s, c| differs(s.exllama, c.default.exllama),
+        architecture: false,
+        doc: doc!("0, 1, 2", "0", "`quant=gptq4` inference with `engine=hf` on AutoGPTQ's exllama kernel (transformers / optimum `use_exllama` with `exllama_config={\"version\": …}`), whose buffers `autogptq_post_init` allocates on each GPU after loading: 1 = exllama's fp16 dequantization buffer of the largest layer (in × out × 2 B); 2 = exllamav2's scratch, the largest layer's dequantized weight and a forward buffer for 2,048 × 8 input rows (in × out × 2 B + out × 2,048 × 8 × 4 B), whatever the batch; 0 = no kernel buffer billed (cuda-old, Marlin, the others)"),
+    },
     HeadCopy = "head_copy" {
         label: ("Tied LM head stored apart", "共享 LM head 单独存储"),
         read: Read::Flag,
