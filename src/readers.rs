@@ -76,6 +76,8 @@ pub struct GridAnswer {
     /// engine's figures after each.
     pub curve: Vec<(u64, f64)>,
     pub planner_levers: Vec<(Lever, Serving)>,
+    /// A served model's fit solvers (what fits): the most requests and the longest context.
+    pub fits: Option<(u64, u64)>,
 }
 
 /// A self-test question as the page draws it: its texts in both languages (English, Chinese) and
@@ -270,9 +272,12 @@ pub fn grid(query: &str) -> String {
         (bill.parallel.as_ref()).and_then(|_| crate::report::experts_msg(&s, crate::report::GridKind::of(&bill))).map(
             |m| json!([crate::i18n::render(crate::i18n::Lang::En, &m), crate::i18n::render(crate::i18n::Lang::Zh, &m)]),
         );
+    // What fits, for a served model on one GPU (a grid's solvers are not run).
+    let fits = (s.served_by_engine() && !s.serves_a_grid())
+        .then(|| json!([crate::ledger::fit::max_batch(&s), crate::ledger::fit::max_seq(&s)]));
     json!({ "grid": {
         "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "experts": experts,
-        "curve": curve, "plan": planner_levers,
+        "curve": curve, "plan": planner_levers, "fits": fits,
     } })
     .to_string()
 }
@@ -598,6 +603,7 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
         base: g.get("base")?.as_u64(),
         curve,
         planner_levers,
+        fits: g.get("fits").and_then(Json::as_array).and_then(|f| Some((f.first()?.as_u64()?, f.get(1)?.as_u64()?))),
     })
 }
 

@@ -385,7 +385,7 @@ msg_ids!(
     NoteDeviceMap,
     NoteDeviceMapLogits,
     LoraSlotsStage,
-    // A speculative drafter and served LoRA slots (`Scenario::serves_addons`): billed by the reader
+    // A speculative drafter and served LoRA slots (`Scenario::served_by_engine`): billed by the reader
     // worker on the page.
     SpecDrafter,
     SpecNgram,

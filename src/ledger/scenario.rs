@@ -928,17 +928,16 @@ impl Scenario {
     }
 
     /// What the page's build leaves to the reader worker, whose code loads on demand (docs/size.md):
-    /// a training grid, a served grid or device map, a served model's drafter or LoRA slots.
+    /// a training grid, a device map, and every serving engine's bill (vLLM, SGLang, llama.cpp:
+    /// their grids, drafters and LoRA slots too). The page bills training and `generate()` itself,
+    /// and vLLM's rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
-        self.bills_a_grid() || self.serves_a_grid() || self.serves_addons()
+        self.bills_a_grid() || self.serves_a_grid() || self.served_by_engine()
     }
 
-    /// vLLM or SGLang serving with a speculative drafter (`spec`) or LoRA slots (`max_loras`).
-    pub fn serves_addons(&self) -> bool {
-        let e = &self.serving;
-        self.mode == Mode::Infer
-            && matches!(e.engine, Engine::Vllm | Engine::Sglang)
-            && (e.spec != SpecMethod::None || e.max_loras > 0)
+    /// Inference served by vLLM, SGLang or llama.cpp (`engine`).
+    pub fn served_by_engine(&self) -> bool {
+        self.mode == Mode::Infer && self.serving.engine != Engine::Hf
     }
 
     /// Inference over a grid of GPUs: vLLM's or SGLang's pipeline, data-parallel attention or

@@ -175,18 +175,27 @@ pub fn app(props: &AppProps) -> Html {
     // LoRA slots come from the reader worker (their code loads on demand): asked whenever the
     // query changes; the last answer is shown until the next.
     let grid = use_state(|| None::<Rc<crate::readers::GridAnswer>>);
+    // The worker's last few answers: a lever's "before" is the one for the configuration before it.
+    let answers = use_mut_ref(Vec::<Rc<crate::readers::GridAnswer>>::new);
     // The OOM tree's sharding card, open on a training link, shows the grid's levers too: the
     // worker bills them (issue 28).
     let sharding_card = state.tree == Some(crate::tree::NodeId::Sharding) && scenario.mode == Mode::Train;
     let on_demand = scenario.billed_on_demand();
     let grid_query = (on_demand || sharding_card).then(|| crate::query::to_query(scenario, &[]));
     {
-        let grid = grid.clone();
+        let (grid, answers) = (grid.clone(), answers.clone());
         use_effect_with(grid_query.clone(), move |q| {
             if let Some(q) = q {
                 super::reader_worker::ask("grid", q.as_str().into(), move |a| {
                     if let Some(crate::readers::Answer::Grid(g)) = a {
-                        grid.set(Some(Rc::new(*g)));
+                        let g = Rc::new(*g);
+                        let mut kept = answers.borrow_mut();
+                        kept.retain(|k| k.query != g.query);
+                        kept.push(g.clone());
+                        if kept.len() > 4 {
+                            kept.remove(0);
+                        }
+                        grid.set(Some(g));
                     }
                     true
                 });
@@ -196,15 +205,27 @@ pub fn app(props: &AppProps) -> Html {
     let local_bill: Rc<Bill> = use_memo(scenario.clone(), estimate);
     let grid_answer = grid_query.as_ref().and((*grid).clone());
     let grid_pending = grid_answer.as_ref().is_none_or(|g| Some(&g.query) != grid_query.as_ref());
-    let tree_grid_levers = grid_answer.clone().filter(|_| sharding_card && !grid_pending);
+    // The tree's cards use the worker's levers: the sharding card's grid levers, a served model's
+    // engine figures after each lever.
+    let tree_grid_levers =
+        grid_answer.clone().filter(|_| (sharding_card || scenario.served_by_engine()) && !grid_pending);
     let bill: Rc<Bill> = grid_answer.as_ref().filter(|_| on_demand).map_or(local_bill, |g| g.bill.clone());
-    // A lever's "before": not for a bill the reader worker makes (the page has only its placeholder).
+    // A lever's "before": the page's bill, or for one the reader worker makes, its answer then.
     let before: Option<Rc<Bill>> =
         (*use_memo(state.before.clone(), |b| b.as_ref().map(|s| Rc::new(estimate(s))).filter(|b| !b.is_pending())))
-            .clone();
-    // The embed mode shows no fit solvers, nor does a bill the reader worker makes.
+            .clone()
+            .or_else(|| {
+                let q = crate::query::to_query(state.before.as_ref()?, &[]);
+                answers.borrow().iter().find(|a| a.query == q).map(|a| a.bill.clone())
+            });
+    // The embed mode shows no fit solvers; a bill the reader worker makes has them from the worker
+    // (a served model's) or none (a grid's).
     let fits = use_memo((scenario.clone(), state.embed || state.selftest || on_demand), |(s, skip)| {
         (!*skip).then(|| Fits::of(s))
+    });
+    let fits = (*fits).or_else(|| {
+        let (max_batch, max_seq) = grid_answer.as_ref().filter(|_| !state.embed && !grid_pending)?.fits?;
+        Some(Fits { max_batch, max_seq, rollout: None })
     });
     // A bill the reader worker made: its planner too.
     let plan = use_memo((scenario.clone(), lang, grid_answer.clone().map(Same)), |(s, lang, grid)| {
@@ -394,7 +415,7 @@ pub fn app(props: &AppProps) -> Html {
         return html! {
             <div class="app embed" data-testid="embed">
                 { notices }
-                { verdict_card(lang, state.unit, scenario, &bill) }
+                { verdict_card(lang, state.unit, scenario, &bill, on_demand && grid_pending) }
                 { chart_view(lang, &chart, &bill) }
                 { planner_view }
                 <Controls lang={lang} scenario={scenario.clone()} {onset} compact=true />
@@ -429,14 +450,14 @@ pub fn app(props: &AppProps) -> Html {
                         <ModelImport lang={lang} onimport={on_import} />
                     </div>
                     <div class="results">
-                        { verdict_card(lang, state.unit, scenario, &bill) }
+                        { verdict_card(lang, state.unit, scenario, &bill, on_demand && grid_pending) }
                         { chart_view(lang, &chart, &bill) }
                         if let Some(b) = &before { { what_if(lang, b, &bill, on_undo) } }
                         { grid_part.unwrap_or_default() }
                         { timeline_view(lang, timeline_chart, peak, !state.timeline, !props.above_the_fold) }
                         { planner_view }
                         // Below the first screen: not prerendered (docs/size.md).
-                        if !props.above_the_fold { { what_fits(lang, *fits, (*speed_card_html).clone()) } }
+                        if !props.above_the_fold { { what_fits(lang, fits, (*speed_card_html).clone()) } }
                     </div>
                 </div>
                 // What index.html prerenders stops here (`above_the_fold`): the rest comes with the app.

@@ -42,8 +42,14 @@ export async function openPage(browser, { viewport = { width: 1280, height: 900 
 }
 
 /** Waits for the app to render: the page painted before the wasm (#boot) is gone and the ledger is there. */
+/** The page's result for its query: the app has replaced the prerendered page, and a bill the
+ * reader worker makes (a grid's, a served model's) has come for this query (`data-pending` gone). */
 export async function ready(page) {
-  await page.waitForFunction(() => !document.getElementById('boot') && document.querySelector('[data-testid="total"]'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => !document.getElementById('boot') && document.querySelector('[data-testid="total"]') && !document.querySelector('.verdict[data-pending]'),
+    null,
+    { timeout: 20000 },
+  );
 }
 
 export async function shot(page, name) {

@@ -62,7 +62,7 @@ fn layer_elements(a: &Architecture, tp: u64, experts: bool, copies: impl Fn(&Lin
 /// experts).
 pub fn slots(a: &Architecture, i: &Inference, vllm: Option<Release>) -> Option<LoraSlots> {
     let n = i.engine.max_loras;
-    // The page's build asks the reader worker for LoRA slots' bill (`Scenario::serves_addons`).
+    // The page's build asks the reader worker for LoRA slots' bill (`Scenario::served_by_engine`).
     if n == 0 || cfg!(feature = "page") {
         return None;
     }

@@ -29,6 +29,9 @@ pub fn engine_bill(p: &Plan, i: &Inference) -> Option<EngineBill> {
     match i.engine.engine {
         Engine::Hf => None,
         Engine::Vllm => Some(vllm::bill(p, i)),
+        // The page's build never bills a served model (the reader worker does:
+        // `Scenario::billed_on_demand`) but vLLM's rollout inside an RL step (`super::rl`).
+        Engine::Sglang | Engine::Llamacpp if cfg!(feature = "page") => None,
         Engine::Sglang => Some(sglang::bill(p, i)),
         Engine::Llamacpp => Some(llamacpp::bill(p, i)),
     }

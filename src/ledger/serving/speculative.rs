@@ -51,7 +51,7 @@ pub struct Drafter {
 /// The drafter of `i.engine.spec` on one GPU; `None` without speculative decoding. `layer_bytes`
 /// is the model's KV bytes per token and layer on one GPU.
 pub fn drafter(p: &Plan, i: &Inference, layer_bytes: f64, kv_element_bytes: f64) -> Option<Drafter> {
-    // The page's build asks the reader worker for a drafter's bill (`Scenario::serves_addons`).
+    // The page's build asks the reader worker for a drafter's bill (`Scenario::served_by_engine`).
     if cfg!(feature = "page") {
         return None;
     }

@@ -43,6 +43,14 @@ pub struct OomTreeProps {
     pub grid_levers: Option<std::rc::Rc<crate::readers::GridAnswer>>,
 }
 
+/// A served model's engine figures before and after a lever, as the reader worker billed them
+/// (the planner's levers; the page bills no served model itself).
+fn served_gain(props: &OomTreeProps, l: Lever) -> Option<(crate::ledger::bill::Serving, crate::ledger::bill::Serving)> {
+    let g = props.grid_levers.as_ref()?;
+    let after = g.planner_levers.iter().find(|(x, _)| *x == l)?;
+    Some((g.bill.serving.clone()?, after.1.clone()))
+}
+
 fn bi(lang: Lang, b: Bi) -> &'static str {
     if lang == Lang::Zh {
         b.zh
@@ -135,7 +143,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
             </>
         };
         // The sharding card's grid levers (issue 28): bytes before → after, from the worker.
-        let grid = props.grid_levers.as_ref().filter(|_| id == NodeId::Sharding).map(|g| {
+        let grid = props.grid_levers.as_ref().filter(|_| id == NodeId::Sharding && !props.scenario.served_by_engine()).map(|g| {
             let gib = |b: u64| format_bytes(b, Unit::GiB);
             // A data-parallel link's levers start from the grid of all its GPUs data parallel.
             let onset = props.onset.clone();
@@ -164,7 +172,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                     <div class="levers">
                         { for levers.iter().map(|&l| {
                             let label = bi(lang, l.label());
-                            let gain = match (tree::serving_gain(&props.scenario, l), tree::saving(&props.scenario, l)) {
+                            let gain = match (served_gain(props, l), tree::saving(&props.scenario, l)) {
                                 (Some((b, a)), _) => format!("{}× → {}×", fixed(b.max_concurrency, 2), fixed(a.max_concurrency, 2)),
                                 (None, Some(saved)) => format!("{}{} GiB", if saved >= 0 { "−" } else { "+" }, fixed(tree::gib(saved.abs()), 2)),
                                 (None, None) => return html! {

@@ -33,6 +33,8 @@ impl PlannerData {
     ) -> Option<PlannerData> {
         let (serving, levers, curve) = match grid {
             Some(g) => (g.bill.serving.clone()?, g.planner_levers.clone(), g.curve.clone()),
+            // The page's build bills no served model itself (`Scenario::billed_on_demand`).
+            None if cfg!(feature = "page") => return None,
             None => (
                 crate::ledger::estimate(s).serving?,
                 crate::tree::planner_levers(s),

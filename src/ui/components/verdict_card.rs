@@ -73,8 +73,10 @@ fn total(lang: Lang, unit: Unit, bill: &Bill, label: Text, testid: &'static str,
     }
 }
 
-/// The model, the three totals, and fits / does not fit against the GPU.
-pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
+/// The model, the three totals, and fits / does not fit against the GPU. `pending`: the reader
+/// worker has not yet answered for this configuration (what is shown is its last answer or the
+/// placeholder), which the section says in `data-pending`.
+pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill, pending: bool) -> Html {
     let v = bill.verdict();
     let class = match v {
         Verdict::Fits => "fits",
@@ -100,7 +102,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> Html {
     };
     let uses = if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses };
     html! {
-        <section class={classes!("verdict", class)}>
+        <section class={classes!("verdict", class)} data-pending={pending.then_some("1")}>
             <p class="scenario-line" data-testid="scenario">{ i18n::scenario_line(lang, s) }</p>
             <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>{ line }</p>
             if let Some(sv) = &bill.serving { { serving_figures(lang, unit, sv) } }
