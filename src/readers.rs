@@ -122,6 +122,18 @@ pub struct Diagnosis {
     pub gb_as_gib: bool,
     /// The paste was longer than the reader reads; its end was read.
     pub truncated: bool,
+    /// What the tree asks when the cause is open: each question's key and text in (English,
+    /// Chinese), and its answers' values and texts; the page appends `#answer key=value` to the
+    /// paste for the one clicked.
+    pub questions: Vec<Question>,
+}
+
+/// One of the tree's questions ([`crate::tree::paste::questions`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub key: String,
+    pub text: (String, String),
+    pub answers: Vec<(String, (String, String))>,
 }
 
 /// One line of a diagnosis's advice ([`crate::tree::paste::Advice`] with its text rendered).
@@ -748,8 +760,34 @@ pub fn diagnosis(query: &str) -> String {
         "advice": advice,
         "gb_as_gib": p.reading.signals.gb_as_gib,
         "truncated": p.reading.signals.truncated,
+        "questions": crate::tree::paste::questions(&p, true).into_iter().map(|q| question(q, &both)).collect::<Vec<Value>>(),
     } })
     .to_string()
+}
+
+/// A question of the tree as the page draws it: `[key, [en, zh], [[value, [en, zh]], …]]`.
+fn question(q: crate::tree::reader::Answer, both: &dyn Fn(&Msg) -> Value) -> Value {
+    use crate::tree::reader::Answer;
+    let ask = match q {
+        Answer::Killed => MsgId::AskKilled,
+        Answer::When => MsgId::AskWhen,
+        Answer::Grew => MsgId::AskGrew,
+        Answer::Others => MsgId::AskOthers,
+        Answer::Engine => MsgId::AskEngine,
+        Answer::Setup => MsgId::AskSetup,
+    };
+    let label = |value: &str| match value {
+        "gpu" => MsgId::AnsGpu,
+        "host" => MsgId::AnsHost,
+        "load" => MsgId::AnsLoad,
+        "first" => MsgId::AnsFirst,
+        "later" => MsgId::AnsLater,
+        "eval" => MsgId::AnsEval,
+        "no" => MsgId::AnsNo,
+        _ => MsgId::AnsYes,
+    };
+    let options: Vec<Value> = q.values().iter().map(|v| json!([v, both(&Msg::new(label(v), Vec::new()))])).collect();
+    json!([q.key(), both(&Msg::new(ask, Vec::new())), options])
 }
 
 /// A cause's name in [English, Chinese]: rendered here, so the names are not in the page.
@@ -802,6 +840,21 @@ fn decode_diagnosis(d: &Json) -> Option<Diagnosis> {
         advice,
         gb_as_gib: d.get("gb_as_gib")?.as_bool()?,
         truncated: d.get("truncated")?.as_bool()?,
+        questions: (d.get("questions")?.as_array()?.iter().take(8))
+            .map(|q| match q.as_array()? {
+                [key, text, answers] => Some(Question {
+                    key: read_text(key)?,
+                    text: read_both(text)?,
+                    answers: (answers.as_array()?.iter().take(8))
+                        .map(|a| match a.as_array()? {
+                            [value, text] => Some((read_text(value)?, read_both(text)?)),
+                            _ => None,
+                        })
+                        .collect::<Option<Vec<_>>>()?,
+                }),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?,
     })
 }
 

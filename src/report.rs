@@ -749,6 +749,18 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
         };
         out.push_str(&format!("  - {line}\n"));
     }
+    // The tree's questions: what to add to the paste, a line `#answer key=value` each.
+    let asked = crate::tree::paste::questions(p, configured);
+    if !asked.is_empty() {
+        out.push_str(if zh {
+            "可以回答(每条一行加到粘贴末尾):\n"
+        } else {
+            "answer (append one line each to the paste):\n"
+        });
+        for q in asked {
+            out.push_str(&format!("  #answer {}={}\n", q.key(), q.values().join("|")));
+        }
+    }
     let levers_apply = matches!(p.cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget);
     if !configured && levers_apply {
         let example = if p.cause == Cause::KvBudget {

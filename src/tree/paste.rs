@@ -2,7 +2,7 @@
 //! the engine's message) say happened, the node that finds it, the numbers and the rule, and the
 //! levers ranked for the user's configuration when there is one.
 
-use super::reader::{read, Format, LlamaBuffer, Reading};
+use super::reader::{read, Answer, Format, LlamaBuffer, Reading};
 use super::startup::{check, Check, Figure, Row, Startup, WITHIN};
 use super::{levers, parent, saving, serving_gain, Lever, NodeId};
 use crate::ledger::msg::{Arg, Msg, MsgId};
@@ -155,7 +155,12 @@ pub fn diagnose_reading(reading: Reading, s: Option<&Scenario>) -> Pasted {
     // The configuration the report describes decides what its words alone cannot (a start-up
     // log's own settings are checked figure by figure instead); the levers are the user's
     // configuration's when there is one, else the described one's.
-    let described = if log.is_none() { described(&reading) } else { None };
+    // The user answered that the calculator's configuration is the run's: it is the one described.
+    let described = if log.is_some() {
+        None
+    } else {
+        described(&reading).or_else(|| s.filter(|_| reading.signals.page_setup).map(described_page))
+    };
     let (cause, why) = match &described {
         Some(d) => d.verdict(cause, why, &mut advice),
         None => (cause, why),
@@ -234,6 +239,42 @@ fn described(reading: &Reading) -> Option<Described> {
         None => query.clone(),
     };
     Some(Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving })
+}
+
+/// The user's configuration, billed, as the run a report describes (`#answer setup=page`).
+fn described_page(s: &Scenario) -> Described {
+    // The default configuration's link is empty: its card names it.
+    let query = match crate::query::to_query(s, &[]) {
+        q if q.is_empty() => format!("gpu={}", s.gpu.id.unwrap_or_default()),
+        q => q,
+    };
+    let bill = crate::ledger::estimate(s);
+    let serving = s.mode == Mode::Infer;
+    let bytes = if serving {
+        bill.component(crate::ledger::bill::ComponentId::Weights) as f64
+    } else {
+        bill.device_bytes() as f64
+    };
+    Described { shown: query.clone(), query, scenario: s.clone(), bytes, card: bill.gpu_bytes as f64, serving }
+}
+
+/// What the tree asks when the paste leaves the cause open: the questions not yet answered (the
+/// engine's when the paste does not name one; the configuration's when the page has one and the
+/// paste describes none). The page writes each answer as a line `#answer key=value` of the paste.
+pub fn questions(p: &Pasted, page_scenario: bool) -> Vec<Answer> {
+    if p.cause != Cause::Unknown {
+        return Vec::new();
+    }
+    let s = p.reading.signals;
+    Answer::ALL
+        .into_iter()
+        .filter(|q| !s.answered[*q as usize])
+        .filter(|q| match q {
+            Answer::Engine => !s.engine,
+            Answer::Setup => page_scenario && p.described.is_none(),
+            _ => true,
+        })
+        .collect()
 }
 
 impl Described {

@@ -193,6 +193,90 @@ pub struct Signals {
     /// The reporter says the allocator's expandable segments made it run (beyond the hint PyTorch's
     /// own message prints).
     pub expandable_helped: bool,
+    /// The user's answers to the tree's questions (`#answer key=value` lines, [`Answer`]): which
+    /// were answered, and what the answers say beyond the signals above — it failed while loading,
+    /// at the first step, and the calculator's configuration is the run's.
+    pub answered: [bool; Answer::COUNT],
+    pub at_load: bool,
+    pub at_first_step: bool,
+    pub page_setup: bool,
+}
+
+/// What the tree asks when a paste does not say enough (`super::paste::questions`), each answered
+/// on a line `#answer key=value` that the page appends to the paste (the reader reads them as it
+/// reads the reporter's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `killed=gpu|host`: a GPU out-of-memory, or the process killed (host RAM).
+    Killed,
+    /// `when=load|first|later|eval`.
+    When,
+    /// `grew=yes|no`: memory grew from step to step.
+    Grew,
+    /// `others=yes|no`: other processes on the GPU.
+    Others,
+    /// `engine=yes|no`: a serving engine.
+    Engine,
+    /// `setup=page|no`: the calculator's configuration is the run's.
+    Setup,
+}
+
+impl Answer {
+    pub const COUNT: usize = 6;
+    pub const ALL: [Answer; Answer::COUNT] =
+        [Answer::Killed, Answer::When, Answer::Grew, Answer::Others, Answer::Engine, Answer::Setup];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Answer::Killed => "killed",
+            Answer::When => "when",
+            Answer::Grew => "grew",
+            Answer::Others => "others",
+            Answer::Engine => "engine",
+            Answer::Setup => "setup",
+        }
+    }
+
+    /// The values it takes, as the page's buttons write them.
+    pub fn values(self) -> &'static [&'static str] {
+        match self {
+            Answer::Killed => &["gpu", "host"],
+            Answer::When => &["load", "first", "later", "eval"],
+            Answer::Setup => &["page", "no"],
+            _ => &["yes", "no"],
+        }
+    }
+}
+
+/// The user's answers, one a line `#answer key=value` (a value the question does not take is not
+/// an answer), into the signals they stand for.
+fn read_answers(low: &str, s: &mut Signals) {
+    for line in low.lines() {
+        let Some((key, value)) = line.trim().strip_prefix("#answer ").and_then(|a| a.trim().split_once('=')) else {
+            continue;
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let Some(q) = Answer::ALL.into_iter().find(|q| q.key() == key && q.values().contains(&value)) else {
+            continue;
+        };
+        s.answered[q as usize] = true;
+        let yes = value == "yes";
+        match (q, value) {
+            (Answer::Killed, v) => {
+                s.host_killed |= v == "host";
+                s.oom |= v == "gpu";
+            }
+            (Answer::When, "load") => s.at_load = true,
+            (Answer::When, "first") => s.at_first_step = true,
+            // The run was going: the usual step fit (as "partway" in words).
+            (Answer::When, "later") => s.long_sample = true,
+            (Answer::When, _) => s.evaluation = true,
+            (Answer::Grew, _) => s.grows |= yes,
+            (Answer::Others, _) => s.others_hold |= yes,
+            (Answer::Engine, _) => s.engine |= yes,
+            (Answer::Setup, v) => s.page_setup = v == "page",
+        }
+    }
 }
 
 /// Everything read from a paste.
@@ -434,6 +518,8 @@ pub fn read(text: &str) -> Reading {
         || OOM_ZH.iter().any(|p| has(&words, p))
         || gpu_said
         || !r.formats.is_empty();
+    // The user's answers to the tree's questions, last: they say what the paste did not.
+    read_answers(&low, &mut r.signals);
     r
 }
 
@@ -1278,10 +1364,11 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 16;
+const SIGNALS: usize = 25;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
+        let [a0, a1, a2, a3, a4, a5] = &mut self.answered;
         [
             &mut self.evaluation,
             &mut self.generation,
@@ -1299,6 +1386,15 @@ impl Signals {
             &mut self.others_hold,
             &mut self.ranks_share_gpu,
             &mut self.expandable_helped,
+            a0,
+            a1,
+            a2,
+            a3,
+            a4,
+            a5,
+            &mut self.at_load,
+            &mut self.at_first_step,
+            &mut self.page_setup,
         ]
     }
 }

@@ -205,3 +205,36 @@ test('a report in words is billed: the configuration it describes, and a link th
   await (await page.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-described-result-zh-360.png' });
   assert.deepEqual(page.problems, []);
 });
+
+test('a paste that leaves the cause open asks; each answer is appended to it and read', async () => {
+  // Qwen2.5-7B fully fine-tuned on a 24 GB card: its bill (over 100 GiB) cannot fit.
+  const page = await openPage(browser, { viewport: { width: 360, height: 900 } });
+  await page.goto(`${root.url}?model=qwen2.5-7b&method=full&gpu=rtx4090&lang=en`);
+  await ready(page);
+  await paste(page, 'my fine-tuning ran out of memory, what should I do?');
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'unknown');
+  const asked = await page.$$eval('[data-testid="questions"] [data-question]', (ps) => ps.map((p) => p.dataset.question));
+  assert.deepEqual(asked, ['killed', 'when', 'grew', 'others', 'engine', 'setup']);
+  await (await page.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-questions-360.png' });
+  // "The calculator is set to this run": its bill is compared with the card.
+  await page.$$eval('[data-testid="paste-result"]', (els) => els.forEach((el) => { el.dataset.stale = '1'; }));
+  await page.click('[data-testid="answer-setup-page"]');
+  await page.waitForSelector('[data-testid="paste-result"]:not([data-stale])');
+  assert.equal(await page.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'shortage');
+  assert.match(await page.inputValue('[data-testid="oom-paste"]'), /\n#answer setup=page$/);
+  assert.equal(await page.$('[data-testid="questions"]'), null, 'nothing left to ask');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no horizontal scrolling at 360 px (overflow ${overflow}px)`);
+  // In Chinese: the process killed (host RAM) is read from the answer alone.
+  const zh = await openPage(browser);
+  await zh.goto(`${root.url}?lang=zh`);
+  await ready(zh);
+  await paste(zh, '训练的时候程序突然没了');
+  assert.match(await zh.textContent('[data-question="killed"]'), /进程被杀/);
+  await (await zh.$('[data-testid="paste-result"]')).screenshot({ path: 'target/e2e/paste-questions-zh.png' });
+  await zh.$$eval('[data-testid="paste-result"]', (els) => els.forEach((el) => { el.dataset.stale = '1'; }));
+  await zh.click('[data-testid="answer-killed-host"]');
+  await zh.waitForSelector('[data-testid="paste-result"]:not([data-stale])');
+  assert.equal(await zh.getAttribute('[data-testid="paste-result"]', 'data-diagnosis'), 'host_ram');
+  assert.deepEqual([...page.problems, ...zh.problems], []);
+});

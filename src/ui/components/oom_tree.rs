@@ -204,7 +204,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 <div class="tree-side">
                     { card.unwrap_or_default() }
                     { paste_form(props) }
-                    { found.as_ref().filter(|_| props.pasted.is_some()).map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone())).unwrap_or_default() }
+                    { found.as_ref().filter(|_| props.pasted.is_some()).map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone(), props.onpaste.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -379,7 +379,44 @@ fn paste_form(props: &OomTreeProps) -> Html {
 
 /// The diagnosis of a paste: the cause and its node, why (the numbers and the rule), the numbers
 /// read, and what to do — the levers ranked for the configuration, each one click away.
-fn paste_result(lang: Lang, p: &Diagnosis, s: &Scenario, onapply: Callback<Lever>) -> Html {
+/// The tree's questions when the cause is open: a click appends its answer to the paste, as a line
+/// `#answer key=value` the reader reads, and reads the paste again.
+fn questions(lang: Lang, p: &Diagnosis, onpaste: Callback<Option<Box<PastedReading>>>) -> Html {
+    let said = |t: &(String, String)| code_spans(if lang == Lang::Zh { &t.1 } else { &t.0 });
+    html! {
+        <div class="questions" data-testid="questions">
+            { for p.questions.iter().map(|q| html! {
+                <p data-question={q.key.clone()}>
+                    { said(&q.text) }{ " " }
+                    { for q.answers.iter().map(|(value, t)| {
+                        let line = format!("\n#answer {}={value}", q.key);
+                        let onpaste = onpaste.clone();
+                        html! {
+                            <button type="button" class="link-button" data-testid={format!("answer-{}-{value}", q.key)}
+                                onclick={move |_| {
+                                    let Some(box_) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("oom-paste"))
+                                        .and_then(|el| el.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) else { return };
+                                    box_.set_value(&format!("{}{line}", box_.value()));
+                                    // As the paste form does: the answer before goes meanwhile.
+                                    onpaste.emit(None);
+                                    let (text, cut) = pasted_text();
+                                    read_in_worker(if cut { "paste-end" } else { "paste" }, text, onpaste.clone());
+                                }}>{ said(t) }</button>
+                        }
+                    }) }
+                </p>
+            }) }
+        </div>
+    }
+}
+
+fn paste_result(
+    lang: Lang,
+    p: &Diagnosis,
+    s: &Scenario,
+    onapply: Callback<Lever>,
+    onpaste: Callback<Option<Box<PastedReading>>>,
+) -> Html {
     let ranked = p.advice.iter().any(|a| !matches!(a, Advised::Do(..)));
     let hints = [(p.gb_as_gib, Text::GbAsGib), (p.truncated, Text::PasteTruncated)];
     let said = |en: &str, zh: &str| code_spans(if lang == Lang::Zh { zh } else { en });
@@ -409,6 +446,7 @@ fn paste_result(lang: Lang, p: &Diagnosis, s: &Scenario, onapply: Callback<Lever
                 }) }
             </ul>
             if ranked { <p class="tree-hint">{ format!("{}: {}", text(lang, Text::ForYourConfig), i18n::scenario_line(lang, s)) }</p> }
+            if !p.questions.is_empty() { { questions(lang, p, onpaste) } }
         </div>
     }
 }
