@@ -572,6 +572,7 @@ fn decode_parallel(next: &mut impl FnMut() -> Option<u64>) -> Option<ParallelSum
         microbatches,
         schedule: *crate::ledger::scenario::Schedule::ALL.get(schedule as usize)?,
         stage: stage.checked_sub(1),
+        ..Default::default()
     };
     let mut ranks = Vec::new();
     for _ in 0..count.min(1024) {

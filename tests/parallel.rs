@@ -290,3 +290,28 @@ fn a_communicator_per_process_group_a_step_uses() {
     close(&format!("{dense}&gpu=h100-80g"), 3.43);
     close("model=llama-3.1-8b&method=full&framework=megatron&dp=4&seq=4096&gc=1&gpu=a800-80g", 1.28);
 }
+
+/// Megatron's precision-aware optimizer (`--use-precision-aware-optimizer`, megatron/training/
+/// arguments.py): `--exp-avg-dtype` / `--exp-avg-sq-dtype` store Adam's moments in 2 B (bf16,
+/// fp16) or 1 B (fp8) instead of 4, still sharded by the distributed optimizer; `--main-grads-dtype
+/// bf16` halves the unsharded `main_grad`; the fp32 master weights stay. On Llama-3.1-8B at tp 2 ×
+/// dp 2 the GPU trains W parameters (its weights line ÷ 2 B): gradients 4·W → 2·W, moments
+/// 8·W ÷ 2 → 4·W ÷ 2 (bf16) → 2·W ÷ 2 (fp8), master weights 4·W ÷ 2 throughout.
+#[test]
+fn the_precision_aware_optimizer_keeps_its_states_in_their_dtypes() {
+    let line =
+        |q: &str, id: ComponentId| bill(q).components.iter().filter(|c| c.id == id).map(|c| c.bytes).sum::<u64>();
+    let q = "model=llama-3.1-8b&method=full&framework=megatron&tp=2&dp=2&seq=4096&gc=1&gpu=a800-80g";
+    let w = line(q, ComponentId::Weights) / 2;
+    assert_eq!(line(q, ComponentId::Gradients), 4 * w);
+    assert_eq!(line(q, ComponentId::Optimizer), 8 * w / 2);
+    let bf16 = format!("{q}&moments=bf16&main_grads=bf16");
+    assert_eq!(line(&bf16, ComponentId::Gradients), 2 * w);
+    assert_eq!(line(&bf16, ComponentId::Optimizer), 4 * w / 2);
+    assert_eq!(line(&bf16, ComponentId::MasterWeights), line(q, ComponentId::MasterWeights));
+    assert_eq!(line(&format!("{q}&moments=fp8"), ComponentId::Optimizer), 2 * w / 2);
+    // The link keeps them; a value the optimizer does not take is refused.
+    assert!(vram_ledger::query::to_query(&vram_ledger::query::parse(&bf16).scenario, &[])
+        .contains("moments=bf16&main_grads=bf16"));
+    assert!(!vram_ledger::query::parse(&format!("{q}&main_grads=fp8")).errors.is_empty());
+}

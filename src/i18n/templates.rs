@@ -843,12 +843,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + `LM head` ÷ `tp` 与最后的 `norm`(最后一段)",
         ),
         GridGradients => (
-            "{0} trained parameters × 4 B (Megatron's fp32 gradient buffer, main_grad: never sharded)",
-            "{0} 个训练参数 × 4 B(`Megatron` 的 `fp32` 梯度缓冲 `main_grad`:不分片)",
+            "{0} trained parameters × {1} B (Megatron's gradient buffer, main_grad: never sharded; 2 B with `main_grads=bf16`)",
+            "{0} 个训练参数 × {1} B(`Megatron` 的梯度缓冲 `main_grad`:不分片;`main_grads=bf16` 时 2 B)",
         ),
         GridStates => (
-            "{0} trained parameters × {1} B (the optimizer's fp32 moments){2}",
-            "{0} 个训练参数 × {1} B(优化器的 `fp32` 动量){2}",
+            "{0} trained parameters × {1} B (the optimizer's moments, {3} B each: 4 in fp32, fewer with the precision-aware optimizer's `moments`){2}",
+            "{0} 个训练参数 × {1} B(优化器动量,每个 {3} B:`fp32` 为 4,精度感知优化器的 `moments` 更少){2}",
         ),
         GridMaster => (
             "{0} trained parameters × 4 B (fp32 master weights){1}",

@@ -198,10 +198,13 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, (nccl, groups, all_to_all): (f6
         Precision::Fp32 => (4.0, false),
         _ => (2.0, true),
     };
+    // Adam's two moments (SGD's momentum one), in the precision-aware optimizer's dtype on a
+    // Megatron grid (`moments`).
+    let moment = if s.zero == 3 { 4.0 } else { f64::from(l.moment_bytes) };
     let moments = match s.optimizer {
         Optimizer::Sgd => 0.0,
-        Optimizer::SgdMomentum => 4.0,
-        _ => 8.0,
+        Optimizer::SgdMomentum => moment,
+        _ => 2.0 * moment,
     };
     let mut lines = if s.zero == 3 {
         fsdp_lines(s, l, &params, param_bytes, moments)
@@ -268,12 +271,23 @@ fn megatron_lines(
                 when(params.has_lm_head, || msg!(GridLmHead))
             ),
         ),
-        line(ComponentId::Gradients, trainable * 4.0, "§1", msg!(GridGradients, Arg::Count(trainable as u64))),
+        line(
+            ComponentId::Gradients,
+            trainable * f64::from(l.main_grad_bytes),
+            "§1",
+            msg!(GridGradients, Arg::Count(trainable as u64), Arg::Int(u64::from(l.main_grad_bytes))),
+        ),
         line(
             ComponentId::Optimizer,
             sharded * moments,
             "§1",
-            msg!(GridStates, Arg::Count(trainable as u64), Arg::Factor(moments), shard_msg.clone()),
+            msg!(
+                GridStates,
+                Arg::Count(trainable as u64),
+                Arg::Factor(moments),
+                shard_msg.clone(),
+                Arg::Int(u64::from(l.moment_bytes))
+            ),
         ),
     ];
     if has_master {

@@ -59,7 +59,15 @@ pub struct Layout {
     pub microbatches: u64,
     /// The pipeline stage billed (0-based); `None`: the worst.
     pub stage: Option<u64>,
+    /// Megatron's precision-aware optimizer (`--use-precision-aware-optimizer`): the bytes of each
+    /// Adam moment (`--exp-avg-dtype`, `--exp-avg-sq-dtype`: `moments`) and of `main_grad`
+    /// (`--main-grads-dtype`: `main_grads`); 4 and 4 without it.
+    pub moment_bytes: u8,
+    pub main_grad_bytes: u8,
 }
+
+/// The dtypes the precision-aware optimizer stores Adam's moments in (`moments`), with their bytes.
+pub const MOMENT_DTYPES: [(&str, u8); 4] = [("fp32", 4), ("bf16", 2), ("fp16", 2), ("fp8", 1)];
 
 impl Default for Layout {
     fn default() -> Self {
@@ -76,6 +84,8 @@ impl Default for Layout {
             vpp: 1,
             microbatches: 0,
             stage: None,
+            moment_bytes: 4,
+            main_grad_bytes: 4,
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
     Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
     Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
+    MOMENT_DTYPES,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1311,6 +1312,28 @@ keys! {
         write: |s, c| differs(s.layout.schedule.id(), c.default.layout.schedule.id()),
         architecture: false,
         doc: doc!("1f1b", "a pipeline's schedule: 1f1b = one forward, one backward (stage p of P holds P − p micro-batches in flight); interleaved = 1F1B over `vpp` virtual stages (× 1 + (P − 1) ÷ (P·vpp), Megatron's theoretical_memory_usage.py); gpipe = every micro-batch's forward first (all of them in flight); zb = zero-bubble ZB-H1 (1F1B's count)"),
+    },
+    Moments = "moments" {
+        label: ("Adam moments dtype", "Adam 动量精度"),
+        read: Read::Word(|| MOMENT_DTYPES.iter().map(|d| d.0).collect()),
+        set: |s, v| {
+            keyword(v.word(), |w| MOMENT_DTYPES.iter().find(|d| d.0 == w).map(|d| d.1), |b| s.layout.moment_bytes = b)
+        },
+        write: |s, c| (s.layout.moment_bytes != c.default.layout.moment_bytes)
+            .then(|| MOMENT_DTYPES.iter().find(|d| d.1 == s.layout.moment_bytes).map_or("fp32", |d| d.0).to_string()),
+        architecture: false,
+        doc: doc!("fp32, bf16, fp16, fp8", "fp32", "on a Megatron grid, the precision-aware optimizer's Adam moments (`--use-precision-aware-optimizer` with `--exp-avg-dtype` and `--exp-avg-sq-dtype`, TransformerEngine's FusedAdam): each moment in 2 B (bf16, fp16) or 1 B (fp8) instead of 4, sharded as the distributed optimizer shards them; the fp32 master weights stay (`--main-params-dtype fp32`, Megatron's default)"),
+    },
+    MainGrads = "main_grads" {
+        label: ("main_grad dtype", "main_grad 精度"),
+        read: Read::Word(|| vec!["fp32", "bf16"]),
+        set: |s, v| {
+            keyword(v.word(), |w| match w { "fp32" => Some(4), "bf16" => Some(2), _ => None }, |b| s.layout.main_grad_bytes = b)
+        },
+        write: |s, c| (s.layout.main_grad_bytes != c.default.layout.main_grad_bytes)
+            .then(|| if s.layout.main_grad_bytes == 2 { "bf16" } else { "fp32" }.to_string()),
+        architecture: false,
+        doc: doc!("fp32, bf16", "fp32", "on a Megatron grid, the gradient buffer `main_grad` (`--main-grads-dtype`, with `--use-precision-aware-optimizer`): 2 B per trained parameter in bf16 instead of 4, never sharded"),
     },
     Zero = "zero" {
         label: ("ZeRO stage", "ZeRO 阶段"),
