@@ -768,27 +768,9 @@ pub fn diagnosis(query: &str) -> String {
 
 /// A question of the tree as the page draws it: `[key, [en, zh], [[value, [en, zh]], …]]`.
 fn question(q: crate::tree::reader::Answer, both: &dyn Fn(&Msg) -> Value) -> Value {
-    use crate::tree::reader::Answer;
-    let ask = match q {
-        Answer::Killed => MsgId::AskKilled,
-        Answer::When => MsgId::AskWhen,
-        Answer::Grew => MsgId::AskGrew,
-        Answer::Others => MsgId::AskOthers,
-        Answer::Engine => MsgId::AskEngine,
-        Answer::Setup => MsgId::AskSetup,
-    };
-    let label = |value: &str| match value {
-        "gpu" => MsgId::AnsGpu,
-        "host" => MsgId::AnsHost,
-        "load" => MsgId::AnsLoad,
-        "first" => MsgId::AnsFirst,
-        "later" => MsgId::AnsLater,
-        "eval" => MsgId::AnsEval,
-        "no" => MsgId::AnsNo,
-        _ => MsgId::AnsYes,
-    };
-    let options: Vec<Value> = q.values().iter().map(|v| json!([v, both(&Msg::new(label(v), Vec::new()))])).collect();
-    json!([q.key(), both(&Msg::new(ask, Vec::new())), options])
+    let options: Vec<Value> =
+        q.values().iter().map(|(value, label)| json!([value, both(&Msg::new(*label, Vec::new()))])).collect();
+    json!([q.key(), both(&Msg::new(q.ask(), Vec::new())), options])
 }
 
 /// A cause's name in [English, Chinese]: rendered here, so the names are not in the page.

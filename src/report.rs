@@ -758,7 +758,8 @@ pub fn paste_text(p: &crate::tree::paste::Pasted, lang: crate::i18n::Lang, confi
             "answer (append one line each to the paste):\n"
         });
         for q in asked {
-            out.push_str(&format!("  #answer {}={}\n", q.key(), q.values().join("|")));
+            let values: Vec<&str> = q.values().iter().map(|v| v.0).collect();
+            out.push_str(&format!("  #answer {}={}\n", q.key(), values.join("|")));
         }
     }
     let levers_apply = matches!(p.cause, Cause::Shortage | Cause::LongTail | Cause::KvBudget);

@@ -333,11 +333,12 @@ pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<L
 }
 
 /// The prefill line's text on one GPU: the layer's working set, the generated tokens' KV and the
-/// last logits that come after it, the step's copy, and what the peak needs beyond them.
-pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64) -> Msg {
+/// last logits that come after it, the step's copy, and what the peak needs beyond them; on the GPU
+/// loading holds a second LM head on (`load` > 0), that moment beside them.
+pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, load: f64) -> Msg {
     let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
-    if a.load_copy > 0.0 {
+    if load > 0.0 {
         return msg!(
             LoadHeadCopy,
             Arg::Count(p.arch.vocab),

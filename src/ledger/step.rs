@@ -287,7 +287,12 @@ fn inference_lines(
         }
         None => lines.push(weights),
     }
-    lines.push(line(ComponentId::Activations, activations, "§2", inference::prefill_formula(p, i, &a, activations)));
+    lines.push(line(
+        ComponentId::Activations,
+        activations,
+        "§2",
+        inference::prefill_formula(p, i, &a, activations, load),
+    ));
     lines.push(kv_line);
     lines.push(inference::logits(p, i, logits));
     let mask = inference::full_mask_bytes(p);

@@ -225,20 +225,12 @@ fn described(reading: &Reading) -> Option<Described> {
     if !parsed.errors.is_empty() {
         return None;
     }
-    let scenario = parsed.scenario;
-    let bill = crate::ledger::estimate(&scenario);
-    let serving = scenario.mode == Mode::Infer;
-    let bytes = if serving {
-        bill.component(crate::ledger::bill::ComponentId::Weights) as f64
-    } else {
-        bill.device_bytes() as f64
-    };
     // A model beyond the presets is shown by its name before its shape's keys.
     let shown = match super::described::model_name(&reading.startup) {
         Some(name) => format!("{name}: {query}"),
         None => query.clone(),
     };
-    Some(Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving })
+    Some(Described::billed(query, shown, parsed.scenario))
 }
 
 /// The user's configuration, billed, as the run a report describes (`#answer setup=page`).
@@ -248,14 +240,7 @@ fn described_page(s: &Scenario) -> Described {
         q if q.is_empty() => format!("gpu={}", s.gpu.id.unwrap_or_default()),
         q => q,
     };
-    let bill = crate::ledger::estimate(s);
-    let serving = s.mode == Mode::Infer;
-    let bytes = if serving {
-        bill.component(crate::ledger::bill::ComponentId::Weights) as f64
-    } else {
-        bill.device_bytes() as f64
-    };
-    Described { shown: query.clone(), query, scenario: s.clone(), bytes, card: bill.gpu_bytes as f64, serving }
+    Described::billed(query.clone(), query, s.clone())
 }
 
 /// What the tree asks when the paste leaves the cause open: the questions not yet answered (the
@@ -278,6 +263,18 @@ pub fn questions(p: &Pasted, page_scenario: bool) -> Vec<Answer> {
 }
 
 impl Described {
+    /// `scenario` billed on its card: a run's device total, a served model's weights per GPU.
+    fn billed(query: String, shown: String, scenario: Scenario) -> Described {
+        let bill = crate::ledger::estimate(&scenario);
+        let serving = scenario.mode == Mode::Infer;
+        let bytes = if serving {
+            bill.component(crate::ledger::bill::ComponentId::Weights) as f64
+        } else {
+            bill.device_bytes() as f64
+        };
+        Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving }
+    }
+
     /// The cause and why once the described configuration is billed: a shortage when it cannot fit
     /// (a served model's weights alone above the card outrank an engine's budget), otherwise the
     /// numbers' verdict, with the bill beside it when they had none.

@@ -4,6 +4,7 @@
 //! signals come out; the text itself is never kept, rendered or executed. Bounded: at most
 //! [`MAX_TEXT`] bytes are read, in one pass per phrase (no regular expressions).
 
+use crate::ledger::msg::MsgId;
 use crate::ledger::units::{find, has, occurrences};
 
 /// The most text read (the end of a longer paste, where the error is).
@@ -194,11 +195,9 @@ pub struct Signals {
     /// own message prints).
     pub expandable_helped: bool,
     /// The user's answers to the tree's questions (`#answer key=value` lines, [`Answer`]): which
-    /// were answered, and what the answers say beyond the signals above — it failed while loading,
-    /// at the first step, and the calculator's configuration is the run's.
+    /// were answered, and what they say beyond the signals above: the calculator's configuration
+    /// is the run's.
     pub answered: [bool; Answer::COUNT],
-    pub at_load: bool,
-    pub at_first_step: bool,
     pub page_setup: bool,
 }
 
@@ -237,13 +236,31 @@ impl Answer {
         }
     }
 
-    /// The values it takes, as the page's buttons write them.
-    pub fn values(self) -> &'static [&'static str] {
+    /// The question's text.
+    pub fn ask(self) -> MsgId {
         match self {
-            Answer::Killed => &["gpu", "host"],
-            Answer::When => &["load", "first", "later", "eval"],
-            Answer::Setup => &["page", "no"],
-            _ => &["yes", "no"],
+            Answer::Killed => MsgId::AskKilled,
+            Answer::When => MsgId::AskWhen,
+            Answer::Grew => MsgId::AskGrew,
+            Answer::Others => MsgId::AskOthers,
+            Answer::Engine => MsgId::AskEngine,
+            Answer::Setup => MsgId::AskSetup,
+        }
+    }
+
+    /// The values it takes, as the page's buttons write them, with each button's text.
+    pub fn values(self) -> &'static [(&'static str, MsgId)] {
+        const YES_NO: &[(&str, MsgId)] = &[("yes", MsgId::AnsYes), ("no", MsgId::AnsNo)];
+        match self {
+            Answer::Killed => &[("gpu", MsgId::AnsGpu), ("host", MsgId::AnsHost)],
+            Answer::When => &[
+                ("load", MsgId::AnsLoad),
+                ("first", MsgId::AnsFirst),
+                ("later", MsgId::AnsLater),
+                ("eval", MsgId::AnsEval),
+            ],
+            Answer::Setup => &[("page", MsgId::AnsYes), ("no", MsgId::AnsNo)],
+            _ => YES_NO,
         }
     }
 }
@@ -256,7 +273,8 @@ fn read_answers(low: &str, s: &mut Signals) {
             continue;
         };
         let (key, value) = (key.trim(), value.trim());
-        let Some(q) = Answer::ALL.into_iter().find(|q| q.key() == key && q.values().contains(&value)) else {
+        let Some(q) = Answer::ALL.into_iter().find(|q| q.key() == key && q.values().iter().any(|v| v.0 == value))
+        else {
             continue;
         };
         s.answered[q as usize] = true;
@@ -266,8 +284,8 @@ fn read_answers(low: &str, s: &mut Signals) {
                 s.host_killed |= v == "host";
                 s.oom |= v == "gpu";
             }
-            (Answer::When, "load") => s.at_load = true,
-            (Answer::When, "first") => s.at_first_step = true,
+            // Loading and the first step say no more than that they were answered.
+            (Answer::When, "load" | "first") => {}
             // The run was going: the usual step fit (as "partway" in words).
             (Answer::When, "later") => s.long_sample = true,
             (Answer::When, _) => s.evaluation = true,
@@ -1364,7 +1382,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 25;
+const SIGNALS: usize = 23;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -1392,8 +1410,6 @@ impl Signals {
             a3,
             a4,
             a5,
-            &mut self.at_load,
-            &mut self.at_first_step,
             &mut self.page_setup,
         ]
     }

@@ -270,6 +270,16 @@ fn pasted_text() -> (String, bool) {
     (String::from(if len > cut { v.slice(len - cut, len) } else { v }), len > cut)
 }
 
+/// Reads the paste box in the reader worker: the answer before goes meanwhile (an empty box leaves
+/// none).
+fn read_paste_box(cb: &Callback<Option<Box<PastedReading>>>) {
+    let (text, cut) = pasted_text();
+    cb.emit(None);
+    if !text.trim().is_empty() {
+        read_in_worker(if cut { "paste-end" } else { "paste" }, text, cb.clone());
+    }
+}
+
 /// Asks the reader worker to read `payload` (`kind`: "paste", "paste-end" or "typed") and sends
 /// the reading with its `oom=` value to `cb`.
 fn read_in_worker(kind: &'static str, payload: String, cb: Callback<Option<Box<PastedReading>>>) {
@@ -290,15 +300,8 @@ fn paste_form(props: &OomTreeProps) -> Html {
         let cb = props.onpaste.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let (text, cut) = pasted_text();
-            if text.trim().is_empty() {
-                cb.emit(None);
-                return;
-            }
-            // Read in the reader worker (`crate::readers::paste`), which sends the reading back;
-            // the answer before goes meanwhile.
-            cb.emit(None);
-            read_in_worker(if cut { "paste-end" } else { "paste" }, text, cb.clone());
+            // Read in the reader worker (`crate::readers::paste`), which sends the reading back.
+            read_paste_box(&cb);
         })
     };
     let ontyped = {
@@ -397,10 +400,7 @@ fn questions(lang: Lang, p: &Diagnosis, onpaste: Callback<Option<Box<PastedReadi
                                     let Some(box_) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("oom-paste"))
                                         .and_then(|el| el.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) else { return };
                                     box_.set_value(&format!("{}{line}", box_.value()));
-                                    // As the paste form does: the answer before goes meanwhile.
-                                    onpaste.emit(None);
-                                    let (text, cut) = pasted_text();
-                                    read_in_worker(if cut { "paste-end" } else { "paste" }, text, onpaste.clone());
+                                    read_paste_box(&onpaste);
                                 }}>{ said(t) }</button>
                         }
                     }) }
