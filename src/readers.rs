@@ -247,7 +247,8 @@ pub fn grid(query: &str) -> String {
     // changes neither is left out (experts over tensor parallel alone hold the same weights).
     let figure =
         |b: &Bill| b.serving.as_ref().map_or(b.device_bytes(), |sv| (sv.effective_concurrency * 100.0).round() as u64);
-    let levers: Vec<Value> = grid_levers(&s)
+    let worst = bill.parallel.as_ref().map(|p| p.worst_stage);
+    let levers: Vec<Value> = grid_levers(&s, worst)
         .into_iter()
         .filter_map(|(key, value)| {
             // The lever as the page applies it when clicked: the key set through the query codec.
@@ -258,7 +259,9 @@ pub fn grid(query: &str) -> String {
             }
             after.layout.stage = None;
             let after = figure(&crate::ledger::estimate(&after));
-            (after != figure(&bill)).then(|| json!([key, value, after]))
+            // A layer moved off the worst stage is offered only where the worst GPU gains.
+            let moves_a_layer = key.ends_with("_stage_layers");
+            (after != figure(&bill) && (!moves_a_layer || after < figure(&bill))).then(|| json!([key, value, after]))
         })
         .collect();
     let curve: Vec<Value> = crate::ledger::concurrency::concurrency_curve(&s)
@@ -295,10 +298,27 @@ pub fn grid(query: &str) -> String {
 }
 
 /// A grid's levers, `key=value`: twice the tensor or pipeline parallel size; training's expert and
-/// context parallel doubled, the distributed optimizer, sequence parallel and full recompute.
-fn grid_levers(s: &crate::ledger::Scenario) -> Vec<(&'static str, u64)> {
+/// context parallel doubled, the distributed optimizer, sequence parallel, full recompute, and
+/// fewer layers on a pipeline's worst stage when it is the first or the last.
+fn grid_levers(s: &crate::ledger::Scenario, worst: Option<u64>) -> Vec<(&'static str, u64)> {
     use crate::ledger::scenario::{Checkpointing, Engine, Mode};
     let (l, arch) = (s.layout, &s.architecture);
+    // Under a pipeline whose worst stage is an end one (the first with the embedding and the most
+    // micro-batches in flight, a VLM's vision tower; the last with the LM head and the logits):
+    // the most layers below what it holds that leave the stages between an even rest, as
+    // Megatron's uneven pipeline asks.
+    let last = l.pp.saturating_sub(1);
+    let fewer = |p: u64, set: fn(&mut crate::ledger::scenario::Layout, u64)| -> Option<u64> {
+        let held = l.stage_layers(arch.layers, p).count() as u64;
+        (1..held).rev().find(|&n| {
+            let mut moved = l;
+            set(&mut moved, n);
+            moved.uneven_rest(arch.layers).is_none()
+        })
+    };
+    let first_fewer = (l.pp > 1 && worst == Some(0)).then(|| fewer(0, |l, n| l.first_stage_layers = Some(n))).flatten();
+    let last_fewer =
+        (l.pp > 1 && worst == Some(last)).then(|| fewer(last, |l, n| l.last_stage_layers = Some(n))).flatten();
     let experts = arch.moe.map_or(0, |m| m.experts);
     let candidates: Vec<(&str, u64, bool)> = if s.mode == Mode::Infer {
         let engine = s.serving.engine != Engine::Hf;
@@ -325,6 +345,8 @@ fn grid_levers(s: &crate::ledger::Scenario) -> Vec<(&'static str, u64)> {
             ("dist_optim", 1, !l.dist_optim),
             ("sp", 1, l.tp > 1 && !l.sp),
             ("gc", 1, s.checkpointing == Checkpointing::Off),
+            ("first_stage_layers", first_fewer.unwrap_or(0), first_fewer.is_some()),
+            ("last_stage_layers", last_fewer.unwrap_or(0), last_fewer.is_some()),
         ]
     };
     candidates.into_iter().filter(|c| c.2).map(|(key, value, _)| (key, value)).collect()

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use vram_ledger::ledger::bill::ComponentId;
-use vram_ledger::ledger::parallel::{in_flight, stage_layers};
+use vram_ledger::ledger::parallel::in_flight;
 use vram_ledger::ledger::scenario::{Layout, Schedule};
 use vram_ledger::ledger::{estimate, Bill};
 use vram_ledger::query;
@@ -17,13 +17,89 @@ const LLAMA: &str = "model=llama-3.1-8b&method=full&seq=4096&batch=1&gc=0&gpu=h1
 
 #[test]
 fn layers_split_over_stages_first_ones_take_the_remainder() {
+    let split = |layers: u64, pp: u64, p: u64| Layout { pp, ..Layout::default() }.stage_layers(layers, p);
     // 61 = 16 × 3 + 13: the first 13 stages hold 4 layers, the last 3 hold 3.
-    assert_eq!(stage_layers(61, 16, 0), 0..4);
-    assert_eq!(stage_layers(61, 16, 12), 48..52);
-    assert_eq!(stage_layers(61, 16, 13), 52..55);
-    assert_eq!(stage_layers(61, 16, 15), 58..61);
-    assert_eq!((0..16).map(|p| stage_layers(61, 16, p).count()).sum::<usize>(), 61);
-    assert_eq!(stage_layers(32, 1, 0), 0..32);
+    assert_eq!(split(61, 16, 0), 0..4);
+    assert_eq!(split(61, 16, 12), 48..52);
+    assert_eq!(split(61, 16, 13), 52..55);
+    assert_eq!(split(61, 16, 15), 58..61);
+    assert_eq!((0..16).map(|p| split(61, 16, p).count()).sum::<usize>(), 61);
+    assert_eq!(split(32, 1, 0), 0..32);
+}
+
+/// Megatron-Core's `get_num_layers_to_build` with `--decoder-first-pipeline-num-layers` and
+/// `--decoder-last-pipeline-num-layers`: the end stages hold what they say, the stages between
+/// share the rest. Qwen3-235B's 94 layers as ms-swift's qwen3_235b.sh splits them over PP 4
+/// (23 first, 23 last: 48 left for 2 stages, 24 each); Qwen1.5-MoE's 24 over PP 2 with 11 last.
+#[test]
+fn megatron_s_uneven_pipeline_puts_the_named_layers_on_the_end_stages() {
+    let l = Layout { pp: 4, first_stage_layers: Some(23), last_stage_layers: Some(23), ..Layout::default() };
+    let stages: Vec<_> = (0..4).map(|p| l.stage_layers(94, p)).collect();
+    assert_eq!(stages, vec![0..23, 23..47, 47..71, 71..94]);
+    assert_eq!(l.uneven_rest(94), None);
+    let two = Layout { pp: 2, last_stage_layers: Some(11), ..Layout::default() };
+    assert_eq!((two.stage_layers(24, 0), two.stage_layers(24, 1)), (0..13, 13..24));
+    // 61 layers over 8 stages, 5 first and 2 last: 54 left, 9 on each of the 6 between.
+    let v3 = Layout { pp: 8, first_stage_layers: Some(5), last_stage_layers: Some(2), ..Layout::default() };
+    assert_eq!(v3.stage_layers(61, 1), 5..14);
+    assert_eq!(v3.stage_layers(61, 6), 50..59);
+    assert_eq!(v3.stage_layers(61, 7), 59..61);
+    // 10 layers over 3 stages: 2 first leaves 8 for 2 stages (even); 3 first leaves 7, which
+    // Megatron refuses: the bill gives the first of the two 4 layers, and says so.
+    let l = |first| Layout { pp: 3, first_stage_layers: Some(first), ..Layout::default() };
+    assert_eq!(l(2).uneven_rest(10), None);
+    assert_eq!(l(3).uneven_rest(10), Some((1, 4)));
+    assert_eq!((l(3).stage_layers(10, 1), l(3).stage_layers(10, 2)), (3..7, 7..10));
+    // Without the keys, 24 layers over 5 stages leave 4: the first four stages take 5.
+    assert_eq!(Layout { pp: 5, ..Layout::default() }.uneven_rest(24), Some((4, 5)));
+    // Absurd values never lose or invent a layer: more than the model clamps, two stages given
+    // both ends give the last what the first leaves.
+    let over = Layout { pp: 3, first_stage_layers: Some(500), ..Layout::default() };
+    assert_eq!((0..3).map(|p| over.stage_layers(32, p).count()).sum::<usize>(), 32);
+    let both = Layout { pp: 2, first_stage_layers: Some(10), last_stage_layers: Some(3), ..Layout::default() };
+    assert_eq!((both.stage_layers(32, 0), both.stage_layers(32, 1)), (0..10, 10..32));
+    // The link carries them, and the bill's stages follow.
+    let b = bill(&format!("{LLAMA}&pp=4&first_stage_layers=5&last_stage_layers=11&microbatches=8"));
+    let layers: Vec<u64> = b.parallel.as_ref().map_or(vec![], |p| p.ranks.iter().map(|r| r.layers).collect());
+    assert_eq!(layers, vec![5, 8, 8, 11]);
+    let keys: Vec<&str> = b.notes.iter().map(|n| n.key).collect();
+    assert!(!keys.contains(&"grid_uneven"), "{keys:?}");
+    let uneven = bill(&format!("{LLAMA}&pp=3"));
+    assert!(uneven.notes.iter().any(|n| n.key == "grid_uneven"));
+    // The worker's levers move layers off a worst end stage, to a count Megatron accepts: Llama's
+    // first stage of four (8 layers, 4 micro-batches in flight) is the worst; 5 leaves 27 for
+    // the three others, 9 each (7 or 6 would leave 25 or 26).
+    let q = format!("{LLAMA}&pp=4&microbatches=8&dist_optim=1");
+    let answer: Value = serde_json::from_str(&vram_ledger::readers::grid(&q)).expect("the worker answers JSON");
+    let levers = answer["grid"]["levers"].as_array().cloned().unwrap_or_default();
+    let before = bill(&q).device_bytes();
+    let moved = levers.iter().find(|l| l[0] == "first_stage_layers").expect("a first_stage_layers lever");
+    assert_eq!(moved[1], "5");
+    assert!(moved[2].as_u64().is_some_and(|after| after < before), "{moved}");
+    assert!(!levers.iter().any(|l| l[0] == "last_stage_layers"));
+}
+
+/// `mtp_layers=1` on Llama-3.1-8B over PP 2 (tp 1, full fine-tuning): the last stage adds a layer
+/// like its last (218,103,808 linear parameters + 8,192 of norms), `eh_proj` 2 × 4,096² =
+/// 33,554,432, the enorm, hnorm and final norm 3 × 4,096 = 12,288, and, the model being untied,
+/// its own embedding 128,256 × 4,096 = 525,336,576: 777,015,296 parameters. Its activations: one
+/// in flight × 4,096 tokens × (139,392 B of a layer + 4 × 8,192 B of the norms' inputs and their
+/// concatenation); its logits' fp32 softmax 4,096 × 128,256 × 4 B. The first stage is unchanged.
+#[test]
+fn multi_token_prediction_layers_sit_on_the_last_stage() {
+    let q = format!("{LLAMA}&pp=2&microbatches=4&stage=1");
+    let (without, with) = (bill(&q), bill(&format!("{q}&mtp_layers=1")));
+    let added = |id| with.component(id) - without.component(id);
+    assert_eq!(added(ComponentId::Weights), 777_015_296 * 2);
+    assert_eq!(added(ComponentId::Gradients), 777_015_296 * 4);
+    assert_eq!(added(ComponentId::Activations), 4096 * (139_392 + 4 * 8192));
+    assert_eq!(added(ComponentId::Logits), 4096 * 128_256 * 4);
+    let first = |b: &Bill| b.parallel.as_ref().map(|p| p.ranks[0].device_bytes);
+    assert_eq!(first(&with), first(&without));
+    // The link round-trips it; the weights line names it.
+    let s = query::parse(&format!("{q}&mtp_layers=1")).scenario;
+    assert_eq!(query::parse(&query::to_query(&s, &[])).scenario.layout.mtp_layers, 1);
+    assert!(with.components.iter().any(|c| c.formula.to_string().contains("multi-token-prediction")));
 }
 
 #[test]

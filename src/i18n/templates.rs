@@ -831,8 +831,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Apple 芯片,统一内存 {0} GB:判定按 {1} 计,即 Metal 建议单个进程使用的工作集(`recommendedMaxWorkingSetSize`),不是整块内存。PyTorch 的 MPS 分配器会继续用到它的 1.7 倍(`PYTORCH_MPS_HIGH_WATERMARK_RATIO`),期间系统开始换页,最后报 `MPS backend out of memory`",
         ),
         GridWeights => (
-            "{0} parameters on this GPU × {1} B — stage {2} of {3}: {4} layers, attention, dense MLPs and shared experts ÷ tp {5}, routed experts ÷ ep × etp {6}, norms and routers whole{7}{8}",
-            "本卡 {0} 个参数 × {1} B——第 {2} 段(共 {3} 段):{4} 层,注意力、稠密 `MLP` 与共享专家 ÷ `tp` {5},路由专家 ÷ `ep` × `etp` {6},`norm` 与路由器每卡完整{7}{8}",
+            "{0} parameters on this GPU × {1} B — stage {2} of {3}: {4} layers, attention, dense MLPs and shared experts ÷ tp {5}, routed experts ÷ ep × etp {6}, norms and routers whole{7}{8}{9}",
+            "本卡 {0} 个参数 × {1} B——第 {2} 段(共 {3} 段):{4} 层,注意力、稠密 `MLP` 与共享专家 ÷ `tp` {5},路由专家 ÷ `ep` × `etp` {6},`norm` 与路由器每卡完整{7}{8}{9}",
         ),
         GridEmbedding => (
             " + the embedding ÷ tp (first stage)",
@@ -841,6 +841,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         GridLmHead => (
             " + the LM head ÷ tp and the final norm (last stage)",
             " + `LM head` ÷ `tp` 与最后的 `norm`(最后一段)",
+        ),
+        GridMtp => (
+            " + {0} multi-token-prediction layers (each like the last layer, with eh_proj 2h → h ÷ tp and its norms; an untied model's embedding ÷ tp beside them on a later stage), counted among the stage's layers for activations",
+            " + {0} 个多 `token` 预测(`MTP`)层(每层同最后一层,另有 `eh_proj`(`2h → h`)÷ `tp` 及其 `norm`;不共享嵌入的模型在后面的段上另存一份嵌入 ÷ `tp`),激活按本段的层计",
         ),
         GridGradients => (
             "{0} trained parameters × {1} B (Megatron's gradient buffer, main_grad: never sharded; 2 B with `main_grads=bf16`)",
@@ -875,8 +879,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 环形注意力的 `K`/`V` 收发缓冲 {0}(`cp`)",
         ),
         GridLogits => (
-            "{0} tokens × vocab {1} ÷ tp {2} × 6 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 copy 4 B, made its softmax in place and kept for backward, where it becomes the gradient in place)",
-            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度)",
+            "{0} tokens × vocab {1} ÷ tp {2} × 6 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 copy 4 B, made its softmax in place and kept for backward, where it becomes the gradient in place){3}",
+            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度){3}",
+        ),
+        GridMtpLogits => (
+            "; {0} multi-token-prediction depths each compute their logits through the LM head and keep their loss's fp32 softmax for backward: + 4 B per logit and depth, {1}",
+            ";{0} 层多 `token` 预测各自经 `LM head` 算 `logits`,其损失的 `fp32 softmax` 留给反向:每个 `logit` 每层再 + 4 B,共 {1}",
         ),
         GridNccl => (
             "{0}: NCCL's buffers for the {1} process groups of more than one GPU a step uses, as Megatron-Core makes them (the world's; tp, the pipeline's, cp, dp with cp, model parallel tp × pp; with experts ep, etp, tp × ep, etp × ep × pp and the experts' dp: a communicator each, even where two have the same GPUs), outside PyTorch's allocator: on NVLink cards 0.51 GiB for two GPUs and 0.64 GiB for more (a step's large collectives connect every protocol on many channels), over PCIe 0.25 GiB, the first 1.9 GiB with NVLS on NVSwitch Hopper and later; of them the experts' all-to-all's buffers for each peer of ep: {2} (0.44 GiB a peer)",
@@ -891,8 +899,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} = {1} 不整除 {2}({3}):`Megatron` 会拒绝这个网格;账单按均分计算",
         ),
         NoteGridUneven => (
-            "the layers do not split evenly over the stages: the first {0} stages hold {1} layers, one more than the rest",
-            "层数不能在各段间均分:前 {0} 段各 {1} 层,比其余多一层",
+            "the layers do not split evenly over the stages, which Megatron refuses unless `first_stage_layers` or `last_stage_layers` (--decoder-first/last-pipeline-num-layers) leave an even rest: the bill gives the first {0} of the shared stages {1} layers, one more than the others",
+            "层数不能在各段间均分,`Megatron` 会拒绝,除非 `first_stage_layers` 或 `last_stage_layers`(`--decoder-first/last-pipeline-num-layers`)让其余层能均分:账单让均分的段中前 {0} 段各 {1} 层,比其余多一层",
         ),
         NoteGridQlora => (
             "Megatron has no 4-bit base: method=qlora on the grid is billed as LoRA over a 16-bit base",
@@ -927,8 +935,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "有流水线时整段保持聚合(`pp` > 1 时 `torchtitan` 前向后不重新分片):{0} 个参数 × 2 B(`bf16`),+ {1} 个训练参数未分片的梯度 × {2} B(以归约精度累加),最后一个微批次才同步",
         ),
         GridLogitsLoss => (
-            "{0} tokens × vocab {1} ÷ tp {2} × {3} B (last stage, one micro-batch; the loss as `loss` and `compile` say: {4})",
-            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4})",
+            "{0} tokens × vocab {1} ÷ tp {2} × {3} B (last stage, one micro-batch; the loss as `loss` and `compile` say: {4}){5}",
+            "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4}){5}",
         ),
         NoteRlGrid => (
             "a preference or RL step is billed over `gpus` and `zero`: its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",

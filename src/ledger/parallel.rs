@@ -58,23 +58,15 @@ struct StageParams {
     has_lm_head: bool,
 }
 
-/// The layers of stage `p` of `pp` (0-based): the first `layers mod pp` stages take one more.
-pub fn stage_layers(layers: u64, pp: u64, p: u64) -> std::ops::Range<u64> {
-    let pp = pp.max(1);
-    let (base, extra) = (layers / pp, layers % pp);
-    let start = p * base + p.min(extra);
-    start..(start + base + u64::from(p < extra)).min(layers)
-}
-
 fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     let arch = &s.architecture;
     let (tp, experts_split) = (l.tp as f64, (l.ep * l.etp) as f64);
     let lora = s.method != Method::Full;
     let linears = arch.linears();
     let small_per_layer = arch.small_parameters() as f64 / arch.layers.max(1) as f64;
+    let last = p + 1 == l.pp.max(1);
     let mut out = StageParams::default();
-    for layer in stage_layers(arch.layers, l.pp, p) {
-        let class = arch.layer_class(layer);
+    let add_layer = |out: &mut StageParams, class: LayerClass| {
         out.dense += small_per_layer;
         out.trainable_dense += if lora { 0.0 } else { small_per_layer };
         for lin in linears.iter().filter(|x| class.has(x)) {
@@ -96,15 +88,36 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
                 out.trainable_dense += trains;
             }
         }
+    };
+    for layer in l.stage_layers(arch.layers, p) {
+        add_layer(&mut out, arch.layer_class(layer));
     }
     let table = arch.vocab.saturating_mul(arch.hidden) as f64 / tp;
+    if last && l.mtp_layers > 0 {
+        // Each multi-token-prediction layer (Megatron-Core's MultiTokenPredictionLayer): a
+        // decoder layer like the model's last, `eh_proj` (2h → h, column-parallel ÷ tp) and the
+        // enorm, hnorm and final norm; the LM head is the model's, and the stage builds the
+        // embedding too (`pre_process or mtp_process`): a copy of its own on a later stage of an
+        // untied model (a tied one's last stage already keeps one).
+        let (h, class) = (arch.hidden as f64, arch.layer_class(arch.layers.saturating_sub(1)));
+        for _ in 0..l.mtp_layers {
+            add_layer(&mut out, class);
+            let own = 2.0 * h * h / tp + 3.0 * h;
+            out.dense += own;
+            out.trainable_dense += if lora { 0.0 } else { own };
+        }
+        if l.pp > 1 && !arch.tied_embeddings {
+            out.dense += table;
+            out.trainable_dense += if lora { 0.0 } else { table };
+        }
+    }
     if p == 0 {
         out.has_embedding = true;
         let embedding = arch.embedding_parameters() as f64 / tp + arch.vision_parameters() as f64;
         out.dense += embedding;
         out.trainable_dense += if lora { 0.0 } else { embedding };
     }
-    if p + 1 == l.pp.max(1) {
+    if last {
         out.has_lm_head = true;
         // A tied model's last stage keeps its own copy of the embedding when P > 1.
         let head = if arch.tied_embeddings && l.pp <= 1 { 0.0 } else { table } + arch.hidden as f64;
@@ -192,7 +205,7 @@ struct StageLines {
 fn stage_lines(s: &Scenario, l: &Layout, p: u64, (nccl, groups, all_to_all): (f64, u64, f64)) -> StageLines {
     let arch = &s.architecture;
     let params = stage_params(s, l, p);
-    let layers = stage_layers(arch.layers, l.pp, p);
+    let layers = l.stage_layers(arch.layers, p);
     let layer_count = layers.end - layers.start;
     let (param_bytes, has_master) = match s.precision {
         Precision::Fp32 => (4.0, false),
@@ -268,7 +281,8 @@ fn megatron_lines(
                 Arg::Int(l.tp),
                 Arg::Int(l.ep * l.etp),
                 when(params.has_embedding, || msg!(GridEmbedding)),
-                when(params.has_lm_head, || msg!(GridLmHead))
+                when(params.has_lm_head, || msg!(GridLmHead)),
+                when(params.has_lm_head && l.mtp_layers > 0, || msg!(GridMtp, Arg::Int(l.mtp_layers)))
             ),
         ),
         line(
@@ -362,15 +376,22 @@ fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
     let microbatches = if l.microbatches > 0 { l.microbatches } else { s.accum };
     let flight = in_flight(l, microbatches, p);
     let (mut saved, mut largest, mut routed) = (0.0f64, 0.0f64, 0.0f64);
-    for layer in stage_layers(arch.layers, l.pp, p) {
-        let (bytes, r) = layer_bytes_per_token(arch, l, arch.layer_class(layer));
-        saved += bytes;
-        largest = largest.max(bytes);
+    let input = ACT * arch.hidden as f64 / if l.sp { l.tp as f64 } else { 1.0 };
+    // The last stage's multi-token-prediction layers count as layers of its own: each a layer
+    // like the model's last, with the enorm's and hnorm's inputs and their concatenation
+    // (2h, `eh_proj`'s input) kept beside it.
+    let mtp = if p + 1 == l.pp.max(1) { l.mtp_layers } else { 0 };
+    let last_class = arch.layer_class(arch.layers.saturating_sub(1));
+    let classes = l.stage_layers(arch.layers, p).map(|layer| (arch.layer_class(layer), 0.0));
+    let mut layer_count = 0.0;
+    for (class, beside) in classes.chain((0..mtp).map(|_| (last_class, 4.0 * input))) {
+        let (bytes, r) = layer_bytes_per_token(arch, l, class);
+        saved += bytes + beside;
+        largest = largest.max(bytes + beside);
         routed = routed.max(r);
+        layer_count += 1.0;
     }
     let recompute = s.checkpointing.is_on();
-    let layer_count = stage_layers(arch.layers, l.pp, p).count() as f64;
-    let input = ACT * arch.hidden as f64 / if l.sp { l.tp as f64 } else { 1.0 };
     let kept =
         if recompute { flight * layer_count * input * tokens + largest * tokens } else { flight * saved * tokens };
     // One MoE layer's all-to-all: the tokens sent, received, and the permuted copy.
@@ -399,6 +420,11 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
     let arch = &s.architecture;
     let tokens = local_tokens(s, l);
     let logits = tokens * arch.vocab as f64 / l.tp as f64;
+    // Each multi-token-prediction depth computes its own logits through the shared LM head and
+    // its own loss (`process_mtp_loss`), whose fp32 softmax stays for the backward as the main
+    // loss's does: 4 B more per logit and depth.
+    let mtp = 4.0 * l.mtp_layers as f64 * logits;
+    let mtp_msg = when(mtp > 0.0, || msg!(GridMtpLogits, Arg::Int(l.mtp_layers), Arg::Bytes(mtp)));
     if s.zero == 3 {
         // torchtitan's loss: PyTorch's cross-entropy on the (vocab-parallel) logits, as `loss` and
         // `compile` say (`compile=model` leaves it eager).
@@ -407,7 +433,7 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
         let (per, formula) = super::logits::bytes_per_logit(loss, super::dtype::Dtype::Bf16, compiled, false);
         return line(
             ComponentId::Logits,
-            logits * per,
+            logits * per + mtp,
             "§2",
             msg!(
                 GridLogitsLoss,
@@ -415,15 +441,16 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
                 Arg::Count(arch.vocab),
                 Arg::Int(l.tp),
                 Arg::Factor(per),
-                formula.arg()
+                formula.arg(),
+                mtp_msg
             ),
         );
     }
     line(
         ComponentId::Logits,
-        logits * 6.0,
+        logits * 6.0 + mtp,
         "§2",
-        msg!(GridLogits, Arg::Count(tokens as u64), Arg::Count(arch.vocab), Arg::Int(l.tp)),
+        msg!(GridLogits, Arg::Count(tokens as u64), Arg::Count(arch.vocab), Arg::Int(l.tp), mtp_msg),
     )
 }
 
@@ -465,11 +492,8 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
             ),
         });
     }
-    if arch.layers % l.pp.max(1) != 0 {
-        notes.push(Note {
-            key: "grid_uneven",
-            text: msg!(NoteGridUneven, Arg::Int(arch.layers % l.pp), Arg::Int(arch.layers / l.pp + 1)),
-        });
+    if let Some((stages, layers)) = l.uneven_rest(arch.layers) {
+        notes.push(Note { key: "grid_uneven", text: msg!(NoteGridUneven, Arg::Int(stages), Arg::Int(layers)) });
     }
     if s.method == Method::Qlora {
         notes.push(Note { key: "grid_qlora", text: msg!(NoteGridQlora) });

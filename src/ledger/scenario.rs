@@ -64,6 +64,14 @@ pub struct Layout {
     /// (`--main-grads-dtype`: `main_grads`); 4 and 4 without it.
     pub moment_bytes: u8,
     pub main_grad_bytes: u8,
+    /// Megatron's uneven pipeline: the decoder layers of the first and of the last stage
+    /// (`--decoder-first-pipeline-num-layers`, `--decoder-last-pipeline-num-layers`); the stages
+    /// between share the rest.
+    pub first_stage_layers: Option<u64>,
+    pub last_stage_layers: Option<u64>,
+    /// Multi-token-prediction layers trained beside the model (`--mtp-num-layers`), on the last
+    /// stage as Megatron-Core places them without a custom layout.
+    pub mtp_layers: u64,
 }
 
 /// The dtypes the precision-aware optimizer stores Adam's moments in (`moments`), with their bytes.
@@ -86,6 +94,9 @@ impl Default for Layout {
             stage: None,
             moment_bytes: 4,
             main_grad_bytes: 4,
+            first_stage_layers: None,
+            last_stage_layers: None,
+            mtp_layers: 0,
         }
     }
 }
@@ -103,6 +114,53 @@ impl Layout {
     /// GPUs in the grid: tp × pp × cp × dp (the experts' grid ep × etp lies inside it).
     pub fn gpus(&self) -> u64 {
         self.tp.saturating_mul(self.pp).saturating_mul(self.cp).saturating_mul(self.dp)
+    }
+
+    /// The decoder layers of stage `p` (0-based) of a model of `layers` layers, as Megatron-Core's
+    /// `get_num_layers_to_build` splits them: the first and last stages hold what
+    /// `first_stage_layers` and `last_stage_layers` say, the stages between share the rest evenly.
+    /// Where Megatron would refuse an uneven rest (it asserts that the stages divide it), the
+    /// first of those stages take one more each ([`Layout::uneven_rest`] says how many).
+    pub fn stage_layers(&self, layers: u64, p: u64) -> std::ops::Range<u64> {
+        let pp = self.pp.max(1);
+        let (first, last) = self.end_stage_layers(layers);
+        if let (0, Some(n)) = (p, first) {
+            return 0..n;
+        }
+        if let (true, Some(n)) = (p + 1 == pp, last) {
+            return layers - n..layers;
+        }
+        let (lead, tail) = (first.unwrap_or(0), last.unwrap_or(0));
+        let middle = (pp - u64::from(first.is_some()) - u64::from(last.is_some())).max(1);
+        let rest = layers - lead - tail;
+        let m = p - u64::from(first.is_some());
+        let (base, extra) = (rest / middle, rest % middle);
+        let start = (lead + m * base + m.min(extra)).min(layers - tail);
+        start..(start + base + u64::from(m < extra)).min(layers - tail)
+    }
+
+    /// `first_stage_layers` and `last_stage_layers` as they apply: only under a pipeline, never
+    /// more than the model's layers.
+    fn end_stage_layers(&self, layers: u64) -> (Option<u64>, Option<u64>) {
+        let piped = self.pp > 1;
+        let first = self.first_stage_layers.filter(|_| piped).map(|n| n.min(layers));
+        let rest = layers - first.unwrap_or(0);
+        // Two stages, both given: the last holds what the first leaves, so no layer is lost.
+        let last = match (self.pp, first) {
+            (2, Some(_)) => self.last_stage_layers.map(|_| rest),
+            _ => self.last_stage_layers.filter(|_| piped).map(|n| n.min(rest)),
+        };
+        (first, last)
+    }
+
+    /// Where the stages between the first and last do not share their layers evenly: how many of
+    /// them take one layer more, and that count of layers. `None` when the split is even.
+    pub fn uneven_rest(&self, layers: u64) -> Option<(u64, u64)> {
+        let pp = self.pp.max(1);
+        let (first, last) = self.end_stage_layers(layers);
+        let middle = pp - u64::from(first.is_some()) - u64::from(last.is_some());
+        let rest = layers - first.unwrap_or(0) - last.unwrap_or(0);
+        (middle > 0 && rest % middle != 0).then(|| (rest % middle, rest / middle + 1))
     }
 
     /// The data-parallel size of the experts' weights (Megatron's expert data parallel):

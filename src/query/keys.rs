@@ -1202,7 +1202,7 @@ keys! {
         },
         write: |s, c| differs(s.layout.pp, c.default.layout.pp),
         architecture: false,
-        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (the first `layers mod pp` stages one more), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight. Served by vLLM (CLI): stages of `layers / pp` layers, the remainder one each to the stages before the last; each sizes its blocks from its own layers and the engine takes the fewest. With `engine=hf` (CLI): the GPUs of transformers' `device_map=\"auto\"` — accelerate puts whole layers on each in order (every GPU but the last gets the model ÷ pp + 1.25 layers, the first keeps room for its largest module), one GPU works at a time and each runs its own layer's working set; before transformers 4.45 the first also receives the prompt's fp32 logits. The bill is the GPU that needs the most; the JSON's `parallel.allocated_sum` adds up every GPU's peak"),
+        doc: doc!("1", "pipeline-parallel stages (training grid): each stage holds its layers (as `first_stage_layers` and `last_stage_layers` say, the stages between sharing the rest; without them an uneven rest gives the first stages one more, which Megatron refuses), the first the embedding, the last the LM head and the logits; a stage holds as many micro-batches' activations as `schedule` keeps in flight. Served by vLLM (CLI): stages of `layers / pp` layers, the remainder one each to the stages before the last; each sizes its blocks from its own layers and the engine takes the fewest. With `engine=hf` (CLI): the GPUs of transformers' `device_map=\"auto\"` — accelerate puts whole layers on each in order (every GPU but the last gets the model ÷ pp + 1.25 layers, the first keeps room for its largest module), one GPU works at a time and each runs its own layer's working set; before transformers 4.45 the first also receives the prompt's fp32 logits. The bill is the GPU that needs the most; the JSON's `parallel.allocated_sum` adds up every GPU's peak"),
     },
     Ep = "ep" {
         label: ("Expert parallel", "专家并行"),
@@ -1280,6 +1280,39 @@ keys! {
         write: |s, _| s.layout.stage.map(|x| x.to_string()),
         architecture: false,
         doc: doc!("0–1023", "the worst", "which pipeline stage's GPU the bill is (0 = the first, with the embedding); without it, the stage that needs the most (a served grid: the stage whose layers leave the fewest KV blocks, which the engine takes for every stage; a `device_map`: the GPU that needs the most)"),
+    },
+    FirstStageLayers = "first_stage_layers" {
+        label: ("Layers on the first stage", "第一段的层数"),
+        read: Read::Uint { min: 0, max: 100_000 },
+        set: |s, v| {
+            s.layout.first_stage_layers = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.layout.first_stage_layers.map(|x| x.to_string()),
+        architecture: false,
+        doc: doc!("0–100000", "an even split", "Megatron's uneven pipeline (`--decoder-first-pipeline-num-layers`; ms-swift's `decoder_first_pipeline_num_layers`): the decoder layers of the first stage, which also holds the embedding (and a VLM's vision tower: fewer layers leave it room); the stages between the first and the last share the rest"),
+    },
+    LastStageLayers = "last_stage_layers" {
+        label: ("Layers on the last stage", "最后一段的层数"),
+        read: Read::Uint { min: 0, max: 100_000 },
+        set: |s, v| {
+            s.layout.last_stage_layers = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.layout.last_stage_layers.map(|x| x.to_string()),
+        architecture: false,
+        doc: doc!("0–100000", "an even split", "Megatron's uneven pipeline (`--decoder-last-pipeline-num-layers`): the decoder layers of the last stage, which also holds the LM head, the logits and the multi-token-prediction layers"),
+    },
+    MtpLayers = "mtp_layers" {
+        label: ("Multi-token-prediction layers", "多 token 预测层数"),
+        read: Read::Uint { min: 0, max: 16 },
+        set: |s, v| {
+            s.layout.mtp_layers = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.layout.mtp_layers, c.default.layout.mtp_layers),
+        architecture: false,
+        doc: doc!("0–16", "0", "on a training grid, multi-token-prediction layers trained beside the model (Megatron's `--mtp-num-layers`, ms-swift's `mtp_num_layers`; DeepSeek-V3, GLM-4.5 and MiMo ship one), on the last stage: each a layer like the model's last with `eh_proj` (2h → h) and its norms, its activations, and its own logits' fp32 softmax kept for the backward (4 B per token × vocab ÷ tp); an untied model's later stage builds the embedding too"),
     },
     Sp = "sp" {
         label: ("Sequence parallel", "序列并行"),

@@ -30,6 +30,12 @@ test('a grid link: the worker\'s bill, one bar per kind of stage, the worst name
   // The tp lever: the worst GPU of the grid with tp=4, as the CLI bills it.
   const tp4 = cli(['--json', GRID.replace('tp=2', 'tp=4')]);
   assert.equal(await page.getAttribute('[data-testid="grid-lever-tp"]', 'data-after'), String(tp4.device_bytes));
+  // The worst stage is the first (12 layers, four micro-batches in flight): Megatron's uneven
+  // pipeline moves layers off it, to 9 (the 39 left split 13 each over the three others).
+  const uneven = cli(['--json', `${GRID}&first_stage_layers=9`]);
+  assert.ok(uneven.device_bytes < expected.device_bytes);
+  assert.equal(await page.getAttribute('[data-testid="grid-lever-first_stage_layers"]', 'data-after'), String(uneven.device_bytes));
+  assert.match(await page.textContent('[data-testid="grid-lever-first_stage_layers"]'), /first_stage_layers=9/);
   // The ledger's lines carry the worker's formulas, rendered.
   assert.match(await page.textContent('[data-testid="component-weights"]'), /stage 0 of 4/);
   assert.match(await page.textContent('[data-testid="bill-notes"] [data-key="grid"]'), /Megatron-style grid tp2·pp4·ep4/);
