@@ -855,8 +855,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个训练参数 × {1} B(优化器动量,每个 {3} B:`fp32` 为 4,精度感知优化器的 `moments` 更少){2}",
         ),
         GridMaster => (
-            "{0} trained parameters × 4 B (fp32 master weights){1}",
-            "{0} 个训练参数 × 4 B(`fp32` 主权重){1}",
+            "{0} trained parameters × 4 B (fp32 master weights){1}{2}",
+            "{0} 个训练参数 × 4 B(`fp32` 主权重){1}{2}",
+        ),
+        GridMasterRemainders => (
+            "; with the precision-aware optimizer 2 B, not 4: TransformerEngine's FusedAdam keeps only the 16 bits each fp32 master weight adds to its bf16 weight (store_param_remainders, on by default since TE 2.1)",
+            ";精度感知优化器下是 2 B 而不是 4 B:`TransformerEngine` 的 `FusedAdam` 只存每个 `fp32` 主权重比其 `bf16` 权重多出的 16 位(`store_param_remainders`,`TE` 2.1 起默认开启)",
         ),
         GridSharded => (
             " ÷ {0} (distributed optimizer over dp × cp; routed experts over their data-parallel group of {1})",

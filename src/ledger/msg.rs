@@ -445,6 +445,7 @@ msg_ids!(
     GridWeights,
     GridEmbedding,
     GridLmHead,
+    GridMasterRemainders,
     GridMtp,
     GridGradients,
     GridStates,

@@ -305,11 +305,20 @@ fn megatron_lines(
         ),
     ];
     if has_master {
+        // The precision-aware optimizer (TransformerEngine's FusedAdam keeps the master weights,
+        // `store_param_remainders` on by default since TE 2.1) stores only the 16 bits of each
+        // fp32 master weight that its bf16 weight lacks: 2 B.
+        let master = if l.precision_aware() { 2.0 } else { 4.0 };
         lines.push(line(
             ComponentId::MasterWeights,
-            sharded * 4.0,
+            sharded * master,
             "§1",
-            msg!(GridMaster, Arg::Count(trainable as u64), shard_msg),
+            msg!(
+                GridMaster,
+                Arg::Count(trainable as u64),
+                shard_msg,
+                when(l.precision_aware(), || msg!(GridMasterRemainders))
+            ),
         ));
     }
     lines

@@ -163,6 +163,12 @@ impl Layout {
         (middle > 0 && rest % middle != 0).then(|| (rest % middle, rest / middle + 1))
     }
 
+    /// Whether Megatron's precision-aware optimizer runs (`--use-precision-aware-optimizer`): a
+    /// moment or `main_grad` in a dtype other than fp32 needs it.
+    pub fn precision_aware(&self) -> bool {
+        self.moment_bytes != 4 || self.main_grad_bytes != 4
+    }
+
     /// The data-parallel size of the experts' weights (Megatron's expert data parallel):
     /// tp × cp × dp ÷ (ep × etp).
     pub fn expert_dp(&self) -> u64 {

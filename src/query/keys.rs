@@ -1355,7 +1355,7 @@ keys! {
         write: |s, c| (s.layout.moment_bytes != c.default.layout.moment_bytes)
             .then(|| MOMENT_DTYPES.iter().find(|d| d.1 == s.layout.moment_bytes).map_or("fp32", |d| d.0).to_string()),
         architecture: false,
-        doc: doc!("fp32, bf16, fp16, fp8", "fp32", "on a Megatron grid, the precision-aware optimizer's Adam moments (`--use-precision-aware-optimizer` with `--exp-avg-dtype` and `--exp-avg-sq-dtype`, TransformerEngine's FusedAdam): each moment in 2 B (bf16, fp16) or 1 B (fp8) instead of 4, sharded as the distributed optimizer shards them; the fp32 master weights stay (`--main-params-dtype fp32`, Megatron's default)"),
+        doc: doc!("fp32, bf16, fp16, fp8", "fp32", "on a Megatron grid, the precision-aware optimizer's Adam moments (`--use-precision-aware-optimizer` with `--exp-avg-dtype` and `--exp-avg-sq-dtype`, TransformerEngine's FusedAdam): each moment in 2 B (bf16, fp16) or 1 B (fp8) instead of 4, sharded as the distributed optimizer shards them; the fp32 master weights (`--main-params-dtype fp32`, Megatron's default) cost 2 B, their 16-bit remainders beside the bf16 weights (TransformerEngine's `store_param_remainders`, on by default since TE 2.1)"),
     },
     MainGrads = "main_grads" {
         label: ("main_grad dtype", "main_grad 精度"),
