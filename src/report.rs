@@ -132,6 +132,7 @@ pub fn parallel_json(p: &ParallelSummary, kind: GridKind) -> Value {
     json!({
         "tp": l.tp, "pp": l.pp, "ep": l.ep, "etp": l.etp, "cp": l.cp, "dp": l.dp,
         "sp": l.sp, "dist_optim": l.dist_optim, "schedule": (!served).then(|| l.schedule.id()), "gpus": l.gpus(),
+        "mtp_layers": (!served).then_some(l.mtp_layers),
         "billed_stage": p.billed_stage,
         "worst_rank": { "stage": p.worst_stage, "bytes": p.worst_bytes },
         "ranks": p.ranks.iter().map(|r| json!({

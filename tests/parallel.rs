@@ -100,6 +100,9 @@ fn multi_token_prediction_layers_sit_on_the_last_stage() {
     let s = query::parse(&format!("{q}&mtp_layers=1")).scenario;
     assert_eq!(query::parse(&query::to_query(&s, &[])).scenario.layout.mtp_layers, 1);
     assert!(with.components.iter().any(|c| c.formula.to_string().contains("multi-token-prediction")));
+    // The JSON's `parallel` object says them.
+    let j = vram_ledger::report::to_json(&s, &estimate(&s));
+    assert_eq!(j["parallel"]["mtp_layers"], 1);
 }
 
 #[test]
