@@ -798,6 +798,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "the engine was told to take {0} of the card for its weights and KV pool: PyTorch's own work beside them (the profiling run, the sampler, CUDA graphs) has no room for {1} more",
             "引擎被设为占用整张卡的 {0} 来放权重和 KV 池:PyTorch 在它们之外的工作(剖析运行、采样器、CUDA graphs)再也放不下 {1}",
         ),
+        WhyDescribedMargin => (
+            "the configuration the report describes ({0}; what it does not state is set to bill the least) needs {1} of the {2} card by the ledger: inside the 20 % the chapter keeps free for what a bill does not see (the data's real lengths, kernels' workspaces, the allocator's holes), so a run that fails there is short of memory",
+            "报告描述的配置({0};没说明的设置都按最省的算)按账本需要 {2} 卡中的 {1}:落在第七章要求留出的 20 % 余量之内(账单看不到的部分:数据的实际长度、算子的工作区、分配器的空洞),所以在这里失败就是显存不够",
+        ),
         WhyDescribedShortage => (
             "the configuration the report describes ({0}; what it does not state is set to bill the least) needs {1} by the ledger, more than the {2} card",
             "报告描述的配置({0};没说明的设置都按最省的算)按账本需要 {1},超过 {2} 的卡",

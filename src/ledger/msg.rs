@@ -333,6 +333,7 @@ msg_ids!(
     WhyDescribedShortage,
     WhyDescribedWeights,
     DoDescribedFits,
+    WhyDescribedMargin,
     DoOpenDescribed,
     GridExpertsWhole,
     GridExpertsEach,

@@ -108,7 +108,8 @@ pub fn read(low: &str) -> String {
         .map(|t| t.trim_matches('.'))
         .filter(|t| !t.is_empty())
         .collect();
-    let Some((model, name)) = model_named(&tokens).or_else(|| model_by_size(low).map(|m| (m, String::new()))) else {
+    let by_size = || model_by_size(low).or_else(|| model_by_name_size(&tokens)).map(|m| (m, String::new()));
+    let Some((model, name)) = model_named(&tokens).or_else(by_size) else {
         return String::new();
     };
     let mut keys: Vec<(&str, String)> = if model.starts_with(SHAPE) {
@@ -122,8 +123,11 @@ pub fn read(low: &str) -> String {
     } else {
         vec![("model", model.to_string())]
     };
-    let gpus = gpu_count(low);
-    if TRAINING.iter().any(|w| has(low, w)) {
+    let training = TRAINING.iter().any(|w| has(low, w));
+    // Cards counted in Chinese words are a training run's GPUs; a server uses one unless its
+    // flags shard it, whatever the machine has ("8张A800" with vLLM and no tensor parallel).
+    let gpus = gpu_count(low).or_else(|| zh_cards(low).filter(|n| training && (2..=4096).contains(n)));
+    if training {
         let sharded = ["zero", "fsdp", "deepspeed"].iter().any(|w| has(low, w));
         if sharded && gpus.is_none() {
             return String::new();
@@ -192,6 +196,32 @@ fn model_by_size(low: &str) -> Option<&'static str> {
     let said = ["b model", "b的模型", "b 的模型", "b模型", "b 模型", "b parameter", "b-parameter", "b llm", "b大模型"];
     let size = *numbers_before(low, &said).first()?;
     BY_SIZE.iter().find(|(b, _)| *b == size).map(|(_, id)| *id)
+}
+
+/// The preset standing for a model beyond the presets and their shapes whose name carries its size
+/// ("Baichuan-13B", "internlm2_7b", "deepseekv2-prover7B"): as a model named by its size alone,
+/// [`BY_SIZE`]. The size is a whole number of billions ending a part of the name (after letters or a
+/// `-`, `_`), never the digits after a decimal point ("qwen2.5-1.5b" is not 5B).
+fn model_by_name_size(tokens: &[&str]) -> Option<&'static str> {
+    tokens.iter().filter(|t| t.len() <= 64 && t.chars().any(|c| c.is_ascii_alphabetic())).find_map(|t| {
+        let b = t.as_bytes();
+        (0..b.len()).find_map(|end| {
+            // `end` is the `b` after the digits; what follows ends the part.
+            let ends_part = b.get(end + 1).is_none_or(|c| b"-_.".contains(c));
+            if b[end] != b'b' || !ends_part {
+                return None;
+            }
+            let start = (0..end).rev().take_while(|&i| b[i].is_ascii_digit()).last()?;
+            let before = start.checked_sub(1).map(|i| b[i]);
+            if before.is_some_and(|c| c == b'.' || c.is_ascii_digit())
+                || !t[..start].chars().any(|c| c.is_ascii_alphabetic())
+            {
+                return None;
+            }
+            let size: u64 = t[start..end].parse().ok()?;
+            BY_SIZE.iter().find(|(s, _)| *s == size).map(|(_, id)| *id)
+        })
+    })
 }
 
 /// A training run's method, ZeRO stage, batch and checkpointing as the report states them.
@@ -372,6 +402,45 @@ fn gpu_count(low: &str) -> Option<u64> {
             (n > 0).then_some(n)
         });
     said.or(counted).or(multiplied).or(visible).filter(|n| (1..=4096).contains(n))
+}
+
+/// Chinese numerals people count their cards with.
+const ZH_COUNTS: [(&str, u64); 10] =
+    [("单", 1), ("一", 1), ("双", 2), ("两", 2), ("二", 2), ("三", 3), ("四", 4), ("六", 6), ("八", 8), ("十六", 16)];
+
+/// Cards counted in Chinese (a training run's): "双卡", "八卡", "两张4090", "四张3090显卡", "4张A100", "两块显卡" — a
+/// count and its classifier (张, 块) count cards only when a card comes next (卡, 显卡, or a card's
+/// name: "3张图片" is no card).
+fn zh_cards(low: &str) -> Option<u64> {
+    let names_a_card = |rest: &str| {
+        let mut rest = rest.trim_start();
+        for maker in ["nvidia", "geforce", "tesla", "rtx"] {
+            rest = rest.strip_prefix(maker).unwrap_or(rest).trim_start();
+        }
+        ["卡", "显卡", "gpu"].iter().any(|w| rest.starts_with(w))
+            || CARDS.iter().any(|(family, _)| rest.starts_with(family))
+    };
+    let mut counts = Vec::new();
+    for (word, n) in ZH_COUNTS {
+        for unit in ["卡", "张", "块"] {
+            let phrase = format!("{word}{unit}");
+            let card = |at: usize| unit == "卡" || names_a_card(&low[at + phrase.len()..]);
+            if occurrences(low, &phrase).take(OCCURRENCES).any(card) {
+                counts.push(n);
+            }
+        }
+    }
+    for unit in ["张", "块"] {
+        for at in occurrences(low, unit).take(OCCURRENCES) {
+            let head = low[..at].trim_end();
+            let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let n = head[head.len() - digits..].parse::<u64>().ok();
+            if let Some(n) = n.filter(|_| names_a_card(&low[at + unit.len()..])) {
+                counts.push(n);
+            }
+        }
+    }
+    counts.into_iter().max()
 }
 
 /// The card the report names, as a scenario key: its preset (the size it states, else the

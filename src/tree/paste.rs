@@ -210,6 +210,9 @@ struct Described {
     bytes: f64,
     card: f64,
     serving: bool,
+    /// The bill's verdict: whether the run keeps the chapter's 20 % margin (and the high end of
+    /// its range fits the card).
+    verdict: crate::ledger::bill::Verdict,
 }
 
 fn described(reading: &Reading) -> Option<Described> {
@@ -272,7 +275,7 @@ impl Described {
         } else {
             bill.device_bytes() as f64
         };
-        Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving }
+        Described { query, shown, scenario, bytes, card: bill.gpu_bytes as f64, serving, verdict: bill.verdict() }
     }
 
     /// The cause and why once the described configuration is billed: a shortage when it cannot fit
@@ -291,6 +294,13 @@ impl Described {
             if self.bytes > self.card {
                 advice.insert(0, open);
                 return (Cause::Shortage, Msg::new(MsgId::WhyDescribedShortage, args()));
+            }
+            // A run that failed with its least bill inside the margin the chapter keeps for what a
+            // bill does not see (the data's real lengths, kernels' workspaces, the allocator's
+            // holes): the calculator's own verdict is that it does not fit with the margin.
+            if self.verdict == crate::ledger::bill::Verdict::FitsWithoutMargin {
+                advice.insert(0, open);
+                return (Cause::Shortage, Msg::new(MsgId::WhyDescribedMargin, args()));
             }
             advice.insert(0, Advice::Do(Msg::new(MsgId::DoDescribedFits, args())));
             return (cause, why);

@@ -632,7 +632,10 @@ const HOST_RAM_WORDS: [&str; 24] = [
 const OOM_ZH: [&str; 5] = ["报oom", "oom了", "出现oom", "会oom", "就oom"];
 
 /// Chinese for the GPU's memory running out, as people write it beside (or instead of) the error.
-const GPU_OOM_ZH: [&str; 6] = ["显存不足", "爆显存", "显存爆", "显存溢出", "超过显存", "超出显存"];
+/// "显存还不够" / "显存都不够" ("still" / "even then not enough") state it; a bare "显存不够" is as
+/// often the question "是因为显存不够吗" about a run killed for another reason.
+const GPU_OOM_ZH: [&str; 8] =
+    ["显存不足", "爆显存", "显存爆", "显存溢出", "超过显存", "超出显存", "显存还不够", "显存都不够"];
 
 /// The host's RAM ran out: a message or phrase of [`HOST_KILLED`], the shell's "Killed" at the end of
 /// a line (after a progress bar), DeepSpeed's "CPU Virtual Memory: … percent = 95%" at 90 % or more,
