@@ -368,6 +368,13 @@ fn a_communicator_per_process_group_a_step_uses() {
     close(&format!("{dense}&gpu=rtx4090"), 1.0);
     close(&format!("{dense}&gpu=h100-80g"), 3.43);
     close("model=llama-3.1-8b&method=full&framework=megatron&dp=4&seq=4096&gc=1&gpu=a800-80g", 1.28);
+    // DeepSeek-V3 at tp 8 × pp 16 × dp 8, ep 64 on H800s: eight groups (1,024; tp 8; pp 16; dp 8;
+    // tp × pp 128; ep 64; tp × ep 512; ep × pp 1,024) at 0.64 GiB, the first with NVLS 1.9 GiB:
+    // 6.38 GiB; the all-to-all's NVLink peers are the seven others of a node at most (not 63): 3.08.
+    close(
+        "model=deepseek-v3&method=full&framework=megatron&tp=8&pp=16&ep=64&dp=8&sp=1&seq=4096&gc=1&gpu=h800&stage=3",
+        9.46,
+    );
 }
 
 /// Megatron's precision-aware optimizer (`--use-precision-aware-optimizer`, megatron/training/

@@ -531,7 +531,7 @@ fn grid_notes(s: &Scenario, l: &Layout, billed: u64, worst: u64) -> Vec<Note> {
 /// 4 MB all-reduce on four NVLink A100s, 544 and 688 MB per communicator); over PCIe 0.25 GiB, as
 /// the serving engines' fit (`NCCL_GIB`); with NVLS the first one 1.9 GiB. The experts' all-to-all
 /// connects every peer of `ep` beside that: (ep − 1) × 0.44 GiB (nccl#1685: the first all_to_all on
-/// eight NVLink H100s took NCCL from 1.06 to 4.34 GB). Returns the bytes, the groups and the
+/// eight NVLink H100s took NCCL from 1.06 to 4.34 GB), at most the seven others of a node. Returns the bytes, the groups and the
 /// all-to-all's part (docs/research/parallel/megatron-nccl-memory.md).
 fn nccl(l: &Layout, card: &Plan, moe: bool) -> (f64, u64, f64) {
     let dense = [l.gpus(), l.tp, l.pp, l.cp, l.dp * l.cp, l.tp * l.pp];
@@ -549,7 +549,12 @@ fn nccl(l: &Layout, card: &Plan, moe: bool) -> (f64, u64, f64) {
             gib += NCCL_NVLS_GIB - each(first);
         }
     }
-    let all_to_all = if moe && nvlink { l.ep.saturating_sub(1) as f64 * NCCL_ALL_TO_ALL_PEER_GIB * GIB } else { 0.0 };
+    // Only a peer on the same node connects over NVLink with buffers of its own: the GPUs of a
+    // node (eight on these platforms) bound them; peers on other nodes share the network
+    // transport's pool (NCCL src/transport/net.cc: channels × NCCL_SHARED_STEPS × the 128 KiB p2p
+    // chunk, for all of them), which is not billed.
+    let nvlink_peers = l.ep.saturating_sub(1).min(NVLINK_NODE_GPUS - 1);
+    let all_to_all = if moe && nvlink { nvlink_peers as f64 * NCCL_ALL_TO_ALL_PEER_GIB * GIB } else { 0.0 };
     (gib * GIB + all_to_all, used.len() as u64, all_to_all)
 }
 
@@ -558,6 +563,8 @@ fn nccl(l: &Layout, card: &Plan, moe: bool) -> (f64, u64, f64) {
 const NCCL_NVLINK_PAIR_GIB: f64 = 0.51;
 const NCCL_NVLINK_GIB: f64 = 0.64;
 const NCCL_ALL_TO_ALL_PEER_GIB: f64 = 0.44;
+/// GPUs in a node of the NVLink platforms [`Plan::nvlink`] names (DGX/HGX and MI300X: eight).
+const NVLINK_NODE_GPUS: u64 = 8;
 
 /// A stage's lines with the allocator's slack and the CUDA context, in bill order.
 fn with_overheads(mut lines: Vec<Component>, rule: &SlackRule, overhead_mib: f64) -> Vec<Component> {
