@@ -406,7 +406,8 @@ fn encode_bill(b: &Bill) -> Value {
             l.vpp,
             l.microbatches,
         ]);
-        n.extend([l.schedule as u64, l.stage.map_or(0, |x| x + 1), p.worst_stage, p.worst_bytes, p.billed_stage]);
+        n.extend([l.schedule as u64, l.stage.map_or(0, |x| x + 1), l.mtp_layers]);
+        n.extend([p.worst_stage, p.worst_bytes, p.billed_stage]);
         n.push(p.ranks.len() as u64);
         for r in &p.ranks {
             n.extend([r.stage, r.layers, r.weights_bytes, r.activations_bytes, r.allocated_bytes, r.device_bytes]);
@@ -579,7 +580,7 @@ fn decode_timeline(next: &mut impl FnMut() -> Option<u64>) -> Option<Timeline> {
 }
 
 fn decode_parallel(next: &mut impl FnMut() -> Option<u64>) -> Option<ParallelSummary> {
-    let [tp, pp, ep, etp, cp, dp, sp, dist_optim, vpp, microbatches, schedule, stage, worst_stage, worst_bytes, billed_stage, count] =
+    let [tp, pp, ep, etp, cp, dp, sp, dist_optim, vpp, microbatches, schedule, stage, mtp_layers, worst_stage, worst_bytes, billed_stage, count] =
         take(next)?;
     let layout = crate::ledger::scenario::Layout {
         tp: tp.max(1),
@@ -594,6 +595,7 @@ fn decode_parallel(next: &mut impl FnMut() -> Option<u64>) -> Option<ParallelSum
         microbatches,
         schedule: *crate::ledger::scenario::Schedule::ALL.get(schedule as usize)?,
         stage: stage.checked_sub(1),
+        mtp_layers: mtp_layers.min(16),
         ..Default::default()
     };
     let mut ranks = Vec::new();

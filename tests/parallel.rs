@@ -247,7 +247,7 @@ fn grid_links_round_trip_and_bad_grids_get_notes_not_panics() {
 fn the_worker_answers_a_grid_bill_the_page_reads_back() {
     use vram_ledger::i18n::{render, Lang};
     use vram_ledger::readers::{decode, grid, Answer};
-    let q = "model=qwen3-30b-a3b&method=full&tp=2&pp=2&ep=4&dp=2&sp=1&dist_optim=1&seq=4096&microbatches=4&gc=0&gpu=h100-80g";
+    let q = "model=qwen3-30b-a3b&method=full&tp=2&pp=2&ep=4&dp=2&sp=1&dist_optim=1&mtp_layers=1&seq=4096&microbatches=4&gc=0&gpu=h100-80g";
     let local = bill(q);
     let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("no grid answer") };
     assert_eq!(g.query, q);
