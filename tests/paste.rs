@@ -248,6 +248,33 @@ fn answered(r: &Report, a: &Answered) -> String {
     text
 }
 
+/// A round's agreement with its threads without and with the answers its reporters would have
+/// given (each report listed with `--nocapture`), after checking the answers match the reports.
+fn agreement_with_answers(round: u32, reports: &[Report], answers: &str) -> (usize, usize) {
+    let answers =
+        toml::from_str::<AnswerFile>(answers).unwrap_or_else(|e| panic!("round {round} answers: {e}")).answers;
+    assert_eq!(
+        answers.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        reports.iter().map(|r| r.id.as_str()).collect::<Vec<_>>()
+    );
+    let agree = |text: &dyn Fn(&Report, &Answered) -> String| {
+        reports
+            .iter()
+            .zip(&answers)
+            .filter(|(r, a)| diagnose_paste(&text(r, a), None).cause.id() == r.diagnosis)
+            .count()
+    };
+    let before = agree(&|r, _| r.text.clone());
+    let after = agree(&answered);
+    for (r, a) in reports.iter().zip(&answers) {
+        let p = diagnose_paste(&answered(r, a), None);
+        let mark = if p.cause.id() == r.diagnosis { "" } else { "✗" };
+        eprintln!("round {round} {:<50} {:<14} {:<14} {mark}", r.id, r.diagnosis, p.cause.id());
+    }
+    eprintln!("round {round}: {before} → {after} of {}", reports.len());
+    (before, after)
+}
+
 /// The tree's questions (fifteenth session): when a paste leaves the cause open, the page asks what
 /// failed (the GPU or the process killed), when (loading, the first step, later, evaluation),
 /// whether memory grew, whether other processes hold the GPU, whether it is a serving engine, and
@@ -281,32 +308,7 @@ fn answering_the_tree_s_questions_moves_the_unseen_rounds() {
         ),
     ] {
         let reports = held_out(&[reports]);
-        let answers =
-            toml::from_str::<AnswerFile>(answers).unwrap_or_else(|e| panic!("round {round} answers: {e}")).answers;
-        assert_eq!(
-            answers.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
-            reports.iter().map(|r| r.id.as_str()).collect::<Vec<_>>()
-        );
-        let agree = |text: &dyn Fn(&Report, &Answered) -> String| {
-            reports
-                .iter()
-                .zip(&answers)
-                .filter(|(r, a)| diagnose_paste(&text(r, a), None).cause.id() == r.diagnosis)
-                .count()
-        };
-        let before = agree(&|r, _| r.text.clone());
-        let after = agree(&answered);
-        for (r, a) in reports.iter().zip(&answers) {
-            let p = diagnose_paste(&answered(r, a), None);
-            eprintln!(
-                "round {round} {:<50} {:<14} {:<14} {}",
-                r.id,
-                r.diagnosis,
-                p.cause.id(),
-                if p.cause.id() == r.diagnosis { "" } else { "✗" }
-            );
-        }
-        eprintln!("round {round}: {before} → {after} of {}", reports.len());
+        let (before, after) = agreement_with_answers(round, &reports, answers);
         assert_eq!(before, without, "round {round} without answers");
         assert!(after >= with, "round {round}: {after} of {} with the answers", reports.len());
     }
@@ -335,33 +337,7 @@ fn round_seven_first_contact() {
     .map(|r| r.url)
     .collect();
     assert!(reports.iter().all(|r| !earlier.contains(&r.url)), "a thread of round 7 is in an earlier round");
-    let answers = toml::from_str::<AnswerFile>(include_str!("data/oom_reports_answers_round7.toml"))
-        .unwrap_or_else(|e| panic!("round 7 answers: {e}"))
-        .answers;
-    assert_eq!(
-        answers.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
-        reports.iter().map(|r| r.id.as_str()).collect::<Vec<_>>()
-    );
-    let agree = |text: &dyn Fn(&Report, &Answered) -> String| {
-        reports
-            .iter()
-            .zip(&answers)
-            .filter(|(r, a)| diagnose_paste(&text(r, a), None).cause.id() == r.diagnosis)
-            .count()
-    };
-    let before = agree(&|r, _| r.text.clone());
-    let after = agree(&answered);
-    for (r, a) in reports.iter().zip(&answers) {
-        let p = diagnose_paste(&answered(r, a), None);
-        eprintln!(
-            "round 7 {:<50} {:<14} {:<14} {}",
-            r.id,
-            r.diagnosis,
-            p.cause.id(),
-            if p.cause.id() == r.diagnosis { "" } else { "✗" }
-        );
-    }
-    eprintln!("round 7: {before} → {after} of {}", reports.len());
+    let (before, after) = agreement_with_answers(7, &reports, include_str!("data/oom_reports_answers_round7.toml"));
     assert_eq!(reports.len(), 37);
     assert!(before >= 5, "round 7 without the answers: {before} of 37");
     assert!(after >= 8, "round 7 with the answers: {after} of 37");
