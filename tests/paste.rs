@@ -320,7 +320,9 @@ fn answering_the_tree_s_questions_moves_the_unseen_rounds() {
 /// Measured on first contact, before any report was read here and with no rule written from them
 /// (a measurement, kept as a floor): **5 of 37 (13.5 %) without the answers, 8 of 37 (21.6 %) with
 /// them**. The 90 % is far: most reports are prose whose cause only the thread's later
-/// answers tell (9 of the 37 threads never found one).
+/// answers tell (9 of the 37 threads never found one). After reading its misses (so no longer
+/// unseen), one general rule: a serving engine said to take the card's memory without failing is
+/// its budget by design (TGI #1599): 6 without the answers, 9 with them.
 #[test]
 fn round_seven_first_contact() {
     let reports = held_out(&[include_str!("data/oom_reports_heldout_round7.toml")]);
@@ -339,8 +341,8 @@ fn round_seven_first_contact() {
     assert!(reports.iter().all(|r| !earlier.contains(&r.url)), "a thread of round 7 is in an earlier round");
     let (before, after) = agreement_with_answers(7, &reports, include_str!("data/oom_reports_answers_round7.toml"));
     assert_eq!(reports.len(), 37);
-    assert!(before >= 5, "round 7 without the answers: {before} of 37");
-    assert!(after >= 8, "round 7 with the answers: {after} of 37");
+    assert!(before >= 6, "round 7 without the answers: {before} of 37");
+    assert!(after >= 9, "round 7 with the answers: {after} of 37");
 }
 
 #[test]

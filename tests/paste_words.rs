@@ -467,3 +467,21 @@ fn a_described_run_inside_the_margin_is_a_shortage() {
     assert_eq!(small.cause, Cause::Unknown);
     assert_eq!(first_do(&small), MsgId::DoDescribedFits);
 }
+
+/// A serving engine that took the card's memory without failing is its budget, by design (TGI
+/// #1599: "As soon as the shards are set up, the GPU memory gets immediately filled up"); the same
+/// words without an engine are no diagnosis, and an engine's out-of-memory keeps its own rules.
+#[test]
+fn an_engine_that_takes_the_card_is_its_budget() {
+    let tgi = "docker run ghcr.io/huggingface/text-generation-inference:1.4 --model-id mistralai/Mixtral-8x7B-Instruct-v0.1\nAs soon as the shards are set up, the GPU memory gets immediately filled up (all 4 cards).";
+    let p = diagnose_paste(tgi, None);
+    assert_eq!(p.cause, Cause::KvBudget);
+    assert_eq!(p.why.id, MsgId::WhyEngineReserves);
+    assert_eq!(first_do(&p), MsgId::DoEngineReserves);
+    survives_the_link(tgi);
+    let zh = "用vllm部署qwen2.5-7b，一启动显存就被占满了，是不是有问题";
+    assert_eq!(diagnose_paste(zh, None).cause, Cause::KvBudget);
+    // Without an engine the words say nothing of a budget.
+    let plain = "my training script: the GPU memory gets immediately filled up";
+    assert_ne!(diagnose_paste(plain, None).cause, Cause::KvBudget);
+}

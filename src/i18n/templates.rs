@@ -786,6 +786,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "the message lists {0} processes of one launch (their PIDs follow one another) on this GPU, holding {1}: the ranks were all put on the same card",
             "报错列出同一次启动的 {0} 个进程(`PID` 相连)都在这张卡上,共占 {1}:各个 `rank` 被放到了同一张卡上",
         ),
+        WhyEngineReserves => (
+            "a serving engine takes its share of the card at start-up by design, whatever the model needs: vLLM's `--gpu-memory-utilization` (0.9 by default), SGLang's `--mem-fraction-static`, TGI's `--cuda-memory-fraction` (1.0) reserve that share for the KV cache; the memory it shows is that pool, not a leak",
+            "推理引擎在启动时按设计占下它的那份显存,与模型需要多少无关:vLLM 的 `--gpu-memory-utilization`(默认 0.9)、SGLang 的 `--mem-fraction-static`、`TGI` 的 `--cuda-memory-fraction`(1.0)把这份显存留给 KV 缓存;看到的占用就是这个池子,不是泄漏",
+        ),
+        DoEngineReserves => (
+            "if something else must share the card, lower the engine's share (`--gpu-memory-utilization`, `--mem-fraction-static`, `--cuda-memory-fraction`) or its context (`--max-model-len`); set your configuration with `engine=` to see the pool",
+            "如果还有别的程序要用这张卡,调低引擎的占比(`--gpu-memory-utilization`、`--mem-fraction-static`、`--cuda-memory-fraction`)或上下文(`--max-model-len`);在配置里设 `engine=` 可看到池子的大小",
+        ),
         WhyEngineNoNumbers => (
             "a serving engine ran out of memory and the paste has no numbers: most often its budget (its share of the card, the context length, the sequences at once) asks for more than the card holds beside the weights",
             "推理引擎显存不足,而粘贴里没有数字:最常见的原因是它的预算(显存占比、上下文长度、同时处理的序列数)在权重之外要的比卡能给的多",

@@ -328,6 +328,8 @@ msg_ids!(
     WhySaidAfterSteps,
     WhyRanksShareGpu,
     WhyEngineNoNumbers,
+    WhyEngineReserves,
+    DoEngineReserves,
     WhyNoNumbersUsual,
     WhyEngineShareHigh,
     WhyDescribedShortage,

@@ -543,6 +543,10 @@ fn conclude(r: &Reading) -> (Cause, Msg, Vec<Advice>) {
             return c;
         }
     }
+    // A serving engine that took the card's memory without failing: its budget, by design.
+    if s.engine_reserves && !s.oom && bare {
+        return (Cause::KvBudget, m(MsgId::WhyEngineReserves, &[]), todo(m(MsgId::DoEngineReserves, &[])));
+    }
     if r.formats.is_empty() && !s.oom && !s.others_hold && !s.grows && !s.long_sample && !s.expandable_helped {
         return (Cause::Unknown, m(MsgId::WhyNothingRead, &[]), todo(m(MsgId::DoMeasure, &[])));
     }

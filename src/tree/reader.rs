@@ -194,6 +194,9 @@ pub struct Signals {
     /// The reporter says the allocator's expandable segments made it run (beyond the hint PyTorch's
     /// own message prints).
     pub expandable_helped: bool,
+    /// The reporter says a serving engine took (nearly) all of the card's memory: what its
+    /// budget does by design ([`ENGINE_RESERVES`]).
+    pub engine_reserves: bool,
     /// The user's answers to the tree's questions (`#answer key=value` lines, [`Answer`]): which
     /// were answered, and what they say beyond the signals above: the calculator's configuration
     /// is the run's.
@@ -1147,6 +1150,7 @@ fn read_signals(low: &str, words: &str, r: &mut Reading) {
     s.expandable_helped = said > hints
         && ["runs fine", "works", "worked", "fixed", "solved", "解决", "可以了"].iter().any(|p| has(low, p));
     s.others_hold = OTHERS_HOLD.iter().any(|p| has(low, p));
+    s.engine_reserves = s.engine && ENGINE_RESERVES.iter().any(|p| has(words, p));
     s.ranks_share_gpu = ranks_of_one_launch(&r.numbers.processes);
     r.numbers.steps_done = steps_done(low);
     // An engine's share of the card as its command line sets it, when no message printed it.
@@ -1258,6 +1262,36 @@ const LONG_SAMPLE: [&str; 34] = [
 /// setting ([`ENGINE_SHARE`]) names its engine too.
 const ENGINES: [&str; 6] =
     ["lmdeploy", "text-generation-inference", "text-generation-launcher", "llama-cli", "llama-server", "llama.cpp"];
+
+/// How reporters say a serving engine took the card's memory: vLLM's `--gpu-memory-utilization`
+/// (0.9 by default), SGLang's `--mem-fraction-static` and TGI's `--cuda-memory-fraction` (1.0)
+/// reserve that share at start-up for the KV cache, whatever the model needs.
+const ENGINE_RESERVES: [&str; 24] = [
+    "filled up",
+    "fills up",
+    "fill up the",
+    "gets filled",
+    "all the gpu memory",
+    "all gpu memory",
+    "all of the gpu memory",
+    "all the vram",
+    "all of the vram",
+    "all available memory",
+    "all available gpu memory",
+    "entire gpu memory",
+    "whole gpu memory",
+    "90% of the gpu",
+    "90% of gpu",
+    "90% of the memory",
+    "90% of vram",
+    "so much vram",
+    "so much gpu memory",
+    "占满",
+    "全部显存",
+    "显存全占",
+    "占用90%",
+    "占了90%",
+];
 
 /// Two or more processes listed on the GPU whose PIDs are consecutive or nearly so (a launcher
 /// starts its ranks one after another).
@@ -1385,7 +1419,7 @@ fn steps_done(low: &str) -> Option<f64> {
 // "Process N has" size, `G<gpu>:<bytes>` an nvidia-smi process, `L` / `S` a log's / nvidia-smi's
 // series point.
 
-const SIGNALS: usize = 23;
+const SIGNALS: usize = 24;
 
 impl Signals {
     fn bits(&mut self) -> [&mut bool; SIGNALS] {
@@ -1414,6 +1448,7 @@ impl Signals {
             a4,
             a5,
             &mut self.page_setup,
+            &mut self.engine_reserves,
         ]
     }
 }
