@@ -64,7 +64,7 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     let lora = s.method != Method::Full;
     let linears = arch.linears();
     let small_per_layer = arch.small_parameters() as f64 / arch.layers.max(1) as f64;
-    let last = p + 1 == l.pp.max(1);
+    let last = l.is_last_stage(p);
     let mut out = StageParams::default();
     let add_layer = |out: &mut StageParams, class: LayerClass| {
         out.dense += small_per_layer;
@@ -389,7 +389,7 @@ fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
     // The last stage's multi-token-prediction layers count as layers of its own: each a layer
     // like the model's last, with the enorm's and hnorm's inputs and their concatenation
     // (2h, `eh_proj`'s input) kept beside it.
-    let mtp = if p + 1 == l.pp.max(1) { l.mtp_layers } else { 0 };
+    let mtp = if l.is_last_stage(p) { l.mtp_layers } else { 0 };
     let last_class = arch.layer_class(arch.layers.saturating_sub(1));
     let classes = l.stage_layers(arch.layers, p).map(|layer| (arch.layer_class(layer), 0.0));
     let mut layer_count = 0.0;

@@ -74,6 +74,15 @@ pub struct Layout {
     pub mtp_layers: u64,
 }
 
+/// The layers of a pipeline's end stages (when given) and of the stages between them.
+struct PipelineSplit {
+    first: Option<u64>,
+    last: Option<u64>,
+    /// The stages between, which share `rest` layers.
+    middle: u64,
+    rest: u64,
+}
+
 /// The dtypes the precision-aware optimizer stores Adam's moments in (`moments`), with their bytes.
 pub const MOMENT_DTYPES: [(&str, u8); 4] = [("fp32", 4), ("bf16", 2), ("fp16", 2), ("fp8", 1)];
 
@@ -122,44 +131,46 @@ impl Layout {
     /// Where Megatron would refuse an uneven rest (it asserts that the stages divide it), the
     /// first of those stages take one more each ([`Layout::uneven_rest`] says how many).
     pub fn stage_layers(&self, layers: u64, p: u64) -> std::ops::Range<u64> {
-        let pp = self.pp.max(1);
-        let (first, last) = self.end_stage_layers(layers);
-        if let (0, Some(n)) = (p, first) {
+        let split = self.split(layers);
+        if let (0, Some(n)) = (p, split.first) {
             return 0..n;
         }
-        if let (true, Some(n)) = (p + 1 == pp, last) {
+        if let (true, Some(n)) = (self.is_last_stage(p), split.last) {
             return layers - n..layers;
         }
-        let (lead, tail) = (first.unwrap_or(0), last.unwrap_or(0));
-        let middle = (pp - u64::from(first.is_some()) - u64::from(last.is_some())).max(1);
-        let rest = layers - lead - tail;
-        let m = p - u64::from(first.is_some());
-        let (base, extra) = (rest / middle, rest % middle);
+        let (lead, tail) = (split.first.unwrap_or(0), split.last.unwrap_or(0));
+        let middle = split.middle.max(1);
+        let m = p - u64::from(split.first.is_some());
+        let (base, extra) = (split.rest / middle, split.rest % middle);
         let start = (lead + m * base + m.min(extra)).min(layers - tail);
         start..(start + base + u64::from(m < extra)).min(layers - tail)
     }
 
-    /// `first_stage_layers` and `last_stage_layers` as they apply: only under a pipeline, never
-    /// more than the model's layers.
-    fn end_stage_layers(&self, layers: u64) -> (Option<u64>, Option<u64>) {
+    /// Whether stage `p` is the pipeline's last (the LM head's, the logits', the MTP layers').
+    pub fn is_last_stage(&self, p: u64) -> bool {
+        p + 1 == self.pp.max(1)
+    }
+
+    /// How the layers split over the stages: `first_stage_layers` and `last_stage_layers` as they
+    /// apply (only under a pipeline, never more than the model's layers), and how many stages
+    /// share the rest.
+    fn split(&self, layers: u64) -> PipelineSplit {
         let piped = self.pp > 1;
         let first = self.first_stage_layers.filter(|_| piped).map(|n| n.min(layers));
-        let rest = layers - first.unwrap_or(0);
+        let after_first = layers - first.unwrap_or(0);
         // Two stages, both given: the last holds what the first leaves, so no layer is lost.
         let last = match (self.pp, first) {
-            (2, Some(_)) => self.last_stage_layers.map(|_| rest),
-            _ => self.last_stage_layers.filter(|_| piped).map(|n| n.min(rest)),
+            (2, Some(_)) => self.last_stage_layers.map(|_| after_first),
+            _ => self.last_stage_layers.filter(|_| piped).map(|n| n.min(after_first)),
         };
-        (first, last)
+        let middle = self.pp.max(1) - u64::from(first.is_some()) - u64::from(last.is_some());
+        PipelineSplit { first, last, middle, rest: after_first - last.unwrap_or(0) }
     }
 
     /// Where the stages between the first and last do not share their layers evenly: how many of
     /// them take one layer more, and that count of layers. `None` when the split is even.
     pub fn uneven_rest(&self, layers: u64) -> Option<(u64, u64)> {
-        let pp = self.pp.max(1);
-        let (first, last) = self.end_stage_layers(layers);
-        let middle = pp - u64::from(first.is_some()) - u64::from(last.is_some());
-        let rest = layers - first.unwrap_or(0) - last.unwrap_or(0);
+        let PipelineSplit { middle, rest, .. } = self.split(layers);
         (middle > 0 && rest % middle != 0).then(|| (rest % middle, rest / middle + 1))
     }
 
