@@ -353,23 +353,25 @@ fn numbers_after(low: &str, phrases: &[&str]) -> Vec<u64> {
 /// Whole numbers (or `8k`) stated right before any of `phrases` (`8k context`, `32768 上下文`,
 /// `7B 模型`); the digits after a decimal point are not one.
 fn numbers_before(low: &str, phrases: &[&str]) -> Vec<u64> {
-    let mut out = Vec::new();
-    for p in phrases {
-        for i in occurrences(low, p).take(OCCURRENCES) {
-            let head = low[..i].trim_end();
-            let (head, k) = match head.strip_suffix('k') {
-                Some(h) => (h, true),
-                None => (head, false),
-            };
-            let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-            // "1.5B model", "1.5k context": a fraction's digits are not a whole number.
-            let whole = !head[..start].ends_with('.');
-            if let Some(v) = head[start..].parse::<u64>().ok().filter(|_| whole) {
-                out.push(if k { v.saturating_mul(1024) } else { v });
-            }
-        }
-    }
-    out
+    phrases.iter().flat_map(|p| numbers_before_if(low, p, |_| true)).collect()
+}
+
+/// [`numbers_before`] one phrase, where what follows the phrase passes `follows`.
+fn numbers_before_if(low: &str, p: &str, follows: impl Fn(&str) -> bool) -> Vec<u64> {
+    let at = occurrences(low, p).take(OCCURRENCES).filter(|i| follows(&low[i + p.len()..]));
+    at.filter_map(|i| {
+        let head = low[..i].trim_end();
+        let (head, k) = match head.strip_suffix('k') {
+            Some(h) => (h, true),
+            None => (head, false),
+        };
+        let start = head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        // "1.5B model", "1.5k context": a fraction's digits are not a whole number.
+        let whole = !head[..start].ends_with('.');
+        let v = head[start..].parse::<u64>().ok().filter(|_| whole)?;
+        Some(if k { v.saturating_mul(1024) } else { v })
+    })
+    .collect()
 }
 
 /// GPUs the report says the run uses: `--nproc_per_node 4`, `4 卡`, `8 GPUs`, `2*A100`, an
@@ -430,16 +432,7 @@ fn zh_cards(low: &str) -> Option<u64> {
             }
         }
     }
-    for unit in ["张", "块"] {
-        for at in occurrences(low, unit).take(OCCURRENCES) {
-            let head = low[..at].trim_end();
-            let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-            let n = head[head.len() - digits..].parse::<u64>().ok();
-            if let Some(n) = n.filter(|_| names_a_card(&low[at + unit.len()..])) {
-                counts.push(n);
-            }
-        }
-    }
+    counts.extend(["张", "块"].iter().flat_map(|unit| numbers_before_if(low, unit, names_a_card)));
     counts.into_iter().max()
 }
 
