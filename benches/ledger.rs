@@ -29,6 +29,19 @@ fn benches(c: &mut Criterion) {
         let s = query::parse(q).scenario;
         c.bench_function(name, |b| b.iter(|| estimate(black_box(&s))));
     }
+    // ChatGLM's remote code: its prefill replayed through the caching allocator (40 layers), a new
+    // prompt length each time (more lengths than the replays kept), then the same one again.
+    let glm = "model=custom&layers=40&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=151552&tied=0&qkv_bias=1&mode=infer&engine=hf&attn=sdpa&gen=512&gpu=a100-80g&mask=full";
+    let lengths: Vec<Scenario> =
+        (0..64).map(|k| query::parse(&format!("{glm}&seq={}", 128_000 + k)).scenario).collect();
+    let mut k = 0;
+    c.bench_function("estimate hf chatglm remote 128k, replayed", |b| {
+        b.iter(|| {
+            k = (k + 1) % lengths.len();
+            estimate(black_box(&lengths[k]))
+        })
+    });
+    c.bench_function("estimate hf chatglm remote 128k, kept", |b| b.iter(|| estimate(black_box(&lengths[0]))));
     c.bench_function("parse+estimate", |b| {
         b.iter(|| estimate(&query::parse(black_box("model=qwen2.5-7b&method=lora&seq=4096")).scenario))
     });

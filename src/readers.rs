@@ -377,8 +377,8 @@ fn encode_bill(b: &Bill) -> Value {
             n.extend([0, t.all_gradients, t.at_start_gradients, t.temporaries]);
             n.extend(slack(&t.slack));
         }
-        Timeline::Generate { load, prefill, decode, slack: rule } => {
-            n.extend([1, u64::from(decode.is_some()), load.to_bits()]);
+        Timeline::Generate { load, prefill, decode, slack: rule, fragmented } => {
+            n.extend([1, u64::from(decode.is_some()), load.to_bits(), fragmented.to_bits()]);
             for l in std::iter::once(prefill).chain(decode) {
                 n.extend([l.kv, l.activations, l.logits].map(f64::to_bits));
             }
@@ -571,9 +571,10 @@ fn decode_timeline(next: &mut impl FnMut() -> Option<u64>) -> Option<Timeline> {
         1 => {
             let decoding = next()? == 1;
             let load = f64::from_bits(next()?);
+            let fragmented = f64::from_bits(next()?);
             let prefill = live(take(next)?);
             let decode = if decoding { Some(live(take(next)?)) } else { None };
-            Timeline::Generate { load, prefill, decode, slack: slack(take(next)?) }
+            Timeline::Generate { load, prefill, decode, slack: slack(take(next)?), fragmented }
         }
         _ => Timeline::Engine,
     })

@@ -342,10 +342,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + {0} linear-attention layers × a fixed state per sequence ({1} × {2} × {3} × 4 B + convolution {4} × {5} × {6} B) = {7}",
             " + {0} 个线性注意力层 × 每条序列固定的状态({1} × {2} × {3} × 4 B + 卷积 {4} × {5} × {6} B)= {7}",
         ),
-        Prefill => (
-            "prefill, one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}: {4}",
-            "prefill,逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}:{4}",
-        ),
+        Prefill => ("prefill, {0}: {1}", "prefill,{0}:{1}"),
         InferenceLogitsAll => (
             "{0} seq × {1} prompt positions × vocab {2} × {3} B (transformers before 4.45 projects every position in the prefill: LM head output {4} B + its fp32 upcast 4 B)",
             "{0} 条序列 × {1} 个提示位置 × 词表 {2} × {3} B(4.45 之前的 `transformers` 在 prefill 时投影每个位置:LM head 输出 {4} B + 其 fp32 上转 4 B)",
@@ -378,6 +375,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         AllocatorSlack => (
             "{0} allocated × {1} % (caching allocator: rounding and fragmentation)",
             "已分配 {0} × {1} %(缓存分配器:取整与碎片)",
+        ),
+        AllocatorSlackReplayed => (
+            "more than {0} allocated × {1} %: what the prefill left reserved beyond its live tensors, replayed through PyTorch's caching allocator (ChatGLM's remote code grows the prompt's cache by `torch.cat` layer after layer; each larger block leaves the last one to be cut up by the next layer's temporaries)",
+            "多于已分配 {0} × {1} %:prefill 在活跃张量之外留下的预留显存,按 PyTorch 缓存分配器逐步重放得出(`ChatGLM` 的远程代码逐层用 `torch.cat` 拼接提示的缓存;每个更大的块都让上一块被下一层的临时张量切碎)",
         ),
         CudaContext => (
             "{0} MiB per process and GPU (CUDA context, kernels, cuBLAS/NCCL workspaces; overhead_mib)",
@@ -431,8 +432,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "卸载式检查点(`gc=unsloth`):每个进程有 {0} 的层输入放在锁页主机内存中,反向时逐层拷回",
         ),
         NoteFullMask => (
-            "remote code (`mask=full`): the prompt's boolean (batch, 1, s, s) mask, {0}, is held through the prefill's layers (in the activations line)",
-            "远程代码(`mask=full`):提示的布尔 (batch, 1, s, s) 掩码 {0} 在 prefill 的各层中一直保留(计入激活一行)",
+            "ChatGLM's remote code (`mask=full`): its prefill replayed tensor by tensor through PyTorch's caching allocator peaks at {0} live beyond the weights and reserves {1}: the prompt's cache is concatenated layer after layer (`presents`), and only the last position's logits are made; a (batch, 1, s, s) mask is built only by eager attention or a padded batch",
+            "`ChatGLM` 的远程代码(`mask=full`):按 PyTorch 缓存分配器逐个张量重放其 prefill,权重之外活跃峰值 {0},预留 {1}:提示的缓存逐层拼接(`presents`),只算最后一个位置的 logits;只有 eager 注意力或带填充的批次才构造 (batch, 1, s, s) 掩码",
         ),
         NoteFramework => (
             "{0} sets {1} (its defaults for the keys this link leaves out; a key the link sets wins)",
@@ -634,8 +635,16 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`engine={0}` 只用于推理;训练时忽略",
         ),
         PrefillBeforeDecode => (
-            "prefill, one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}: {4}, before the generated tokens' KV ({5}) and the last logits ({6}) exist; beyond them it needs {8} (at least a decoding step's copy of one layer's grown cache, {7})",
-            "prefill,逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}:{4},此时生成 token 的 KV({5})与最后的 logits({6})尚未出现;在它们之外还需 {8}(至少为解码一步时复制一层增长后缓存的 {7})",
+            "prefill, {0}: {1}, before the generated tokens' KV ({2}) and the last logits ({3}) exist; beyond them it needs {5} (at least a decoding step's copy of one layer's grown cache, {4})",
+            "prefill,{0}:{1},此时生成 token 的 KV({2})与最后的 logits({3})尚未出现;在它们之外还需 {5}(至少为解码一步时复制一层增长后缓存的 {4})",
+        ),
+        PrefillOneLayer => (
+            "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}",
+            "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}",
+        ),
+        PrefillReplayed => (
+            "ChatGLM's remote code replayed tensor by tensor: {0} tokens × {1} seq, beyond the prompt's cache, the concatenation that grows it (`presents`) included",
+            "`ChatGLM` 远程代码逐个张量重放:{0} token × {1} 条序列,提示缓存之外,含逐层拼接缓存(`presents`)的那一步",
         ),
         LoadHeadCopy => (
             "the larger of `generate()`'s moments and loading, whose checkpoint stores the tied LM head apart (`head_copy=1`): the loader puts it on the GPU as a second matrix until `from_pretrained` ties it to the embedding, {0} × {1} × 2 B = {2}; beyond the cache and the logits the peak needs {3}",

@@ -366,7 +366,9 @@ pub enum Timeline {
     /// `generate()`: what the prefill's and a decoding step's larger moments hold beyond the
     /// weights (`super::inference::moments`; no decoding step when nothing is generated), and what
     /// loading holds beyond them until the weights are tied (`super::inference::Amounts::load_copy`).
-    Generate { load: f64, prefill: Live, decode: Option<Live>, slack: SlackRule },
+    /// `fragmented`: what the prefill leaves reserved beyond its live tensors where a replay of
+    /// the caching allocator shows more than the slack rule's share (ChatGLM's remote code).
+    Generate { load: f64, prefill: Live, decode: Option<Live>, slack: SlackRule, fragmented: f64 },
     /// A serving engine at start-up.
     Engine,
     /// Phases worked out where the bill was (a preference or RL step: `super::rl`).

@@ -193,14 +193,14 @@ fn projects_every_position(p: &Plan, i: &Inference) -> bool {
     transformers_before(i, 4, 45) && p.mask != super::scenario::AttentionMask::Full
 }
 
-/// A remote-code forward's materialized (batch, 1, s, s) boolean mask (`mask=full`), held through
-/// the prefill's layers.
-pub fn full_mask_bytes(p: &Plan) -> f64 {
-    if p.mask != super::scenario::AttentionMask::Full {
-        return 0.0;
-    }
-    let s = p.tokens as f64;
-    p.batch as f64 * s * s
+/// ChatGLM's remote code (`mask=full`) replayed through the caching allocator
+/// (`super::chatglm`), where the model runs whole on one GPU: the prefill's live peak and what it
+/// leaves reserved beyond the weights. The page's build leaves it to the reader worker
+/// (`Scenario::billed_on_demand`).
+pub fn remote_prefill(p: &Plan, i: &Inference) -> Option<super::chatglm::Prefill> {
+    let whole = i.tp == 1 && i.pp == 1;
+    let remote = p.mask == AttentionMask::Full && i.engine.engine == super::scenario::Engine::Hf;
+    (cfg!(not(feature = "page")) && remote && whole).then(|| super::chatglm::prefill(p, weights(p, i).bytes as f64))
 }
 
 /// The part of the model one GPU runs: its share of the cache (by its layers), whether it runs
@@ -225,8 +225,14 @@ pub struct Amounts {
     /// The prompt's cache and the whole cache (prompt + generated).
     pub kv_prompt: f64,
     pub kv_total: f64,
-    /// One prefill layer's working set (and a remote-code forward's full mask).
+    /// One prefill layer's working set (ChatGLM's remote code: its replayed peak beyond the
+    /// prompt's cache, the concatenated `presents` included).
     pub layer_peak: f64,
+    /// What the prefill leaves reserved beyond its live peak where a replay shows it (ChatGLM's
+    /// concatenated `presents`); 0 where the allocator's share rule stands.
+    pub prefill_fragmented: f64,
+    /// The replay of ChatGLM's remote-code prefill, where it runs ([`remote_prefill`]).
+    pub remote: Option<super::chatglm::Prefill>,
     /// A decoding step's copy of one layer's grown cache (from transformers 4.42).
     pub layer_copy: f64,
     /// The prefill's logits when every prompt position is projected (before 4.45), 16-bit + fp32;
@@ -249,10 +255,16 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
     let every = projects_every_position(p, i);
     let logits = logits_bytes(p, i);
     let positions = p.batch as f64 * p.tokens as f64 * arch.vocab as f64;
+    let remote = remote_prefill(p, i);
     Amounts {
         kv_prompt,
         kv_total,
-        layer_peak: inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64 + full_mask_bytes(p),
+        layer_peak: remote.map_or_else(
+            || inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64,
+            |r| (r.allocated - kv_prompt).max(0.0),
+        ),
+        prefill_fragmented: remote.map_or(0.0, |r| (r.reserved - r.allocated).max(0.0)),
+        remote,
         layer_copy,
         prompt_logits: if every { logits } else { 0.0 },
         returned_logits: if every { positions * 4.0 } else { 0.0 },
@@ -347,16 +359,18 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
             Arg::Bytes(activations)
         );
     }
+    let working = if a.remote.is_some() {
+        msg!(PrefillReplayed, Arg::Count(p.tokens), Arg::Int(p.batch))
+    } else {
+        msg!(PrefillOneLayer, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp)
+    };
     if i.generated == 0 {
-        return msg!(Prefill, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, Arg::Bytes(a.layer_peak));
+        return msg!(Prefill, working.arg(), Arg::Bytes(a.layer_peak));
     }
     let copy = if transformers_before(i, 4, 42) { a.kv_total } else { a.layer_copy };
     msg!(
         PrefillBeforeDecode,
-        Arg::Count(p.tokens),
-        Arg::Int(p.batch),
-        Arg::Count(ffn),
-        tp,
+        working.arg(),
         Arg::Bytes(a.layer_peak),
         Arg::Bytes(a.kv_total - a.kv_prompt),
         Arg::Bytes(a.last_logits.max(a.prompt_logits)),

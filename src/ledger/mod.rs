@@ -5,14 +5,14 @@
 //! own layer or above — so there is no import cycle, and each layer reads without the ones above
 //! (tests/structure.rs checks this list against the imports):
 //!
-//! 1. `units`, `msg`, `dtype`, `speed_card` — numbers and their text, message ids, element types, the stored speed card
+//! 1. `units`, `msg`, `dtype`, `speed_card`, `caching_allocator` — numbers and their text, message ids, element types, the stored speed card, PyTorch's caching allocator replayed
 //! 2. `storage`, `json` — how weights and the KV cache are stored (formats, bits, KV dtypes); the JSON reader for pasted files
 //! 3. `architecture` — a model's shape: layers, attention, MLP, experts, vision tower
 //! 4. `presets`, `hf_config`, `weights` — preset models and GPUs, config.json import, stored weights
 //! 5. `scenario` — everything the bill depends on, as typed values
 //! 6. `bill`, `framework` — the bill: components, totals, notes, what a serving engine makes of the card; the keys a training framework's release implies
 //! 7. `plan`, `phases` — the scenario resolved: what trains, in which dtype, sharded how, where; a bill as the moments of its step
-//! 8. `activations`, `logits`, `vision`, `training`, `serving::engine`, `serving::grid`, `serving::lora`, `serving::speculative` — bill lines, and what every engine shares (its LoRA slots, its drafter, a served grid's stages)
+//! 8. `activations`, `logits`, `vision`, `training`, `chatglm`, `serving::engine`, `serving::grid`, `serving::lora`, `serving::speculative` — bill lines, and what every engine shares (its LoRA slots, its drafter, a served grid's stages); ChatGLM's remote-code prefill replayed
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
 //! 11. `device_map` — `generate()` over several GPUs as accelerate's `device_map="auto"` lays the model out
@@ -24,6 +24,8 @@
 pub mod activations;
 pub mod architecture;
 pub mod bill;
+pub mod caching_allocator;
+pub mod chatglm;
 pub mod concurrency;
 pub mod device_map;
 pub mod drill;

@@ -73,13 +73,18 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
         .collect();
     // Each phase's reserved memory: its live tensors and the slack on them, but never less than
     // what an earlier phase reserved (the caching allocator keeps its segments).
-    let with_slack = |steps: Vec<(PhaseName, Vec<(ComponentId, f64)>)>, rule: &SlackRule| -> Vec<Phase> {
+    // `least`: a phase's slack where a replay of the allocator shows more than the rule's share.
+    let with_slack = |steps: Vec<(PhaseName, Vec<(ComponentId, f64)>)>,
+                      rule: &SlackRule,
+                      least: &dyn Fn(PhaseName) -> f64|
+     -> Vec<Phase> {
         let mut reserved_so_far = 0.0f64;
         steps
             .into_iter()
             .map(|(name, live)| {
                 let allocated: f64 = live.iter().map(|(_, b)| b).sum();
-                let slack = slack_kept(reserved_so_far, allocated, rule.bytes(slack_basis(live.iter().copied())));
+                let share = rule.bytes(slack_basis(live.iter().copied())).max(least(name));
+                let slack = slack_kept(reserved_so_far, allocated, share);
                 reserved_so_far = reserved_so_far.max(allocated + slack);
                 // In bill order: the live tensors, the slack, what is outside the allocator.
                 let bytes = |id: ComponentId| -> u64 {
@@ -111,9 +116,11 @@ pub fn of(bill: &Bill) -> Vec<Phase> {
             .map(|name| (name, training_live(name, lines, step)))
             .collect(),
             &step.slack,
+            &|_| 0.0,
         ),
-        Timeline::Generate { load, prefill, decode, slack } => {
-            with_slack(generate_steps(lines, *load, *prefill, *decode), slack)
+        Timeline::Generate { load, prefill, decode, slack, fragmented } => {
+            let least = |name| if name == PhaseName::Prefill { *fragmented } else { 0.0 };
+            with_slack(generate_steps(lines, *load, *prefill, *decode), slack, &least)
         }
         Timeline::Engine => engine_phases(lines),
         Timeline::Phases(phases) => phases.clone(),

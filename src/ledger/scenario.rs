@@ -1013,11 +1013,17 @@ impl Scenario {
     }
 
     /// What the page's build leaves to the reader worker, whose code loads on demand (docs/size.md):
-    /// a training grid, a device map, and every serving engine's bill (vLLM, SGLang, llama.cpp:
-    /// their grids, drafters and LoRA slots too). The page bills training and `generate()` itself,
-    /// and vLLM's rollout inside a preference or RL step.
+    /// a training grid, a device map, every serving engine's bill (vLLM, SGLang, llama.cpp: their
+    /// grids, drafters and LoRA slots too), and ChatGLM's remote code in `generate()`, whose
+    /// prefill is replayed through the caching allocator. The page bills training and the rest of
+    /// `generate()` itself, and vLLM's rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
-        self.bills_a_grid() || self.serves_a_grid() || self.served_by_engine()
+        self.bills_a_grid() || self.serves_a_grid() || self.served_by_engine() || self.runs_chatglm_remote_code()
+    }
+
+    /// `generate()` on ChatGLM's remote code (`mask=full`, `super::chatglm`).
+    pub fn runs_chatglm_remote_code(&self) -> bool {
+        self.mode == Mode::Infer && self.serving.engine == Engine::Hf && self.mask == AttentionMask::Full
     }
 
     /// Inference served by vLLM, SGLang or llama.cpp (`engine`).

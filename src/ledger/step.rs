@@ -103,6 +103,18 @@ pub fn step(s: &super::Scenario) -> Bill {
                 let (allocated, slack, basis) = measure(PhaseName::OptimizerStep);
                 (basis, Some(phases::slack_kept(backward + backward_slack, allocated, slack)))
             }
+            // What the prefill left reserved (a replay's fragmentation) stays through decoding.
+            Timeline::Generate { prefill, slack: rule, fragmented, .. } if *fragmented > 0.0 => {
+                let basis = slack_basis(lines.iter().map(|c| (c.id, c.bytes as f64)));
+                let peak: f64 = lines
+                    .iter()
+                    .filter(|c| matches!(c.id, ComponentId::KvCache | ComponentId::Activations | ComponentId::Logits))
+                    .map(|c| c.bytes as f64)
+                    .sum();
+                let at_prefill = basis.0 + basis.1 - peak + prefill.total();
+                let reserved = at_prefill + rule.bytes((at_prefill, 0.0, 0.0)).max(*fragmented);
+                (basis, Some(phases::slack_kept(reserved, basis.0 + basis.1, rule.bytes(basis))))
+            }
             _ => (slack_basis(lines.iter().map(|c| (c.id, c.bytes as f64))), None),
         };
         lines.extend(overheads(&plan, basis, kept));
@@ -295,16 +307,17 @@ fn inference_lines(
     ));
     lines.push(kv_line);
     lines.push(inference::logits(p, i, logits));
-    let mask = inference::full_mask_bytes(p);
-    if mask > 0.0 {
-        notes.push(Note { key: "full_mask", text: msg!(NoteFullMask, Arg::Bytes(mask)) });
+    if let Some(r) = a.remote {
+        let live = Arg::Bytes(r.allocated);
+        notes.push(Note { key: "full_mask", text: msg!(NoteFullMask, live, Arg::Bytes(r.reserved)) });
     }
     if let Some((c, note)) = vision {
         lines.push(c);
         notes.push(Note { key: "vision_tokens", text: note });
     }
     lines.extend(dequant);
-    (Timeline::Generate { load, prefill, decode, slack: slack_rule(p) }, map)
+    let fragmented = a.prefill_fragmented;
+    (Timeline::Generate { load, prefill, decode, slack: slack_rule(p), fragmented }, map)
 }
 
 /// The GPU of a device map the bill is of (`stage`, or the one that needs the most), the map's
@@ -384,10 +397,15 @@ fn overheads(p: &Plan, basis: (f64, f64, f64), kept: Option<f64>) -> impl Iterat
                 ),
             )
         }
-        Work::Infer(_) => (
-            allocated * SLACK_INFERENCE,
-            msg!(AllocatorSlack, Arg::Bytes(allocated), Arg::Fixed(SLACK_INFERENCE * 100.0, 0)),
-        ),
+        Work::Infer(_) => match kept {
+            Some(k) if k > allocated * SLACK_INFERENCE => {
+                (k, msg!(AllocatorSlackReplayed, Arg::Bytes(allocated), Arg::Fixed(SLACK_INFERENCE * 100.0, 0)))
+            }
+            _ => (
+                allocated * SLACK_INFERENCE,
+                msg!(AllocatorSlack, Arg::Bytes(allocated), Arg::Fixed(SLACK_INFERENCE * 100.0, 0)),
+            ),
+        },
     };
     debug_assert_eq!(ComponentId::AllocatorSlack.layer(), TotalKind::Reserved);
     [

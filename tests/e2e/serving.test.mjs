@@ -209,5 +209,16 @@ test('a served grid and a device map: the page shows the worker\'s bill, the CLI
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 1, `no horizontal scroll at 360 px (${overflow})`);
   await shot(phone, 'device-map-360-zh');
+
+  // ChatGLM's remote code (mask=full): the worker replays its prefill through the caching
+  // allocator and the page shows that bill, the CLI's bytes, with the note that says so.
+  const glm = 'model=custom&layers=40&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=151552&tied=0&qkv_bias=1&mode=infer&engine=hf&engine_version=4.40.0&quant=bf16&attn=sdpa&seq=32000&gen=512&gpu=a100-80g&mask=full';
+  const replayed = cli(['--json', glm]);
+  await phone.goto(`${root.url}?${glm}&lang=zh`);
+  await ready(phone);
+  await phone.waitForFunction((b) => document.querySelector('[data-testid="total"]')?.getAttribute('data-bytes') === b,
+    String(replayed.device_bytes), { timeout: 20000 });
+  assert.ok(await phone.$('li[data-key="full_mask"]'), 'the replay note is shown');
+  await shot(phone, 'chatglm-remote-360-zh');
   assert.deepEqual(phone.problems, []);
 });
