@@ -412,7 +412,7 @@ fn mamba2_hybrid_layers_are_counted_as_transformers_builds_them() {
 }
 
 /// ChatGLM / GLM-4's remote configs (`model_type: chatglm`) name the decoder's fields their own way
-/// and point `auto_map` at `modeling_chatglm`, whose forward materializes a full attention mask: the
+/// and point `auto_map` at `modeling_chatglm`, whose prefill the ledger replays (`src/ledger/chatglm.rs`): the
 /// import reads them and sets `mask=full` (issue 30). GLM-4-9B's shape, by hand: embedding and
 /// output 2 × 151,552 × 4,096 = 1,241,513,984; per layer q 4,096² + k, v 2 × 4,096 × 256 + o 4,096²
 /// = 35,651,584, the q/k/v biases 4,096 + 2 × 256 = 4,608, the MLP 3 × 4,096 × 13,696 = 168,296,448,

@@ -1110,8 +1110,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`{0}` 必须为 {1} 层中的每一层给出 `M`、`*`、`-` 或 `E` 之一",
         ),
         ImportFullMask => (
-            "its `auto_map` names ChatGLM's remote code, which materializes a full attention mask for the prompt: the link sets `mask=full`",
-            "它的 `auto_map` 指向 `ChatGLM` 的远程代码,会为提示生成完整的注意力掩码:链接设置了 `mask=full`",
+            "its `auto_map` names ChatGLM's remote code, which grows the prompt's cache by concatenation layer after layer and returns only the last position's logits: the link sets `mask=full`",
+            "它的 `auto_map` 指向 `ChatGLM` 的远程代码,会逐层拼接提示的缓存、只返回最后一个位置的 logits:链接设置了 `mask=full`",
         ),
         ImportPerLayer => (
             "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",

@@ -347,8 +347,8 @@ fn ignored_fields(f: &Fields) -> Vec<String> {
         .collect()
 }
 
-/// Remote code whose forward materializes a full (batch, 1, s, s) mask: ChatGLM's and GLM-4's
-/// (`auto_map` naming `modeling_chatglm`).
+/// ChatGLM's remote code (`auto_map` naming `modeling_chatglm`: ChatGLM2/3, GLM-4-9B), whose
+/// prefill `super::chatglm` replays (`mask=full`).
 fn remote_full_mask(top: &Fields) -> bool {
     let Some(Json::Object(map)) = top.raw("auto_map") else { return false };
     map.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains("modeling_chatglm")))

@@ -256,11 +256,11 @@ impl Kernels {
 }
 
 keyword_enum!(
-    /// The attention mask a model's forward builds in inference (`mask`): `causal` = transformers'
-    /// own classes (no materialized mask without padding); `full` = remote code that materializes a
-    /// (batch, 1, s, s) boolean mask for the prompt and keeps it through every layer, and projects
-    /// only the last position when generating (GLM-4's CoreAttention causal mask, ChatGLM's
-    /// `return_last_logit`).
+    /// The model code `generate()` runs (`mask`): `causal` = transformers' own classes (no
+    /// materialized mask without padding); `full` = ChatGLM's remote code (ChatGLM2/3, GLM-4-9B),
+    /// which returns only the last position's logits (`return_last_logit`) and grows the prompt's
+    /// cache by `torch.cat` after each layer, its prefill replayed by `super::chatglm`; it builds a
+    /// (batch, 1, s, s) mask only under eager attention or for a padded batch.
     AttentionMask { Causal => "causal", Full => "full" }
 );
 
