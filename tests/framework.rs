@@ -540,3 +540,19 @@ fn unsloth_sizes_its_fused_loss_by_the_free_memory() {
     assert_eq!(logits("2026.8.19"), 1_950_908_416);
     assert_eq!(logits("2025.6.1"), 550_666_240);
 }
+
+/// `adapter=1`: a PEFT LoRA adapter loaded over the base and left unmerged in `generate()`. By
+/// hand for Llama-2-13B at rank 64 over every linear layer: 40 layers × 64 × (q, k, v, o:
+/// 4 × (5,120 + 5,120) + gate, up, down: 3 × (5,120 + 13,824)) = 250,347,520 parameters, fp32 as
+/// PEFT makes them: 1,001,390,080 B. Nothing without the key, nor for another engine (the key is
+/// transformers').
+#[test]
+fn a_peft_adapter_is_billed_unmerged_in_fp32() {
+    let base = "model=llama-2-13b&mode=infer&quant=nf4&seq=512&rank=64&targets=all&gpu=a100-80g";
+    assert_eq!(component_bytes(&format!("{base}&adapter=1"), ComponentId::AdapterWeights), 1_001_390_080);
+    assert_eq!(component_bytes(base, ComponentId::AdapterWeights), 0);
+    assert_eq!(component_bytes(&format!("{base}&adapter=1&engine=vllm"), ComponentId::AdapterWeights), 0);
+    // Rank 8 over q and v only: 40 × 8 × 2 × 10,240 = 6,553,600 parameters × 4 B.
+    let qv = "model=llama-2-13b&mode=infer&seq=512&rank=8&targets=qv&adapter=1&gpu=a100-80g";
+    assert_eq!(component_bytes(qv, ComponentId::AdapterWeights), 26_214_400);
+}

@@ -638,6 +638,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "prefill, {0}: {1}, before the generated tokens' KV ({2}) and the last logits ({3}) exist; beyond them it needs {5} (at least a decoding step's copy of one layer's grown cache, {4})",
             "prefill,{0}:{1},此时生成 token 的 KV({2})与最后的 logits({3})尚未出现;在它们之外还需 {5}(至少为解码一步时复制一层增长后缓存的 {4})",
         ),
+        AdapterUnmerged => (
+            "PEFT's LoRA adapter over the base, unmerged: {0} parameters × 4 B (fp32, as PEFT makes and loads them){1}",
+            "`PEFT` 的 `LoRA` 适配器挂在底座上、未合并:{0} 个参数 × 4 B(fp32,`PEFT` 创建并加载时的精度){1}",
+        ),
         PrefillOneLayer => (
             "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}",
             "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}",

@@ -29,6 +29,17 @@ pub fn weights(p: &Plan, i: &Inference) -> Component {
     super::training::with_rope_tables(served, p.arch, p.tokens.saturating_add(i.generated), rope_tables(p, i))
 }
 
+/// A PEFT LoRA adapter loaded over the base and left unmerged (`adapter`): its A and B matrices
+/// in fp32 (PEFT's `LoraLayer` makes them in torch's default dtype and `load_state_dict` copies the
+/// checkpoint into them), on the GPU that runs their layers.
+pub fn adapter(i: &Inference, part: GpuPart) -> Option<Component> {
+    (i.adapter_parameters > 0).then(|| {
+        let bytes = i.adapter_parameters as f64 * 4.0 * part.kv_share / i.tp as f64;
+        let formula = msg!(AdapterUnmerged, Arg::Count(i.adapter_parameters), tensor_parallel(i));
+        line(ComponentId::AdapterWeights, bytes, "§2", formula)
+    })
+}
+
 /// The bytes of the RoPE tables [`weights`] holds (a device map puts each layer's with the layer).
 pub fn rope_table_bytes(p: &Plan, i: &Inference) -> f64 {
     let seq = p.tokens.saturating_add(i.generated);

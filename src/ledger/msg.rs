@@ -478,6 +478,7 @@ msg_ids!(
     BadOomLink,
     PrefillBeforeDecode,
     PrefillOneLayer,
+    AdapterUnmerged,
     LoadHeadCopy,
     InferenceLogitsAll,
     EngineWeights,

@@ -274,6 +274,8 @@ pub struct Inference {
     pub head_copy: bool,
     /// AutoGPTQ's exllama kernel version (`exllama`; 0 = none billed).
     pub exllama: u8,
+    /// A PEFT LoRA adapter's parameters loaded over the base, unmerged (`adapter`; 0 = none).
+    pub adapter_parameters: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -412,6 +414,11 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             engine: s.serving,
             head_copy: s.head_copy,
             exllama: s.exllama,
+            adapter_parameters: if s.adapter && s.serving.engine == super::scenario::Engine::Hf {
+                lora_parameters(&s.architecture, s.targets, s.rank)
+            } else {
+                0
+            },
         }),
     };
     if let Some(ram_gb) = s.gpu.unified_ram_gb {

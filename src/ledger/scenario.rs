@@ -804,6 +804,9 @@ pub struct Scenario {
     pub rope_cache: RopeCache,
     /// The checkpoint stores a tied model's LM head apart (`head_copy`; `engine=hf` inference).
     pub head_copy: bool,
+    /// A PEFT LoRA adapter of `rank` over `targets` loaded over the base, unmerged (`adapter`;
+    /// `engine=hf` inference).
+    pub adapter: bool,
     /// AutoGPTQ's exllama kernel version for GPTQ inference (`exllama`; 0 = none billed).
     pub exllama: u8,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
@@ -882,6 +885,7 @@ impl Default for Scenario {
             zero3: Zero3Impl::Fsdp,
             rope_cache: RopeCache::None,
             head_copy: false,
+            adapter: false,
             exllama: 0,
             kv: KvDtype::Bf16,
             generated: 0,

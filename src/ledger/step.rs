@@ -299,6 +299,7 @@ fn inference_lines(
         }
         None => lines.push(weights),
     }
+    lines.extend(inference::adapter(i, part));
     lines.push(line(
         ComponentId::Activations,
         activations,

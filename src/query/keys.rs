@@ -1466,6 +1466,17 @@ keys! {
         architecture: false,
         doc: doc!("0", "the checkpoint stores a tied model's LM head as a tensor of its own (AutoAWQ's saves before 0.2.8, Qwen2.5's official AWQ files among them): `engine=hf` inference loads it onto the GPU as a second matrix until `from_pretrained` ties the weights (vocab × hidden × 2 B, a moment of loading that the peak includes when it is larger than generate()'s)"),
     },
+    Adapter = "adapter" {
+        label: ("PEFT adapter loaded", "加载 PEFT 适配器"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.adapter = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.adapter != c.default.adapter).then(|| flag_text(s.adapter)),
+        architecture: false,
+        doc: doc!("0", "`engine=hf` inference with a LoRA adapter of `rank` over `targets` loaded by PEFT over the base and left unmerged (PeftModel.from_pretrained; a quantized base cannot merge it): its A and B matrices, fp32 as PEFT creates and loads them, beside the weights (Guanaco, the QLoRA paper's models: rank 64 over every linear layer)"),
+    },
     Kv = "kv" {
         label: ("KV-cache dtype", "KV cache 精度"),
         read: Read::Word(|| ids(&KvDtype::ALL, KvDtype::id)),
