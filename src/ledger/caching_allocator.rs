@@ -96,7 +96,7 @@ impl CachingAllocator {
 
     /// Allocates `bytes` (0 is a 512 B block, as PyTorch's).
     pub fn malloc(&mut self, bytes: u64) -> Allocation {
-        let size = bytes.div_ceil(MIN_BLOCK).max(1) * MIN_BLOCK;
+        let size = bytes.div_ceil(MIN_BLOCK).max(1).saturating_mul(MIN_BLOCK);
         let small = size <= SMALL_SIZE;
         let pool = &mut self.cached[usize::from(!small)];
         let at = pool.partition_point(|c| c.0 < size);
@@ -115,7 +115,7 @@ impl CachingAllocator {
             self.cache(new);
         }
         self.blocks[index].free = false;
-        self.allocated += self.blocks[index].size;
+        self.allocated = self.allocated.saturating_add(self.blocks[index].size);
         self.peak_allocated = self.peak_allocated.max(self.allocated);
         Allocation(index)
     }
@@ -127,7 +127,7 @@ impl CachingAllocator {
             return;
         }
         self.blocks[index].free = true;
-        self.allocated -= self.blocks[index].size;
+        self.allocated = self.allocated.saturating_sub(self.blocks[index].size);
         let next = self.blocks[index].next;
         if next != NONE && self.blocks[next].free {
             self.uncache(next);
@@ -145,7 +145,7 @@ impl CachingAllocator {
     /// Merges block `b` into the block `a` before it.
     fn absorb(&mut self, a: usize, b: usize) {
         let after = self.blocks[b].next;
-        self.blocks[a].size += self.blocks[b].size;
+        self.blocks[a].size = self.blocks[a].size.saturating_add(self.blocks[b].size);
         self.blocks[a].next = after;
         if after != NONE {
             self.blocks[after].previous = a;
@@ -160,15 +160,15 @@ impl CachingAllocator {
         let bytes = match () {
             _ if small => SMALL_BUFFER,
             _ if size < MIN_LARGE_ALLOC => LARGE_BUFFER,
-            _ => size.div_ceil(ROUND_LARGE) * ROUND_LARGE,
+            _ => size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE),
         };
-        if self.reserved + bytes > self.capacity {
+        if self.reserved.saturating_add(bytes) > self.capacity {
             self.release_cached();
         }
         let segment = self.segments.len();
         self.segments.push(bytes);
         self.blocks.push(Block { small, segment, offset: 0, size: bytes, free: true, previous: NONE, next: NONE });
-        self.reserved += bytes;
+        self.reserved = self.reserved.saturating_add(bytes);
         self.peak_reserved = self.peak_reserved.max(self.reserved);
         self.blocks.len() - 1
     }
@@ -186,7 +186,7 @@ impl CachingAllocator {
         for index in whole {
             self.uncache(index);
             let segment = self.blocks[index].segment;
-            self.reserved -= self.segments[segment];
+            self.reserved = self.reserved.saturating_sub(self.segments[segment]);
             self.segments[segment] = 0;
             self.blocks[index].size = 0;
             self.blocks[index].free = false;

@@ -138,6 +138,9 @@ impl Replay {
     }
 }
 
+/// The most layers a replay runs (ChatGLM2/3 have 28, GLM-4-9B 40).
+pub const REPLAYED_LAYERS: u64 = 256;
+
 /// What a replay depends on: positions, batch, the layers' shapes, the activations' bytes, the
 /// attention kernel and the room on the card.
 type ReplayKey = [u64; 11];

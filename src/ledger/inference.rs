@@ -207,9 +207,10 @@ fn projects_every_position(p: &Plan, i: &Inference) -> bool {
 /// ChatGLM's remote code (`mask=full`) replayed through the caching allocator
 /// (`super::chatglm`), where the model runs whole on one GPU: the prefill's live peak and what it
 /// leaves reserved beyond the weights. The page's build leaves it to the reader worker
-/// (`Scenario::billed_on_demand`).
+/// (`Scenario::billed_on_demand`). A model of more than [`super::chatglm::REPLAYED_LAYERS`]
+/// layers (no ChatGLM has a tenth of them) keeps the layer rule: a replay's steps grow with them.
 pub fn remote_prefill(p: &Plan, i: &Inference) -> Option<super::chatglm::Prefill> {
-    let whole = i.tp == 1 && i.pp == 1;
+    let whole = i.tp == 1 && i.pp == 1 && p.arch.layers <= super::chatglm::REPLAYED_LAYERS;
     let remote = p.mask == AttentionMask::Full && i.engine.engine == super::scenario::Engine::Hf;
     (cfg!(not(feature = "page")) && remote && whole).then(|| super::chatglm::prefill(p, weights(p, i).bytes as f64))
 }
