@@ -558,3 +558,28 @@ fn a_peft_adapter_is_billed_unmerged_in_fp32() {
     let qv = "model=llama-2-13b&mode=infer&seq=512&rank=8&targets=qv&adapter=1&gpu=a100-80g";
     assert_eq!(component_bytes(qv, ComponentId::AdapterWeights), 26_214_400);
 }
+
+/// bitsandbytes' LLM.int8 quantizes each linear as it reaches the GPU (`Int8Params.cuda`; LitGPT's
+/// `_Linear8bitLt.quantize_`): the weight's fp16 copy and `double_quant`'s column-major int8 beside
+/// the int8 weights, 3 B per element of the largest quantized matrix — loading's moment. By hand:
+/// OctoCoder's MLP 6,144 × 24,576 = 150,994,944 × 3 B = 452,984,832 B (its tied head stays fp16);
+/// Falcon-7B with its head quantized (`quant_head=1`) 65,024 × 4,544 = 295,469,056 × 3 B =
+/// 886,407,168 B. Measured (tests/data/measured.toml): hf-octocoder-int8 15.22 GiB, the bill −3.4 %
+/// → −0.7 %; litgpt-falcon-7b-int8 8.71 GB, −13.7 % → −3.5 %.
+#[test]
+fn llm_int8_loading_holds_a_matrix_s_fp16_copy_and_its_transpose() {
+    use vram_ledger::ledger::phases::{self, PhaseName};
+    let load = |q: &str| {
+        let bill = estimate(&query::parse(q).scenario);
+        let all = phases::of(&bill);
+        let load = all.iter().find(|p| p.name == PhaseName::Load).expect("a load phase");
+        load.components.iter().filter(|(id, _)| *id == ComponentId::Activations).map(|(_, b)| *b).sum::<u64>()
+    };
+    let octocoder = "model=custom&layers=40&hidden=6144&heads=48&kv_heads=1&head_dim=128&ffn=24576&vocab=49152&tied=1&mlp=gelu&mode=infer&seq=20&gen=60&gpu=a100-40g&quant=int8";
+    assert_eq!(load(octocoder), 452_984_832);
+    let falcon = "model=custom&layers=32&hidden=4544&heads=71&kv_heads=1&head_dim=64&ffn=18176&vocab=65024&tied=0&mlp=gelu&mode=infer&seq=8&gen=256&gpu=a100-40g&quant=int8&quant_head=1";
+    assert_eq!(load(falcon), 886_407_168);
+    // Not for NF4, which bitsandbytes quantizes without the transposed copy (and bills its
+    // dequantization buffer instead).
+    assert_eq!(load(&octocoder.replace("quant=int8", "quant=nf4")), 0);
+}

@@ -642,6 +642,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "PEFT's LoRA adapter over the base, unmerged: {0} parameters × 4 B (fp32, as PEFT makes and loads them){1}",
             "`PEFT` 的 `LoRA` 适配器挂在底座上、未合并:{0} 个参数 × 4 B(fp32,`PEFT` 创建并加载时的精度){1}",
         ),
+        LoadInt8Quantize => (
+            "the larger of `generate()`'s moments and loading, where bitsandbytes' LLM.int8 quantizes each linear as it reaches the GPU: {0}'s fp16 copy and `double_quant`'s column-major int8 beside the int8 weights, {1} × 3 B = {2}; beyond the cache and the logits the peak needs {3}",
+            "取 `generate()` 各时刻与加载时中的较大者:bitsandbytes 的 `LLM.int8` 在每个线性层放上显卡时量化它:{0}的 fp16 副本与 `double_quant` 的列主序 int8 与已有的 int8 权重同在,{1} × 3 B = {2};在缓存与 logits 之外峰值还需 {3}",
+        ),
+        Int8LmHead => ("the quantized LM head", "量化的 LM head"),
+        Int8LargestLinear => ("the largest quantized matrix", "最大的量化矩阵"),
         PrefillOneLayer => (
             "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}",
             "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}",

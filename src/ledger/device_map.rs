@@ -206,7 +206,7 @@ fn gpus(p: &Plan, i: &Inference, a: &Amounts) -> Vec<MappedGpu> {
             let (prefill, decode) = inference::moments(i, part, a);
             let weights = if sum > 0.0 { stored * bytes / sum } else { 0.0 } + table_per_layer * stage.count() as f64;
             let running = if part.layers { dequant } else { 0.0 } + if stage.first { vision } else { 0.0 };
-            let load = if part.head { a.load_copy } else { 0.0 };
+            let load = inference::load_moment(a, part);
             MappedGpu { stage, weights, running, part, prefill, decode, load }
         })
         .collect()

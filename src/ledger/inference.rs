@@ -256,6 +256,9 @@ pub struct Amounts {
     /// checkpoint written by AutoAWQ before 0.2.8 stores its LM head as a tensor of its own (the
     /// embedding's fp16 copy), which the loader puts on the GPU as a second matrix.
     pub load_copy: f64,
+    /// What loading holds beyond the weights while bitsandbytes' LLM.int8 quantizes a linear as it
+    /// reaches the GPU ([`int8_quantize_copy`]).
+    pub quantize_copy: f64,
 }
 
 /// The amounts of `p` and `i`, given the whole cache's bytes (the KV cache line's).
@@ -282,7 +285,29 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         returned_logits: if every { positions * 4.0 } else { 0.0 },
         last_logits: if every { 0.0 } else { logits },
         load_copy: if head_stored_apart(p, i) { (arch.vocab * arch.hidden) as f64 * 2.0 } else { 0.0 },
+        quantize_copy: int8_quantize_copy(p, i).map_or(0.0, |(matrix, _)| matrix as f64 * 3.0),
     }
+}
+
+/// bitsandbytes' LLM.int8 quantizes each linear as it reaches the GPU (`Int8Params.cuda` under
+/// transformers' `load_in_8bit`, Lightning's `_Linear8bitLt.quantize_` under LitGPT, bnb 0.41–0.42):
+/// the weight's fp16 copy, then `double_quant`'s row-major int8 (the weight kept) and column-major
+/// int8 (`CBt`, deleted after): 3 B per element beyond the weight it leaves, at the largest
+/// quantized matrix (the LM head where it is quantized, `quant_head=1`). The matrix's elements,
+/// where the model is quantized so in `generate()`.
+pub fn int8_quantize_copy(p: &Plan, i: &Inference) -> Option<(u64, bool)> {
+    let int8 = i.weights.format == StorageFormat::Int8 && i.engine.engine == super::scenario::Engine::Hf;
+    let head = if i.weights.head { p.arch.lm_head_parameters() } else { 0 };
+    let largest = p.arch.largest_linear();
+    int8.then(|| if head > largest { (head, true) } else { (largest, false) })
+}
+
+/// What loading holds beyond the weights on a GPU (`part`): a second LM head where it is stored
+/// apart, or LLM.int8's quantization copy where layers are, whichever is larger.
+pub fn load_moment(a: &Amounts, part: GpuPart) -> f64 {
+    let head = if part.head { a.load_copy } else { 0.0 };
+    let quantizing = if part.layers || part.head { a.quantize_copy } else { 0.0 };
+    head.max(quantizing)
 }
 
 /// A tied model's checkpoint that stores `lm_head.weight` as well as the embedding (`head_copy`:
@@ -362,6 +387,11 @@ pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<L
 pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, load: f64) -> Msg {
     let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
+    if load > 0.0 && load > a.load_copy {
+        let (matrix, head) = int8_quantize_copy(p, i).unwrap_or((0, false));
+        let which = if head { msg!(Int8LmHead) } else { msg!(Int8LargestLinear) };
+        return msg!(LoadInt8Quantize, which.arg(), Arg::Count(matrix), Arg::Bytes(load), Arg::Bytes(activations));
+    }
     if load > 0.0 {
         return msg!(
             LoadHeadCopy,

@@ -287,7 +287,7 @@ fn inference_lines(
     let dequant = if part.layers { inference::dequant_buffer(p, i) } else { None };
     let running =
         vision.as_ref().map_or(0.0, |(c, _)| c.bytes as f64) + dequant.as_ref().map_or(0.0, |c| c.bytes as f64);
-    let load = if part.head { a.load_copy } else { 0.0 };
+    let load = inference::load_moment(&a, part);
     let (kv, logits, activations) = inference::peak_lines(part, &a, (prefill, decode), load - running);
     let weights = inference::weights(p, i);
     match &gpu {
