@@ -61,7 +61,7 @@ impl Replay {
         self.live.push((name, a));
     }
 
-    fn drop(&mut self, name: &'static str) {
+    fn free(&mut self, name: &'static str) {
         if let Some(at) = self.live.iter().rposition(|(n, _)| *n == name) {
             let (_, a) = self.live.remove(at);
             self.allocator.free(a);
@@ -79,13 +79,13 @@ impl Replay {
     fn rms_norm(&mut self, h: u64, act: u64, out: &'static str) {
         self.take("norm_fp32", 4 * h);
         self.take("norm_square", 4 * h);
-        self.drop("norm_square");
+        self.free("norm_square");
         self.take("norm_scaled", 4 * h);
-        self.drop("norm_fp32");
+        self.free("norm_fp32");
         self.take("norm_weighted", 4 * h);
         self.take(out, act * h);
-        self.drop("norm_weighted");
-        self.drop("norm_scaled");
+        self.free("norm_weighted");
+        self.free("norm_scaled");
     }
 
     /// The attention's output (`context_heads`) and what computing it holds: SDPA's and
@@ -102,18 +102,18 @@ impl Replay {
                 self.take_bytes("scores_scaled", scores);
                 self.take_bytes("mask_ones", mask);
                 self.take_bytes("mask", mask);
-                self.drop("mask_ones");
+                self.free("mask_ones");
                 self.take_bytes("scores_masked", scores);
                 self.take_bytes("probabilities", scores);
                 self.take("context_heads", q_bytes);
                 for name in ["scores_buffer", "scores", "scores_scaled", "mask", "scores_masked", "probabilities"] {
-                    self.drop(name);
+                    self.free(name);
                 }
             }
             _ => {
                 self.take("context_heads", q_bytes);
                 self.take("log_sum_exp", heads * 4);
-                self.drop("log_sum_exp");
+                self.free("log_sum_exp");
             }
         }
     }
@@ -126,15 +126,15 @@ impl Replay {
             self.take("rope_product_a", half / 2);
             self.take("rope_product_b", half / 2);
             self.take("rope_part", half / 2);
-            self.drop("rope_product_a");
-            self.drop("rope_product_b");
+            self.free("rope_product_a");
+            self.free("rope_product_b");
         }
         self.take("rope_stacked", half);
-        self.drop("rope_part");
-        self.drop("rope_part");
+        self.free("rope_part");
+        self.free("rope_part");
         self.take(out, 2 * half);
-        self.drop("rope_stacked");
-        self.drop("rope_shaped");
+        self.free("rope_stacked");
+        self.free("rope_shaped");
     }
 }
 
@@ -208,45 +208,45 @@ fn replay(p: &Plan, room: u64) -> Prefill {
             r.take("value_expanded", q_bytes);
         }
         r.attend(p, heads, q_bytes);
-        r.drop("key_expanded");
-        r.drop("value_expanded");
+        r.free("key_expanded");
+        r.free("value_expanded");
         r.take("context", q_bytes);
-        r.drop("context_heads");
+        r.free("context_heads");
         r.take("attention_out", act * h);
-        r.drop("context");
-        r.drop("query");
-        r.drop("key");
-        r.drop("qkv");
+        r.free("context");
+        r.free("query");
+        r.free("key");
+        r.free("qkv");
         r.take("residual", act * h);
-        r.drop("attention_out");
+        r.free("attention_out");
         r.rms_norm(h, act, "normed_2");
-        r.drop("normed");
+        r.free("normed");
         r.take("h_to_4h", 2 * ffn * act);
         r.take("silu", ffn * act);
         r.take("swiglu", ffn * act);
-        r.drop("silu");
-        r.drop("h_to_4h");
+        r.free("silu");
+        r.free("h_to_4h");
         r.take("mlp_out", act * h);
-        r.drop("swiglu");
+        r.free("swiglu");
         r.take("next_hidden", act * h);
-        r.drop("mlp_out");
-        r.drop("normed_2");
-        r.drop("residual");
-        r.drop("hidden");
+        r.free("mlp_out");
+        r.free("normed_2");
+        r.free("residual");
+        r.free("hidden");
         r.rename("next_hidden", "hidden");
         // `presents`: the first layer's cache is the tensor itself; later ones a concatenation
         // one layer larger, the old freed; the layer's own cache lives until the next returns.
-        r.drop("kv_cache_before");
+        r.free("kv_cache_before");
         if layer == 0 {
             r.rename("kv_cache", "presents");
         } else {
             r.take("presents_grown", (layer + 1) * layer_cache);
-            r.drop("presents");
+            r.free("presents");
             r.rename("presents_grown", "presents");
             r.rename("kv_cache", "kv_cache_before");
         }
     }
-    r.drop("kv_cache_before");
+    r.free("kv_cache_before");
     r.rms_norm(h, act, "final");
     Prefill { allocated: r.allocator.peak_allocated() as f64, reserved: r.allocator.peak_reserved() as f64 }
 }

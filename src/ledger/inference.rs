@@ -299,7 +299,7 @@ pub fn int8_quantize_copy(p: &Plan, i: &Inference) -> Option<(u64, bool)> {
     let int8 = i.weights.format == StorageFormat::Int8 && i.engine.engine == super::scenario::Engine::Hf;
     let head = if i.weights.head { p.arch.lm_head_parameters() } else { 0 };
     let largest = p.arch.largest_linear();
-    int8.then(|| if head > largest { (head, true) } else { (largest, false) })
+    int8.then_some(if head > largest { (head, true) } else { (largest, false) })
 }
 
 /// What loading holds beyond the weights on a GPU (`part`): a second LM head where it is stored
