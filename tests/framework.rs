@@ -583,3 +583,29 @@ fn llm_int8_loading_holds_a_matrix_s_fp16_copy_and_its_transpose() {
     // dequantization buffer instead).
     assert_eq!(load(&octocoder.replace("quant=int8", "quant=nf4")), 0);
 }
+
+/// The page leaves ChatGLM's remote code to the reader worker (`billed_on_demand`): the decoded
+/// bill is the CLI's, its lines, its moments and what the prefill leaves reserved (the page draws
+/// the phases from them), and the note is sent with it.
+#[test]
+fn the_worker_answers_chatglm_s_remote_code_the_page_reads_back() {
+    use vram_ledger::readers::{decode, grid, Answer};
+    let q = "model=custom&layers=40&hidden=4096&heads=32&kv_heads=2&head_dim=128&ffn=13696&vocab=151552&tied=0&qkv_bias=1&mode=infer&engine=hf&engine_version=4.40.0&quant=bf16&attn=sdpa&seq=32000&gen=512&gpu=a100-80g&mask=full";
+    let s = query::parse(q).scenario;
+    assert!(s.billed_on_demand());
+    let local = estimate(&s);
+    let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("no answer") };
+    let lines = |b: &vram_ledger::ledger::Bill| b.components.iter().map(|c| (c.id, c.bytes)).collect::<Vec<_>>();
+    assert_eq!(lines(&g.bill), lines(&local));
+    assert_eq!(g.bill.timeline, local.timeline);
+    assert_eq!(g.bill.device_bytes(), local.device_bytes());
+    assert!(g.bill.notes.iter().any(|n| n.key == "full_mask"));
+    // The phases the page draws keep the prefill's reserved memory through decoding.
+    let phases = vram_ledger::ledger::phases::of(&g.bill);
+    let reserved = |name| {
+        let p = phases.iter().find(|p| p.name == name).expect("the phase");
+        p.total(vram_ledger::ledger::TotalKind::Reserved)
+    };
+    use vram_ledger::ledger::phases::PhaseName;
+    assert!(reserved(PhaseName::Decode) >= reserved(PhaseName::Prefill));
+}
