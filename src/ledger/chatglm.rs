@@ -51,8 +51,7 @@ struct Replay {
 impl Replay {
     /// Allocates `per_token` bytes for each position under `name`.
     fn take(&mut self, name: &'static str, per_token: u64) {
-        let a = self.allocator.malloc(per_token.saturating_mul(self.tokens));
-        self.live.push((name, a));
+        self.take_bytes(name, per_token.saturating_mul(self.tokens));
     }
 
     /// Allocates a tensor of `bytes` in all under `name`.

@@ -240,9 +240,6 @@ pub struct Amounts {
     /// One prefill layer's working set (ChatGLM's remote code: its replayed peak beyond the
     /// prompt's cache, the concatenated `presents` included).
     pub layer_peak: f64,
-    /// What the prefill leaves reserved beyond its live peak where a replay shows it (ChatGLM's
-    /// concatenated `presents`); 0 where the allocator's share rule stands.
-    pub prefill_fragmented: f64,
     /// The replay of ChatGLM's remote-code prefill, where it runs ([`remote_prefill`]).
     pub remote: Option<super::chatglm::Prefill>,
     /// A decoding step's copy of one layer's grown cache (from transformers 4.42).
@@ -259,6 +256,14 @@ pub struct Amounts {
     /// What loading holds beyond the weights while bitsandbytes' LLM.int8 quantizes a linear as it
     /// reaches the GPU ([`int8_quantize_copy`]).
     pub quantize_copy: f64,
+}
+
+impl Amounts {
+    /// What the prefill leaves reserved beyond its live peak where a replay shows it (ChatGLM's
+    /// concatenated `presents`); 0 where the allocator's share rule stands.
+    pub fn prefill_fragmented(&self) -> f64 {
+        self.remote.map_or(0.0, |r| (r.reserved - r.allocated).max(0.0))
+    }
 }
 
 /// The amounts of `p` and `i`, given the whole cache's bytes (the KV cache line's).
@@ -278,7 +283,6 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
             || inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64,
             |r| (r.allocated - kv_prompt).max(0.0),
         ),
-        prefill_fragmented: remote.map_or(0.0, |r| (r.reserved - r.allocated).max(0.0)),
         remote,
         layer_copy,
         prompt_logits: if every { logits } else { 0.0 },
@@ -387,7 +391,7 @@ pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<L
 pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, load: f64) -> Msg {
     let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
-    if load > 0.0 && load > a.load_copy {
+    if load > a.load_copy {
         let (matrix, head) = int8_quantize_copy(p, i).unwrap_or((0, false));
         let which = if head { msg!(Int8LmHead) } else { msg!(Int8LargestLinear) };
         return msg!(LoadInt8Quantize, which.arg(), Arg::Count(matrix), Arg::Bytes(load), Arg::Bytes(activations));

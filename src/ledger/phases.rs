@@ -141,7 +141,7 @@ pub fn peak(phases: &[Phase]) -> Option<&Phase> {
 /// `generate()`'s moments and what is live in each: the load, the prefill's larger moment (the
 /// prompt's cache with one layer's working set, or the prompt's logits) and, when tokens are
 /// generated, a decoding step's (the whole cache, the step's copy, the last position's logits).
-fn generate_steps(
+pub fn generate_steps(
     lines: &[Component],
     loading: f64,
     prefill: super::bill::Live,

@@ -103,16 +103,14 @@ pub fn step(s: &super::Scenario) -> Bill {
                 let (allocated, slack, basis) = measure(PhaseName::OptimizerStep);
                 (basis, Some(phases::slack_kept(backward + backward_slack, allocated, slack)))
             }
-            // What the prefill left reserved (a replay's fragmentation) stays through decoding.
-            Timeline::Generate { prefill, slack: rule, fragmented, .. } if *fragmented > 0.0 => {
+            // What the prefill left reserved (a replay's fragmentation) stays through decoding:
+            // the prefill's moment as the phases hold it, its slack at least that.
+            Timeline::Generate { load, prefill, decode, slack: rule, fragmented } if *fragmented > 0.0 => {
                 let basis = slack_basis(lines.iter().map(|c| (c.id, c.bytes as f64)));
-                let peak: f64 = lines
-                    .iter()
-                    .filter(|c| matches!(c.id, ComponentId::KvCache | ComponentId::Activations | ComponentId::Logits))
-                    .map(|c| c.bytes as f64)
-                    .sum();
-                let at_prefill = basis.0 + basis.1 - peak + prefill.total();
-                let reserved = at_prefill + rule.bytes((at_prefill, 0.0, 0.0)).max(*fragmented);
+                let steps = phases::generate_steps(&lines, *load, *prefill, *decode);
+                let live = steps.iter().find(|(name, _)| *name == PhaseName::Prefill).map_or(&[][..], |(_, l)| l);
+                let at_prefill: f64 = live.iter().map(|(_, b)| b).sum();
+                let reserved = at_prefill + rule.bytes(slack_basis(live.iter().copied())).max(*fragmented);
                 (basis, Some(phases::slack_kept(reserved, basis.0 + basis.1, rule.bytes(basis))))
             }
             _ => (slack_basis(lines.iter().map(|c| (c.id, c.bytes as f64))), None),
@@ -317,7 +315,7 @@ fn inference_lines(
         notes.push(Note { key: "vision_tokens", text: note });
     }
     lines.extend(dequant);
-    let fragmented = a.prefill_fragmented;
+    let fragmented = a.prefill_fragmented();
     (Timeline::Generate { load, prefill, decode, slack: slack_rule(p), fragmented }, map)
 }
 
