@@ -376,6 +376,28 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} allocated × {1} % (caching allocator: rounding and fragmentation)",
             "已分配 {0} × {1} %(缓存分配器:取整与碎片)",
         ),
+        VllmEncoderProfile => (
+            "; before it, the vision encoder's profile over {0} × the largest {1} ({2} tokens, {3} patches): {4} at its largest block (fp32 pixels {5}{6}), then its outputs ({7} rows, {8}) and pixels held through the language model's run ({9})",
+            ";在此之前,视觉编码器剖析 {0} 个最大{1}({2} 个 token,{3} 个 patch):最大的块时 {4}(fp32 像素 {5}{6}),之后其输出({7} 行,{8})与像素在语言模型运行期间保留({9})",
+        ),
+        VllmEncoderMask => (
+            ", Pixtral's dense attention mask over every patch {0}",
+            ",`Pixtral` 覆盖全部 patch 的稠密注意力掩码 {0}",
+        ),
+        ModalityImage => ("image", "图片"),
+        ModalityVideo => ("video", "视频"),
+        VllmNoTower => (
+            " − the vision tower {0} (every multimodal limit 0: vLLM builds no tower)",
+            " − 视觉塔 {0}(多模态上限全为 0:vLLM 不构建视觉塔)",
+        ),
+        SglangVlmFraction => (
+            " × {0} for the vision encoder (a multimodal model's default share is lowered: `adjust_mem_fraction_for_vlm`)",
+            " × {0} 留给视觉编码器(多模态模型的默认比例会降低:`adjust_mem_fraction_for_vlm`)",
+        ),
+        SglangVlmCache => (
+            " − the multimodal embedding cache {0} (`SGLANG_VLM_CACHE_SIZE_MB`)",
+            " − 多模态嵌入缓存 {0}(`SGLANG_VLM_CACHE_SIZE_MB`)",
+        ),
         AllocatorSlackReplayed => (
             "more than {0} allocated × {1} %: what the prefill left reserved beyond its live tensors, replayed through PyTorch's caching allocator (ChatGLM's remote code grows the prompt's cache by `torch.cat` layer after layer; each larger block leaves the last one to be cut up by the next layer's temporaries)",
             "多于已分配 {0} × {1} %:prefill 在活跃张量之外留下的预留显存,按 PyTorch 缓存分配器逐步重放得出(`ChatGLM` 的远程代码逐层用 `torch.cat` 拼接提示的缓存;每个更大的块都让上一块被下一层的临时张量切碎)",
@@ -394,16 +416,16 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 是 llama.cpp 的推理格式,不能用于训练;底座按 bf16 计",
         ),
         EngineWeights => (
-            "as loaded: {0}{1}{2}{3}",
-            "加载后:{0}{1}{2}{3}",
+            "as loaded: {0}{1}{2}{3}{4}",
+            "加载后:{0}{1}{2}{3}{4}",
         ),
         VllmMxfp4Padding => (
             " + {2} (vLLM pads the MXFP4 experts to {0} × {1} for its kernels)",
             " + {2}(vLLM 为其 kernel 把 MXFP4 专家补齐到 {0} × {1})",
         ),
         VllmProfile => (
-            "profiling run, the larger of: {0} dummy tokens through one layer without attention ({1}), and the sampler's warm-up over {2} dummy requests × vocab {3} × {4} B ({5}){6}",
-            "性能剖析运行,取两者较大者:{0} 个虚拟 token 过一层(跳过注意力,{1}),以及采样器预热 {2} 个虚拟请求 × 词表 {3} × {4} B({5}){6}",
+            "profiling run, the larger of: {0} dummy tokens through one layer without attention ({1}), and the sampler's warm-up over {2} dummy requests × vocab {3} × {4} B ({5}){6}{7}",
+            "性能剖析运行,取两者较大者:{0} 个虚拟 token 过一层(跳过注意力,{1}),以及采样器预热 {2} 个虚拟请求 × 词表 {3} × {4} B({5}){6}{7}",
         ),
         VllmMoeWorkspace => (
             " + the fused-MoE kernel's workspace that vLLM keeps between calls, still held then ({0}: block-FP8 experts, 0.14 on)",
@@ -501,8 +523,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "vLLM {0}(`max_num_batched_tokens` {1},`max_num_seqs` {2}):KV cache 容量 {3} token;每请求 {4} token 时最大并发 {5}x;{6} 个请求各自最长上下文:{7} token",
         ),
         SglangPool => (
-            "{0} × {1} free before loading − the weights {2}: {3} tokens × {4} B ({5} full-attention layers + {7} × {6} sliding-window layers){8}{9}",
-            "加载前空闲 {1} × {0} − 权重 {2}:{3} token × {4} B({5} 个全注意力层 + {7} × {6} 个滑窗层){8}{9}",
+            "{0} × {1} free before loading − the weights {2}: {3} tokens × {4} B ({5} full-attention layers + {7} × {6} sliding-window layers){8}{9}{10}{11}",
+            "加载前空闲 {1} × {0} − 权重 {2}:{3} token × {4} B({5} 个全注意力层 + {7} × {6} 个滑窗层){8}{9}{10}{11}",
         ),
         SglangReserve => (
             "left outside `mem_fraction_static` for activations and CUDA graphs: (1 − {0}) × {1} (chunked prefill {2} tokens, graphs up to batch {3})",

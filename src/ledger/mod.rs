@@ -12,7 +12,7 @@
 //! 5. `scenario` — everything the bill depends on, as typed values
 //! 6. `bill`, `framework` — the bill: components, totals, notes, what a serving engine makes of the card; the keys a training framework's release implies
 //! 7. `plan`, `phases` — the scenario resolved: what trains, in which dtype, sharded how, where; a bill as the moments of its step
-//! 8. `activations`, `logits`, `vision`, `training`, `chatglm`, `serving::engine`, `serving::grid`, `serving::lora`, `serving::speculative` — bill lines, and what every engine shares (its LoRA slots, its drafter, a served grid's stages); ChatGLM's remote-code prefill replayed
+//! 8. `activations`, `logits`, `vision`, `training`, `chatglm`, `serving::engine`, `serving::encoder`, `serving::grid`, `serving::lora`, `serving::speculative` — bill lines, and what every engine shares (its LoRA slots, its drafter, a VLM's encoder, a served grid's stages); ChatGLM's remote-code prefill replayed
 //! 9. `optimizer`, `inference`, `drill`, `serving::vllm`, `serving::sglang`, `serving::llamacpp` — bill lines built on those
 //! 10. `serving` — the engines, by the scenario's choice
 //! 11. `device_map` — `generate()` over several GPUs as accelerate's `device_map="auto"` lays the model out

@@ -472,6 +472,14 @@ msg_ids!(
     NoteGridQlora,
     // ChatGLM's remote code in `generate()`, billed by the worker (`Scenario::billed_on_demand`).
     AllocatorSlackReplayed,
+    // A served VLM's encoder (`serving::encoder`), billed by the worker.
+    VllmEncoderProfile,
+    VllmEncoderMask,
+    ModalityImage,
+    ModalityVideo,
+    VllmNoTower,
+    SglangVlmFraction,
+    SglangVlmCache,
     PrefillReplayed,
     NoteFullMask,
     NoteGridOptimizer,

@@ -590,6 +590,13 @@ pub struct EngineSettings {
     /// `--max-model-len auto`: the context is the model's own (`Architecture::max_context`), and
     /// vLLM (0.14 on) lowers it to the longest one request that fits the pool.
     pub max_model_len_auto: bool,
+    /// A VLM served: images and videos one prompt may carry (vLLM's `--limit-mm-per-prompt`;
+    /// `None`: the engine's default, 999 in V1 and 1 in V0) and the image processor's
+    /// `max_pixels` (`--mm-processor-kwargs`; `None`: the model's own). They size vLLM's
+    /// profile of the vision encoder (`serving::encoder`).
+    pub mm_limit: Option<u64>,
+    pub mm_video: Option<u64>,
+    pub max_pixels: Option<u64>,
 }
 
 impl Default for EngineSettings {
@@ -616,6 +623,9 @@ impl Default for EngineSettings {
             max_mamba_cache: None,
             kv_cache_memory: None,
             max_model_len_auto: false,
+            mm_limit: None,
+            mm_video: None,
+            max_pixels: None,
         }
     }
 }
@@ -1018,11 +1028,24 @@ impl Scenario {
 
     /// What the page's build leaves to the reader worker, whose code loads on demand (docs/size.md):
     /// a training grid, a device map, every serving engine's bill (vLLM, SGLang, llama.cpp: their
-    /// grids, drafters and LoRA slots too), and ChatGLM's remote code in `generate()`, whose
-    /// prefill is replayed through the caching allocator. The page bills training and the rest of
-    /// `generate()` itself, and vLLM's rollout inside a preference or RL step.
+    /// grids, drafters, LoRA slots and VLM encoders too), ChatGLM's remote code in `generate()`,
+    /// whose prefill is replayed through the caching allocator, and a VLM's vLLM rollout. The page
+    /// bills training and the rest of `generate()` itself, and a text model's vLLM rollout inside a
+    /// preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
-        self.bills_a_grid() || self.serves_a_grid() || self.served_by_engine() || self.runs_chatglm_remote_code()
+        self.bills_a_grid()
+            || self.serves_a_grid()
+            || self.served_by_engine()
+            || self.runs_chatglm_remote_code()
+            || self.rolls_out_a_vlm_on_vllm()
+    }
+
+    /// A preference or RL step whose vLLM rollout serves a VLM: the engine profiles its vision
+    /// encoder (`serving::encoder`, the worker's).
+    pub fn rolls_out_a_vlm_on_vllm(&self) -> bool {
+        self.is_rl()
+            && matches!(self.rl.rollout, Rollout::Colocate | Rollout::Shared)
+            && self.architecture.vision.is_some()
     }
 
     /// `generate()` on ChatGLM's remote code (`mask=full`, `super::chatglm`).

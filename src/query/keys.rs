@@ -1916,6 +1916,39 @@ keys! {
         architecture: false,
         doc: doc!("none (`seq` + `gen`)", "`auto`: the engine's own context — the model's (`model_context`) on SGLang and llama.cpp; on vLLM 0.14 on (`--max-model-len auto`) the model's if one request of it fits the KV pool, else the longest that does"),
     },
+    MmLimit = "mm_limit" {
+        label: ("Images per prompt (--limit-mm-per-prompt)", "每个提示的图片数(--limit-mm-per-prompt)"),
+        read: Read::Uint { min: 0, max: 1024 },
+        set: |s, v| {
+            s.serving.mm_limit = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.mm_limit.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("999 (vLLM V1), 1 (V0)", "a served VLM: images one prompt may carry (vLLM's `--limit-mm-per-prompt '{\"image\": N}'`); vLLM profiles its vision encoder with as many of the largest image as the scheduler could meet at once, and keeps their outputs through the language model's dummy run. 0 (with `mm_video=0` where the model takes videos) skips the profile and, from 0.10.1, loads no vision tower"),
+    },
+    MmVideo = "mm_video" {
+        label: ("Videos per prompt (--limit-mm-per-prompt)", "每个提示的视频数(--limit-mm-per-prompt)"),
+        read: Read::Uint { min: 0, max: 1024 },
+        set: |s, v| {
+            s.serving.mm_video = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.mm_video.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("999 (vLLM V1), 1 (V0)", "a served Qwen2-VL or Qwen2.5-VL: videos one prompt may carry (`--limit-mm-per-prompt '{\"video\": N}'`); from vLLM 0.11 the profile encodes one video of up to 14 frames when the context holds it, which outweighs an image"),
+    },
+    MaxPixels = "max_pixels" {
+        label: ("Largest image (max_pixels)", "最大图片像素(max_pixels)"),
+        read: Read::Uint { min: 784, max: 1_073_741_824 },
+        set: |s, v| {
+            s.serving.max_pixels = Some(v.uint());
+            Ok(())
+        },
+        write: |s, _| s.serving.max_pixels.map(|v| v.to_string()),
+        architecture: false,
+        doc: doc!("the model's (12,845,056 for Qwen2/2.5-VL, 16,777,216 for Qwen3-VL)", "a served Qwen-VL model: the image processor's `max_pixels` (`--mm-processor-kwargs '{\"max_pixels\": N}'`): the largest image, which vLLM's profile encodes, becomes max_pixels ÷ (patch × merge)² tokens (28² for Qwen2/2.5-VL, 32² for Qwen3-VL)"),
+    },
     KvCacheMemory = "kv_cache_memory" {
         label: ("KV cache memory (GiB, vLLM --kv-cache-memory)", "KV 缓存显存(GiB,vLLM --kv-cache-memory)"),
         read: Read::Float { min: 0.01, max: 100_000.0 },

@@ -200,6 +200,9 @@ pub fn with_key(s: &Scenario, key: Key, value: &str) -> (Scenario, Option<Proble
             Key::MambaRatio => e.mamba_ratio = None,
             Key::MaxMambaCache => e.max_mamba_cache = None,
             Key::KvCacheMemory => e.kv_cache_memory = None,
+            Key::MmLimit => e.mm_limit = None,
+            Key::MmVideo => e.mm_video = None,
+            Key::MaxPixels => e.max_pixels = None,
             Key::MaxModelLen => e.max_model_len_auto = false,
             _ => return with_key_text(s, key, value),
         }

@@ -8,6 +8,7 @@
 //! figures no source states (the sampler's warm-up bytes, non-torch memory, CUDA-graph memory)
 //! are fitted to published start-up logs, which the measured set checks.
 
+mod encoder;
 mod engine;
 pub mod grid;
 mod llamacpp;
@@ -16,6 +17,7 @@ mod sglang;
 mod speculative;
 mod vllm;
 
+pub use encoder::max_pixels_of;
 pub use engine::EngineBill;
 pub use lora::DEFAULT_RANK as DEFAULT_LORA_RANK;
 pub use speculative::default_tokens as default_spec_tokens;

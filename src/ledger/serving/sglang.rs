@@ -147,6 +147,10 @@ struct Pool {
     /// Served LoRA slots and the speculative drafter, on the GPU.
     lora: Option<super::lora::LoraSlots>,
     draft: Option<super::speculative::Drafter>,
+    /// A multimodal model's factor on the share (1 for a text model) and the embedding cache
+    /// taken from the pool (`serving::encoder`).
+    vlm_factor: f64,
+    vlm_cache: f64,
 }
 
 /// One GPU's weights, and how they add up: ÷ tp, or as data-parallel attention splits them
@@ -190,17 +194,19 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let graph_bs = if i.engine.cuda_graphs { graph_bs } else { 0 };
     let spec = Speculation::of(p, i);
     let dp_attention_mib = dp_attention_reserve_mib(version, i.dp, graph_bs);
-    let fraction = i.engine.mem_fraction.unwrap_or_else(|| {
-        let extra = spec.reserve_mib + dp_attention_mib;
-        // Its reserve counts every GPU of a pipeline's stages too (TP × PP from 0.4.7).
-        let gpus = group * i.pp.max(1);
-        // A reserve larger than the card (absurd groups) leaves nothing, not a negative share.
-        crate::ledger::units::within(
-            default_fraction(version, gpu_mib, gpus, (chunked, graph_bs), p.arch.mla.is_some(), extra),
-            0.0,
-            1.0,
-        )
-    });
+    let (vlm_factor, vlm_cache) = vlm_terms(p, i, version);
+    let fraction = vlm_factor
+        * i.engine.mem_fraction.unwrap_or_else(|| {
+            let extra = spec.reserve_mib + dp_attention_mib;
+            // Its reserve counts every GPU of a pipeline's stages too (TP × PP from 0.4.7).
+            let gpus = group * i.pp.max(1);
+            // A reserve larger than the card (absurd groups) leaves nothing, not a negative share.
+            crate::ledger::units::within(
+                default_fraction(version, gpu_mib, gpus, (chunked, graph_bs), p.arch.mla.is_some(), extra),
+                0.0,
+                1.0,
+            )
+        });
     let nccl = p.nccl_bytes(group);
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
@@ -209,7 +215,7 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
     let lora = super::lora::slots(p.arch, i, None);
     let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
-    let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes);
+    let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes) - vlm_cache;
     let full = stage.layers_of(p.arch, LayerKind::Full);
     let windowed = stage.layers_of(p.arch, LayerKind::Sliding) + stage.layers_of(p.arch, LayerKind::Chunked);
     let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
@@ -251,7 +257,19 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
         state_bytes,
         lora,
         draft,
+        vlm_factor,
+        vlm_cache,
     }
+}
+
+/// A multimodal model's factor on the share and the embedding cache taken from the pool
+/// (`serving::encoder`): the share is lowered only when defaulted from 0.4.9, a given one too
+/// before (`model_runner.py` multiplied whatever it had).
+fn vlm_terms(p: &Plan, i: &Inference, version: Release) -> (f64, f64) {
+    let factor = super::encoder::sglang_fraction_factor(p.arch, version);
+    let factor = if i.engine.mem_fraction.is_none() || version < Release(0, 4, 9) { factor } else { 1.0 };
+    let hopper = matches!(p.gpu.id, Some("h100-80g" | "h800" | "h20" | "h200" | "h20-141g"));
+    (factor, super::encoder::sglang_cache_bytes(p.arch, version, hopper))
 }
 
 /// What data-parallel attention adds to the default reserve (docs/research/serving/grid-rules.md,
@@ -382,7 +400,9 @@ fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
         Arg::Int(s.windowed),
         Arg::Fixed(s.swa_ratio, 2),
         mamba,
-        draft_pool
+        draft_pool,
+        when(s.vlm_factor < 1.0, || msg!(SglangVlmFraction, Arg::Fixed(s.vlm_factor, 4))),
+        when(s.vlm_cache > 0.0, || msg!(SglangVlmCache, Arg::Bytes(s.vlm_cache)))
     );
     let reserve_formula = msg!(
         SglangReserve,
@@ -391,8 +411,14 @@ fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
         Arg::Count(s.chunked),
         Arg::Int(s.graph_bs)
     );
-    let weights_formula =
-        msg!(EngineWeights, s.weights_formula.clone().arg(), Msg::empty().arg(), tp_arg, Msg::empty().arg());
+    let weights_formula = msg!(
+        EngineWeights,
+        s.weights_formula.clone().arg(),
+        Msg::empty().arg(),
+        tp_arg,
+        Msg::empty().arg(),
+        Msg::empty().arg()
+    );
     let pool_bytes = s.tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes + draft_kv;
     let mut lines: Vec<Component> = vec![line(ComponentId::Weights, s.weights_bytes, "§2", weights_formula)];
     if let Some(d) = &s.draft {

@@ -6,7 +6,7 @@
 
 use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
 use super::grid::{self, Stage};
-use super::{lora, speculative};
+use super::{encoder, lora, speculative};
 use crate::ledger::activations::layer_class_name;
 use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{
@@ -49,6 +49,8 @@ pub const GRAPH_MIB_PER_SIZE_LAYER_V1: f64 = 0.28;
 #[derive(Clone, Copy, Debug)]
 struct Rules {
     version: Release,
+    /// `max_model_len` as the profile sees it (before `auto` lowers it).
+    context: u64,
     util: f64,
     max_batched_tokens: u64,
     max_num_seqs: u64,
@@ -80,7 +82,15 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
         // The V0 engine: the whole context in one step, chunked prefill (512) past 32k.
         (if context > 32_768 { 512 } else { context.max(2048) }, 256)
     } else if !v(10, 0) {
-        (if total_gib >= 70.0 { 8192 } else { 2048 }, 1024)
+        // From 0.9 smaller cards get 256 sequences (arg_utils.py's "TODO(woosuk): Tune the
+        // default values for other hardware" branch): an L4 log of 0.9.0.1 starts where 1,024
+        // would not, while an L40S log of 0.8.5 has 1,024 (docs/research/serving/
+        // vlm-encoder-profile.md).
+        if total_gib >= 70.0 {
+            (8192, 1024)
+        } else {
+            (2048, if v(9, 0) { 256 } else { 1024 })
+        }
     } else if v(33, 0) && total_gib >= 160.0 {
         (16_384, 1024)
     } else if big {
@@ -89,11 +99,14 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
         (2048, 256)
     };
     let latent = p.arch.mla.is_some();
+    // V0 gives a multimodal model at least 5,120 (`_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS`).
+    let tokens = if !v(8, 0) && !encoder::text_only(p.arch, &i.engine) { tokens.max(5120) } else { tokens };
     let max_batched_tokens = i.engine.max_batched_tokens.unwrap_or(tokens);
     let max_num_seqs = i.engine.max_num_seqs.unwrap_or(seqs).max(1);
     let blackwell = matches!(p.gpu.id, Some("b200"));
     Rules {
         version,
+        context,
         util: i.engine.gpu_util.unwrap_or(if v(20, 0) { 0.92 } else { 0.90 }),
         max_batched_tokens,
         max_num_seqs,
@@ -273,7 +286,8 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
         return grid_weights(p, i, s, pad);
     }
     let w = stored_weights(p.arch, i.weights);
-    let mut bytes = w.bytes;
+    let tower = skipped_tower(p, i);
+    let mut bytes = w.bytes - tower;
     let mut padding = Msg::empty().arg();
     if pad > 1.0 {
         let m = p.arch.moe.as_ref().map_or(0, |m| m.expert_ffn);
@@ -309,16 +323,28 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
         w.formula.arg(),
         padding,
         tp,
-        when(replicated > 0.0, || msg!(VllmMlaReplicated, Arg::Bytes(replicated)))
+        when(replicated > 0.0, || msg!(VllmMlaReplicated, Arg::Bytes(replicated))),
+        when(tower > 0.0, || msg!(VllmNoTower, Arg::Bytes(tower)))
     );
     line(ComponentId::Weights, per_gpu, "§2", formula)
+}
+
+/// The vision tower's 16-bit bytes when vLLM builds none (every multimodal limit 0, 0.10.1 on).
+fn skipped_tower(p: &Plan, i: &Inference) -> f64 {
+    let version = i.engine.version.unwrap_or(CURRENT);
+    if !cfg!(feature = "page") && encoder::vllm_skips_tower(p.arch, &i.engine, version) {
+        p.arch.vision_parameters() as f64 * 2.0
+    } else {
+        0.0
+    }
 }
 
 /// One GPU's weights on a serving grid (serving::grid): its stage's layers, each part divided as
 /// the grid divides it.
 fn grid_weights(p: &Plan, i: &Inference, s: &Stage, pad: f64) -> Component {
     let split = grid::vllm_split(p.arch, i);
-    let bytes = grid::weight_bytes(p.arch, i, s, split, pad);
+    let tower = if s.first { skipped_tower(p, i) / split.attention } else { 0.0 };
+    let bytes = grid::weight_bytes(p.arch, i, s, split, pad) - tower;
     let formula = msg!(
         VllmGridWeights,
         Arg::Int(s.index),
@@ -364,7 +390,9 @@ fn forward_token_bytes(arch: &Architecture, tp: u64, dp: u64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// `s`: the stage profiled; the sampler warms up on the last one only.
+/// `s`: the stage profiled; the sampler warms up on the last one only. A VLM's first stage
+/// profiles its vision encoder first (`encoder::vllm_profile`): the peak is the larger of the
+/// encoder's own moment and the language model's, with the encoder's outputs (and inputs) held.
 fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     let tokens = r.max_batched_tokens;
     let reqs = if s.last { tokens.min(r.max_num_seqs) } else { 0 };
@@ -373,7 +401,12 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     let sampler = reqs as f64 * p.arch.vocab as f64 * per_logit + tokens as f64 * p.arch.hidden as f64 * 2.0;
     // The MoE kernel's kept workspace is still held when the sampler warms up.
     let workspace = moe_workspace(p, i, r);
-    let peak = forward.max(sampler + workspace);
+    let language = forward.max(sampler + workspace);
+    // The page bills no served VLM (`Scenario::billed_on_demand`): the profile is the worker's.
+    let profile = (s.first && !cfg!(feature = "page"))
+        .then(|| encoder::vllm_profile(p.arch, &i.engine, r.version, (r.max_num_seqs, tokens, r.context)))
+        .flatten();
+    let peak = profile.map_or(language, |e| e.encoder_peak().max(e.held() + language));
     let formula = msg!(
         VllmProfile,
         Arg::Count(tokens),
@@ -382,9 +415,28 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
         Arg::Count(p.arch.vocab),
         Arg::Factor(per_logit),
         Arg::Bytes(sampler),
-        when(workspace > 0.0, || msg!(VllmMoeWorkspace, Arg::Bytes(workspace)))
+        when(workspace > 0.0, || msg!(VllmMoeWorkspace, Arg::Bytes(workspace))),
+        profile.map_or_else(|| Msg::empty().arg(), |e| encoder_text(&e))
     );
     line(ComponentId::Activations, peak, "§2", formula)
+}
+
+/// The encoder profile's words: what it encoded, its moment, and what stays held.
+fn encoder_text(e: &encoder::EncoderProfile) -> Arg {
+    msg!(
+        VllmEncoderProfile,
+        Arg::Int(e.items),
+        if e.item.video { msg!(ModalityVideo) } else { msg!(ModalityImage) }.arg(),
+        Arg::Count(e.item.tokens),
+        Arg::Count(e.items.saturating_mul(e.item.patches)),
+        Arg::Bytes(e.encoder_peak()),
+        Arg::Bytes(e.inputs),
+        when(e.mask > 0.0, || msg!(VllmEncoderMask, Arg::Bytes(e.mask))),
+        Arg::Count(e.output_rows),
+        Arg::Bytes(e.outputs),
+        Arg::Bytes(e.held())
+    )
+    .arg()
 }
 
 /// The GPUs with FP8 tensor cores that run block-FP8 experts natively under Hopper's kernels.

@@ -167,7 +167,8 @@ fn engine_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<Strin
 }
 
 /// What vLLM and SGLang add to a plain model: speculative decoding (its method, the draft model
-/// of `spec=draft`, the tokens per step), served LoRA slots and a shared prefix. The pool settings
+/// of `spec=draft`, the tokens per step), served LoRA slots, a shared prefix and, for a VLM, the
+/// images per prompt and their largest size (`mm_limit`, `max_pixels`; `mm_video` is a link key). The pool settings
 /// of hybrid models (`swa_ratio`, `mamba_ratio`, `max_mamba_cache`) and `kv_cache_memory` are
 /// link keys (docs/query-keys.md).
 fn addon_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String>) -> Html {
@@ -195,6 +196,12 @@ fn addon_controls(lang: Lang, s: &Scenario, set: &dyn Fn(Key) -> Callback<String
                 { optional_number(Key::MaxLoraRank, lang, e.max_lora_rank.map(|v| v.to_string()), crate::ledger::serving::DEFAULT_LORA_RANK.to_string(), "8", set(Key::MaxLoraRank)) }
             }
             { number(Key::PrefixShare, lang, crate::ledger::units::trim_float(e.prefix_share), "0", "0.05", set(Key::PrefixShare)) }
+            if s.architecture.vision.is_some() {
+                { optional_number(Key::MmLimit, lang, e.mm_limit.map(|v| v.to_string()), "999".to_string(), "1", set(Key::MmLimit)) }
+            }
+            if let Some(pixels) = s.architecture.vision.as_ref().and_then(crate::ledger::serving::max_pixels_of) {
+                { optional_number(Key::MaxPixels, lang, e.max_pixels.map(|v| v.to_string()), pixels.to_string(), "1", set(Key::MaxPixels)) }
+            }
         </>
     }
 }
