@@ -594,9 +594,9 @@ pub struct EngineSettings {
     /// `None`: the engine's default, 999 in V1 and 1 in V0) and the image processor's
     /// `max_pixels` (`--mm-processor-kwargs`; `None`: the model's own). They size vLLM's
     /// profile of the vision encoder (`serving::encoder`).
-    pub mm_limit: Option<u64>,
-    pub mm_video: Option<u64>,
-    pub max_pixels: Option<u64>,
+    pub mm_limit: Option<u16>,
+    pub mm_video: Option<u16>,
+    pub max_pixels: Option<u32>,
 }
 
 impl Default for EngineSettings {

@@ -1920,7 +1920,7 @@ keys! {
         label: ("Images per prompt (--limit-mm-per-prompt)", "每个提示的图片数(--limit-mm-per-prompt)"),
         read: Read::Uint { min: 0, max: 1024 },
         set: |s, v| {
-            s.serving.mm_limit = Some(v.uint());
+            s.serving.mm_limit = Some(v.uint().min(1024) as u16);
             Ok(())
         },
         write: |s, _| s.serving.mm_limit.map(|v| v.to_string()),
@@ -1931,7 +1931,7 @@ keys! {
         label: ("Videos per prompt (--limit-mm-per-prompt)", "每个提示的视频数(--limit-mm-per-prompt)"),
         read: Read::Uint { min: 0, max: 1024 },
         set: |s, v| {
-            s.serving.mm_video = Some(v.uint());
+            s.serving.mm_video = Some(v.uint().min(1024) as u16);
             Ok(())
         },
         write: |s, _| s.serving.mm_video.map(|v| v.to_string()),
@@ -1942,7 +1942,7 @@ keys! {
         label: ("Largest image (max_pixels)", "最大图片像素(max_pixels)"),
         read: Read::Uint { min: 784, max: 1_073_741_824 },
         set: |s, v| {
-            s.serving.max_pixels = Some(v.uint());
+            s.serving.max_pixels = Some(v.uint().min(1 << 30) as u32);
             Ok(())
         },
         write: |s, _| s.serving.max_pixels.map(|v| v.to_string()),

@@ -174,9 +174,9 @@ pub fn vllm_profile(
     }
     let v1 = version >= Release(0, 8, 0);
     let default_limit = if v1 { 999 } else { 1 };
-    let image_limit = e.mm_limit.unwrap_or(default_limit);
-    let video_limit = e.mm_video.unwrap_or(default_limit);
-    let image = image_item(v, e.max_pixels.unwrap_or_else(|| default_max_pixels(v)));
+    let image_limit = e.mm_limit.map_or(default_limit, u64::from);
+    let video_limit = e.mm_video.map_or(default_limit, u64::from);
+    let image = image_item(v, e.max_pixels.map_or_else(|| default_max_pixels(v), u64::from));
     let video = video_item(v, image, context).filter(|_| version >= Release(0, 11, 0) && video_limit > 0);
     // The modality whose item has the most tokens (an image when no limit lets it in).
     let (item, limit) = match video {
@@ -251,7 +251,7 @@ pub fn sglang_fraction_factor(arch: &Architecture, version: Release) -> f64 {
         return 0.9;
     }
     let ratio = layers as f64 * (hidden as f64).powi(2) / (24.0 * 1024.0 * 1024.0);
-    0.95 * (1.0 - 0.1 * (ratio - 1.0)).clamp(0.8, 1.05)
+    0.95 * crate::ledger::units::within(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05)
 }
 
 /// Whether SGLang serves the model as multimodal by default (`--enable-multimodal` is off for
