@@ -222,3 +222,28 @@ test('a served grid and a device map: the page shows the worker\'s bill, the CLI
   await shot(phone, 'chatglm-remote-360-zh');
   assert.deepEqual(phone.problems, []);
 });
+
+test('a served VLM: the worker bills vLLM\'s encoder profile as the CLI does; the images per prompt and the largest image are inputs; 360 px in Chinese', async () => {
+  // Qwen2.5-VL-7B on an L4: the largest image's encoder block is the profile's peak
+  // (tests/serving_encoder.rs has its bytes by hand); a smaller max_pixels gives KV room back.
+  const query = 'model=qwen2.5-vl-7b&mode=infer&engine=vllm&engine_version=0.19&seq=2048&gpu=l4';
+  const expected = cli(['--json', query]);
+  const line = (bill, id) => bill.components.find((c) => c.id === id)?.bytes;
+  const page = await openPage(browser, { viewport: { width: 360, height: 780 }, locale: 'zh-CN' });
+  await page.goto(`${root.url}?${query}&lang=zh`);
+  await ready(page);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="component-activations"]')?.getAttribute('data-bytes') === b,
+    String(line(expected, 'activations')), { timeout: 20000 });
+  assert.equal(await page.getAttribute('[data-testid="serving-kv-tokens"]', 'data-value'), String(expected.serving.kv_tokens));
+  assert.match(await page.textContent('[data-testid="component-activations"]'), /视觉编码器/);
+  for (const key of ['mm_limit', 'max_pixels']) assert.ok(await page.$(`[data-testid="${key}"]`), key);
+  await page.fill('[data-testid="max_pixels"]', '1003520');
+  await page.press('[data-testid="max_pixels"]', 'Enter');
+  await page.waitForFunction(() => location.search.includes('max_pixels=1003520'), null, { timeout: 3000 });
+  const smaller = cli(['--json', `${query}&max_pixels=1003520`]);
+  assert.ok(smaller.serving.kv_tokens > expected.serving.kv_tokens);
+  await page.waitForFunction((t) => document.querySelector('[data-testid="serving-kv-tokens"]')?.getAttribute('data-value') === t,
+    String(smaller.serving.kv_tokens), { timeout: 20000 });
+  await shot(page, 'serving-vlm-360-zh');
+  assert.deepEqual(page.problems, []);
+});
