@@ -238,9 +238,7 @@ pub fn vllm_profile(
 /// model's). Gemma-3 and Llama-4 are served text-only unless `--enable-multimodal` (1.0).
 pub fn sglang_fraction_factor(arch: &Architecture, version: Release) -> f64 {
     let Some(v) = &arch.vision else { return 1.0 };
-    if !sglang_factor_applies(v) {
-        return 1.0;
-    }
+    // Gemma-3 and Llama-4 (`sglang_factor_applies`) are served as text models.
     let (layers, hidden) = match v.kind {
         VisionKind::Siglip | VisionKind::Llama4 => return 1.0,
         VisionKind::Qwen2Vl => (24, arch.hidden),

@@ -69,6 +69,15 @@ pub fn prefix_note(s: &Serving, share: f64) -> Note {
     }
 }
 
+/// The Hopper cards among the presets (FP8 tensor cores: vLLM's block-FP8 expert kernels; SGLang's
+/// Qwen3-VL turns its embedding cache off on them).
+const HOPPER: [&str; 5] = ["h100-80g", "h800", "h20", "h200", "h20-141g"];
+
+/// Whether `p`'s card is a Hopper one ([`HOPPER`]).
+pub fn is_hopper(p: &Plan) -> bool {
+    p.gpu.id.is_some_and(|id| HOPPER.contains(&id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::largest;

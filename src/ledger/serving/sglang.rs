@@ -268,8 +268,7 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
 fn vlm_terms(p: &Plan, i: &Inference, version: Release) -> (f64, f64) {
     let factor = super::encoder::sglang_fraction_factor(p.arch, version);
     let factor = if i.engine.mem_fraction.is_none() || version < Release(0, 4, 9) { factor } else { 1.0 };
-    let hopper = matches!(p.gpu.id, Some("h100-80g" | "h800" | "h20" | "h200" | "h20-141g"));
-    (factor, super::encoder::sglang_cache_bytes(p.arch, version, hopper))
+    (factor, super::encoder::sglang_cache_bytes(p.arch, version, super::engine::is_hopper(p)))
 }
 
 /// What data-parallel attention adds to the default reserve (docs/research/serving/grid-rules.md,

@@ -4,7 +4,7 @@
 //! per layer group. Read from vLLM 0.6.6, 0.8.5, 0.10.2, 0.11.0, 0.14.1, 0.19.1, 0.20.2, 0.22.0 and
 //! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
 
-use super::engine::{context_tokens, kv_bytes, largest, EngineBill};
+use super::engine::{context_tokens, is_hopper, kv_bytes, largest, EngineBill};
 use super::grid::{self, Stage};
 use super::{encoder, lora, speculative};
 use crate::ledger::activations::layer_class_name;
@@ -439,9 +439,6 @@ fn encoder_text(e: &encoder::EncoderProfile) -> Arg {
     .arg()
 }
 
-/// The GPUs with FP8 tensor cores that run block-FP8 experts natively under Hopper's kernels.
-const HOPPER: [&str; 5] = ["h100-80g", "h800", "h20", "h200", "h20-141g"];
-
 /// The fused-MoE workspace vLLM keeps between calls for block-FP8 experts (its `WorkspaceManager`,
 /// 0.14 on), sized for `max_num_batched_tokens` tokens in the profile run; read in 0.14–0.34
 /// (docs/research/serving/fp8-moe-vllm-0.14-0.34.md). On Hopper under tensor parallel: Triton's
@@ -451,7 +448,7 @@ const HOPPER: [&str; 5] = ["h100-80g", "h800", "h20", "h200", "h20-141g"];
 /// run the experts through Marlin, not read.
 fn moe_workspace(p: &Plan, i: &Inference, r: &Rules) -> f64 {
     let Some(moe) = &p.arch.moe else { return 0.0 };
-    let hopper = p.gpu.id.is_some_and(|id| HOPPER.contains(&id));
+    let hopper = is_hopper(p);
     if i.weights.format != StorageFormat::Fp8Block || r.version < Release(0, 14, 0) || !hopper {
         return 0.0;
     }
