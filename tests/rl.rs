@@ -146,7 +146,8 @@ fn generate_rollout_holds_the_cache_of_every_sequence() {
 fn a_colocated_engine_stays_awake_or_sleeps() {
     let awake = scenario("objective=grpo&rollout=colocate&gpu=h100-80g&rollout_util=0.3");
     let rl = estimate(&awake).rl.expect("rl");
-    assert_eq!(rl.rollout_weights_bytes, PARAMS * 2, "vLLM's own bf16 copy");
+    // vLLM's own bf16 copy and its RoPE table over Llama-3.1's 131,072 positions × 128 × 2 B.
+    assert_eq!(rl.rollout_weights_bytes, PARAMS * 2 + 131_072 * 128 * 2, "vLLM's own bf16 copy");
     assert!(rl.rollout_pool_bytes > 0 && rl.rollout_kv_tokens > 0);
     // Its weights, pool and workspace fit its share of the card: 0.3 × what PyTorch sees.
     let share = 0.3 * vram_ledger::ledger::presets::gpu("h100-80g").expect("h100").torch_bytes() as f64;

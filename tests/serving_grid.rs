@@ -45,12 +45,14 @@ fn a_stage_holds_its_layers_the_first_the_embedding_the_last_the_head() {
     // Llama-3.1-8B in bf16 over two stages, tp 1: one layer is attention 4096 × (4096 + 1024 +
     // 1024 + 4096) = 41,943,040, the MLP 3 × 4096 × 14,336 = 176,160,768 and two norms 8,192:
     // 218,112,000 parameters; 16 layers = 3,489,792,000. The embedding and the LM head are
-    // 128,256 × 4096 = 525,336,576 each; the final norm 4,096.
+    // 128,256 × 4096 = 525,336,576 each; the final norm 4,096. Each stage also builds the RoPE
+    // table over 131,072 positions × 128 × 2 B.
     let b = bill("model=llama-3.1-8b&mode=infer&engine=vllm&gpu=h100-80g&pp=2");
     let p = b.parallel.as_ref().expect("stages");
     let w: Vec<u64> = p.ranks.iter().map(|r| r.weights_bytes).collect();
-    assert_eq!(w[0], (3_489_792_000u64 + 525_336_576) * 2);
-    assert_eq!(w[1], (3_489_792_000u64 + 525_336_576 + 4_096) * 2);
+    let rope = 131_072 * 128 * 2;
+    assert_eq!(w[0], (3_489_792_000u64 + 525_336_576) * 2 + rope);
+    assert_eq!(w[1], (3_489_792_000u64 + 525_336_576 + 4_096) * 2 + rope);
     // The sampler warms up on the last stage only: its profile peak is the larger.
     assert!(p.ranks[0].activations_bytes < p.ranks[1].activations_bytes);
     // The engine takes the fewest blocks: the billed stage (the last, which holds more) binds,

@@ -416,8 +416,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 是 llama.cpp 的推理格式,不能用于训练;底座按 bf16 计",
         ),
         EngineWeights => (
-            "as loaded: {0}{1}{2}{3}{4}",
-            "加载后:{0}{1}{2}{3}{4}",
+            "as loaded: {0}{1}{2}{3}{4}{5}",
+            "加载后:{0}{1}{2}{3}{4}{5}",
+        ),
+        EngineRopeTables => (
+            " + the RoPE cos/sin tables {0} on every GPU ({1} positions × {2} × {3} B, built over the model's whole context whatever the request length)",
+            " + 每张卡上的 `RoPE` `cos/sin` 表 {0}({1} 个位置 × {2} × {3} B,按模型的完整上下文构建,与请求长度无关)",
         ),
         VllmMxfp4Padding => (
             " + {2} (vLLM pads the MXFP4 experts to {0} × {1} for its kernels)",
@@ -1087,6 +1091,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`model={0}` 不是内置模型;可选值:custom、{1}",
         ),
         BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
+        HintRopePositions => (
+            "a number of positions (0: none), or local,global for Gemma-3's two tables",
+            "位置数(0 表示没有),或 `Gemma-3` 两张表的 `local,global`",
+        ),
         HintLayerPattern => (
             "1 to 128 letters of F (full), S (sliding window), C (chunked), L (linear), A / M (an attention / Mamba block without MLP), P (an MLP block)",
             "1 到 128 个字母,取自 F(全注意力)、S(滑动窗口)、C(分块)、L(线性)、`A` / `M`(不带 MLP 的注意力 / `Mamba` 块)、`P`(仅 MLP 的块)",
@@ -1241,16 +1249,16 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "是 pickle,但不是显存快照:没有 `device_traces`(请用 `torch.cuda.memory._record_memory_history()` 记录、`_dump_snapshot` 保存)",
         ),
         VllmGridWeights => (
-            "{8} as loaded, on one GPU of pipeline stage {0} of {1} (layers {2}–{3}): attention, dense MLPs, norms, the embedding and the LM head ÷ tp {4}; routed experts ÷ {5}{6}; shared experts ÷ {7}; latent attention's down-projections whole",
-            "按加载的 `{8}` 计,流水线第 {0} 段(共 {1} 段,第 {2}–{3} 层)中的一张卡:注意力、稠密 `MLP`、归一化、嵌入与 `LM head` ÷ `tp` {4};路由专家 ÷ {5}{6};共享专家 ÷ {7};潜向量注意力的下投影完整一份",
+            "{8} as loaded, on one GPU of pipeline stage {0} of {1} (layers {2}–{3}): attention, dense MLPs, norms, the embedding and the LM head ÷ tp {4}; routed experts ÷ {5}{6}; shared experts ÷ {7}; latent attention's down-projections whole{9}",
+            "按加载的 `{8}` 计,流水线第 {0} 段(共 {1} 段,第 {2}–{3} 层)中的一张卡:注意力、稠密 `MLP`、归一化、嵌入与 `LM head` ÷ `tp` {4};路由专家 ÷ {5}{6};共享专家 ÷ {7};潜向量注意力的下投影完整一份{9}",
         ),
         VllmGridWholeExperts => (
             " (whole experts: expert parallel over tp × dp; the first ranks take one more when they do not divide evenly)",
             "(整个专家:专家并行覆盖 `tp × dp`;除不尽时前几张卡各多一个)",
         ),
         SglangGridWeights => (
-            "{0}, on one GPU of pipeline stage {6} of {7} (layers {8}–{9}){10}: attention ÷ {1}; dense MLPs, shared experts and the LM head ÷ {2}; routed experts ÷ {3}{4}; the embedding ÷ {5}",
-            "`{0}`,流水线第 {6} 段(共 {7} 段,第 {8}–{9} 层)中的一张卡{10}:注意力 ÷ {1};稠密 `MLP`、共享专家与 `LM head` ÷ {2};路由专家 ÷ {3}{4};嵌入 ÷ {5}",
+            "{0}, on one GPU of pipeline stage {6} of {7} (layers {8}–{9}){10}: attention ÷ {1}; dense MLPs, shared experts and the LM head ÷ {2}; routed experts ÷ {3}{4}; the embedding ÷ {5}{11}",
+            "`{0}`,流水线第 {6} 段(共 {7} 段,第 {8}–{9} 层)中的一张卡{10}:注意力 ÷ {1};稠密 `MLP`、共享专家与 `LM head` ÷ {2};路由专家 ÷ {3}{4};嵌入 ÷ {5}{11}",
         ),
         SglangDpAttention => (
             ", data-parallel attention (SGLang's `--tp {1} --dp {0} --enable-dp-attention`)",

@@ -519,6 +519,42 @@ impl VisionSpec {
     }
 }
 
+/// The cos/sin tables vLLM and SGLang precompute for the rotary embedding: `get_rope` builds one
+/// `cos_sin_cache` per distinct configuration (the layers that share it share the buffer), over the
+/// positions its class covers, `rotary_dim` wide (cos and sin halves), on every GPU — whatever
+/// `--max-model-len` is (vLLM 0.19 `layers/rotary_embedding/base.py`; what each engine multiplies
+/// is `serving::engine::rope_tables`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RopeTables {
+    /// One table over `max_context` positions of the head's width (latent attention: its
+    /// rotary key): plain RoPE, Llama-3's (its factor changes frequencies, not positions), and
+    /// DeepSeek's and gpt-oss's YaRN over original × factor, which their configs'
+    /// `max_position_embeddings` equal.
+    #[default]
+    OverContext,
+    /// Tables whose positions differ from the context or that rotate part of the head: linear,
+    /// dynamic-NTK and YaRN scaling multiply the positions by the factor. `positions` is summed
+    /// over the distinct tables (0: `max_context`); `dim` is the rotary width (0: the head's).
+    Tables { positions: u64, dim: u64 },
+    /// Gemma-3's two: the sliding layers' over `local` positions and the global layers' over
+    /// `global` (linear scaling × 8 from 4B up). SGLang's Gemma-3 computes them per step instead.
+    LocalGlobal { local: u64, global: u64 },
+    /// No rotary embedding (learned or no positions).
+    None,
+}
+
+impl RopeTables {
+    /// These tables with the rotary width `other` gave (a link sets positions and width apart).
+    pub fn with_dim_of(self, other: RopeTables) -> RopeTables {
+        match (self, other) {
+            (RopeTables::Tables { positions, .. }, RopeTables::Tables { dim, .. }) => {
+                RopeTables::Tables { positions, dim }
+            }
+            _ => self,
+        }
+    }
+}
+
 /// Everything about a decoder-only transformer that memory depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
@@ -547,6 +583,9 @@ pub struct Architecture {
     /// reads it: nothing is billed from it.
     #[serde(default)]
     pub max_context: u64,
+    /// The rotary embedding's cos/sin tables as the serving engines precompute them.
+    #[serde(default)]
+    pub rope: RopeTables,
     /// tanh soft-capping of the attention scores and of the final logits (Gemma-2): each keeps its
     /// tanh output for backward.
     #[serde(default)]
@@ -728,6 +767,7 @@ impl Architecture {
             out_and_mlp_bias: false,
             learned_positions: 0,
             max_context: 0,
+            rope: RopeTables::OverContext,
             softcapping: false,
             qk_norm: false,
             sinks: false,
@@ -741,6 +781,26 @@ impl Architecture {
             vision: None,
             checkpoint: (StorageFormat::Bf16, QuantLayers::All),
         }
+    }
+
+    /// The rotary tables a serving engine keeps on each GPU ([`RopeTables`]): their positions
+    /// (summed over the distinct tables) and width; zeros when the model has none.
+    pub fn rope_tables(&self) -> (u64, u64) {
+        match self.rope {
+            _ if self.learned_positions > 0 => (0, 0),
+            RopeTables::None => (0, 0),
+            RopeTables::Tables { positions, dim } => (
+                if positions > 0 { positions } else { self.max_context },
+                if dim > 0 { dim } else { self.rotary_head_width() },
+            ),
+            RopeTables::LocalGlobal { local, global } => (local.saturating_add(global), self.rotary_head_width()),
+            RopeTables::OverContext => (self.max_context, self.rotary_head_width()),
+        }
+    }
+
+    /// The width a head rotates when all of it does (latent attention: its rotary key).
+    fn rotary_head_width(&self) -> u64 {
+        self.mla.as_ref().map_or(self.head_dim, |m| m.qk_rope_head_dim)
     }
 
     pub fn q_dim(&self) -> u64 {

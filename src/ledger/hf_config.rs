@@ -13,7 +13,8 @@ use std::borrow::Cow;
 use crate::ledger::json::Json;
 
 use super::architecture::{
-    Architecture, LayerKind, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
+    Architecture, LayerKind, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind,
+    VisionSpec,
 };
 use super::msg::{Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
@@ -241,6 +242,8 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                 a.tied_embeddings = t;
             }
             a.vision = vision(&top, family, model_type)?;
+            a.max_context = model_context(&top, model_type)?;
+            a.rope = rope_tables(&text, family, &a)?;
             a
         }
     };
@@ -252,6 +255,62 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
         notes.push(msg!(ImportFullMask));
     }
     Ok(Imported { architecture: arch, notes, full_mask })
+}
+
+/// The rotary tables vLLM builds for this config ([`RopeTables`]; vLLM 0.19's
+/// `layers/rotary_embedding`): the positions its scaling covers, the partial rotary width, and
+/// Gemma-3's two tables. `rope_scaling` is transformers 5's `rope_parameters`, which Gemma-3 nests
+/// per attention kind.
+fn rope_tables(f: &Fields, family: Family, a: &Architecture) -> Result<RopeTables, ConfigError> {
+    // Nemotron-H's attention blocks have no positions (Jamba's attention); Granite-4.0-H says "nope".
+    if family == Family::NemotronH || f.opt_str("position_embedding_type") == Some("nope") {
+        return Ok(RopeTables::None);
+    }
+    let scaling = match f.object("rope_scaling")? {
+        Some(o) => Some(o),
+        None => f.object("rope_parameters")?,
+    };
+    let params = scaling.map(|obj| Fields { obj, prefix: "rope_parameters." });
+    let global = match &params {
+        Some(p) => p.object("full_attention")?.map(|obj| Fields { obj, prefix: "rope_parameters.full_attention." }),
+        None => None,
+    };
+    let global = global.as_ref().or(params.as_ref());
+    let positions = scaled_positions(global, a.max_context)?;
+    if matches!(family, Family::Gemma3 | Family::Gemma4) {
+        return Ok(RopeTables::LocalGlobal { local: a.max_context, global: positions });
+    }
+    let partial = match f.opt_float("partial_rotary_factor")? {
+        Some(x) => Some(x),
+        None => match global {
+            Some(p) => p.opt_float("partial_rotary_factor")?,
+            None => None,
+        },
+    };
+    let dim = match (partial, &a.mla) {
+        (Some(x), None) if x < 1.0 => (a.head_dim as f64 * x) as u64,
+        _ => 0,
+    };
+    // Positions 0 stand for the model's context, as the presets write them.
+    let positions = if positions == a.max_context { 0 } else { positions };
+    Ok(if positions == 0 && dim == 0 { RopeTables::OverContext } else { RopeTables::Tables { positions, dim } })
+}
+
+/// The positions of the table a rope scaling makes: linear and dynamic NTK × the factor, YaRN
+/// (DeepSeek's too) the original context × the factor, LongRoPE the short and the long table;
+/// Llama-3's, M-RoPE and the rest over the model's context.
+fn scaled_positions(p: Option<&Fields>, context: u64) -> Result<u64, ConfigError> {
+    let Some(p) = p else { return Ok(context) };
+    let kind = p.opt_str("rope_type").or_else(|| p.opt_str("type")).unwrap_or("default");
+    let factor = p.opt_float("factor")?.unwrap_or(1.0);
+    let original = p.opt_uint("original_max_position_embeddings", 1 << 30)?;
+    let times = |n: u64| (n as f64 * factor).round() as u64;
+    Ok(match kind {
+        "linear" | "dynamic" => times(context),
+        "yarn" | "deepseek_yarn" => times(original.unwrap_or(context)),
+        "longrope" | "su" => original.unwrap_or(0).saturating_add(context),
+        _ => context,
+    })
 }
 
 /// The fields that give a model's longest context, in the order they are read (transformers'

@@ -6,7 +6,7 @@
 //! reports; Apple silicon is Metal's working-set limit, not the RAM.
 
 use super::architecture::{
-    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
+    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind, VisionSpec,
 };
 use super::storage::{QuantLayers, StorageFormat};
 
@@ -150,14 +150,20 @@ const fn gemma2(mut a: Architecture) -> Architecture {
     a
 }
 
-/// Gemma-3: four norms per layer, q/k norms, five sliding-window layers to one global.
-const fn gemma3(mut a: Architecture, window: u64) -> Architecture {
+/// Gemma-3: four norms per layer, q/k norms, five sliding-window layers to one global; its rotary
+/// tables a local one (base 10,000) and a global one (base 1,000,000; from 4B on linear scaling × 8,
+/// so 8 × 131,072 positions in vLLM's table).
+const fn gemma3(mut a: Architecture, window: u64, rope: RopeTables) -> Architecture {
+    a.rope = rope;
     a.norms_per_layer = 4;
     a.qk_norm = true;
     a.layer_pattern = LayerPattern::of(b"SSSSSF");
     a.window = window;
     a
 }
+
+const GEMMA3_1B_ROPE: RopeTables = RopeTables::LocalGlobal { local: 32_768, global: 32_768 };
+const GEMMA3_ROPE: RopeTables = RopeTables::LocalGlobal { local: 131_072, global: 8 * 131_072 };
 
 const SIGLIP: VisionSpec =
     VisionSpec { temporal_patch: 1, merge: 1, ..VisionSpec::of(VisionKind::Siglip, 27, 1152, 16, 4304, 14) };
@@ -260,6 +266,8 @@ const fn qwen3_next() -> Architecture {
     a.layer_pattern = LayerPattern::of(b"LLLF");
     a.linear = Some(LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0 });
     a.moe = Some(MoeSpec { shared: 1, shared_ffn: 512, shared_gate: true, ..MoeSpec::routed(512, 10, 512) });
+    // partial_rotary_factor 0.25 of the 256-wide heads.
+    a.rope = RopeTables::Tables { positions: 0, dim: 64 };
     a
 }
 
@@ -294,7 +302,10 @@ const fn glm_4_5_air() -> Architecture {
         router_bias: true,
         ..MoeSpec::routed(128, 8, 1408)
     };
-    with_moe(qwen2(Architecture::decoder("GLM-4.5-Air", 46, 4096, 96, 8, 128, 1408, 151552, false)), moe)
+    let mut a = with_moe(qwen2(Architecture::decoder("GLM-4.5-Air", 46, 4096, 96, 8, 128, 1408, 151552, false)), moe);
+    // partial_rotary_factor 0.5 of the 128-wide heads.
+    a.rope = RopeTables::Tables { positions: 0, dim: 64 };
+    a
 }
 
 const fn gpt2() -> Architecture {
@@ -693,7 +704,7 @@ pub static MODELS: [ModelPreset; 54] = [
         "google/gemma-3-1b-it",
         999_885_952,
         32_768,
-        gemma3(A::decoder("Gemma-3-1B", 26, 1152, 4, 1, 256, 6912, 262144, true), 512),
+        gemma3(A::decoder("Gemma-3-1B", 26, 1152, 4, 1, 256, 6912, 262144, true), 512, GEMMA3_1B_ROPE),
     ),
     preset(
         "gemma-3-4b",
@@ -702,7 +713,10 @@ pub static MODELS: [ModelPreset; 54] = [
         "google/gemma-3-4b-it",
         4_300_079_472,
         131_072,
-        with_vision(gemma3(A::decoder("Gemma-3-4B", 34, 2560, 8, 4, 256, 10240, 262208, true), 1024), SIGLIP),
+        with_vision(
+            gemma3(A::decoder("Gemma-3-4B", 34, 2560, 8, 4, 256, 10240, 262208, true), 1024, GEMMA3_ROPE),
+            SIGLIP,
+        ),
     ),
     preset(
         "gemma-3-12b",
@@ -711,7 +725,10 @@ pub static MODELS: [ModelPreset; 54] = [
         "google/gemma-3-12b-it",
         12_187_325_040,
         131_072,
-        with_vision(gemma3(A::decoder("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, true), 1024), SIGLIP),
+        with_vision(
+            gemma3(A::decoder("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, true), 1024, GEMMA3_ROPE),
+            SIGLIP,
+        ),
     ),
     preset(
         "gemma-3-27b",
@@ -720,7 +737,10 @@ pub static MODELS: [ModelPreset; 54] = [
         "google/gemma-3-27b-it",
         27_432_406_640,
         131_072,
-        with_vision(gemma3(A::decoder("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, true), 1024), SIGLIP),
+        with_vision(
+            gemma3(A::decoder("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, true), 1024, GEMMA3_ROPE),
+            SIGLIP,
+        ),
     ),
     preset(
         "gemma-2-2b",

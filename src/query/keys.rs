@@ -9,7 +9,7 @@
 //! explicit `quant` wins), `gpu` before `vram` (a custom size wins over a preset).
 
 use crate::ledger::architecture::{
-    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, VisionKind, VisionSpec,
+    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind, VisionSpec,
 };
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
@@ -191,6 +191,19 @@ macro_rules! doc {
     ($values:expr, $default:expr, $meaning:expr) => {
         Doc { values: Some($values), default: $default, meaning: $meaning }
     };
+}
+
+/// `rope_positions`: a count of positions (0: no tables) or Gemma-3's `local,global`.
+fn rope_positions(text: &str) -> Option<RopeTables> {
+    const MAX: u64 = 1 << 34;
+    let count = |t: &str| t.trim().parse::<u64>().ok().filter(|&n| n <= MAX);
+    match text.split_once(',') {
+        Some((local, global)) => Some(RopeTables::LocalGlobal { local: count(local)?, global: count(global)? }),
+        None => match count(text)? {
+            0 => Some(RopeTables::None),
+            positions => Some(RopeTables::Tables { positions, dim: 0 }),
+        },
+    }
 }
 
 fn differs<T: PartialEq + ToString>(v: T, d: T) -> Option<String> {
@@ -559,6 +572,39 @@ keys! {
         write: |s, c| differs(s.architecture.max_context, c.template.max_context),
         architecture: true,
         doc: doc!("the preset's", "the longest context the model is made for (config.json's `max_position_embeddings`); 0 = not known. Only `max_model_len=auto` reads it"),
+    },
+    RopePositions = "rope_positions" {
+        label: ("RoPE table positions", "RoPE 表位置数"),
+        read: Read::Text(MsgId::HintRopePositions),
+        set: |s, v| rope_positions(v.word()).map(|r| s.architecture.rope = r.with_dim_of(s.architecture.rope)).ok_or(()),
+        write: |s, c| match s.architecture.rope {
+            r if r == c.template.rope => None,
+            RopeTables::None => Some("0".into()),
+            RopeTables::Tables { positions, .. } if positions > 0 => Some(positions.to_string()),
+            RopeTables::LocalGlobal { local, global } => Some(format!("{local},{global}")),
+            _ => None,
+        },
+        architecture: true,
+        doc: doc!("a count, or local,global", "the model's context", "positions of the rotary cos/sin tables vLLM and SGLang build on every GPU, summed over the distinct tables (linear or YaRN scaling: × the factor); local,global = Gemma-3's two tables (SGLang builds none); 0 = no rotary tables"),
+    },
+    RopeDim = "rope_dim" {
+        label: ("RoPE table width", "RoPE 表宽度"),
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: |s, v| {
+            let positions = match s.architecture.rope {
+                RopeTables::Tables { positions, .. } => positions,
+                _ => 0,
+            };
+            s.architecture.rope = RopeTables::Tables { positions, dim: v.uint() };
+            Ok(())
+        },
+        write: |s, c| match s.architecture.rope {
+            r if r == c.template.rope => None,
+            RopeTables::Tables { dim, .. } if dim > 0 => Some(dim.to_string()),
+            _ => None,
+        },
+        architecture: true,
+        doc: doc!("the head's", "the rotary width of those tables when only part of each head rotates (`partial_rotary_factor` × head_dim)"),
     },
     Positions = "positions" {
         label: ("Learned positions", "可学习位置编码"),

@@ -1,9 +1,11 @@
 //! What every engine's sizing shares: the bill it returns, the KV cache's bytes per element, the
 //! context of one request, and the search for the largest count that fits.
 
+use crate::ledger::architecture::{RopeTables, VisionKind};
 use crate::ledger::bill::{Component, Note, Serving};
 use crate::ledger::msg::Arg;
 use crate::ledger::plan::{Inference, Plan};
+use crate::ledger::scenario::Engine;
 use crate::ledger::storage::KvDtype;
 use crate::msg;
 
@@ -49,6 +51,38 @@ pub fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
         }
     }
     lo
+}
+
+/// The rotary embedding's cos/sin tables vLLM and SGLang keep on every GPU beside the weights
+/// (`Architecture::rope_tables`): their bytes and the text that adds them to the weights line
+/// (empty without tables). Read in vLLM 0.8.5 and 0.19.0, SGLang 0.4.10 and 0.5.9
+/// (`layers/rotary_embedding`):
+/// - vLLM stores them in the model's dtype (`torch.get_default_dtype()`), except gpt-oss, whose
+///   `gpt_oss.py` asks for fp32; M-RoPE (the Qwen-VL language models) covers 4 × the positions
+///   (`mrope.py`: `max_position_embeddings * 4`).
+/// - SGLang keeps them in fp32 on CUDA (`if not _is_cuda: cache = cache.to(dtype)`; on ROCm and
+///   Ascend, the model's dtype), M-RoPE without the × 4; its Gemma-3 builds none (HF-style
+///   rotary computed per step).
+pub fn rope_tables(p: &Plan, engine: Engine) -> (f64, Arg) {
+    let arch = p.arch;
+    let (positions, dim) = arch.rope_tables();
+    let mrope = arch
+        .vision
+        .as_ref()
+        .is_some_and(|v| matches!(v.kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl));
+    let cuda = !matches!(p.gpu.id, Some("mi300x" | "ascend-910b"));
+    let (rows, element) = match engine {
+        Engine::Sglang if matches!(arch.rope, RopeTables::LocalGlobal { .. }) => (0, 0.0),
+        Engine::Sglang => (positions, if cuda { 4.0 } else { 2.0 }),
+        _ => (if mrope { positions.saturating_mul(4) } else { positions }, if arch.sinks { 4.0 } else { 2.0 }),
+    };
+    let bytes = rows.saturating_mul(dim) as f64 * element;
+    let text = if bytes > 0.0 {
+        msg!(EngineRopeTables, Arg::Bytes(bytes), Arg::Count(rows), Arg::Int(dim), Arg::Factor(element)).arg()
+    } else {
+        crate::ledger::msg::Msg::empty().arg()
+    };
+    (bytes, text)
 }
 
 /// The prefix-caching note shared by the engines.

@@ -157,9 +157,10 @@ struct Pool {
 /// (`grid::sglang_split`).
 fn weights(p: &Plan, i: &Inference, version: Release, group: u64, stage: &Stage) -> (f64, Msg) {
     let tp = i.tp.max(1);
+    let (rope, rope_text) = super::engine::rope_tables(p, Engine::Sglang);
     if super::grid::is_grid(i) {
         let split = super::grid::sglang_split(p.arch, i, version);
-        let bytes = super::grid::weight_bytes(p.arch, i, stage, split, 1.0);
+        let bytes = super::grid::weight_bytes(p.arch, i, stage, split, 1.0) + rope;
         let formula = msg!(
             SglangGridWeights,
             Arg::Code(i.weights.format.id()),
@@ -172,12 +173,16 @@ fn weights(p: &Plan, i: &Inference, version: Release, group: u64, stage: &Stage)
             Arg::Int(i.pp.max(1)),
             Arg::Int(stage.layers.start),
             Arg::Int(stage.layers.end.saturating_sub(1)),
-            when(i.dp > 1, || msg!(SglangDpAttention, Arg::Int(i.dp), Arg::Int(group)))
+            when(i.dp > 1, || msg!(SglangDpAttention, Arg::Int(i.dp), Arg::Int(group))),
+            rope_text
         );
         (bytes, formula)
     } else {
         let w = stored_weights(p.arch, i.weights);
-        (w.bytes / tp as f64, w.formula)
+        let tp_text = when(tp > 1, || msg!(TensorParallel, Arg::Int(tp)));
+        let empty = || Msg::empty().arg();
+        let formula = msg!(EngineWeights, w.formula.arg(), empty(), tp_text, empty(), empty(), rope_text);
+        (w.bytes / tp as f64 + rope, formula)
     }
 }
 

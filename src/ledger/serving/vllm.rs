@@ -72,6 +72,11 @@ struct Rules {
     sampler_bytes: f64,
 }
 
+/// The page's build bills vLLM only for an RL step's rollout (`rl::engine_rollout`: one GPU, the
+/// engine's default settings); a served model, a grid, a drafter or LoRA slots are the reader
+/// worker's (`Scenario::billed_on_demand`), so their code stays out of the page.
+const PAGE: bool = cfg!(feature = "page");
+
 fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
     let version = i.engine.version.unwrap_or(CURRENT);
     let v = |a, b| version >= Release(0, a, b);
@@ -282,7 +287,7 @@ fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
 
 fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
     let pad = mxfp4_padding(p.arch, i);
-    if grid::is_grid(i) {
+    if !PAGE && grid::is_grid(i) {
         return grid_weights(p, i, s, pad);
     }
     let w = stored_weights(p.arch, i.weights);
@@ -317,14 +322,16 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
         }
         _ => 0.0,
     };
-    let per_gpu = (bytes - replicated) / i.tp.max(1) as f64 + replicated;
+    let (rope, rope_text) = super::engine::rope_tables(p, Engine::Vllm);
+    let per_gpu = (bytes - replicated) / i.tp.max(1) as f64 + replicated + rope;
     let formula = msg!(
         EngineWeights,
         w.formula.arg(),
         padding,
         tp,
         when(replicated > 0.0, || msg!(VllmMlaReplicated, Arg::Bytes(replicated))),
-        when(tower > 0.0, || msg!(VllmNoTower, Arg::Bytes(tower)))
+        when(tower > 0.0, || msg!(VllmNoTower, Arg::Bytes(tower))),
+        rope_text
     );
     line(ComponentId::Weights, per_gpu, "§2", formula)
 }
@@ -344,7 +351,8 @@ fn skipped_tower(p: &Plan, i: &Inference) -> f64 {
 fn grid_weights(p: &Plan, i: &Inference, s: &Stage, pad: f64) -> Component {
     let split = grid::vllm_split(p.arch, i);
     let tower = if s.first { skipped_tower(p, i) / split.attention } else { 0.0 };
-    let bytes = grid::weight_bytes(p.arch, i, s, split, pad) - tower;
+    let (rope, rope_text) = super::engine::rope_tables(p, Engine::Vllm);
+    let bytes = grid::weight_bytes(p.arch, i, s, split, pad) - tower + rope;
     let formula = msg!(
         VllmGridWeights,
         Arg::Int(s.index),
@@ -355,7 +363,8 @@ fn grid_weights(p: &Plan, i: &Inference, s: &Stage, pad: f64) -> Component {
         Arg::Factor(split.experts),
         when(i.ep > 1, || msg!(VllmGridWholeExperts)),
         Arg::Factor(split.shared),
-        Arg::Code(i.weights.format.id())
+        Arg::Code(i.weights.format.id()),
+        rope_text
     );
     line(ComponentId::Weights, bytes, "§2", formula)
 }
@@ -723,7 +732,7 @@ fn grid_stages(
 /// each worker's own layers and 0.18 projects the groups on each worker again): with a pipeline the
 /// engine refuses contexts its stages could hold (vLLM issue #32105).
 fn whole_model_check<'a>(p: &Plan, i: &Inference, r: &'a Rules, draft_layers: u64, least: f64) -> Option<Pool<'a>> {
-    if !grid::is_grid(i) || i.pp <= 1 || r.version < Release(0, 15, 0) || r.version >= Release(0, 18, 0) {
+    if PAGE || !grid::is_grid(i) || i.pp <= 1 || r.version < Release(0, 15, 0) || r.version >= Release(0, 18, 0) {
         return None;
     }
     let layout = layout(p.arch, i, r, draft_layers, &Stage::whole(p.arch));
@@ -749,8 +758,8 @@ struct Billed {
 fn billed_stage(p: &Plan, i: &Inference, r: &Rules, budget: f64, draft: Option<speculative::Drafter>) -> Billed {
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
     let draft_bytes = draft.as_ref().map_or(0.0, |d| d.weights_bytes);
-    if !grid::is_grid(i) {
-        let adapters = lora::slots(p.arch, i, Some(r.version));
+    if PAGE || !grid::is_grid(i) {
+        let adapters = if PAGE { None } else { lora::slots(p.arch, i, Some(r.version)) };
         let lora = adapters.as_ref().map_or(0.0, |a| a.gpu_bytes);
         let plan = stage_plan(p, i, r, Stage::whole(p.arch), budget, draft_layers, draft_bytes + lora);
         let (blocks, least) = (plan.blocks, plan.available);
@@ -775,7 +784,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let r = rules(p, i, model_context);
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
-    let draft = speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv));
+    let draft = if PAGE { None } else { speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv)) };
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
     let Billed { plan, blocks, parallel, least, draft, adapters } = billed_stage(p, i, &r, budget, draft);
     let context_bytes = context_bytes(p, &r);
@@ -847,6 +856,9 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
 /// check refuses (`whole_model_check`).
 fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64, stage_tokens: Option<u64>) -> Vec<Note> {
     let mut notes = vec![Note { key: "engine", text: summary(s, r) }];
+    if PAGE {
+        return notes;
+    }
     notes.extend(addon_notes(s, i, p.gpu.torch_bytes as f64, r.util));
     notes.extend(auto_note(p, i, r, s.context_tokens, model_context));
     if let (Some(tokens), false) = (stage_tokens, s.status.starts()) {
