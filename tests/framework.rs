@@ -339,6 +339,36 @@ fn generate_follows_the_transformers_release() {
     assert_eq!(component_bytes(&short, ComponentId::Logits), 786_432_000 - 134_217_728);
 }
 
+/// transformers' SDPA before 4.54 repeats a grouped-query layer's K and V to every query head on
+/// each call (`repeat_kv` in `integrations/sdpa_attention.py` 4.48–4.53, the `*SdpaAttention`
+/// classes before; from 4.54 `enable_gqa=True` when no 4D mask is built), read in the releases'
+/// wheels in the nineteenth session. Qwen3-8B: 36 layers, 32 query heads and 8 KV heads × 128, bf16.
+/// Checked by the Qwen3 speed benchmark's AWQ rows (transformers 4.51.3, SDPA): the decoding peak
+/// grows by 9/8 of the cache per token there, against the cache alone in its FA2 rows.
+#[test]
+fn sdpa_before_4_54_repeats_grouped_keys_and_values() {
+    let base = "model=qwen3-8b&mode=infer&quant=bf16&gpu=h20&seq=30720&gen=2048&batch=1";
+    let old = format!("{base}&engine=hf&engine_version=4.51.3&attn=sdpa");
+    let new = format!("{base}&engine=hf&engine_version=4.54&attn=sdpa");
+    // A decoding step at 32,768 tokens: from 4.54 the grown layer's copy, 2 × 8 × 128 × 2 B ×
+    // 32,768 = 128 MiB; before, its K and V repeated to 32 heads, 2 × 32 × 128 × 2 B × 32,768 =
+    // 512 MiB (the cat's copy is freed by then).
+    let phase = |q: &str| {
+        let s = scenario(q);
+        let b = vram_ledger::ledger::estimate(&s);
+        let phases = vram_ledger::ledger::phases::of(&b);
+        let d = phases.iter().find(|p| p.name == vram_ledger::ledger::phases::PhaseName::Decode).expect("decode");
+        d.bytes(ComponentId::Activations)
+    };
+    assert_eq!(phase(&new), 128 << 20);
+    assert_eq!(phase(&old), 512 << 20);
+    // FlashAttention-2 never repeats.
+    assert_eq!(phase(&old.replace("attn=sdpa", "attn=flash")), 128 << 20);
+    // A model whose query heads are its KV heads (Llama-2-7B) has nothing to repeat.
+    let mha = "model=llama-2-7b&mode=infer&quant=bf16&gpu=a100-80g&seq=2048&gen=2048&batch=1&engine=hf&attn=sdpa";
+    assert_eq!(phase(&format!("{mha}&engine_version=4.51.3")), phase(&format!("{mha}&engine_version=4.54")));
+}
+
 /// `mask=full`: ChatGLM's remote code (GLM-4-9B's `modeling_chatglm.py`), read in the seventeenth
 /// session. With SDPA and no padding it builds no mask (is_causal), returns only the last position's
 /// logits, and grows the prompt's cache by `torch.cat` after each layer; its prefill is replayed

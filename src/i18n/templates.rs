@@ -661,8 +661,13 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`engine={0}` 只用于推理;训练时忽略",
         ),
         PrefillBeforeDecode => (
-            "prefill, {0}: {1}, before the generated tokens' KV ({2}) and the last logits ({3}) exist; beyond them it needs {5} (at least a decoding step's copy of one layer's grown cache, {4})",
-            "prefill,{0}:{1},此时生成 token 的 KV({2})与最后的 logits({3})尚未出现;在它们之外还需 {5}(至少为解码一步时复制一层增长后缓存的 {4})",
+            "prefill, {0}: {1}, before the generated tokens' KV ({2}) and the last logits ({3}) exist; beyond them it needs {5} (at least {4})",
+            "prefill,{0}:{1},此时生成 token 的 KV({2})与最后的 logits({3})尚未出现;在它们之外还需 {5}(至少为{4})",
+        ),
+        DecodeStepCopy => ("a decoding step's copy of one layer's grown cache, {0}", "解码一步时复制一层增长后缓存的 {0}"),
+        DecodeStepRepeatKv => (
+            "a decoding step's K and V of one layer repeated to its {0} query heads, {1}: `repeat_kv` in SDPA before transformers 4.54 and in eager attention",
+            "解码一步时一层的 K 与 V 复制到全部 {0} 个查询头的 {1}:`transformers` 4.54 之前的 `SDPA` 与 `eager` 注意力中的 `repeat_kv`",
         ),
         AdapterUnmerged => (
             "PEFT's LoRA adapter over the base, unmerged: {0} parameters × 4 B (fp32, as PEFT makes and loads them){1}",

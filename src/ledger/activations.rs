@@ -630,9 +630,18 @@ fn previous_step_inputs(p: &Plan, t: &Training) -> f64 {
 /// backward): the residual stream and the norm output, plus the larger of the attention working set
 /// and the MLP working set (SiLU output, up output and their product exist together). The largest
 /// over the model's classes of layers.
-pub fn inference_layer_peak(arch: &Architecture, kernel: AttentionKernel, act: Dtype, seq: u64, batch: u64) -> f64 {
+/// `repeat_kv`: SDPA repeats K and V to every query head (transformers before 4.54,
+/// `inference::repeats_kv`), two more q-sized tensors beside q, k, v and the output.
+pub fn inference_layer_peak(
+    arch: &Architecture,
+    kernel: AttentionKernel,
+    act: Dtype,
+    (seq, batch): (u64, u64),
+    repeat_kv: bool,
+) -> f64 {
     let classes = arch.layer_classes();
-    classes.iter().map(|c| inference_class_peak(arch, *c, kernel, act, seq, batch)).fold(0.0, f64::max)
+    let peak = |c: &LayerClass| inference_class_peak(arch, *c, kernel, act, seq, batch, repeat_kv);
+    classes.iter().map(peak).fold(0.0, f64::max)
 }
 
 fn inference_class_peak(
@@ -642,6 +651,7 @@ fn inference_class_peak(
     act: Dtype,
     seq: u64,
     batch: u64,
+    repeat_kv: bool,
 ) -> f64 {
     let act = act.bytes();
     let h = arch.hidden as f64;
@@ -669,6 +679,7 @@ fn inference_class_peak(
             let cast = if act < 4.0 { act } else { 0.0 };
             tokens * act * 3.0 * qd + batch as f64 * arch.heads as f64 * s * s * (act + 4.0 + cast)
         }
+        _ if repeat_kv => tokens * act * (4.0 * qd + 2.0 * kvd),
         _ => tokens * act * (2.0 * qd + 2.0 * kvd),
     };
     residual + mlp.max(attention)

@@ -198,6 +198,33 @@ fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
         && i.engine.version.is_some_and(|v| v < super::scenario::Release(major, minor, 0))
 }
 
+/// Whether transformers' attention repeats a grouped-query layer's K and V to every query head
+/// (`repeat_kv`, an expanded copy of batch × heads × tokens × head_dim) at each call: eager
+/// attention always; SDPA before 4.54, which from then passes `enable_gqa=True` when no 4D mask
+/// is built (`use_gqa_in_sdpa`: torch ≥ 2.5, batch-1 or unpadded `generate()`). Read in 4.38.2–5.0.0
+/// (`LlamaSdpaAttention` / `Qwen2SdpaAttention` before 4.48, `integrations/sdpa_attention.py`).
+fn repeats_kv(p: &Plan, i: &Inference) -> bool {
+    use super::scenario::AttentionKernel;
+    let grouped = p.arch.mla.is_none() && p.arch.heads > p.arch.kv_heads;
+    let repeats = match p.kernel {
+        AttentionKernel::Eager => i.engine.engine == super::scenario::Engine::Hf,
+        AttentionKernel::Sdpa => transformers_before(i, 4, 54),
+        AttentionKernel::Flash => false,
+    };
+    grouped && repeats
+}
+
+/// A decoding step's K and V of one full-attention layer repeated to every query head over the
+/// whole cache, in the activations' dtype ([`repeats_kv`]; 0 where they are not).
+fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
+    if !repeats_kv(p, i) {
+        return 0.0;
+    }
+    let held = held_tokens(p, LayerKind::Full, p.tokens.saturating_add(i.generated));
+    let heads_here = p.arch.heads.div_ceil(i.tp).max(1);
+    2.0 * (heads_here * p.arch.head_dim) as f64 * held as f64 * p.batch as f64 * p.acts.bytes()
+}
+
 /// Whether the prefill projects every prompt position: transformers' own classes before 4.45 —
 /// not remote code that returns the last position's logit itself (`mask=full`).
 fn projects_every_position(p: &Plan, i: &Inference) -> bool {
@@ -242,7 +269,8 @@ pub struct Amounts {
     pub layer_peak: f64,
     /// The replay of ChatGLM's remote-code prefill, where it runs ([`remote_prefill`]).
     pub remote: Option<super::chatglm::Prefill>,
-    /// A decoding step's copy of one layer's grown cache (from transformers 4.42).
+    /// A decoding step's copy of one layer's grown cache (from transformers 4.42), or where
+    /// attention repeats the cache's K and V to every query head ([`repeats_kv`]) that copy.
     pub layer_copy: f64,
     /// The prefill's logits when every prompt position is projected (before 4.45), 16-bit + fp32;
     /// their fp32 part, which the model returns; the last position's (from 4.45).
@@ -270,8 +298,9 @@ impl Amounts {
 pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
     let arch = p.arch;
     let kv_prompt = kv_cache(p, &Inference { generated: 0, ..i.clone() }).bytes as f64;
-    // A full-attention layer's whole cache, which a decoding step's `torch.cat` copies.
-    let layer_copy = kv_layer_bytes(p, i, LayerKind::Full);
+    // A full-attention layer's whole cache, which a decoding step's `torch.cat` copies; or its K
+    // and V repeated to every query head, alive together after the copy is freed.
+    let layer_copy = kv_layer_bytes(p, i, LayerKind::Full).max(repeated_kv_bytes(p, i));
     let every = projects_every_position(p, i);
     let logits = logits_bytes(p, i);
     let positions = p.batch as f64 * p.tokens as f64 * arch.vocab as f64;
@@ -280,7 +309,7 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         kv_prompt,
         kv_total,
         layer_peak: remote.map_or_else(
-            || inference_layer_peak(arch, p.kernel, p.acts, p.tokens, p.batch) / i.tp as f64,
+            || inference_layer_peak(arch, p.kernel, p.acts, (p.tokens, p.batch), repeats_kv(p, i)) / i.tp as f64,
             |r| (r.allocated - kv_prompt).max(0.0),
         ),
         remote,
@@ -413,14 +442,20 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
     if i.generated == 0 {
         return msg!(Prefill, working.arg(), Arg::Bytes(a.layer_peak));
     }
-    let copy = if transformers_before(i, 4, 42) { a.kv_total } else { a.layer_copy };
+    let step = match () {
+        _ if transformers_before(i, 4, 42) => msg!(DecodeStepCopy, Arg::Bytes(a.kv_total)),
+        _ if a.layer_copy > kv_layer_bytes(p, i, LayerKind::Full) => {
+            msg!(DecodeStepRepeatKv, Arg::Int(p.arch.heads.div_ceil(i.tp)), Arg::Bytes(a.layer_copy))
+        }
+        _ => msg!(DecodeStepCopy, Arg::Bytes(a.layer_copy)),
+    };
     msg!(
         PrefillBeforeDecode,
         working.arg(),
         Arg::Bytes(a.layer_peak),
         Arg::Bytes(a.kv_total - a.kv_prompt),
         Arg::Bytes(a.last_logits.max(a.prompt_logits)),
-        Arg::Bytes(copy),
+        step.arg(),
         Arg::Bytes(activations)
     )
 }
