@@ -131,11 +131,13 @@ fn exllama_buffers_stay_from_the_end_of_loading() {
         assert_eq!(ph[0].bytes(C::DequantBuffer), 0, "not while loading");
         assert_eq!(ph[1].bytes(C::DequantBuffer), 1_047_527_680);
         assert_eq!(phase_totals(phases::peak(&ph).expect("a peak")), totals(&v2));
-        let plain = bill(&format!("{q}&batch={batch}"));
+        let plain = bill(&format!("{q}&batch={batch}&exllama=0"));
         assert_eq!(buffer(&plain), 0);
         assert_eq!(totals(&v2).0, totals(&plain).0 + 1_047_527_680);
     }
     assert_eq!(buffer(&bill(&format!("{q}&exllama=1"))), 141_557_760);
+    // transformers 4.35's default (`exllama_config={"version": 1}`): exllama's buffer.
+    assert_eq!(buffer(&bill(q)), 141_557_760);
     // Only GPTQ weights run on it.
     assert_eq!(buffer(&bill("model=llama-2-13b&mode=infer&seq=512&exllama=2")), 0);
 }

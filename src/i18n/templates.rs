@@ -680,8 +680,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         Int8LmHead => ("the quantized LM head", "量化的 LM head"),
         Int8LargestLinear => ("the largest quantized matrix", "最大的量化矩阵"),
         PrefillOneLayer => (
-            "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}",
-            "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}",
+            "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}{4}",
+            "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}{4}",
+        ),
+        AwqDequantized => (
+            ", with AutoAWQ's fp16 copy of the largest layer, {0} (its GEMM kernel dequantizes for 1,024 rows or more)",
+            ",另加 `AutoAWQ` 最大一层的 fp16 副本 {0}(其 `GEMM` kernel 在 1,024 行及以上时先反量化)",
         ),
         PrefillReplayed => (
             "ChatGLM's remote code replayed tensor by tensor: {0} tokens × {1} seq, beyond the prompt's cache, the concatenation that grows it (`presents`) included",

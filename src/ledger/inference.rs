@@ -225,6 +225,20 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
     2.0 * (heads_here * p.arch.head_dim) as f64 * held as f64 * p.batch as f64 * p.acts.bytes()
 }
 
+/// AutoAWQ's GEMM kernel (transformers' `AwqConfig` default, `WQLinear_GEMM`) dequantizes a
+/// layer's whole weight to fp16 and calls `torch.matmul` when the input has 1,024 rows or more
+/// (`FP16_MATMUL_HEURISTIC_CONDITION = x.shape[0] * x.shape[1] >= 1024`, AutoAWQ 0.2.x
+/// `modules/linear/gemm.py`): a long prefill holds the largest layer's in × out × 2 B beside its
+/// working set; a decoding step (one row per sequence) runs the fused kernel and holds none.
+fn awq_dequantized(p: &Plan, i: &Inference) -> f64 {
+    let awq = i.weights.format == StorageFormat::Awq4 && i.engine.engine == super::scenario::Engine::Hf;
+    if awq && p.tokens.saturating_mul(p.batch) >= 1024 {
+        p.arch.largest_linear() as f64 * 2.0
+    } else {
+        0.0
+    }
+}
+
 /// Whether the prefill projects every prompt position: transformers' own classes before 4.45 —
 /// not remote code that returns the last position's logit itself (`mask=full`).
 fn projects_every_position(p: &Plan, i: &Inference) -> bool {
@@ -309,7 +323,10 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         kv_prompt,
         kv_total,
         layer_peak: remote.map_or_else(
-            || inference_layer_peak(arch, p.kernel, p.acts, (p.tokens, p.batch), repeats_kv(p, i)) / i.tp as f64,
+            || {
+                let layer = inference_layer_peak(arch, p.kernel, p.acts, (p.tokens, p.batch), repeats_kv(p, i));
+                (layer + awq_dequantized(p, i)) / i.tp as f64
+            },
             |r| (r.allocated - kv_prompt).max(0.0),
         ),
         remote,
@@ -437,7 +454,15 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
     let working = if a.remote.is_some() {
         msg!(PrefillReplayed, Arg::Count(p.tokens), Arg::Int(p.batch))
     } else {
-        msg!(PrefillOneLayer, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp)
+        let awq = awq_dequantized(p, i);
+        msg!(
+            PrefillOneLayer,
+            Arg::Count(p.tokens),
+            Arg::Int(p.batch),
+            Arg::Count(ffn),
+            tp,
+            when(awq > 0.0, || msg!(AwqDequantized, Arg::Bytes(awq / i.tp as f64)))
+        )
     };
     if i.generated == 0 {
         return msg!(Prefill, working.arg(), Arg::Bytes(a.layer_peak));

@@ -503,6 +503,7 @@ msg_ids!(
     DecodeStepCopy,
     DecodeStepRepeatKv,
     PrefillOneLayer,
+    AwqDequantized,
     LoadInt8Quantize,
     Int8LmHead,
     Int8LargestLinear,

@@ -413,7 +413,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             generated: s.generated,
             engine: s.serving,
             head_copy: s.head_copy,
-            exllama: s.exllama,
+            exllama: s.exllama_version(),
             adapter_parameters: if s.adapter && s.serving.engine == super::scenario::Engine::Hf {
                 lora_parameters(&s.architecture, s.targets, s.rank)
             } else {

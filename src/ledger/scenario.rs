@@ -817,8 +817,9 @@ pub struct Scenario {
     /// A PEFT LoRA adapter of `rank` over `targets` loaded over the base, unmerged (`adapter`;
     /// `engine=hf` inference).
     pub adapter: bool,
-    /// AutoGPTQ's exllama kernel version for GPTQ inference (`exllama`; 0 = none billed).
-    pub exllama: u8,
+    /// AutoGPTQ's exllama kernel version for GPTQ inference (`exllama`; 0 = none billed; `None`:
+    /// the transformers release's default, [`Scenario::exllama_version`]).
+    pub exllama: Option<u8>,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
     pub sync_module_states: bool,
     pub kv: KvDtype,
@@ -896,7 +897,7 @@ impl Default for Scenario {
             rope_cache: RopeCache::None,
             head_copy: false,
             adapter: false,
-            exllama: 0,
+            exllama: None,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,
@@ -1038,6 +1039,19 @@ impl Scenario {
             || self.served_by_engine()
             || self.runs_chatglm_remote_code()
             || self.rolls_out_a_vlm_on_vllm()
+    }
+
+    /// The exllama kernel GPTQ inference runs on: the link's, else transformers' default for a
+    /// 4-bit GPTQ checkpoint through AutoGPTQ — exllama v1 from 4.32 (`disable_exllama=False`; from
+    /// 4.35 `use_exllama=True` with `exllama_config={"version": 1}`) until 4.49, from which
+    /// transformers loads GPTQ through GPTQModel when it is installed, whose kernel choice is not
+    /// modelled (0: none billed). Checked by the Qwen2 and Qwen2.5 speed benchmarks (4.38.2, 4.46.0):
+    /// each GPTQ-Int4 row holds the largest layer's fp16 buffer more than its AWQ sibling.
+    pub fn exllama_version(&self) -> u8 {
+        let hf_gptq =
+            self.mode == Mode::Infer && self.serving.engine == Engine::Hf && self.quant == StorageFormat::Gptq4;
+        let autogptq = self.serving.version.is_some_and(|v| v >= Release(4, 32, 0) && v < Release(4, 49, 0));
+        self.exllama.unwrap_or(u8::from(hf_gptq && autogptq))
     }
 
     /// A preference or RL step whose vLLM rollout serves a VLM: the engine profiles its vision

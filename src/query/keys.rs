@@ -1494,12 +1494,12 @@ keys! {
         label: ("GPTQ exllama kernel", "GPTQ exllama 内核"),
         read: Read::Uint { min: 0, max: 2 },
         set: |s, v| {
-            s.exllama = v.uint() as u8;
+            s.exllama = Some(v.uint() as u8);
             Ok(())
         },
-        write: |s, c| differs(s.exllama, c.default.exllama),
+        write: |s, c| s.exllama.filter(|_| s.exllama != c.default.exllama).map(|v| v.to_string()),
         architecture: false,
-        doc: doc!("0, 1, 2", "0", "`quant=gptq4` inference with `engine=hf` on AutoGPTQ's exllama kernel (transformers / optimum `use_exllama` with `exllama_config={\"version\": …}`), whose buffers `autogptq_post_init` allocates on each GPU after loading: 1 = exllama's fp16 dequantization buffer of the largest layer (in × out × 2 B); 2 = exllamav2's scratch, the largest layer's dequantized weight and a forward buffer for 2,048 × 8 input rows (in × out × 2 B + out × 2,048 × 8 × 4 B), whatever the batch; 0 = no kernel buffer billed (cuda-old, Marlin, the others)"),
+        doc: doc!("0, 1, 2", "transformers' default: 1 with `engine_version` 4.32–4.48 (AutoGPTQ's exllama v1), else 0", "`quant=gptq4` inference with `engine=hf` on AutoGPTQ's exllama kernel (transformers / optimum `use_exllama` with `exllama_config={\"version\": …}`), whose buffers `autogptq_post_init` allocates on each GPU after loading: 1 = exllama's fp16 dequantization buffer of the largest layer (in × out × 2 B); 2 = exllamav2's scratch, the largest layer's dequantized weight and a forward buffer for 2,048 × 8 input rows (in × out × 2 B + out × 2,048 × 8 × 4 B), whatever the batch; 0 = no kernel buffer billed (cuda-old, Marlin, the others)"),
     },
     HeadCopy = "head_copy" {
         label: ("Tied LM head stored apart", "共享 LM head 单独存储"),
@@ -1754,7 +1754,7 @@ keys! {
         set: |s, v| Release::parse(v.word()).map(|e| s.serving.version = Some(e)).ok_or(()),
         write: |s, _| s.serving.version.map(|v| v.to_string()),
         architecture: false,
-        doc: doc!("a release: 0.11, 0.19.1, 0.5.23, 4.41", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23, transformers 5.25)", "the engine's release, where its memory rules changed (defaults, what the budget counts); with engine=hf the transformers release generate() runs on: before 4.42 a decoding step holds the old and the new cache whole, before 4.45 the prefill projects and upcasts every prompt position (docs/research/transformers-inference-by-release.md)"),
+        doc: doc!("a release: 0.11, 0.19.1, 0.5.23, 4.41", "the newest release the rules were read from (vLLM 0.33, SGLang 0.5.23, transformers 5.25)", "the engine's release, where its memory rules changed (defaults, what the budget counts); with engine=hf the transformers release generate() runs on: before 4.42 a decoding step holds the old and the new cache whole, before 4.45 the prefill projects and upcasts every prompt position, before 4.49 a 4-bit GPTQ checkpoint runs on AutoGPTQ's exllama v1, before 4.54 SDPA repeats a grouped-query layer's K and V to every query head (docs/research/transformers-inference-by-release.md)"),
     },
     GpuUtil = "gpu_util" {
         label: ("gpu_memory_utilization", "gpu_memory_utilization(显存占比)"),

@@ -109,7 +109,9 @@ fn releases(engine: Engine) -> &'static [(&'static str, &'static str)] {
         ],
         Engine::Llamacpp => &[("", "b7000+"), ("b6182", "b6182 (2025)"), ("b4500", "b4500 (early 2025)")],
         // transformers: where generate()'s memory rules changed (docs/research/transformers-inference-by-release.md).
-        Engine::Hf => &[("", "5.25"), ("4.45", "4.45"), ("4.44", "4.44"), ("4.41", "4.41")],
+        Engine::Hf => {
+            &[("", "5.25"), ("4.53", "4.53"), ("4.48", "4.48"), ("4.45", "4.45"), ("4.44", "4.44"), ("4.41", "4.41")]
+        }
     }
 }
 
