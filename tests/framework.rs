@@ -401,6 +401,26 @@ fn awq_and_gptq_kernels_hold_the_largest_layer_in_fp16() {
     assert_eq!(gptq("4.49.0").component(ComponentId::DequantBuffer), 0);
 }
 
+/// bitsandbytes' LLM.int8 at a long prefill (0.45 on, `MatMul8bitLt`; docs/research/
+/// transformers-inference-by-release.md §12): beyond a 16-bit linear's output, the larger of the
+/// input's quantization (6 B per input element) and the matmul (1 B per input, 6 B per output
+/// element). Llama-3.1-8B's largest is the up projection, 4,096 → 14,336: 4,096 + 6 × 14,336 =
+/// 90,112 B per row (the down projection's 6 × 14,336 = 86,016 is less); 4,096 rows.
+#[test]
+fn llm_int8_holds_its_matmul_buffers_at_the_prefill() {
+    let prefill = |quant: &str, seq: u32| {
+        let q =
+            format!("model=llama-3.1-8b&mode=infer&engine=hf&attn=flash&quant={quant}&seq={seq}&gen=0&gpu=a100-80g");
+        let b = vram_ledger::ledger::estimate(&scenario(&q));
+        let phases = vram_ledger::ledger::phases::of(&b);
+        let p = phases.iter().find(|p| p.name == vram_ledger::ledger::phases::PhaseName::Prefill).expect("prefill");
+        p.bytes(ComponentId::Activations)
+    };
+    assert_eq!(prefill("int8", 4096) - prefill("bf16", 4096), 4096 * 90_112);
+    // A short prompt's buffers are small: 8 rows.
+    assert_eq!(prefill("int8", 8) - prefill("bf16", 8), 8 * 90_112);
+}
+
 /// `mask=full`: ChatGLM's remote code (GLM-4-9B's `modeling_chatglm.py`), read in the seventeenth
 /// session. With SDPA and no padding it builds no mask (is_causal), returns only the last position's
 /// logits, and grows the prompt's cache by `torch.cat` after each layer; its prefill is replayed

@@ -683,6 +683,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}{4}",
             "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}{4}",
         ),
+        Int8Matmul => (
+            ", with LLM.int8's buffers at its largest layer, {0} (bitsandbytes quantizes the input to int8 and returns an int32 product it dequantizes)",
+            ",另加 `LLM.int8` 在最大一层的缓冲 {0}(`bitsandbytes` 先把输入量化为 int8,再把 int32 乘积反量化)",
+        ),
         AwqDequantized => (
             ", with AutoAWQ's fp16 copy of the largest layer, {0} (its GEMM kernel dequantizes for 1,024 rows or more)",
             ",另加 `AutoAWQ` 最大一层的 fp16 副本 {0}(其 `GEMM` kernel 在 1,024 行及以上时先反量化)",

@@ -239,6 +239,25 @@ fn awq_dequantized(p: &Plan, i: &Inference) -> f64 {
     }
 }
 
+/// bitsandbytes' LLM.int8 matmul (`MatMul8bitLt`, 0.45 on; `docs/research/transformers-inference-by-
+/// release.md` §12) beyond a 16-bit linear's output, at its largest layer: quantizing the input
+/// (`int8_vectorwise_quant` of an fp16 copy: the copy, `A.abs() >= threshold`'s fp16 and bool, the
+/// int8 rows, 6 B per input element) or the matmul (the int8 input, the int32 output and its fp16
+/// dequantization beside the bf16 result: 1 B per input and 6 B per output element more). M is the
+/// layer's input rows: the prompt's tokens × sequences, a routed expert's share of them.
+fn int8_matmul(p: &Plan, i: &Inference) -> f64 {
+    if i.weights.format != StorageFormat::Int8 || i.engine.engine != super::scenario::Engine::Hf {
+        return 0.0;
+    }
+    let rows = p.tokens.saturating_mul(p.batch) as f64;
+    let routed = p.arch.moe.as_ref().map_or(1.0, |m| m.active as f64 / m.experts.max(1) as f64);
+    let per_row = |l: &super::architecture::LinearShape| {
+        let share = if l.group == super::architecture::LinearGroup::Expert { routed } else { 1.0 };
+        share * (6.0 * l.d_in as f64).max(l.d_in as f64 + 6.0 * l.d_out as f64)
+    };
+    rows * p.arch.linears().iter().map(per_row).fold(0.0, f64::max)
+}
+
 /// Whether the prefill projects every prompt position: transformers' own classes before 4.45 —
 /// not remote code that returns the last position's logit itself (`mask=full`).
 fn projects_every_position(p: &Plan, i: &Inference) -> bool {
@@ -325,7 +344,7 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         layer_peak: remote.map_or_else(
             || {
                 let layer = inference_layer_peak(arch, p.kernel, p.acts, (p.tokens, p.batch), repeats_kv(p, i));
-                (layer + awq_dequantized(p, i)) / i.tp as f64
+                (layer + awq_dequantized(p, i) + int8_matmul(p, i)) / i.tp as f64
             },
             |r| (r.allocated - kv_prompt).max(0.0),
         ),
@@ -454,15 +473,13 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
     let working = if a.remote.is_some() {
         msg!(PrefillReplayed, Arg::Count(p.tokens), Arg::Int(p.batch))
     } else {
-        let awq = awq_dequantized(p, i);
-        msg!(
-            PrefillOneLayer,
-            Arg::Count(p.tokens),
-            Arg::Int(p.batch),
-            Arg::Count(ffn),
-            tp,
-            when(awq > 0.0, || msg!(AwqDequantized, Arg::Bytes(awq / i.tp as f64)))
-        )
+        let (awq, int8) = (awq_dequantized(p, i), int8_matmul(p, i));
+        let kernel = match () {
+            _ if awq > 0.0 => msg!(AwqDequantized, Arg::Bytes(awq / i.tp as f64)).arg(),
+            _ if int8 > 0.0 => msg!(Int8Matmul, Arg::Bytes(int8 / i.tp as f64)).arg(),
+            _ => Msg::empty().arg(),
+        };
+        msg!(PrefillOneLayer, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, kernel)
     };
     if i.generated == 0 {
         return msg!(Prefill, working.arg(), Arg::Bytes(a.layer_peak));

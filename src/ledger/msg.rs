@@ -504,6 +504,7 @@ msg_ids!(
     DecodeStepRepeatKv,
     PrefillOneLayer,
     AwqDequantized,
+    Int8Matmul,
     LoadInt8Quantize,
     Int8LmHead,
     Int8LargestLinear,
