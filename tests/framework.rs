@@ -369,35 +369,45 @@ fn sdpa_before_4_54_repeats_grouped_keys_and_values() {
     assert_eq!(phase(&format!("{mha}&engine_version=4.51.3")), phase(&format!("{mha}&engine_version=4.54")));
 }
 
-/// Quantized kernels at batch (issue 30): AutoAWQ's GEMM kernel dequantizes a layer's whole weight
-/// to fp16 for an input of 1,024 rows or more (`FP16_MATMUL_HEURISTIC_CONDITION`, AutoAWQ 0.2.x
-/// `modules/linear/gemm.py`); transformers before 4.49 runs a 4-bit GPTQ checkpoint on AutoGPTQ's
-/// exllama v1 (`exllama_config={"version": 1}`), whose fp16 buffer of the largest layer stays on
-/// each GPU. Qwen2.5-7B's largest layer is the MLP's 3,584 × 18,944 = 67,895,296 weights: 2 B each.
+/// Quantized kernels at batch (issue 30; docs/research/transformers-inference-by-release.md §11–§13).
+/// Qwen2.5-7B's largest layers are the MLP's, 3,584 × 18,944 = 67,895,296 weights (in + out =
+/// 22,528). Beyond a 16-bit layer's output, per call at the prefill's largest layer:
+/// - AutoAWQ's GEMM: from 1,024 rows the weight dequantized to fp16 (2 B per weight); below, its
+///   split-k partial sums, 8 × rows × 18,944 × 2 B;
+/// - AutoGPTQ's cuda-old (exllama off, transformers before 4.49): from 128 rows the weight unpacked
+///   through int32 and int8 to fp16, 5 B per weight; below, fp32 copies of input and output,
+///   4 × rows × 22,528 B.
+///
+/// transformers before 4.49 runs a 4-bit GPTQ checkpoint on exllama v1 by default, whose fp16 buffer
+/// of the largest layer (2 B per weight) stays on each GPU from loading on.
 #[test]
 fn awq_and_gptq_kernels_hold_the_largest_layer_in_fp16() {
-    let layer = 67_895_296u64 * 2;
+    let weights = 67_895_296u64;
     let prefill = |q: &str| {
         let b = vram_ledger::ledger::estimate(&scenario(q));
         let phases = vram_ledger::ledger::phases::of(&b);
         let p = phases.iter().find(|p| p.name == vram_ledger::ledger::phases::PhaseName::Prefill).expect("prefill");
         p.bytes(ComponentId::Activations) + p.bytes(ComponentId::DequantBuffer)
     };
-    let base = "model=qwen2.5-7b&mode=infer&engine=hf&engine_version=4.46.0&attn=flash&gen=0&gpu=a100-80g&exllama=0";
-    // GPTQ with no exllama buffer and AWQ hold the same working set below 1,024 rows…
-    let q = |quant: &str, seq: u32, batch: u32| format!("{base}&quant={quant}&seq={seq}&batch={batch}");
-    assert_eq!(prefill(&q("awq4", 1000, 1)), prefill(&q("gptq4", 1000, 1)));
-    // …and AWQ the dequantized layer more from 1,024 rows on, whether tokens or sequences make them.
-    assert_eq!(prefill(&q("awq4", 1024, 1)), prefill(&q("gptq4", 1024, 1)) + layer);
-    assert_eq!(prefill(&q("awq4", 256, 4)), prefill(&q("gptq4", 256, 4)) + layer);
-    // GPTQ's default kernel on 4.46 is exllama v1: its buffer, the same bytes, from loading on.
+    let q = |v: &str, quant: &str, rows: (u32, u32)| {
+        format!("model=qwen2.5-7b&mode=infer&engine=hf&engine_version={v}&attn=flash&gen=0&gpu=a100-80g&exllama=0&quant={quant}&seq={}&batch={}", rows.0, rows.1)
+    };
+    let beyond = |v: &str, quant: &str, rows| prefill(&q(v, quant, rows)) - prefill(&q(v, "bf16", rows));
+    assert_eq!(beyond("4.46.0", "awq4", (1000, 1)), 8 * 1000 * 18_944 * 2);
+    assert_eq!(beyond("4.46.0", "awq4", (1024, 1)), weights * 2);
+    // Rows are tokens × sequences.
+    assert_eq!(beyond("4.46.0", "awq4", (256, 4)), weights * 2);
+    assert_eq!(beyond("4.46.0", "gptq4", (1024, 1)), weights * 5);
+    assert_eq!(beyond("4.46.0", "gptq4", (100, 1)), 4 * 100 * 22_528);
+    // From 4.49 transformers loads GPTQ through GPTQModel, whose kernels are not billed.
+    assert_eq!(beyond("4.49.0", "gptq4", (1024, 1)), 0);
+    // GPTQ's default kernel on 4.46 is exllama v1: its buffer from loading on; none on 4.49.
     let gptq = |v: &str| {
         vram_ledger::ledger::estimate(&scenario(&format!(
             "model=qwen2.5-7b&mode=infer&engine=hf&engine_version={v}&quant=gptq4&seq=512&gen=16&gpu=a100-80g"
         )))
     };
-    assert_eq!(gptq("4.46.0").component(ComponentId::DequantBuffer), layer);
-    // From 4.49 transformers loads GPTQ through GPTQModel, whose kernel is not billed.
+    assert_eq!(gptq("4.46.0").component(ComponentId::DequantBuffer), weights * 2);
     assert_eq!(gptq("4.49.0").component(ComponentId::DequantBuffer), 0);
 }
 

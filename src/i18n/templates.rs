@@ -683,6 +683,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "one layer at a time: {0} tokens × {1} seq through the larger of attention and MLP (ffn {2}){3}{4}",
             "逐层:{0} token × {1} 条序列,取注意力与 MLP 中较大者(ffn {2}){3}{4}",
         ),
+        AwqSplitK => (
+            ", with the split-k partial sums of AutoAWQ's GEMM kernel, {0} (8 × rows × out in fp16, below 1,024 rows)",
+            ",另加 `AutoAWQ` `GEMM` kernel 的 `split-k` 部分和 {0}(不足 1,024 行时为 8 × 行数 × 输出维度,fp16)",
+        ),
+        GptqCudaOld => (
+            ", with AutoGPTQ's cuda-old buffers, {0} (from 128 rows the largest layer unpacked to fp16; below, fp32 copies of its input and output)",
+            ",另加 `AutoGPTQ` `cuda-old` 的缓冲 {0}(128 行及以上时把最大一层解包为 fp16;不足时为其输入与输出的 fp32 副本)",
+        ),
         Int8Matmul => (
             ", with LLM.int8's buffers at its largest layer, {0} (bitsandbytes quantizes the input to int8 and returns an int32 product it dequantizes)",
             ",另加 `LLM.int8` 在最大一层的缓冲 {0}(`bitsandbytes` 先把输入量化为 int8,再把 int32 乘积反量化)",

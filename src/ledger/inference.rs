@@ -225,37 +225,53 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
     2.0 * (heads_here * p.arch.head_dim) as f64 * held as f64 * p.batch as f64 * p.acts.bytes()
 }
 
-/// AutoAWQ's GEMM kernel (transformers' `AwqConfig` default, `WQLinear_GEMM`) dequantizes a
-/// layer's whole weight to fp16 and calls `torch.matmul` when the input has 1,024 rows or more
-/// (`FP16_MATMUL_HEURISTIC_CONDITION = x.shape[0] * x.shape[1] >= 1024`, AutoAWQ 0.2.x
-/// `modules/linear/gemm.py`): a long prefill holds the largest layer's in × out × 2 B beside its
-/// working set; a decoding step (one row per sequence) runs the fused kernel and holds none.
-fn awq_dequantized(p: &Plan, i: &Inference) -> f64 {
-    let awq = i.weights.format == StorageFormat::Awq4 && i.engine.engine == super::scenario::Engine::Hf;
-    if awq && p.tokens.saturating_mul(p.batch) >= 1024 {
-        p.arch.largest_linear() as f64 * 2.0
-    } else {
-        0.0
-    }
-}
-
-/// bitsandbytes' LLM.int8 matmul (`MatMul8bitLt`, 0.45 on; `docs/research/transformers-inference-by-
-/// release.md` §12) beyond a 16-bit linear's output, at its largest layer: quantizing the input
-/// (`int8_vectorwise_quant` of an fp16 copy: the copy, `A.abs() >= threshold`'s fp16 and bool, the
-/// int8 rows, 6 B per input element) or the matmul (the int8 input, the int32 output and its fp16
-/// dequantization beside the bf16 result: 1 B per input and 6 B per output element more). M is the
-/// layer's input rows: the prompt's tokens × sequences, a routed expert's share of them.
-fn int8_matmul(p: &Plan, i: &Inference) -> f64 {
-    if i.weights.format != StorageFormat::Int8 || i.engine.engine != super::scenario::Engine::Hf {
-        return 0.0;
+/// What a quantized linear's kernel allocates per call beyond its 16-bit output, at the prefill's
+/// largest layer (rows: the prompt's tokens × sequences, a routed expert's share of them), and the
+/// text that says so; `None` for 16-bit weights and the kernels that allocate nothing. Read in the
+/// releases (docs/research/transformers-inference-by-release.md §11–§13):
+/// - AutoAWQ's GEMM (`WQLinear_GEMM`, transformers' `AwqConfig` default): from 1,024 rows
+///   (`FP16_MATMUL_HEURISTIC_CONDITION = x.shape[0] * x.shape[1] >= 1024`) the whole weight
+///   dequantized to fp16 for `torch.matmul`, in × out × 2 B; below, its kernel's split-k partial
+///   sums, 8 × rows × out in fp16;
+/// - AutoGPTQ's cuda-old (GPTQ before transformers 4.49 with exllama off): from 128 rows
+///   (`kernel_switch_threshold`) the weight unpacked through int32 and int8 to fp16, 5 B per weight;
+///   below, fp32 copies of the input and the output (`use_cuda_fp16=False`, optimum's default);
+/// - bitsandbytes' LLM.int8 (0.45 on, `MatMul8bitLt`): the larger of quantizing the input (6 B per
+///   input element) and the matmul (1 B per input, 6 B per output element).
+fn kernel_transient(p: &Plan, i: &Inference) -> Option<(f64, Msg)> {
+    use super::architecture::{LinearGroup, LinearShape};
+    if i.engine.engine != super::scenario::Engine::Hf {
+        return None;
     }
     let rows = p.tokens.saturating_mul(p.batch) as f64;
     let routed = p.arch.moe.as_ref().map_or(1.0, |m| m.active as f64 / m.experts.max(1) as f64);
-    let per_row = |l: &super::architecture::LinearShape| {
-        let share = if l.group == super::architecture::LinearGroup::Expert { routed } else { 1.0 };
-        share * (6.0 * l.d_in as f64).max(l.d_in as f64 + 6.0 * l.d_out as f64)
+    let largest = |per: &dyn Fn(f64, f64, f64) -> f64| {
+        let each = |l: &LinearShape| {
+            let m = if l.group == LinearGroup::Expert { rows * routed } else { rows };
+            per(m, l.d_in as f64, l.d_out as f64)
+        };
+        p.arch.linears().iter().map(each).fold(0.0, f64::max)
     };
-    rows * p.arch.linears().iter().map(per_row).fold(0.0, f64::max)
+    let (bytes, text) = match i.weights.format {
+        StorageFormat::Awq4 if rows >= 1024.0 => {
+            let b = largest(&|_, k, n| 2.0 * k * n);
+            (b, msg!(AwqDequantized, Arg::Bytes(b / i.tp as f64)))
+        }
+        StorageFormat::Awq4 => {
+            let b = largest(&|m, _, n| 16.0 * m * n);
+            (b, msg!(AwqSplitK, Arg::Bytes(b / i.tp as f64)))
+        }
+        StorageFormat::Gptq4 if i.exllama == 0 && transformers_before(i, 4, 49) => {
+            let b = if rows >= 128.0 { largest(&|_, k, n| 5.0 * k * n) } else { largest(&|m, k, n| 4.0 * m * (k + n)) };
+            (b, msg!(GptqCudaOld, Arg::Bytes(b / i.tp as f64)))
+        }
+        StorageFormat::Int8 => {
+            let b = largest(&|m, k, n| m * (6.0 * k).max(k + 6.0 * n));
+            (b, msg!(Int8Matmul, Arg::Bytes(b / i.tp as f64)))
+        }
+        _ => return None,
+    };
+    (bytes > 0.0).then_some((bytes, text))
 }
 
 /// Whether the prefill projects every prompt position: transformers' own classes before 4.45 —
@@ -344,7 +360,7 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
         layer_peak: remote.map_or_else(
             || {
                 let layer = inference_layer_peak(arch, p.kernel, p.acts, (p.tokens, p.batch), repeats_kv(p, i));
-                (layer + awq_dequantized(p, i) + int8_matmul(p, i)) / i.tp as f64
+                (layer + kernel_transient(p, i).map_or(0.0, |k| k.0)) / i.tp as f64
             },
             |r| (r.allocated - kv_prompt).max(0.0),
         ),
@@ -473,12 +489,7 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
     let working = if a.remote.is_some() {
         msg!(PrefillReplayed, Arg::Count(p.tokens), Arg::Int(p.batch))
     } else {
-        let (awq, int8) = (awq_dequantized(p, i), int8_matmul(p, i));
-        let kernel = match () {
-            _ if awq > 0.0 => msg!(AwqDequantized, Arg::Bytes(awq / i.tp as f64)).arg(),
-            _ if int8 > 0.0 => msg!(Int8Matmul, Arg::Bytes(int8 / i.tp as f64)).arg(),
-            _ => Msg::empty().arg(),
-        };
+        let kernel = kernel_transient(p, i).map_or_else(|| Msg::empty().arg(), |k| k.1.arg());
         msg!(PrefillOneLayer, Arg::Count(p.tokens), Arg::Int(p.batch), Arg::Count(ffn), tp, kernel)
     };
     if i.generated == 0 {

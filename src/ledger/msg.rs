@@ -483,7 +483,8 @@ msg_ids!(
     PrefillReplayed,
     NoteFullMask,
     // The served engines' texts the page's build never makes (SGLang's, llama.cpp's, vLLM's add-ons and
-    // `max_model_len=auto`: their bills are the worker's, `Scenario::billed_on_demand`).
+    // `max_model_len=auto`, down to `NoteGridOptimizer`: their bills are the worker's,
+    // `Scenario::billed_on_demand`).
     LlamacppHostKv,
     LlamacppNoFlash,
     LlamacppSwa,
@@ -497,6 +498,14 @@ msg_ids!(
     NoteAutoNoContext,
     NoteKvCacheMemory,
     NotePrefixShare,
+    SglangPool,
+    SglangReserve,
+    SglangSummary,
+    LlamacppWeights,
+    LlamacppKv,
+    LlamacppCompute,
+    LlamacppSummary,
+    SglangMambaPool,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,
@@ -504,6 +513,8 @@ msg_ids!(
     DecodeStepRepeatKv,
     PrefillOneLayer,
     AwqDequantized,
+    AwqSplitK,
+    GptqCudaOld,
     Int8Matmul,
     LoadInt8Quantize,
     Int8LmHead,
@@ -540,13 +551,6 @@ msg_ids!(
     VllmKvPool,
     EngineContext,
     VllmSummary,
-    SglangPool,
-    SglangReserve,
-    SglangSummary,
-    LlamacppWeights,
-    LlamacppKv,
-    LlamacppCompute,
-    LlamacppSummary,
     StatusNotEnoughFree,
     StatusNoKvVllm,
     StatusContextTooLongVllm,
@@ -577,7 +581,6 @@ msg_ids!(
     NoteRlSleepHost,
     // The serving add-ons (a shared prefix, `kv_cache_memory`, SGLang's Mamba state pool; the
     // drafter's and LoRA slots' texts load on demand, above).
-    SglangMambaPool,
     // The query parser.
     BadUint,
     BadFloat,
