@@ -373,7 +373,7 @@ fn sdpa_before_4_54_repeats_grouped_keys_and_values() {
 /// Qwen2.5-7B's largest layers are the MLP's, 3,584 × 18,944 = 67,895,296 weights (in + out =
 /// 22,528). Beyond a 16-bit layer's output, per call at the prefill's largest layer:
 /// - AutoAWQ's GEMM: from 1,024 rows the weight dequantized to fp16 (2 B per weight); below, its
-///   split-k partial sums, 8 × rows × 18,944 × 2 B;
+///   split-k partial sums, 8 × rows × 18,944 × 2 B; its GEMV those sums above 8 rows;
 /// - AutoGPTQ's cuda-old (exllama off, transformers before 4.49): from 128 rows the weight unpacked
 ///   through int32 and int8 to fp16, 5 B per weight; below, fp32 copies of input and output,
 ///   4 × rows × 22,528 B.
@@ -394,6 +394,10 @@ fn awq_and_gptq_kernels_hold_the_largest_layer_in_fp16() {
     };
     let beyond = |v: &str, quant: &str, rows| prefill(&q(v, quant, rows)) - prefill(&q(v, "bf16", rows));
     assert_eq!(beyond("4.46.0", "awq4", (1000, 1)), 8 * 1000 * 18_944 * 2);
+    // AutoAWQ's GEMV (`awq_version=gemv`) keeps the partial sums whatever the rows above 8.
+    let gemv = |rows| beyond("4.46.0&awq_version=gemv", "awq4", rows);
+    assert_eq!(gemv((4096, 1)), 8 * 4096 * 18_944 * 2);
+    assert_eq!(gemv((8, 1)), 0);
     assert_eq!(beyond("4.46.0", "awq4", (1024, 1)), weights * 2);
     // Rows are tokens × sequences.
     assert_eq!(beyond("4.46.0", "awq4", (256, 4)), weights * 2);

@@ -687,6 +687,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             ", with the split-k partial sums of AutoAWQ's GEMM kernel, {0} (8 × rows × out in fp16, below 1,024 rows)",
             ",另加 `AutoAWQ` `GEMM` kernel 的 `split-k` 部分和 {0}(不足 1,024 行时为 8 × 行数 × 输出维度,fp16)",
         ),
+        AwqGemv => (
+            ", with the split-k partial sums of AutoAWQ's GEMV kernel, {0} (8 × rows × out in fp16, above 8 rows)",
+            ",另加 `AutoAWQ` `GEMV` kernel 的 `split-k` 部分和 {0}(超过 8 行时为 8 × 行数 × 输出维度,fp16)",
+        ),
         GptqCudaOld => (
             ", with AutoGPTQ's cuda-old buffers, {0} (from 128 rows the largest layer unpacked to fp16; below, fp32 copies of its input and output)",
             ",另加 `AutoGPTQ` `cuda-old` 的缓冲 {0}(128 行及以上时把最大一层解包为 fp16;不足时为其输入与输出的 fp32 副本)",

@@ -233,6 +233,8 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
 ///   (`FP16_MATMUL_HEURISTIC_CONDITION = x.shape[0] * x.shape[1] >= 1024`) the whole weight
 ///   dequantized to fp16 for `torch.matmul`, in × out × 2 B; below, its kernel's split-k partial
 ///   sums, 8 × rows × out in fp16;
+/// - AutoAWQ's GEMV (`awq_version=gemv`): above 8 rows the same split-k partial sums, whatever the
+///   rows (no dequantized path); up to 8 rows only the output;
 /// - AutoGPTQ's cuda-old (GPTQ before transformers 4.49 with exllama off): from 128 rows
 ///   (`kernel_switch_threshold`) the weight unpacked through int32 and int8 to fp16, 5 B per weight;
 ///   below, fp32 copies of the input and the output (`use_cuda_fp16=False`, optimum's default);
@@ -253,6 +255,11 @@ fn kernel_transient(p: &Plan, i: &Inference) -> Option<(f64, Msg)> {
         p.arch.linears().iter().map(each).fold(0.0, f64::max)
     };
     let (bytes, text) = match i.weights.format {
+        StorageFormat::Awq4 if i.awq_gemv && rows > 8.0 => {
+            let b = largest(&|m, _, n| 16.0 * m * n);
+            (b, msg!(AwqGemv, Arg::Bytes(b / i.tp as f64)))
+        }
+        StorageFormat::Awq4 if i.awq_gemv => return None,
         StorageFormat::Awq4 if rows >= 1024.0 => {
             let b = largest(&|_, k, n| 2.0 * k * n);
             (b, msg!(AwqDequantized, Arg::Bytes(b / i.tp as f64)))

@@ -514,6 +514,7 @@ msg_ids!(
     PrefillOneLayer,
     AwqDequantized,
     AwqSplitK,
+    AwqGemv,
     GptqCudaOld,
     Int8Matmul,
     LoadInt8Quantize,

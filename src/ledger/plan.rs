@@ -274,6 +274,8 @@ pub struct Inference {
     pub head_copy: bool,
     /// AutoGPTQ's exllama kernel version (`exllama`; 0 = none billed).
     pub exllama: u8,
+    /// AutoAWQ's GEMV kernel instead of GEMM (`awq_version=gemv`).
+    pub awq_gemv: bool,
     /// A PEFT LoRA adapter's parameters loaded over the base, unmerged (`adapter`; 0 = none).
     pub adapter_parameters: u64,
 }
@@ -414,6 +416,7 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
             engine: s.serving,
             head_copy: s.head_copy,
             exllama: s.exllama_version(),
+            awq_gemv: s.awq_gemv,
             adapter_parameters: if s.adapter && s.serving.engine == super::scenario::Engine::Hf {
                 lora_parameters(&s.architecture, s.targets, s.rank)
             } else {

@@ -820,6 +820,9 @@ pub struct Scenario {
     /// AutoGPTQ's exllama kernel version for GPTQ inference (`exllama`; 0 = none billed; `None`:
     /// the transformers release's default, [`Scenario::exllama_version`]).
     pub exllama: Option<u8>,
+    /// AutoAWQ's GEMV kernel for AWQ inference (`awq_version=gemv`; transformers' `AwqConfig`
+    /// default is GEMM).
+    pub awq_gemv: bool,
     /// FSDP1's initialisation broadcasts rank 0's weights (`sync_module_states`).
     pub sync_module_states: bool,
     pub kv: KvDtype,
@@ -898,6 +901,7 @@ impl Default for Scenario {
             head_copy: false,
             adapter: false,
             exllama: None,
+            awq_gemv: false,
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,

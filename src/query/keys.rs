@@ -1501,6 +1501,21 @@ keys! {
         architecture: false,
         doc: doc!("0, 1, 2", "transformers' default: 1 with `engine_version` 4.32–4.48 (AutoGPTQ's exllama v1), else 0", "`quant=gptq4` inference with `engine=hf` on AutoGPTQ's exllama kernel (transformers / optimum `use_exllama` with `exllama_config={\"version\": …}`), whose buffers `autogptq_post_init` allocates on each GPU after loading: 1 = exllama's fp16 dequantization buffer of the largest layer (in × out × 2 B); 2 = exllamav2's scratch, the largest layer's dequantized weight and a forward buffer for 2,048 × 8 input rows (in × out × 2 B + out × 2,048 × 8 × 4 B), whatever the batch; 0 = no kernel buffer billed (cuda-old, Marlin, the others)"),
     },
+    AwqVersion = "awq_version" {
+        label: ("AWQ kernel", "AWQ 内核"),
+        read: Read::Word(|| vec!["gemm", "gemv"]),
+        set: |s, v| {
+            s.awq_gemv = match v.word() {
+                "gemm" => false,
+                "gemv" => true,
+                _ => return Err(()),
+            };
+            Ok(())
+        },
+        write: |s, c| (s.awq_gemv != c.default.awq_gemv).then(|| if s.awq_gemv { "gemv" } else { "gemm" }.to_string()),
+        architecture: false,
+        doc: doc!("gemm", "`quant=awq4` inference with `engine=hf` on AutoAWQ's kernel (transformers' `AwqConfig(version=…)`): gemm dequantizes the largest layer to fp16 for a prefill of 1,024 rows or more and keeps 8 split-k partial sums of its output below; gemv keeps the 8 partial sums (8 × rows × out × 2 B) for every input of more than 8 rows"),
+    },
     HeadCopy = "head_copy" {
         label: ("Tied LM head stored apart", "共享 LM head 单独存储"),
         read: Read::Flag,
