@@ -7,7 +7,7 @@
 //! in fp32 on CUDA; SGLang's Gemma-3 builds none. Every expected figure is hand arithmetic.
 
 use vram_ledger::ledger::architecture::RopeTables;
-use vram_ledger::ledger::bill::Serving;
+use vram_ledger::ledger::bill::{ComponentId, Serving};
 use vram_ledger::ledger::estimate;
 use vram_ledger::ledger::hf_config::parse_config;
 use vram_ledger::query;
@@ -45,6 +45,19 @@ fn gemma_3_has_a_local_and_a_global_table_in_vllm_and_none_in_sglang() {
     // SGLang's gemma3_causal.py computes cos/sin per step from inv_freq.
     let sglang = "model=gemma-3-4b&mode=infer&engine=sglang&seq=8192&gpu=h100-80g";
     assert_eq!(tables_bytes(sglang), 0);
+}
+
+#[test]
+fn sglang_s_weights_line_says_each_part_once() {
+    // Under TP 2 the weights are halved and the table is not: the line says so once each.
+    let q = "model=llama-3.1-8b&mode=infer&engine=sglang&seq=8192&gpu=h100-80g&gpus=2";
+    let parsed = query::parse(q);
+    let bill = estimate(&parsed.scenario);
+    let weights = bill.components.iter().find(|c| c.id == ComponentId::Weights).expect("weights");
+    let text = weights.formula.to_string();
+    assert_eq!(text.matches("as loaded").count(), 1, "{text}");
+    assert_eq!(text.matches("÷ 2 GPUs").count(), 1, "{text}");
+    assert!(text.ends_with("whatever the request length)"), "{text}");
 }
 
 #[test]

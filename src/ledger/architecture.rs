@@ -378,6 +378,14 @@ pub enum VisionKind {
     Pixtral,
 }
 
+impl VisionKind {
+    /// The Qwen-VL towers: an image processor with `max_pixels`, videos, and M-RoPE in their
+    /// language model.
+    pub fn is_qwen_vl(self) -> bool {
+        matches!(self, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl)
+    }
+}
+
 /// A ViT-style vision tower and its projector into the language model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisionSpec {

@@ -783,7 +783,7 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         VisionKind::Qwen2Vl => ((dim as f64) * v.opt_float("mlp_ratio")?.unwrap_or(4.0)).round() as u64,
         _ => v.uint("intermediate_size", MAX_DIM)?,
     };
-    let qwen = matches!(kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl);
+    let qwen = kind.is_qwen_vl();
     Ok(Some(VisionSpec {
         kind,
         blocks: v

@@ -55,7 +55,7 @@ pub fn rope_table_bytes(p: &Plan, i: &Inference) -> f64 {
 fn rope_tables(p: &Plan, i: &Inference) -> RopeCache {
     let until = if p.arch.qkv_bias { 45 } else { 41 };
     match p.rope_cache {
-        _ if i.engine.engine != super::scenario::Engine::Hf => RopeCache::None,
+        _ if !on_transformers(i) => RopeCache::None,
         RopeCache::None if transformers_before(i, 4, until) && p.mask != AttentionMask::Full => RopeCache::LayerFull,
         r => r,
     }
@@ -193,9 +193,13 @@ fn uniform_kv_cache(p: &Plan, i: &Inference, kv_heads_here: u64) -> Component {
 
 /// The transformers release `generate()` follows (`engine_version` with `engine=hf`); `None`: the
 /// newest read. docs/research/transformers-inference-by-release.md has each rule's source line.
-fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
+/// Whether transformers' `generate()` runs the model (not a serving engine).
+fn on_transformers(i: &Inference) -> bool {
     i.engine.engine == super::scenario::Engine::Hf
-        && i.engine.version.is_some_and(|v| v < super::scenario::Release(major, minor, 0))
+}
+
+fn transformers_before(i: &Inference, major: u16, minor: u16) -> bool {
+    on_transformers(i) && i.engine.version.is_some_and(|v| v < super::scenario::Release(major, minor, 0))
 }
 
 /// Whether transformers' attention repeats a grouped-query layer's K and V to every query head
@@ -207,7 +211,7 @@ fn repeats_kv(p: &Plan, i: &Inference) -> bool {
     use super::scenario::AttentionKernel;
     let grouped = p.arch.mla.is_none() && p.arch.heads > p.arch.kv_heads;
     let repeats = match p.kernel {
-        AttentionKernel::Eager => i.engine.engine == super::scenario::Engine::Hf,
+        AttentionKernel::Eager => on_transformers(i),
         AttentionKernel::Sdpa => transformers_before(i, 4, 54),
         AttentionKernel::Flash => false,
     };
@@ -242,7 +246,7 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
 ///   input element) and the matmul (1 B per input, 6 B per output element).
 fn kernel_transient(p: &Plan, i: &Inference) -> Option<(f64, Msg)> {
     use super::architecture::{LinearGroup, LinearShape};
-    if i.engine.engine != super::scenario::Engine::Hf {
+    if !on_transformers(i) {
         return None;
     }
     let rows = p.tokens.saturating_mul(p.batch) as f64;
@@ -294,7 +298,7 @@ fn projects_every_position(p: &Plan, i: &Inference) -> bool {
 /// layers (no ChatGLM has a tenth of them) keeps the layer rule: a replay's steps grow with them.
 pub fn remote_prefill(p: &Plan, i: &Inference) -> Option<super::chatglm::Prefill> {
     let whole = i.tp == 1 && i.pp == 1 && p.arch.layers <= super::chatglm::REPLAYED_LAYERS;
-    let remote = p.mask == AttentionMask::Full && i.engine.engine == super::scenario::Engine::Hf;
+    let remote = p.mask == AttentionMask::Full && on_transformers(i);
     (cfg!(not(feature = "page")) && remote && whole).then(|| super::chatglm::prefill(p, weights(p, i).bytes as f64))
 }
 
@@ -388,7 +392,7 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
 /// quantized matrix (the LM head where it is quantized, `quant_head=1`). The matrix's elements,
 /// where the model is quantized so in `generate()`.
 pub fn int8_quantize_copy(p: &Plan, i: &Inference) -> Option<(u64, bool)> {
-    let int8 = i.weights.format == StorageFormat::Int8 && i.engine.engine == super::scenario::Engine::Hf;
+    let int8 = i.weights.format == StorageFormat::Int8 && on_transformers(i);
     let head = if i.weights.head { p.arch.lm_head_parameters() } else { 0 };
     let largest = p.arch.largest_linear();
     int8.then_some(if head > largest { (head, true) } else { (largest, false) })
@@ -410,7 +414,7 @@ pub fn load_moment(a: &Amounts, part: GpuPart) -> f64 {
 /// GPU tensor of its own until `from_pretrained` ties the two again and frees it
 /// (docs/research/transformers-inference-by-release.md §10).
 fn head_stored_apart(p: &Plan, i: &Inference) -> bool {
-    i.head_copy && i.engine.engine == super::scenario::Engine::Hf && p.arch.tied_embeddings
+    i.head_copy && on_transformers(i) && p.arch.tied_embeddings
 }
 
 /// `generate()`'s two kinds of moment on one GPU, each the larger of its candidates, beyond the

@@ -10,7 +10,7 @@ use crate::ledger::scenario::{EngineSettings, Release};
 
 /// The image processor's own `max_pixels` of a tower that takes it (the Qwen-VL towers).
 pub fn max_pixels_of(v: &VisionSpec) -> Option<u64> {
-    matches!(v.kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl).then(|| default_max_pixels(v))
+    v.kind.is_qwen_vl().then(|| default_max_pixels(v))
 }
 
 /// The image processors' own `max_pixels`: Qwen2-VL and Qwen2.5-VL 12,845,056 (16,384 tokens of
@@ -129,7 +129,7 @@ pub fn text_only(arch: &Architecture, e: &EngineSettings) -> bool {
 }
 
 fn takes_video(v: &VisionSpec) -> bool {
-    matches!(v.kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl)
+    v.kind.is_qwen_vl()
 }
 
 /// Whether vLLM `version` builds no vision tower when every limit is 0: from 0.10.1 for

@@ -1,9 +1,9 @@
 //! What every engine's sizing shares: the bill it returns, the KV cache's bytes per element, the
 //! context of one request, and the search for the largest count that fits.
 
-use crate::ledger::architecture::{RopeTables, VisionKind};
+use crate::ledger::architecture::RopeTables;
 use crate::ledger::bill::{Component, Note, Serving};
-use crate::ledger::msg::Arg;
+use crate::ledger::msg::{when, Arg};
 use crate::ledger::plan::{Inference, Plan};
 use crate::ledger::scenario::Engine;
 use crate::ledger::storage::KvDtype;
@@ -66,10 +66,7 @@ pub fn largest(hi: u64, fits: &dyn Fn(u64) -> bool) -> u64 {
 pub fn rope_tables(p: &Plan, engine: Engine) -> (f64, Arg) {
     let arch = p.arch;
     let (positions, dim) = arch.rope_tables();
-    let mrope = arch
-        .vision
-        .as_ref()
-        .is_some_and(|v| matches!(v.kind, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl));
+    let mrope = arch.vision.as_ref().is_some_and(|v| v.kind.is_qwen_vl());
     let cuda = !matches!(p.gpu.id, Some("mi300x" | "ascend-910b"));
     let (rows, element) = match engine {
         Engine::Sglang if matches!(arch.rope, RopeTables::LocalGlobal { .. }) => (0, 0.0),
@@ -77,11 +74,9 @@ pub fn rope_tables(p: &Plan, engine: Engine) -> (f64, Arg) {
         _ => (if mrope { positions.saturating_mul(4) } else { positions }, if arch.sinks { 4.0 } else { 2.0 }),
     };
     let bytes = rows.saturating_mul(dim) as f64 * element;
-    let text = if bytes > 0.0 {
-        msg!(EngineRopeTables, Arg::Bytes(bytes), Arg::Count(rows), Arg::Int(dim), Arg::Factor(element)).arg()
-    } else {
-        crate::ledger::msg::Msg::empty().arg()
-    };
+    let text = when(bytes > 0.0, || {
+        msg!(EngineRopeTables, Arg::Bytes(bytes), Arg::Count(rows), Arg::Int(dim), Arg::Factor(element))
+    });
     (bytes, text)
 }
 

@@ -120,7 +120,6 @@ fn cell(arch: &Architecture, i: &Inference) -> f64 {
 /// (`mem_fraction_static`), the weights, and the pool of KV tokens the rest holds.
 struct Pool {
     version: Release,
-    tp: u64,
     chunked: u64,
     graph_bs: u64,
     fraction: f64,
@@ -131,8 +130,6 @@ struct Pool {
     weights_formula: Msg,
     /// SGLang's tensor-parallel group (`--tp`): tp × dp under data-parallel attention.
     group: u64,
-    /// Data-parallel attention or expert parallel: the weights' formula says how they split.
-    grid: bool,
     /// What is left for the pool after the weights (negative when they do not fit the share).
     rest: f64,
     /// Bytes per token of the pool: full layers, and the sliding-window layers at `SWA_RATIO`.
@@ -153,10 +150,11 @@ struct Pool {
     vlm_cache: f64,
 }
 
-/// One GPU's weights, and how they add up: ÷ tp, or as data-parallel attention splits them
-/// (`grid::sglang_split`).
+/// One GPU's weights and their line's text, and how they add up: ÷ tp, or as data-parallel
+/// attention splits them (`grid::sglang_split`); the RoPE tables whole on every GPU.
 fn weights(p: &Plan, i: &Inference, version: Release, group: u64, stage: &Stage) -> (f64, Msg) {
     let tp = i.tp.max(1);
+    let empty = || Msg::empty().arg();
     let (rope, rope_text) = super::engine::rope_tables(p, Engine::Sglang);
     if super::grid::is_grid(i) {
         let split = super::grid::sglang_split(p.arch, i, version);
@@ -176,11 +174,10 @@ fn weights(p: &Plan, i: &Inference, version: Release, group: u64, stage: &Stage)
             when(i.dp > 1, || msg!(SglangDpAttention, Arg::Int(i.dp), Arg::Int(group))),
             rope_text
         );
-        (bytes, formula)
+        (bytes, msg!(EngineWeights, formula.arg(), empty(), empty(), empty(), empty(), empty()))
     } else {
         let w = stored_weights(p.arch, i.weights);
         let tp_text = when(tp > 1, || msg!(TensorParallel, Arg::Int(tp)));
-        let empty = || Msg::empty().arg();
         let formula = msg!(EngineWeights, w.formula.arg(), empty(), tp_text, empty(), empty(), rope_text);
         (w.bytes / tp as f64 + rope, formula)
     }
@@ -241,7 +238,6 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let tokens = if profiled > 0 { profiled + spec.headroom } else { 0 };
     Pool {
         version,
-        tp,
         chunked,
         graph_bs,
         fraction,
@@ -250,7 +246,6 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
         free_before,
         weights_bytes,
         weights_formula,
-        grid: super::grid::is_grid(i),
         group,
         rest,
         token_bytes,
@@ -373,7 +368,6 @@ impl Pool {
 /// activations and CUDA graphs), the CUDA context and NCCL's buffers.
 fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
     let (_, draft_kv) = s.draft_bytes(s.tokens);
-    let tp_arg = when(s.tp > 1 && !s.grid, || msg!(TensorParallel, Arg::Int(s.tp)));
     let mamba = when(s.states > 0, || {
         let layers = p.arch.layers_of(LayerKind::Linear);
         msg!(
@@ -415,16 +409,8 @@ fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
         Arg::Count(s.chunked),
         Arg::Int(s.graph_bs)
     );
-    let weights_formula = msg!(
-        EngineWeights,
-        s.weights_formula.clone().arg(),
-        Msg::empty().arg(),
-        tp_arg,
-        Msg::empty().arg(),
-        Msg::empty().arg()
-    );
     let pool_bytes = s.tokens as f64 * s.token_bytes + s.states as f64 * s.state_bytes + draft_kv;
-    let mut lines: Vec<Component> = vec![line(ComponentId::Weights, s.weights_bytes, "§2", weights_formula)];
+    let mut lines: Vec<Component> = vec![line(ComponentId::Weights, s.weights_bytes, "§2", s.weights_formula.clone())];
     if let Some(d) = &s.draft {
         lines.push(line(ComponentId::DraftModel, d.weights_bytes, "§2", d.formula.clone()));
     }

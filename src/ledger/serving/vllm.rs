@@ -339,7 +339,7 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
 /// The vision tower's 16-bit bytes when vLLM builds none (every multimodal limit 0, 0.10.1 on).
 fn skipped_tower(p: &Plan, i: &Inference) -> f64 {
     let version = i.engine.version.unwrap_or(CURRENT);
-    if !cfg!(feature = "page") && encoder::vllm_skips_tower(p.arch, &i.engine, version) {
+    if !PAGE && encoder::vllm_skips_tower(p.arch, &i.engine, version) {
         p.arch.vision_parameters() as f64 * 2.0
     } else {
         0.0
@@ -412,7 +412,7 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     let workspace = moe_workspace(p, i, r);
     let language = forward.max(sampler + workspace);
     // The page bills no served VLM (`Scenario::billed_on_demand`): the profile is the worker's.
-    let profile = (s.first && !cfg!(feature = "page"))
+    let profile = (s.first && !PAGE)
         .then(|| encoder::vllm_profile(p.arch, &i.engine, r.version, (r.max_num_seqs, tokens, r.context)))
         .flatten();
     let peak = profile.map_or(language, |e| e.encoder_peak().max(e.held() + language));
