@@ -705,3 +705,89 @@ fn the_worker_answers_chatglm_s_remote_code_the_page_reads_back() {
     use vram_ledger::ledger::phases::PhaseName;
     assert!(reserved(PhaseName::Decode) >= reserved(PhaseName::Prefill));
 }
+
+/// Unsloth's dynamic 4-bit checkpoints keep whole layers 16-bit (`keep16`). phi-4's config.json
+/// (`unsloth/phi-4-unsloth-bnb-4bit`, tests/data/configs/phi-4-unsloth-bnb-4bit.json) lists
+/// `model.layers.1.mlp` … `3.mlp` and the `o_proj` of layers 37 and 39: by hand, 3 × 3 × 5,120 ×
+/// 17,920 + 2 × 5,120² = 878,182,400 parameters, each 2 B instead of NF4's 4.127 bits — as the Hub's
+/// files say (10.39 GB dynamic against 9.09 GB for `phi-4-bnb-4bit`: 1.30 GB).
+#[test]
+fn unsloth_s_dynamic_quant_keeps_its_layers_16_bit() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/configs/phi-4-unsloth-bnb-4bit.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture");
+    let imported = vram_ledger::ledger::hf_config::parse_config(&text).expect("imports");
+    assert_eq!(imported.keep16, 878_182_400);
+    assert_eq!(imported.architecture.parameters(), 14_659_507_200, "phi-4's published 14.7 B");
+    // The link the import writes carries the count, and reads back the same bill.
+    let s = Scenario { method: vram_ledger::ledger::scenario::Method::Qlora, ..Scenario::imported(imported) };
+    let s = Scenario { quant: vram_ledger::ledger::storage::StorageFormat::Nf4, ..s };
+    let link = to_query(&s, &[]);
+    assert!(link.contains("keep16=878182400"), "{link}");
+    assert_eq!(bytes(&scenario(&link), ComponentId::Weights), bytes(&s, ComponentId::Weights));
+    // Each kept parameter costs 2 B − 4.127 bits / 8 more (NF4 with double quantization:
+    // 4 + 8/64 + 32/16384 bits).
+    let nf4 = (4.0 + 8.0 / 64.0 + 32.0 / 16384.0) / 8.0;
+    let plain = bytes(&scenario("model=phi-4&method=qlora&recipe=plain&rope_cache=none"), ComponentId::Weights) as f64;
+    let dynamic = bytes(
+        &scenario("model=phi-4&method=qlora&recipe=plain&rope_cache=none&keep16=878182400"),
+        ComponentId::Weights,
+    ) as f64;
+    assert!((dynamic - plain - 878_182_400.0 * (2.0 - nf4)).abs() < 2.0, "{dynamic} − {plain}");
+    // PEFT's `prepare_model_for_kbit_training` (recipe=peft) upcasts every parameter that is not
+    // 4-bit to fp32: the kept linears too, 4 B each.
+    let plain = bytes(&scenario("model=phi-4&method=qlora&recipe=peft&rope_cache=none"), ComponentId::Weights) as f64;
+    let dynamic =
+        bytes(&scenario("model=phi-4&method=qlora&recipe=peft&rope_cache=none&keep16=878182400"), ComponentId::Weights)
+            as f64;
+    assert!((dynamic - plain - 878_182_400.0 * (4.0 - nf4)).abs() < 2.0, "{dynamic} − {plain}");
+    // Unsloth from 2025.1.2 loads the dynamic repository for `unsloth/Phi-4` (its mapper), for SFT;
+    // 2025.1.1 the 16-bit one quantized on load; a link's own keep16 wins; RL (fast_inference) not.
+    let q = "framework=unsloth&framework_version=2025.1.5&model=phi-4&method=qlora";
+    assert_eq!(scenario(q).keep16, 878_182_400);
+    assert!(!to_query(&scenario(q), &[]).contains("keep16"), "a framework default is not written");
+    assert_eq!(scenario("framework=unsloth&framework_version=2025.1.1&model=phi-4&method=qlora").keep16, 0);
+    assert_eq!(scenario(&format!("{q}&keep16=0")).keep16, 0);
+    assert!(to_query(&scenario(&format!("{q}&keep16=0")), &[]).contains("keep16=0"));
+    assert_eq!(scenario(&format!("{q}&objective=grpo")).keep16, 0);
+    assert_eq!(scenario("framework=unsloth&framework_version=2025.1.5&model=qwen3-14b&method=qlora").keep16, 0);
+    assert_eq!(scenario("framework=unsloth&framework_version=2025.1.5&model=phi-4&method=lora").keep16, 0);
+    let note = framework::note(&scenario(q)).map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &m));
+    assert!(note.is_some_and(|n| n.contains("keep16=878182400")));
+    // A dense format ignores it.
+    assert_eq!(
+        bytes(&scenario("model=phi-4&method=lora&keep16=878182400"), ComponentId::Weights),
+        bytes(&scenario("model=phi-4&method=lora"), ComponentId::Weights)
+    );
+}
+
+/// The importer reads layer-indexed skip entries and leaves whole-kind ones to `quant_layers`: a
+/// skip list naming `model.layers.0.self_attn` does not make the format MLP-only, a vision tower's
+/// layers are 16-bit already, and a module the ledger does not itemise is named in a note.
+#[test]
+fn skip_lists_are_read_layer_by_layer() {
+    use vram_ledger::ledger::storage::QuantLayers;
+    let with = |list: &str| {
+        let base = std::fs::read_to_string(format!("{}/tests/data/configs/qwen3-4b.json", env!("CARGO_MANIFEST_DIR")))
+            .expect("fixture");
+        let q = format!(
+            "{{\"quantization_config\": {{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": true, \"llm_int8_skip_modules\": {list}}},"
+        );
+        vram_ledger::ledger::hf_config::parse_config(&base.replacen('{', &q, 1)).expect("imports")
+    };
+    // Qwen3-4B: hidden 2,560, 32 heads × 128, 8 KV heads, MLP 9,728. One attention block:
+    // 2,560 × 4,096 × 2 + 2,560 × 1,024 × 2 = 26,214,400; one MLP 3 × 2,560 × 9,728 = 74,711,040.
+    let i = with(
+        r#"["lm_head", "model.layers.0.self_attn", "model.layers.0.mlp", "model.layers.0.mlp.down_proj", "visual.blocks.3.mlp"]"#,
+    );
+    assert_eq!(i.keep16, 26_214_400 + 74_711_040, "each module once");
+    assert_eq!(i.architecture.checkpoint.1, QuantLayers::All);
+    let i = with(r#"["model.layers.5.self_attn.o_proj", "model.layers.99.mlp", "model.layers.2.cross_attn.o_proj"]"#);
+    assert_eq!(i.keep16, 2_560 * 4_096, "layer 99 does not exist; cross_attn is not itemised");
+    let notes: Vec<String> =
+        i.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+    assert!(notes.iter().any(|n| n.contains("layers.2.cross_attn.o_proj")), "{notes:?}");
+    assert!(with(r#"["lm_head"]"#).notes.is_empty(), "a list without layers is no news");
+}

@@ -94,6 +94,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ),
         VisionTowerPlus => (" + vision tower {0} params × 2 B", " + 视觉塔 {0} 个参数 × 2 B"),
         VisionTowerListed => (", vision tower", "、视觉塔"),
+        KeptLinearsListed => ("{0}, {1} linear params kept 16-bit (`keep16`)", "{0}、{1} 个保持 16 位的线性层参数(`keep16`)"),
         FormatDense => ("{0} {1} B", "{0} {1} B"),
         FormatInt8 => ("LLM.int8: 1 B + fp32 row scale", "LLM.int8:1 B + 每行 fp32 缩放"),
         FormatNf4 => ("NF4: 4 + 32/64 bits", "NF4:4 + 32/64 bit"),
@@ -1173,6 +1174,14 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ConfigFieldNotPattern => (
             "`{0}` must give each of the {1} layers one of `M`, `*`, `-` or `E`",
             "`{0}` 必须为 {1} 层中的每一层给出 `M`、`*`、`-` 或 `E` 之一",
+        ),
+        ImportKeep16 => (
+            "its `llm_int8_skip_modules` keeps {1} layers' linears 16-bit, {0} params (a dynamic quant's, as Unsloth's): the link sets `keep16`",
+            "它的 `llm_int8_skip_modules` 让 {1} 处逐层的线性层保持 16 位,共 {0} 个参数(动态量化,如 `Unsloth` 的):链接设置了 `keep16`",
+        ),
+        ImportKeep16Unknown => (
+            "`llm_int8_skip_modules` names modules the ledger does not itemise ({0}): billed as quantized",
+            "`llm_int8_skip_modules` 列出了账本未单列的模块({0}):按已量化计",
         ),
         ImportFullMask => (
             "its `auto_map` names ChatGLM's remote code, which grows the prompt's cache by concatenation layer after layer and returns only the last position's logits: the link sets `mask=full`",

@@ -29,6 +29,9 @@ pub enum Setting {
     DistOptim(bool),
     Attn(AttentionKernel),
     Rope(RopeCache),
+    /// The linears Unsloth's dynamic 4-bit checkpoint of the model keeps 16-bit
+    /// ([`unsloth_dynamic_keep16`]).
+    Keep16Dynamic,
 }
 
 impl Setting {
@@ -50,6 +53,7 @@ impl Setting {
             Setting::DistOptim(_) => "dist_optim",
             Setting::Attn(_) => "attn",
             Setting::Rope(_) => "rope_cache",
+            Setting::Keep16Dynamic => "keep16",
         }
     }
 
@@ -71,6 +75,7 @@ impl Setting {
             Setting::DistOptim(on) => ["0", "1"][usize::from(on)],
             Setting::Attn(k) => k.id(),
             Setting::Rope(r) => r.id(),
+            Setting::Keep16Dynamic => "the dynamic checkpoint's",
         }
     }
 
@@ -91,6 +96,7 @@ impl Setting {
             Setting::DistOptim(on) => s.layout.dist_optim = on,
             Setting::Attn(k) => s.attention = k,
             Setting::Rope(r) => s.rope_cache = r,
+            Setting::Keep16Dynamic => s.keep16 = unsloth_dynamic_keep16(s).unwrap_or(0),
         }
     }
 
@@ -112,6 +118,7 @@ impl Setting {
             Setting::DistOptim(on) => s.layout.dist_optim == on,
             Setting::Attn(k) => s.attention == k,
             Setting::Rope(r) => s.rope_cache == r,
+            Setting::Keep16Dynamic => unsloth_dynamic_keep16(s).is_some_and(|n| s.keep16 == n),
         }
     }
 }
@@ -149,6 +156,9 @@ pub enum Runs {
     UnslothOffload,
     /// Models with attention sinks (gpt-oss).
     Sinks,
+    /// SFT over NF4 of a model whose Unsloth dynamic 4-bit checkpoint was read
+    /// ([`unsloth_dynamic_keep16`]).
+    UnslothDynamic,
 }
 
 impl Runs {
@@ -170,6 +180,12 @@ impl Runs {
             Runs::NotDdp => !multi || s.zero > 0,
             Runs::UnslothOffload => !multi && s.seq >= 512,
             Runs::Sinks => s.architecture.sinks,
+            Runs::UnslothDynamic => {
+                s.rl.objective == Objective::Sft
+                    && s.quant == super::storage::StorageFormat::Nf4
+                    && s.trains_on_bnb_base()
+                    && unsloth_dynamic_keep16(s).is_some()
+            }
         }
     }
 
@@ -192,6 +208,7 @@ impl Runs {
             Runs::NotDdp => "one GPU, ZeRO or FSDP (not plain DDP)",
             Runs::UnslothOffload => "one GPU, seq ≥ 512",
             Runs::Sinks => "models with attention sinks (gpt-oss)",
+            Runs::UnslothDynamic => "SFT on NF4 of a model whose dynamic 4-bit checkpoint was read",
         }
     }
 }
@@ -283,6 +300,8 @@ rules![
         "unsloth 54dd81de67 (\"dynamic RoPE\", 2024-07-18) to 2024.12.12 (tag December-2024 `models/llama.py:L1104-1165`, `_utils.py` `patch_llama_rope_scaling`): a table pair per attention layer of `min(4 × 8192, max_position_embeddings)` positions, grown to whole 8,192-token steps by `extend_rope_embedding` for a longer sequence";
     Unsloth, v(2025, 1, 1), None, All, Rope(RopeCache::Model),
         "unsloth 2025.1.1 (63782ea3af, \"Bug fixes #1516\") to 2026.8.19 `models/llama.py` (`layer.self_attn.rotary_emb = model.model.rotary_emb`): one table pair for the model on each GPU (`multi_gpu_cos_cached`)";
+    Unsloth, v(2025, 1, 2), None, UnslothDynamic, Keep16Dynamic,
+        "unsloth 2025.1.2 (6cbfca8c63) `models/mapper.py` (2025.1.5 e42bd98706 `:L523-527`; `loader_utils.py` `get_model_name`): with `load_in_4bit=True` the model's 16-bit and official names map to its `-unsloth-bnb-4bit` repository, whose config.json's `llm_int8_skip_modules` keeps whole layers 16-bit (phi-4: `model.layers.1-3.mlp`, `model.layers.37/39.self_attn.o_proj`). Not for RL: with `fast_inference` a dynamic repository vLLM cannot load is swapped for the plain one (2025.5.9 `loader.py:L365-371`)";
     Unsloth, None, None, Full, Precision(Precision::Bf16),
         "unsloth `models/vision.py:L2176-2183`: full fine-tuning in bf16 is pure bf16 (`float32_mixed_precision=False`)";
     Llamafactory, None, None, All, Gc(Checkpointing::Reentrant),
@@ -408,6 +427,19 @@ pub fn fused_chunks(s: &Scenario) -> FusedChunks {
     }
 }
 
+/// Parameters of the linears Unsloth's dynamic 4-bit checkpoint of the scenario's model keeps
+/// 16-bit, for the checkpoints whose config.json was read: `unsloth/phi-4-unsloth-bnb-4bit`
+/// (`llm_int8_skip_modules`: `model.layers.1.mlp` … `model.layers.3.mlp`,
+/// `model.layers.37.self_attn.o_proj`, `model.layers.39.self_attn.o_proj`: 3 × 3 × 5,120 × 17,920 +
+/// 2 × 5,120² = 878,182,400; its safetensors, 10.39 GB, are 1.30 GB above `phi-4-bnb-4bit`'s 9.09 GB,
+/// as 878,182,400 × (2 − 0.516) B).
+pub fn unsloth_dynamic_keep16(s: &Scenario) -> Option<u64> {
+    match s.model_id.as_deref()? {
+        "phi-4" => Some(878_182_400),
+        _ => None,
+    }
+}
+
 /// The release a scenario's framework rules follow: the one asked for, else the newest read.
 pub fn release(s: &Scenario) -> Option<Release> {
     s.framework_version.or_else(|| releases(s.framework).last().copied())
@@ -455,9 +487,12 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
     probe.zero = s.zero;
     probe.seq = s.seq;
     probe.rl.objective = s.rl.objective;
+    probe.model_id = s.model_id.clone();
     for setting in apply(&mut probe, |_| false) {
         setting.apply(&mut d);
     }
+    // The default model's rules would not give the link's model its dynamic checkpoint.
+    d.keep16 = probe.keep16;
     d
 }
 
@@ -470,7 +505,10 @@ pub fn note(s: &Scenario) -> Option<Msg> {
     let release = release(s).map(|r| format!(" {r}")).unwrap_or_default();
     let set: Vec<String> = (in_effect(s))
         .filter(|r| r.runs.holds(s) && r.setting.holds(s))
-        .map(|r| format!("`{}={}`", r.setting.key(), r.setting.value()))
+        .map(|r| match r.setting {
+            Setting::Keep16Dynamic => format!("`keep16={}`", s.keep16),
+            setting => format!("`{}={}`", setting.key(), setting.value()),
+        })
         .collect();
     Some(if set.is_empty() {
         msg!(NoteFrameworkNothing, Arg::Text(format!("{name}{release}")))

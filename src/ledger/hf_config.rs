@@ -13,8 +13,8 @@ use std::borrow::Cow;
 use crate::ledger::json::Json;
 
 use super::architecture::{
-    Architecture, LayerKind, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind,
-    VisionSpec,
+    Architecture, LayerKind, LayerPattern, LinearGroup, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables,
+    VisionKind, VisionSpec,
 };
 use super::msg::{Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
@@ -67,6 +67,9 @@ pub struct Imported {
     /// The config names remote code known to materialize a full attention mask (ChatGLM / GLM-4's
     /// `auto_map`): its bill wants `mask=full`.
     pub full_mask: bool,
+    /// Parameters of the linears the checkpoint's `llm_int8_skip_modules` keeps 16-bit layer by
+    /// layer (`keep16`).
+    pub keep16: u64,
 }
 
 fn err<T>(m: Msg) -> Result<T, ConfigError> {
@@ -254,7 +257,8 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
     if full_mask {
         notes.push(msg!(ImportFullMask));
     }
-    Ok(Imported { architecture: arch, notes, full_mask })
+    let keep16 = if arch.checkpoint.0.is_dense() { 0 } else { kept_linears(&arch, skip_list(&top)?, &mut notes) };
+    Ok(Imported { architecture: arch, notes, full_mask, keep16 })
 }
 
 /// The rotary tables vLLM builds for this config ([`RopeTables`]; vLLM 0.19's
@@ -815,7 +819,12 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
     let method = q.opt_str("quant_method").unwrap_or("").to_ascii_lowercase();
     let bits = q.opt_uint("bits", 64)?;
     let skipped = |needle: &str| match q.raw("modules_to_not_convert").or(q.raw("ignore")) {
-        Some(Json::Array(list)) => list.iter().filter_map(Json::as_str).any(|m| has(m, needle)),
+        Some(Json::Array(list)) => {
+            // An entry with an index names one layer or block (`kept_linears`), not a kind.
+            list.iter()
+                .filter_map(Json::as_str)
+                .any(|m| has(m, needle) && !m.split('.').any(|p| p.parse::<u64>().is_ok()))
+        }
         _ => false,
     };
     let layers = if skipped("self_attn") {
@@ -845,6 +854,80 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
         }
     };
     Ok((format, layers))
+}
+
+/// The modules `quantization_config` leaves unquantized: bitsandbytes' `llm_int8_skip_modules`,
+/// or `modules_to_not_convert` / `ignore` (other methods).
+fn skip_list<'a>(top: &Fields<'a>) -> Result<&'a [Json], ConfigError> {
+    let Some(q) = top.object("quantization_config")? else { return Ok(&[]) };
+    let q = Fields { obj: q, prefix: "quantization_config." };
+    let list = q.raw("llm_int8_skip_modules").or(q.raw("modules_to_not_convert")).or(q.raw("ignore"));
+    Ok(match list {
+        Some(Json::Array(list)) => list,
+        _ => &[],
+    })
+}
+
+/// A skip-list entry that names one decoder layer: its index and the module path after it
+/// (`model.layers.37.self_attn.o_proj` → 37, `self_attn.o_proj`; a language model nested in a VLM
+/// as `language_model.model.layers.…`). Vision and audio towers' layers are 16-bit already.
+fn layer_entry(entry: &str) -> Option<(u64, &str)> {
+    if ["vision", "visual", "audio"].iter().any(|t| entry.contains(t)) {
+        return None;
+    }
+    let at = entry.find("layers.")?;
+    let rest = &entry[at + "layers.".len()..];
+    let (index, module) = rest.split_once('.').unwrap_or((rest, ""));
+    Some((index.parse().ok()?, module))
+}
+
+/// Parameters of the linears a skip list keeps 16-bit layer by layer (Unsloth's dynamic 4-bit:
+/// `model.layers.1.mlp`, `model.layers.37.self_attn.o_proj`), each layer's module counted once.
+/// Entries that name a kind in every layer (`self_attn`, `router`) set `quant_layers` instead; a
+/// module the ledger does not itemise (Llama-3.2-Vision's `cross_attn`) is named in a note.
+fn kept_linears(arch: &Architecture, list: &[Json], notes: &mut Vec<Msg>) -> u64 {
+    let linears = arch.linears();
+    let mut kept = std::collections::BTreeSet::new();
+    let mut unknown = Vec::new();
+    let mut total = 0u64;
+    for (layer, module) in list.iter().filter_map(Json::as_str).filter_map(layer_entry) {
+        let (block, leaf) = module.split_once('.').unwrap_or((module, ""));
+        let moe = arch.is_moe_layer(layer);
+        let mut matched = false;
+        for (i, l) in linears.iter().enumerate() {
+            let in_block = match block {
+                "" => true,
+                "self_attn" | "attention" | "attn" => l.group == LinearGroup::Attention,
+                "mlp" | "feed_forward" | "block_sparse_moe" => match l.group {
+                    LinearGroup::Mlp => !moe,
+                    LinearGroup::Expert | LinearGroup::SharedExpert => moe,
+                    _ => false,
+                },
+                "linear_attn" => l.group == LinearGroup::LinearAttention,
+                _ => false,
+            };
+            let leaf_matches = leaf.is_empty()
+                || l.name == leaf
+                || l.name.strip_prefix(leaf).is_some_and(|r| r.starts_with('.'))
+                || (leaf == "experts" && l.group == LinearGroup::Expert);
+            if layer < arch.layers && in_block && leaf_matches {
+                matched = true;
+                if kept.insert((layer, i)) {
+                    total = total.saturating_add(l.parameters());
+                }
+            }
+        }
+        if !matched && unknown.len() < 4 {
+            unknown.push(format!("layers.{layer}.{module}").chars().take(60).collect::<String>());
+        }
+    }
+    if total > 0 {
+        notes.push(msg!(ImportKeep16, Arg::Count(total), Arg::Int(kept.len() as u64)));
+    }
+    if !unknown.is_empty() {
+        notes.push(msg!(ImportKeep16Unknown, Arg::Text(unknown.join(", "))));
+    }
+    total
 }
 
 /// compressed-tensors: the first config group's weight bits and whether activations are quantized.

@@ -120,6 +120,7 @@ msg_ids!(
     WeightsQuantized,
     VisionTowerPlus,
     VisionTowerListed,
+    KeptLinearsListed,
     FormatDense,
     FormatInt8,
     FormatNf4,
@@ -365,6 +366,8 @@ msg_ids!(
     ImportIgnored,
     ImportGemma4Global,
     ImportUnknownQuant,
+    ImportKeep16,
+    ImportKeep16Unknown,
     ConfigHeadDim,
     ConfigExpertsPerToken,
     ConfigNotDivisible,
@@ -482,9 +485,11 @@ msg_ids!(
     SglangVlmCache,
     PrefillReplayed,
     NoteFullMask,
-    // The served engines' texts the page's build never makes (SGLang's, llama.cpp's, vLLM's add-ons and
-    // `max_model_len=auto`, down to `NoteGridOptimizer`: their bills are the worker's,
+    // The served engines' texts the page's build never makes (vLLM's on several GPUs, SGLang's,
+    // llama.cpp's, vLLM's add-ons and `max_model_len=auto`, down to `NoteGridOptimizer`: their bills
+    // are the worker's; the page's vLLM is an RL rollout on one GPU,
     // `Scenario::billed_on_demand`).
+    VllmMlaReplicated,
     LlamacppHostKv,
     LlamacppNoFlash,
     LlamacppSwa,
@@ -545,7 +550,6 @@ msg_ids!(
     GraphsOff,
     VllmGraphsInBudget,
     VllmGraphsOutside,
-    VllmMlaReplicated,
     VllmUniformBlock,
     VllmGroupPart,
     VllmHybridBlock,

@@ -613,8 +613,8 @@ fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
 
 /// `format` over the layers the scenario says it covers (all, unless `quant` is the checkpoint's).
 fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
-    let layers = if format == s.quant { s.quant_layers() } else { QuantLayers::All };
-    WeightFormat { format, double_quant: s.double_quant, layers, head: s.quant_head }
+    let (layers, keep16) = if format == s.quant { (s.quant_layers(), s.keep16) } else { (QuantLayers::All, 0) };
+    WeightFormat { format, double_quant: s.double_quant, layers, head: s.quant_head, keep16 }
 }
 
 /// What the saved activations need to know about what trains.

@@ -769,6 +769,9 @@ pub struct Scenario {
     /// Which linear layers `quant` covers; `None`: as the model's checkpoint when `quant` is its
     /// format (gpt-oss: the experts), else every linear layer.
     pub quant_layers: Option<QuantLayers>,
+    /// Parameters of the linears `quant` covers that stay 16-bit all the same: a checkpoint's
+    /// `llm_int8_skip_modules` naming single layers (Unsloth's dynamic 4-bit). 0 = none.
+    pub keep16: u64,
     /// NF4 double quantization (QLoRA's default).
     pub double_quant: bool,
     /// The LM head quantized with the linear layers (Lightning's BitsandbytesPrecision).
@@ -855,6 +858,7 @@ impl Scenario {
             model_id: None,
             architecture: imported.architecture,
             mask: if imported.full_mask { AttentionMask::Full } else { AttentionMask::Causal },
+            keep16: imported.keep16,
             ..Scenario::default()
         }
     }
@@ -872,6 +876,7 @@ impl Default for Scenario {
             precision: Precision::Mixed,
             quant: StorageFormat::Bf16,
             quant_layers: None,
+            keep16: 0,
             double_quant: true,
             quant_head: false,
             optimizer: Optimizer::AdamW,

@@ -30,18 +30,23 @@ pub struct WeightFormat {
     pub layers: QuantLayers,
     /// The (untied) LM head quantized too, from fp16 (Lightning's BitsandbytesPrecision).
     pub head: bool,
+    /// Parameters of covered linears kept 16-bit all the same (`keep16`: bitsandbytes'
+    /// `llm_int8_skip_modules` naming single layers, as Unsloth's dynamic 4-bit checkpoints do).
+    pub keep16: u64,
 }
 
 impl WeightFormat {
     /// Every linear layer in `format` (NF4 with double quantization).
     pub fn all(format: StorageFormat) -> WeightFormat {
-        WeightFormat { format, double_quant: true, layers: QuantLayers::All, head: false }
+        WeightFormat { format, double_quant: true, layers: QuantLayers::All, head: false, keep16: 0 }
     }
 }
 
 /// Parameters and bytes of the covered linear weights. Bytes are summed per layer, then times the
 /// layers that hold them (one run of linears per layer count, in order).
-fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
+/// The third count is the parameters among them the checkpoint keeps 16-bit (`keep16`), left out of
+/// the first two.
+fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64, u64) {
     let (mut params, mut bytes) = (0u64, 0.0);
     let (mut run_layers, mut run_bytes) = (0u64, 0.0);
     for l in arch.linears().iter().filter(|l| l.group.quantized_under(w.layers)) {
@@ -53,12 +58,18 @@ fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64) {
         run_bytes += l.parameters() as f64 * w.format.bits_per_weight(w.double_quant, l.d_in) / 8.0;
     }
     bytes += run_bytes * run_layers as f64;
+    // The linears the checkpoint keeps 16-bit leave the covered set at its average bits per weight.
+    let kept = w.keep16.min(params);
+    if kept > 0 {
+        bytes -= bytes * kept as f64 / params as f64;
+        params -= kept;
+    }
     if w.head {
         let head = arch.lm_head_parameters();
         params = params.saturating_add(head);
         bytes += head as f64 * w.format.bits_per_weight(w.double_quant, arch.hidden) / 8.0;
     }
-    (params, bytes)
+    (params, bytes, kept)
 }
 
 /// The weight matrix dequantized at the peak and its bytes per parameter: the largest linear layer
@@ -102,10 +113,12 @@ pub fn stored_weights_of(arch: &Architecture, w: WeightFormat, total: u64) -> St
         );
         return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula, unquantized: total };
     }
-    let (linear, lin_bytes) = covered_linears(arch, w);
+    let (linear, lin_bytes, kept) = covered_linears(arch, w);
     let rest = total - linear.min(total);
     let avg_bits = if linear > 0 { lin_bytes * 8.0 / linear as f64 } else { 0.0 };
     let vision_listed = when(vision > 0, || msg!(VisionTowerListed));
+    let vision_listed =
+        if kept > 0 { msg!(KeptLinearsListed, vision_listed, Arg::Count(kept)).arg() } else { vision_listed };
     let explain = format.explain(w.double_quant).arg();
     let formula = match w.layers {
         QuantLayers::All if w.head && arch.lm_head_parameters() > 0 => {

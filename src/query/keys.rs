@@ -1052,6 +1052,17 @@ keys! {
         architecture: false,
         doc: doc!("as the checkpoint (all for a format it does not use)", "which linear layers `quant` covers: all, mlp (MLPs and experts), experts (routed experts only); the rest stays 16-bit"),
     },
+    Keep16 = "keep16" {
+        label: ("Linears kept 16-bit", "保留 16 位的线性层"),
+        read: Read::Uint { min: 0, max: 1 << 50 },
+        set: |s, v| {
+            s.keep16 = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.keep16, c.default.keep16),
+        architecture: false,
+        doc: doc!("0", "parameters of the linears `quant` covers that the checkpoint keeps 16-bit all the same: `llm_int8_skip_modules` naming single layers, as in Unsloth's dynamic 4-bit checkpoints (`model.layers.1.mlp`); the config.json import counts them"),
+    },
     Dq = "dq" {
         label: ("Double quantization", "双重量化"),
         read: Read::Flag,

@@ -313,9 +313,10 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
         .arg();
     }
     let tp = when(i.tp > 1, || msg!(TensorParallel, Arg::Int(i.tp)));
-    // Latent attention's down-projections (q_a, kv_a) are replicated on every GPU, not split.
+    // Latent attention's down-projections (q_a, kv_a) are replicated on every GPU, not split (the
+    // page's rollout runs on one GPU).
     let replicated = match (&p.arch.mla, i.tp) {
-        (Some(m), 2..) => {
+        (Some(m), 2..) if !PAGE => {
             let per_layer = p.arch.hidden * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
             let format = if i.weights.layers == QuantLayers::All { i.weights.format } else { StorageFormat::Bf16 };
             (per_layer * p.arch.layers) as f64 * format.bits_per_weight(i.weights.double_quant, p.arch.hidden) / 8.0
