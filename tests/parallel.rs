@@ -113,8 +113,14 @@ fn micro_batches_in_flight_by_schedule() {
     assert_eq!(in_flight(&l(Schedule::OneFOneB, 1), 8, 3), 1.0);
     assert_eq!(in_flight(&l(Schedule::OneFOneB, 1), 2, 0), 2.0);
     assert_eq!(in_flight(&l(Schedule::ZeroBubble, 1), 8, 1), 3.0);
-    // Interleaved over 2 virtual stages: 4 × (1 + 3 / 8) = 5.5 on the first stage.
+    // Interleaved over 2 virtual stages: 4 × (1 + 3 / 8) = 5.5 on the first stage. Megatron-Core
+    // counts model-chunk passes: warm-up 2 × (4 − 0 − 1) + (2 − 1) × 4 = 10, plus one, ÷ 2 = 5.5;
+    // on the last stage 0 + 4 + 1 = 5 passes, 2.5 micro-batches (1F1B's last stage holds one).
     assert_eq!(in_flight(&l(Schedule::Interleaved, 2), 8, 0), 5.5);
+    assert_eq!(in_flight(&l(Schedule::Interleaved, 2), 8, 3), 2.5);
+    // Few micro-batches: every pass of the step is warm-up (2 × 2 = 4 passes on any stage: 2.0).
+    assert_eq!(in_flight(&l(Schedule::Interleaved, 2), 2, 0), 2.0);
+    assert_eq!(in_flight(&l(Schedule::Interleaved, 2), 2, 3), 2.0);
     // GPipe: every micro-batch.
     assert_eq!(in_flight(&l(Schedule::Gpipe, 1), 8, 2), 8.0);
     // No pipeline: accumulation runs the micro-batches one after the other.
@@ -405,4 +411,30 @@ fn the_precision_aware_optimizer_keeps_its_states_in_their_dtypes() {
     assert!(vram_ledger::query::to_query(&vram_ledger::query::parse(&bf16).scenario, &[])
         .contains("moments=bf16&main_grads=bf16"));
     assert!(!vram_ledger::query::parse(&format!("{q}&main_grads=fp8")).errors.is_empty());
+}
+
+/// A fused linear cross-entropy on an FSDP grid (Accelerate's context parallelism, as TRL's 2026
+/// benchmark runs it): one chunk of logits, the input gradient and, under Liger's kernel in a full
+/// fine-tune, the LM head's weight gradient made in the forward pass. By hand for Qwen3-4B at
+/// 32,768 tokens over cp = 2: 16,384 tokens a GPU; ⌈151,936 / 2,560⌉ = 60, so a chunk is the next
+/// power of two of ⌈16,384 / 60⌉ = 274: 512 tokens × 151,936 × (2 + 4) B = 466,747,392; the input
+/// gradient 16,384 × (2,560 × 2 + 4) B = 83,951,616; Liger's head gradient 151,936 × 2,560 × 2 B
+/// (the gathered bf16 head) = 777,912,320.
+#[test]
+fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
+    let logits = |q: &str| {
+        estimate(&query::parse(q).scenario).components.iter().find(|c| c.id == ComponentId::Logits).map_or(0, |c| c.bytes)
+    };
+    let q = "model=qwen3-4b&method=full&dp=4&cp=2&zero=3&seq=32768&batch=1&gc=1&loss=fused&gpu=h100-80g";
+    assert_eq!(logits(q), 466_747_392 + 83_951_616);
+    assert_eq!(logits(&format!("{q}&kernels=liger")), 466_747_392 + 83_951_616 + 777_912_320);
+    // On one GPU the loss is given the trained weight: the bf16 working copy under mixed precision
+    // (2 B a parameter), the weight itself in fp32 training (4 B).
+    let one = "model=qwen3-4b&method=full&seq=4096&gc=1&loss=fused";
+    assert_eq!(logits(&format!("{one}&kernels=liger")) - logits(one), 151_936 * 2_560 * 2);
+    let fp32 = format!("{one}&precision=fp32");
+    assert_eq!(logits(&format!("{fp32}&kernels=liger")) - logits(&fp32), 151_936 * 2_560 * 4);
+    // A frozen head (LoRA) gets no gradient.
+    let lora = "model=qwen3-4b&method=lora&seq=4096&gc=1&loss=fused";
+    assert_eq!(logits(&format!("{lora}&kernels=liger")), logits(lora));
 }

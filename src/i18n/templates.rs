@@ -270,6 +270,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "loss=fused (fused linear cross-entropy: Liger, Cut Cross-Entropy, Unsloth, TRL's chunked_nll): a chunk of {0} tokens × vocab {1} × {2} B + the input gradient {3} tokens × {4} × {5} B + fp32 loss = {6}{7}{8}",
             "loss=fused(线性层与交叉熵融合:`Liger`、`Cut Cross-Entropy`、`Unsloth`、`TRL` 的 `chunked_nll`):一个分块 {0} token × 词表 {1} × {2} B + 输入梯度 {3} token × {4} × {5} B + fp32 损失 = {6}{7}{8}",
         ),
+        LigerHeadGradient => (" + Liger's LM-head weight gradient, made in the forward: {0} params × {1} B", " + `Liger` 在前向中算出的 LM head 权重梯度:{0} 个参数 × {1} B"),
         Softcap => (" + soft-capping's tanh output {0} B", " + 软截断(tanh)的输出 {0} B"),
         LayerGradients => (
             " + the unsharded gradients ({1} B) and the reduce-scatter input ({2} B): {0} × ({1} + {2}) B",

@@ -10,7 +10,7 @@ use super::dtype::Dtype;
 use super::framework::FusedChunks;
 use super::msg::{when, Arg, Msg};
 use super::plan::{Base, Plan, Training};
-use super::scenario::LossKernel;
+use super::scenario::{LossKernel, Method};
 use crate::msg;
 
 /// The dtype's bytes the model returns its logits in: fp32 from transformers before 4.46, which
@@ -106,16 +106,37 @@ fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) ->
 /// an fp32 loss per token. Returns (bytes, chunk tokens).
 fn fused_loss_bytes(p: &Plan, t: &Training) -> (f64, u64) {
     let tokens = p.batch.saturating_mul(p.logit_tokens).max(1);
-    let (vocab, hidden) = (p.arch.vocab.max(1), p.arch.hidden.max(1));
-    let inc = vocab.div_ceil(hidden).max(1);
-    let chunk = match t.fused_chunks {
-        FusedChunks::Fixed => tokens.div_ceil(inc).checked_next_power_of_two().unwrap_or(tokens),
-        sized => tokens.div_ceil(unsloth_chunks(p, t, tokens, sized)),
+    let chunks = match t.fused_chunks {
+        FusedChunks::Fixed => None,
+        sized => Some(unsloth_chunks(p, t, tokens, sized)),
+    };
+    fused_chunk_bytes(tokens, p.arch.vocab, p.arch.hidden, p.acts.bytes(), chunks)
+}
+
+/// [`fused_loss_bytes`] for `tokens` over a `vocab` (a tensor-parallel slice of it) and `hidden`,
+/// in `chunks` (`None`: Liger's fixed chunk).
+pub fn fused_chunk_bytes(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks: Option<u64>) -> (f64, u64) {
+    let (tokens, vocab, hidden) = (tokens.max(1), vocab.max(1), hidden.max(1));
+    let chunk = match chunks {
+        None => tokens.div_ceil(vocab.div_ceil(hidden).max(1)).checked_next_power_of_two().unwrap_or(tokens),
+        Some(n) => tokens.div_ceil(n.max(1)),
     }
     .min(tokens);
-    let act = p.acts.bytes();
     let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
     (bytes, chunk)
+}
+
+/// Liger's fused linear cross-entropy computes the LM head's weight gradient in the forward pass
+/// when the head trains (liger-kernel `ops/fused_linear_cross_entropy.py`
+/// `fused_linear_cross_entropy_forward`: `grad_weight = torch.zeros_like(weight)`, accumulated chunk
+/// by chunk and saved for the backward): a full fine-tune holds it from the loss to the head's
+/// backward, vocab × hidden in the dtype of the weight the loss is given (`weight_bytes`). Returns
+/// (parameters, bytes) and the text.
+pub fn liger_head_gradient(arch: &Architecture, head_trains: bool, liger: bool, weight_bytes: f64) -> (f64, Arg) {
+    let on = head_trains && liger;
+    let params = if on { arch.vocab.saturating_mul(arch.hidden) } else { 0 };
+    let text = when(on, || msg!(LigerHeadGradient, Arg::Count(params), Arg::Factor(weight_bytes)));
+    (params as f64 * weight_bytes, text)
 }
 
 /// How many chunks Unsloth's fused loss splits `tokens` into: the fp32 logits (tokens × vocab × 4 B)
@@ -172,6 +193,14 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
     let head_note = when(head_copy > 0.0, || msg!(HeadCopy, Arg::Count(head_params), Arg::Bytes(head_copy)));
     let held_note = || when(held > 0.0, || msg!(HeldOutput, Arg::Bytes(held)));
     if t.loss == LossKernel::Fused {
+        // Under ZeRO-3 / FSDP the loss is given the gathered 16-bit weight; else the trained weight
+        // as the bill holds it (mixed precision's bf16 working copy, fp32 in fp32 training).
+        let weight_bytes = match t.base {
+            Base::Trained(d) if t.shard.zero < 3 => d.bytes(),
+            _ => p.acts.bytes(),
+        };
+        let liger = t.kernels == super::scenario::Kernels::Liger;
+        let (head_grad, head_grad_note) = liger_head_gradient(p.arch, t.method == Method::Full, liger, weight_bytes);
         let (bytes, chunk) = fused_loss_bytes(p, t);
         let formula = msg!(
             LogitsFused,
@@ -183,9 +212,10 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
             Arg::Factor(p.acts.bytes()),
             Arg::Bytes(bytes),
             head_note,
-            held_note()
+            head_grad_note
         );
-        return (line(ComponentId::Logits, bytes + head_copy + held, "§1", formula), 0.0);
+        // A fused loss returns no logits to hold (`held_output_bytes`).
+        return (line(ComponentId::Logits, bytes + head_copy + head_grad, "§1", formula), 0.0);
     }
     let formula = msg!(
         Logits,

@@ -193,6 +193,7 @@ msg_ids!(
     WeightsQuantizedHead,
     DequantHead,
     LogitsFused,
+    LigerHeadGradient,
     Softcap,
     HeadCopy,
     LayerGradients,
@@ -487,9 +488,14 @@ msg_ids!(
     NoteFullMask,
     // The served engines' texts the page's build never makes (vLLM's on several GPUs, SGLang's,
     // llama.cpp's, vLLM's add-ons and `max_model_len=auto`, down to `NoteGridOptimizer`: their bills
-    // are the worker's; the page's vLLM is an RL rollout on one GPU,
-    // `Scenario::billed_on_demand`).
+    // are the worker's; the page's vLLM is an RL rollout on one GPU, whose engine notes and status
+    // an RL bill does not show, `Scenario::billed_on_demand`).
     VllmMlaReplicated,
+    VllmSummary,
+    StatusQueues,
+    StatusNotEnoughFree,
+    StatusNoKvVllm,
+    StatusContextTooLongVllm,
     LlamacppHostKv,
     LlamacppNoFlash,
     LlamacppSwa,
@@ -555,11 +561,6 @@ msg_ids!(
     VllmHybridBlock,
     VllmKvPool,
     EngineContext,
-    VllmSummary,
-    StatusNotEnoughFree,
-    StatusNoKvVllm,
-    StatusContextTooLongVllm,
-    StatusQueues,
     NoteEngineIgnored,
     NoteQloraBase,
     NoteFp32ModuleRecipe,

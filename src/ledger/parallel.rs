@@ -183,9 +183,16 @@ pub fn in_flight(l: &Layout, microbatches: u64, p: u64) -> f64 {
     let one_f_one_b = (l.pp - p.min(l.pp - 1)).min(m) as f64;
     match l.schedule {
         Schedule::OneFOneB | Schedule::ZeroBubble => one_f_one_b,
+        // Megatron-Core's interleaved schedule counts in model-chunk passes: every rank warms up with
+        // (vpp − 1) × pp of them (`microbatch_group_size_per_vp_stage` = pp) plus 2 per stage after
+        // its own, holds at most one more (`max_outstanding_backprops`), all m × vpp when that is
+        // more (schedules.py `get_pp_rank_microbatches`, core_v0.13 … HEAD d98e8a6): in whole-stage
+        // micro-batches, ÷ vpp. The first stage's is Narayanan et al.'s pp × (1 + (pp − 1) / (pp ×
+        // vpp)); the last stage's is nearly as much, where 1F1B's is one.
         Schedule::Interleaved => {
-            let (pp, vpp) = (l.pp as f64, l.vpp.max(1) as f64);
-            one_f_one_b * (1.0 + (pp - 1.0) / (pp * vpp))
+            let (pp, vpp) = (l.pp, l.vpp.max(1));
+            let warmup = 2 * (pp - 1 - p.min(pp - 1)) + (vpp - 1) * pp;
+            (warmup + 1).min(m.saturating_mul(vpp)) as f64 / vpp as f64
         }
         Schedule::Gpipe => m as f64,
     }
@@ -434,10 +441,33 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
     // loss's does: 4 B more per logit and depth.
     let mtp = 4.0 * l.mtp_layers as f64 * logits;
     let mtp_msg = when(mtp > 0.0, || msg!(GridMtpLogits, Arg::Int(l.mtp_layers), Arg::Bytes(mtp)));
+    let loss = s.loss.unwrap_or(super::scenario::LossKernel::Hf);
+    if s.zero == 3 && loss == super::scenario::LossKernel::Fused {
+        // A fused linear cross-entropy (Liger's, as Accelerate's and TRL's FSDP runs use it) on
+        // this GPU's tokens: one chunk of logits, the input gradient, and Liger's head gradient of
+        // a full fine-tune (the gathered bf16 head), as on one GPU (`logits::fused_chunk_bytes`).
+        let vocab = arch.vocab.div_ceil(l.tp.max(1));
+        let (bytes, chunk) = super::logits::fused_chunk_bytes(tokens as u64, vocab, arch.hidden, 2.0, None);
+        let liger = s.kernels == super::scenario::Kernels::Liger;
+        let (head, head_text) =
+            super::logits::liger_head_gradient(arch, s.method == super::scenario::Method::Full, liger, 2.0);
+        let formula = msg!(
+            LogitsFused,
+            Arg::Count(chunk),
+            Arg::Count(vocab),
+            Arg::Factor(6.0),
+            Arg::Count(tokens as u64),
+            Arg::Count(arch.hidden),
+            Arg::Factor(2.0),
+            Arg::Bytes(bytes),
+            mtp_msg,
+            head_text
+        );
+        return line(ComponentId::Logits, bytes + head / l.tp as f64 + mtp, "§2", formula);
+    }
     if s.zero == 3 {
         // torchtitan's loss: PyTorch's cross-entropy on the (vocab-parallel) logits, as `loss` and
         // `compile` say (`compile=model` leaves it eager).
-        let loss = s.loss.unwrap_or(super::scenario::LossKernel::Hf);
         let compiled = s.compile == super::scenario::Compile::Full;
         let (per, formula) = super::logits::bytes_per_logit(loss, super::dtype::Dtype::Bf16, compiled, false);
         return line(

@@ -856,10 +856,11 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
 /// `stage_tokens`: what each stage's own pool holds of a context that 0.15–0.17's whole-model
 /// check refuses (`whole_model_check`).
 fn notes(s: &Serving, p: &Plan, i: &Inference, r: &Rules, model_context: u64, stage_tokens: Option<u64>) -> Vec<Note> {
-    let mut notes = vec![Note { key: "engine", text: summary(s, r) }];
+    // The page's vLLM is an RL rollout's, whose bill shows the trainer's notes, not the engine's.
     if PAGE {
-        return notes;
+        return Vec::new();
     }
+    let mut notes = vec![Note { key: "engine", text: summary(s, r) }];
     notes.extend(addon_notes(s, i, p.gpu.torch_bytes as f64, r.util));
     notes.extend(auto_note(p, i, r, s.context_tokens, model_context));
     if let (Some(tokens), false) = (stage_tokens, s.status.starts()) {
