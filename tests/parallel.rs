@@ -423,7 +423,11 @@ fn the_precision_aware_optimizer_keeps_its_states_in_their_dtypes() {
 #[test]
 fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
     let logits = |q: &str| {
-        estimate(&query::parse(q).scenario).components.iter().find(|c| c.id == ComponentId::Logits).map_or(0, |c| c.bytes)
+        estimate(&query::parse(q).scenario)
+            .components
+            .iter()
+            .find(|c| c.id == ComponentId::Logits)
+            .map_or(0, |c| c.bytes)
     };
     let q = "model=qwen3-4b&method=full&dp=4&cp=2&zero=3&seq=32768&batch=1&gc=1&loss=fused&gpu=h100-80g";
     assert_eq!(logits(q), 466_747_392 + 83_951_616);
@@ -437,4 +441,37 @@ fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
     // A frozen head (LoRA) gets no gradient.
     let lora = "model=qwen3-4b&method=lora&seq=4096&gc=1&loss=fused";
     assert_eq!(logits(&format!("{lora}&kernels=liger")), logits(lora));
+}
+
+/// Megatron's residual dropout (`hidden_dropout`, 0.1 by default) keeps each block's mask, 1 B per
+/// element, where the norms' tensors are: replicated over tensor parallel, ÷ tp with sequence
+/// parallel. By hand for Megatron-LM's 7B test model (32 layers, hidden 4,096) at 8,192 tokens ×
+/// micro-batch 2, TP 4: 2 masks × 4,096 B × 32 layers × 16,384 tokens = 4 GiB more, 1 GiB with SP;
+/// Llama-3.2-1B on one GPU (16 layers, hidden 2,048, 2,048 tokens): 2 × 2,048 × 16 × 2,048 B. A
+/// generate() bill runs in eval mode: no change.
+#[test]
+fn hidden_dropout_keeps_its_masks_in_training_only() {
+    let activations = |q: &str| {
+        estimate(&query::parse(q).scenario)
+            .components
+            .iter()
+            .find(|c| c.id == ComponentId::Activations)
+            .map_or(0, |c| c.bytes)
+    };
+    let gpt = "model=custom&layers=32&hidden=4096&heads=32&kv_heads=8&head_dim=128&ffn=16384&vocab=131200&tied=0&mlp=gelu&norm=layer&method=full&framework=megatron&seq=8192&batch=2&tp=4&dp=2&microbatches=2&gpu=h100-80g";
+    let with = |q: &str| format!("{q}&hidden_dropout=0.1");
+    assert_eq!(activations(&with(gpt)) - activations(gpt), 2 * 4096 * 32 * 16384);
+    let sp = format!("{gpt}&sp=1");
+    assert_eq!(activations(&with(&sp)) - activations(&sp), 2 * 4096 * 32 * 16384 / 4);
+    let one = "model=llama-3.2-1b&method=full&seq=2048&gc=0";
+    assert_eq!(activations(&with(one)) - activations(one), 2 * 2048 * 16 * 2048);
+    let infer = "model=llama-3.2-1b&mode=infer&seq=2048";
+    assert_eq!(
+        estimate(&query::parse(&with(infer)).scenario).device_bytes(),
+        estimate(&query::parse(infer).scenario).device_bytes()
+    );
+    // The link keeps it, and names the preset modified.
+    let s = query::parse(&with(one)).scenario;
+    assert!(query::to_query(&s, &[]).contains("hidden_dropout=0.1"));
+    assert!(query::parse("model=llama-3.2-1b&hidden_dropout=1.5").errors.len() == 1);
 }

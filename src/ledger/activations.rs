@@ -17,6 +17,8 @@
 //!   instead keeps the fp32 softmax and its 16-bit copy, heads·s² each, and repeats k/v to all heads.
 //! - gated MLP: gate output (SiLU input), SiLU output and up output (the product's two operands), and
 //!   the product (down_proj input) when down_proj trains.
+//! - dropout on the residual stream (`hidden_dropout` > 0: Megatron's default, GPT-2's): each block's
+//!   mask, 1 B per element.
 //! - LoRA: each adapted layer keeps the input of its adapter (its own copy when the fp32 adapter
 //!   casts the 16-bit input) and the rank-r intermediate.
 //! - QLoRA with bitsandbytes before 0.43.2 (`bnb=legacy`): the frozen 4-bit layers' matmul kept its
@@ -93,8 +95,10 @@ fn training_layer(
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let stream = trainable.stream_bytes(act);
     // A block-level hybrid's MLP-only block has no mixer and its norm; its mixer blocks no MLP.
+    // Each block's residual dropout keeps its mask (1 B per element) when the model trains with one.
+    let mask = if arch.hidden_dropout > 0.0 { arch.hidden as f64 } else { 0.0 };
     if class.attention != LayerKind::None {
-        saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
+        saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion) + mask;
     }
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
@@ -108,6 +112,7 @@ fn training_layer(
     }
     if class.mlp {
         mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+        saved.per_token += mask;
     }
     saved
 }

@@ -586,6 +586,11 @@ pub struct Architecture {
     pub out_and_mlp_bias: bool,
     /// Learned absolute position embeddings (GPT-2: 1024 positions); 0 for rotary models.
     pub learned_positions: u64,
+    /// The residual stream's dropout probability in training (Megatron's `--hidden-dropout`, 0.1 by
+    /// default; GPT-2's `resid_pdrop`): above 0 each of a layer's two dropouts keeps its mask for
+    /// the backward, 1 B per element. 0 for the models of 2024 on.
+    #[serde(default)]
+    pub hidden_dropout: f64,
     /// The longest context the model is made for (config.json's `max_position_embeddings`, the
     /// length a serving engine derives by default); 0 when not known. Only `max_model_len=auto`
     /// reads it: nothing is billed from it.
@@ -774,6 +779,7 @@ impl Architecture {
             qkv_bias: false,
             out_and_mlp_bias: false,
             learned_positions: 0,
+            hidden_dropout: 0.0,
             max_context: 0,
             rope: RopeTables::OverContext,
             softcapping: false,

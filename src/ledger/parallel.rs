@@ -140,20 +140,22 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
         MlpKind::Glu => 3.0 * ffn * ACT,
         MlpKind::Gelu => 2.0 * ffn * ACT,
     };
+    // The residual dropout after each block keeps its mask, 1 B per element, where the norms are.
+    let norms = if arch.hidden_dropout > 0.0 { 2.0 * ACT + 1.0 } else { 2.0 * ACT };
     let mut bytes = 0.0;
     if class.attention.attends() {
-        bytes += 2.0 * ACT * h / norm_split;
+        bytes += norms * h / norm_split;
         bytes += (ACT * (outputs(LinearGroup::Attention, "o_proj") + arch.attn_out_dim() as f64)
             + 4.0 * arch.heads as f64)
             / tp;
     } else if class.attention == LayerKind::Linear {
-        bytes += 2.0 * ACT * h / norm_split;
+        bytes += norms * h / norm_split;
         let value = linears.iter().find(|x| x.name == "out_proj").map_or(0.0, |x| x.d_in as f64);
         bytes += ACT * (outputs(LinearGroup::LinearAttention, "out_proj") + value) / tp;
     }
     let mut routed = 0.0;
     if class.mlp {
-        bytes += 2.0 * ACT * h / norm_split;
+        bytes += norms * h / norm_split;
         match (&arch.moe, class.moe) {
             (Some(m), true) => {
                 routed = m.active as f64 * if l.sp { etp / tp } else { 1.0 };

@@ -562,6 +562,17 @@ keys! {
         architecture: true,
         doc: doc!("the preset's", "biases on the attention output and the MLP or expert linears (GPT-2, gpt-oss)"),
     },
+    HiddenDropout = "hidden_dropout" {
+        label: ("Hidden dropout", "隐藏层 dropout"),
+        read: Read::Float { min: 0.0, max: 0.99 },
+        set: |s, v| {
+            s.architecture.hidden_dropout = v.float();
+            Ok(())
+        },
+        write: |s, c| (s.architecture.hidden_dropout != c.template.hidden_dropout).then(|| trim_float(s.architecture.hidden_dropout)),
+        architecture: true,
+        doc: doc!("0 (the preset's)", "the residual stream's dropout probability in training (Megatron's `--hidden-dropout`, whose default is 0.1; GPT-2's `resid_pdrop`): above 0 the two dropouts of every layer keep their masks, 1 B per element each (÷ tp only with sequence parallel)"),
+    },
     ModelContext = "model_context" {
         label: ("Model's context (tokens)", "模型上下文(token)"),
         read: Read::Uint { min: 0, max: 1 << 30 },
