@@ -131,7 +131,7 @@ pub fn fused_chunk_bytes(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks:
 /// `fused_linear_cross_entropy_forward`: `grad_weight = torch.zeros_like(weight)`, accumulated chunk
 /// by chunk and saved for the backward): a full fine-tune holds it from the loss to the head's
 /// backward, vocab × hidden in the dtype of the weight the loss is given (`weight_bytes`). Returns
-/// (parameters, bytes) and the text.
+/// its bytes (0 when the head is frozen or the kernel is not Liger's) and the text.
 pub fn liger_head_gradient(arch: &Architecture, head_trains: bool, liger: bool, weight_bytes: f64) -> (f64, Arg) {
     let on = head_trains && liger;
     let params = if on { arch.vocab.saturating_mul(arch.hidden) } else { 0 };
