@@ -432,6 +432,10 @@ fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
     let q = "model=qwen3-4b&method=full&dp=4&cp=2&zero=3&seq=32768&batch=1&gc=1&loss=fused&gpu=h100-80g";
     assert_eq!(logits(q), 466_747_392 + 83_951_616);
     assert_eq!(logits(&format!("{q}&kernels=liger")), 466_747_392 + 83_951_616 + 777_912_320);
+    // Over tp = 2 each GPU has half the vocabulary: ⌈75,968 / 2,560⌉ = 30, a chunk of 1,024 tokens
+    // (the same bytes), and half the head's gradient, 75,968 × 2,560 × 2 B.
+    let tp = q.replace("dp=4", "dp=2&tp=2");
+    assert_eq!(logits(&format!("{tp}&kernels=liger")), 1_024 * 75_968 * 6 + 83_951_616 + 75_968 * 2_560 * 2);
     // On one GPU the loss is given the trained weight: the bf16 working copy under mixed precision
     // (2 B a parameter), the weight itself in fp32 training (4 B).
     let one = "model=qwen3-4b&method=full&seq=4096&gc=1&loss=fused";

@@ -130,11 +130,12 @@ pub fn fused_chunk_bytes(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks:
 /// when the head trains (liger-kernel `ops/fused_linear_cross_entropy.py`
 /// `fused_linear_cross_entropy_forward`: `grad_weight = torch.zeros_like(weight)`, accumulated chunk
 /// by chunk and saved for the backward): a full fine-tune holds it from the loss to the head's
-/// backward, vocab × hidden in the dtype of the weight the loss is given (`weight_bytes`). Returns
+/// backward, vocab (this GPU's slice of it) × hidden in the dtype of the weight the loss is given
+/// (`weight_bytes`). Returns
 /// its bytes (0 when the head is frozen or the kernel is not Liger's) and the text.
-pub fn liger_head_gradient(arch: &Architecture, head_trains: bool, liger: bool, weight_bytes: f64) -> (f64, Arg) {
+pub fn liger_head_gradient(vocab: u64, hidden: u64, head_trains: bool, liger: bool, weight_bytes: f64) -> (f64, Arg) {
     let on = head_trains && liger;
-    let params = if on { arch.vocab.saturating_mul(arch.hidden) } else { 0 };
+    let params = if on { vocab.saturating_mul(hidden) } else { 0 };
     let text = when(on, || msg!(LigerHeadGradient, Arg::Count(params), Arg::Factor(weight_bytes)));
     (params as f64 * weight_bytes, text)
 }
@@ -200,7 +201,8 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
             _ => p.acts.bytes(),
         };
         let liger = t.kernels == super::scenario::Kernels::Liger;
-        let (head_grad, head_grad_note) = liger_head_gradient(p.arch, t.method == Method::Full, liger, weight_bytes);
+        let (head_grad, head_grad_note) =
+            liger_head_gradient(p.arch.vocab, p.arch.hidden, t.method == Method::Full, liger, weight_bytes);
         let (bytes, chunk) = fused_loss_bytes(p, t);
         let formula = msg!(
             LogitsFused,

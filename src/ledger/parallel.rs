@@ -451,8 +451,8 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
         let vocab = arch.vocab.div_ceil(l.tp.max(1));
         let (bytes, chunk) = super::logits::fused_chunk_bytes(tokens as u64, vocab, arch.hidden, 2.0, None);
         let liger = s.kernels == super::scenario::Kernels::Liger;
-        let (head, head_text) =
-            super::logits::liger_head_gradient(arch, s.method == super::scenario::Method::Full, liger, 2.0);
+        let full = s.method == super::scenario::Method::Full;
+        let (head, head_text) = super::logits::liger_head_gradient(vocab, arch.hidden, full, liger, 2.0);
         let formula = msg!(
             LogitsFused,
             Arg::Count(chunk),
@@ -465,7 +465,7 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
             mtp_msg,
             head_text
         );
-        return line(ComponentId::Logits, bytes + head / l.tp as f64 + mtp, "§2", formula);
+        return line(ComponentId::Logits, bytes + head + mtp, "§2", formula);
     }
     if s.zero == 3 {
         // torchtitan's loss: PyTorch's cross-entropy on the (vocab-parallel) logits, as `loss` and
