@@ -429,3 +429,22 @@ fn chatglm_remote_configs_are_read_with_their_mask() {
     assert_eq!(imported.notes.len(), 1, "only the mask is said: {:?}", imported.notes);
     assert!(!parse_config(&load("llama-3.1-8b")).expect("llama").full_mask);
 }
+
+/// The residual dropout a config trains with (`hidden_dropout`, `hidden_dropout_prob`, GPT-2's and
+/// Phi's `resid_pdrop`): GPT-2's 0.1 (its config.json; GPT2Config's default when absent), Phi-4's
+/// 0.0, Nemotron-H's `hidden_dropout` 0.0; a value outside [0, 1) is not a dropout and reads as none.
+#[test]
+fn hidden_dropout_is_read_from_its_fields() {
+    let dropout = |f: &str| parse_config(&load(f)).unwrap_or_else(|e| panic!("{f}: {e}")).architecture.hidden_dropout;
+    assert_eq!(dropout("gpt2"), 0.1);
+    assert_eq!(dropout("phi-4"), 0.0);
+    assert_eq!(dropout("nemotron-h-56b"), 0.0);
+    assert_eq!(dropout("llama-3.1-8b"), 0.0);
+    let with = |field: &str| {
+        let text = load("qwen3-0.6b").replacen('{', &format!("{{{field},"), 1);
+        parse_config(&text).expect("imports").architecture.hidden_dropout
+    };
+    assert_eq!(with(r#""hidden_dropout_prob": 0.1"#), 0.1);
+    assert_eq!(with(r#""hidden_dropout": 1.5"#), 0.0);
+    assert_eq!(with(r#""resid_pdrop": "x""#), 0.0);
+}

@@ -149,6 +149,24 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A probability in [0, 1) (a dropout's): absent or anything else is `None`.
+    fn opt_probability(&self, key: &str) -> Option<f64> {
+        match self.raw(key) {
+            Some(Json::Uint(0)) => Some(0.0),
+            Some(Json::Num(f)) if (0.0..1.0).contains(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The residual stream's dropout in training (`hidden_dropout`, BERT-style `hidden_dropout_prob`,
+    /// GPT-2's and Phi's `resid_pdrop`); 0 when the config names none.
+    fn hidden_dropout(&self) -> f64 {
+        ["hidden_dropout", "hidden_dropout_prob", "resid_pdrop"]
+            .iter()
+            .find_map(|k| self.opt_probability(k))
+            .unwrap_or(0.0)
+    }
+
     fn opt_str(&self, key: &str) -> Option<&'a str> {
         self.raw(key).and_then(Json::as_str)
     }
@@ -532,6 +550,7 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     };
     a.qkv_bias = family == Family::Qwen2 || attention_bias;
     a.out_and_mlp_bias = mlp_bias;
+    a.hidden_dropout = f.hidden_dropout();
     a.qk_norm = matches!(family, Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4)
         || (matches!(family, Family::Glm | Family::Hunyuan) && f.opt_bool("use_qk_norm")?.unwrap_or(false));
     family_details(f, family, &mut a)?;
@@ -980,6 +999,8 @@ fn gpt2(f: &Fields, name: String) -> Result<Architecture, ConfigError> {
         qkv_bias: true,
         out_and_mlp_bias: true,
         learned_positions: f.opt_uint("n_positions", MAX_DIM)?.unwrap_or(1024),
+        // GPT2Config's default `resid_pdrop` is 0.1.
+        hidden_dropout: f.opt_probability("resid_pdrop").unwrap_or(0.1),
         ..base
     })
 }

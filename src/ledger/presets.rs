@@ -315,6 +315,8 @@ const fn gpt2() -> Architecture {
     a.qkv_bias = true;
     a.out_and_mlp_bias = true;
     a.learned_positions = 1024;
+    // `resid_pdrop` 0.1: each block's dropout keeps its mask in training.
+    a.hidden_dropout = 0.1;
     a
 }
 
