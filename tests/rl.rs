@@ -327,3 +327,25 @@ fn rl_fit_solvers_answer_in_completions() {
     assert_eq!(fit::max_completion_len(&scenario("objective=dpo")), None);
     assert_eq!(fit::max_generations(&scenario("")), None);
 }
+
+/// `engine=vllm&engine_version=…` on an RL link is the rollout engine's release: no "training ignores
+/// it" note, and the pool follows that release's rules (vLLM 0.7.1's V0 engine captures its CUDA
+/// graphs after sizing the pool, so the pool is larger than the newest release's, which takes them
+/// out of the budget first). Without `engine=vllm` the rollout is the newest release.
+#[test]
+fn an_rl_link_names_its_rollout_engine_s_release() {
+    let q = "model=phi-4&method=qlora&objective=grpo&rollout=shared&rollout_util=0.6952&generations=6&batch=6&prompt_len=256&completion_len=200&vram=14.74";
+    let pool = |q: &str| {
+        let s = scenario(q);
+        let j = to_json(&s, &estimate(&s));
+        (j["rl"]["rollout_pool_bytes"].as_u64().unwrap_or(0), j["notes"].to_string().contains("engine_ignored"))
+    };
+    let (newest, ignored) = pool(q);
+    assert!(!ignored);
+    let (v0, ignored) = pool(&format!("{q}&engine=vllm&engine_version=0.7.1"));
+    assert!(!ignored, "the rollout takes the release");
+    assert!(v0 > newest, "{v0} ≤ {newest}");
+    // A supervised step has no rollout: the engine is still ignored, with the note.
+    let (_, ignored) = pool("model=phi-4&method=qlora&engine=vllm&engine_version=0.7.1");
+    assert!(ignored);
+}

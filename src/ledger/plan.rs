@@ -495,7 +495,11 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
     if let Some(text) = super::framework::note(s) {
         notes.push(Note { key: "framework", text });
     }
-    if s.serving.engine != super::scenario::Engine::Hf {
+    // An RL step's vLLM rollout takes `engine=vllm`'s release (`rl::engine_rollout`).
+    let rollout = s.serving.engine == super::scenario::Engine::Vllm
+        && s.is_rl()
+        && matches!(s.rl.rollout, super::scenario::Rollout::Colocate | super::scenario::Rollout::Shared);
+    if s.serving.engine != super::scenario::Engine::Hf && !rollout {
         notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
     }
     let arch = &s.architecture;

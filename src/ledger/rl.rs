@@ -130,6 +130,11 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
     let mut i = inference_scenario(s, sequences, rl.prompt_len, rl.completion_len, quant);
     i.serving.engine = Engine::Vllm;
     i.serving.gpu_util = Some(rl.rollout_util);
+    // `engine=vllm&engine_version=…` on an RL link names the rollout engine's release (how it sizes
+    // its pool: the V0 engine before 0.8 captured its CUDA graphs after, `serving::vllm`).
+    if s.serving.engine == Engine::Vllm {
+        i.serving.version = s.serving.version;
+    }
     let b = step(&i);
     let Some(engine) = &b.serving else { return };
     let formula = |id: ComponentId| b.components.iter().find(|c| c.id == id).map(|c| c.formula.clone());
