@@ -791,3 +791,25 @@ fn skip_lists_are_read_layer_by_layer() {
     assert!(notes.iter().any(|n| n.contains("layers.2.cross_attn.o_proj")), "{notes:?}");
     assert!(with(r#"["lm_head"]"#).notes.is_empty(), "a list without layers is no news");
 }
+
+/// `fused_experts`: transformers 5's fused 3-D experts quantized by bitsandbytes' parametrization
+/// (Axolotl's `quantize_moe_experts`) are dequantized whole on access and kept for the layer's
+/// backward. By hand for GLM-4.5-Air: 128 experts × 3 × 4,096 × 1,408 = 2,214,592,512 parameters a
+/// layer, × 2 B; under checkpointing one layer, without it each of the 45 MoE layers (the first of 46
+/// is dense). A dense model and a 16-bit base have none.
+#[test]
+fn fused_quantized_experts_are_dequantized_a_layer_at_a_time() {
+    let q = "model=glm-4.5-air&method=qlora&targets=qkvo&seq=2048&gc=1";
+    assert_eq!(bytes(&scenario(&format!("{q}&fused_experts=1")), ComponentId::DequantBuffer), 2_214_592_512 * 2);
+    let all = "model=glm-4.5-air&method=qlora&targets=qkvo&seq=256&gc=0&fused_experts=1";
+    assert_eq!(bytes(&scenario(all), ComponentId::DequantBuffer), 2_214_592_512 * 45 * 2);
+    // Without the key, one matrix at a time (the largest, q_proj's 4,096 × 12,288).
+    assert!(bytes(&scenario(q), ComponentId::DequantBuffer) < 2_214_592_512);
+    let dense = "model=llama-3.1-8b&method=qlora&seq=2048";
+    assert_eq!(
+        bytes(&scenario(&format!("{dense}&fused_experts=1")), ComponentId::DequantBuffer),
+        bytes(&scenario(dense), ComponentId::DequantBuffer)
+    );
+    assert_eq!(bytes(&scenario("model=glm-4.5-air&method=lora&fused_experts=1"), ComponentId::DequantBuffer), 0);
+    assert!(to_query(&scenario(&format!("{q}&fused_experts=1")), &[]).contains("fused_experts=1"));
+}

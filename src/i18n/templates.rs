@@ -143,6 +143,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "largest weight matrix {0} × 2 B: dequantized to bf16 for each matmul",
             "最大权重矩阵 {0} × 2 B:每次矩阵乘前反量化为 bf16",
         ),
+        DequantFusedExperts => (
+            "{0} expert params × 2 B: {1} MoE layer(s) of fused experts dequantized whole, kept for backward (`fused_experts`)",
+            "{0} 个专家参数 × 2 B:{1} 个 MoE 层的融合专家整体反量化并留到反向(`fused_experts`)",
+        ),
         DequantHead => (
             "the quantized LM head {0} × (2 + 2) B: dequantized to fp16 (its quantization state), then cast to bf16",
             "量化的 LM head {0} × (2 + 2) B:先反量化为 fp16(其量化状态的类型),再转为 bf16",

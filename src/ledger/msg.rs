@@ -146,6 +146,7 @@ msg_ids!(
     RopeTables,
     AdapterWeights,
     DequantTraining,
+    DequantFusedExperts,
     DequantGptq,
     DequantPrefill,
     ExllamaDequant,
@@ -491,6 +492,7 @@ msg_ids!(
     // are the worker's; the page's vLLM is an RL rollout on one GPU, whose engine notes and status
     // an RL bill does not show, `Scenario::billed_on_demand`).
     VllmMlaReplicated,
+    NcclBuffers,
     VllmSummary,
     StatusQueues,
     StatusNotEnoughFree,
@@ -540,7 +542,6 @@ msg_ids!(
     VllmProfile,
     VllmMoeWorkspace,
     EngineNonTorch,
-    NcclBuffers,
     NcclPerGpu,
     NoteOffloadNeedsZero,
     NoteOffloadParamsZero3,

@@ -144,6 +144,10 @@ pub struct Training {
     /// GPTQ weights dequantized in PyTorch (auto-gptq's `qlinear_cuda_old` from 128 rows on,
     /// GPTQModel's torch kernel): each matmul saves its dequantized fp16 weight for backward.
     pub keeps_dequantized: bool,
+    /// The routed experts are transformers 5's fused 3-D parameters, quantized by bitsandbytes'
+    /// parametrization (`fused_experts`): a MoE layer's are dequantized whole for its forward and kept
+    /// for its backward.
+    pub fused_experts: bool,
     /// DeepSpeed ZeRO-1/2 (`zero=1|2`, on one GPU too): its gradient buckets, `reduce_bucket_size`
     /// elements each, two with `overlap_comm`.
     pub deepspeed_buckets: Option<(u64, bool)>,
@@ -545,6 +549,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         kbit_prepared,
         autocast,
         sync_module_states: s.sync_module_states && fsdp,
+        fused_experts: s.fused_experts && s.architecture.moe.is_some(),
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),

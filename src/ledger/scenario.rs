@@ -772,6 +772,9 @@ pub struct Scenario {
     /// Parameters of the linears `quant` covers that stay 16-bit all the same: a checkpoint's
     /// `llm_int8_skip_modules` naming single layers (Unsloth's dynamic 4-bit). 0 = none.
     pub keep16: u64,
+    /// The routed experts are fused 3-D parameters (transformers 5) quantized by bitsandbytes'
+    /// parametrization (Axolotl's `quantize_moe_experts`), dequantized a whole layer at a time.
+    pub fused_experts: bool,
     /// NF4 double quantization (QLoRA's default).
     pub double_quant: bool,
     /// The LM head quantized with the linear layers (Lightning's BitsandbytesPrecision).
@@ -877,6 +880,7 @@ impl Default for Scenario {
             quant: StorageFormat::Bf16,
             quant_layers: None,
             keep16: 0,
+            fused_experts: false,
             double_quant: true,
             quant_head: false,
             optimizer: Optimizer::AdamW,

@@ -145,6 +145,22 @@ pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
         return t.keeps_dequantized.then(c);
     }
     let (matrix, bytes) = dequantized_matrix(p.arch, format);
+    // bitsandbytes' parametrization dequantizes a fused expert parameter whole on access (cached for
+    // the module's forward: `bitsandbytes/nn/parametrize.py`), and the grouped matmul keeps it for
+    // the layer's backward: one MoE layer's experts under checkpointing, every MoE layer's without.
+    let experts: u64 = p
+        .arch
+        .linears()
+        .iter()
+        .filter(|l| t.fused_experts && l.group == super::architecture::LinearGroup::Expert)
+        .map(|l| l.parameters())
+        .sum();
+    if experts > matrix {
+        let layers = if t.checkpointing { 1 } else { p.arch.moe_layers().max(1) };
+        let params = experts.saturating_mul(layers);
+        let formula = msg!(DequantFusedExperts, Arg::Count(params), Arg::Int(layers));
+        return Some(line(ComponentId::DequantBuffer, params as f64 * 2.0, "§1", formula));
+    }
     let formula =
         if bytes > 2.0 { msg!(DequantHead, Arg::Count(matrix)) } else { msg!(DequantTraining, Arg::Count(matrix)) };
     Some(line(ComponentId::DequantBuffer, matrix as f64 * bytes, "§1", formula))

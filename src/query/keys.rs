@@ -1074,6 +1074,17 @@ keys! {
         architecture: false,
         doc: doc!("0", "parameters of the linears `quant` covers that the checkpoint keeps 16-bit all the same: `llm_int8_skip_modules` naming single layers, as in Unsloth's dynamic 4-bit checkpoints (`model.layers.1.mlp`); the config.json import counts them"),
     },
+    FusedExperts = "fused_experts" {
+        label: ("Fused quantized experts", "融合量化专家"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.fused_experts = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.fused_experts != c.default.fused_experts).then(|| flag_text(s.fused_experts)),
+        architecture: false,
+        doc: doc!("0", "the routed experts are transformers 5's fused 3-D parameters quantized by bitsandbytes' parametrization (Axolotl's `quantize_moe_experts`): each access dequantizes a whole layer's experts, cached for the layer's forward and kept for its backward (one layer under checkpointing, every MoE layer without)"),
+    },
     Dq = "dq" {
         label: ("Double quantization", "双重量化"),
         read: Read::Flag,
