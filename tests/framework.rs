@@ -763,35 +763,6 @@ fn unsloth_s_dynamic_quant_keeps_its_layers_16_bit() {
     );
 }
 
-/// The importer reads layer-indexed skip entries and leaves whole-kind ones to `quant_layers`: a
-/// skip list naming `model.layers.0.self_attn` does not make the format MLP-only, a vision tower's
-/// layers are 16-bit already, and a module the ledger does not itemise is named in a note.
-#[test]
-fn skip_lists_are_read_layer_by_layer() {
-    use vram_ledger::ledger::storage::QuantLayers;
-    let with = |list: &str| {
-        let base = std::fs::read_to_string(format!("{}/tests/data/configs/qwen3-4b.json", env!("CARGO_MANIFEST_DIR")))
-            .expect("fixture");
-        let q = format!(
-            "{{\"quantization_config\": {{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": true, \"llm_int8_skip_modules\": {list}}},"
-        );
-        vram_ledger::ledger::hf_config::parse_config(&base.replacen('{', &q, 1)).expect("imports")
-    };
-    // Qwen3-4B: hidden 2,560, 32 heads × 128, 8 KV heads, MLP 9,728. One attention block:
-    // 2,560 × 4,096 × 2 + 2,560 × 1,024 × 2 = 26,214,400; one MLP 3 × 2,560 × 9,728 = 74,711,040.
-    let i = with(
-        r#"["lm_head", "model.layers.0.self_attn", "model.layers.0.mlp", "model.layers.0.mlp.down_proj", "visual.blocks.3.mlp"]"#,
-    );
-    assert_eq!(i.keep16, 26_214_400 + 74_711_040, "each module once");
-    assert_eq!(i.architecture.checkpoint.1, QuantLayers::All);
-    let i = with(r#"["model.layers.5.self_attn.o_proj", "model.layers.99.mlp", "model.layers.2.cross_attn.o_proj"]"#);
-    assert_eq!(i.keep16, 2_560 * 4_096, "layer 99 does not exist; cross_attn is not itemised");
-    let notes: Vec<String> =
-        i.notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
-    assert!(notes.iter().any(|n| n.contains("layers.2.cross_attn.o_proj")), "{notes:?}");
-    assert!(with(r#"["lm_head"]"#).notes.is_empty(), "a list without layers is no news");
-}
-
 /// `fused_experts`: transformers 5's fused 3-D experts quantized by bitsandbytes' parametrization
 /// (Axolotl's `quantize_moe_experts`) are dequantized whole on access and kept for the layer's
 /// backward. By hand for GLM-4.5-Air: 128 experts × 3 × 4,096 × 1,408 = 2,214,592,512 parameters a

@@ -422,13 +422,7 @@ fn the_precision_aware_optimizer_keeps_its_states_in_their_dtypes() {
 /// (the gathered bf16 head) = 777,912,320.
 #[test]
 fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
-    let logits = |q: &str| {
-        estimate(&query::parse(q).scenario)
-            .components
-            .iter()
-            .find(|c| c.id == ComponentId::Logits)
-            .map_or(0, |c| c.bytes)
-    };
+    let logits = |q: &str| bill(q).component(ComponentId::Logits);
     let q = "model=qwen3-4b&method=full&dp=4&cp=2&zero=3&seq=32768&batch=1&gc=1&loss=fused&gpu=h100-80g";
     assert_eq!(logits(q), 466_747_392 + 83_951_616);
     assert_eq!(logits(&format!("{q}&kernels=liger")), 466_747_392 + 83_951_616 + 777_912_320);
@@ -455,13 +449,7 @@ fn a_fused_loss_on_an_fsdp_grid_keeps_its_chunk_and_liger_s_head_gradient() {
 /// generate() bill runs in eval mode: no change.
 #[test]
 fn hidden_dropout_keeps_its_masks_in_training_only() {
-    let activations = |q: &str| {
-        estimate(&query::parse(q).scenario)
-            .components
-            .iter()
-            .find(|c| c.id == ComponentId::Activations)
-            .map_or(0, |c| c.bytes)
-    };
+    let activations = |q: &str| bill(q).component(ComponentId::Activations);
     let gpt = "model=custom&layers=32&hidden=4096&heads=32&kv_heads=8&head_dim=128&ffn=16384&vocab=131200&tied=0&mlp=gelu&norm=layer&method=full&framework=megatron&seq=8192&batch=2&tp=4&dp=2&microbatches=2&gpu=h100-80g";
     let with = |q: &str| format!("{q}&hidden_dropout=0.1");
     assert_eq!(activations(&with(gpt)) - activations(gpt), 2 * 4096 * 32 * 16384);

@@ -837,14 +837,12 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
     let q = Fields { obj: q, prefix: "quantization_config." };
     let method = q.opt_str("quant_method").unwrap_or("").to_ascii_lowercase();
     let bits = q.opt_uint("bits", 64)?;
-    let skipped = |needle: &str| match q.raw("modules_to_not_convert").or(q.raw("ignore")) {
-        Some(Json::Array(list)) => {
-            // An entry with an index names one layer or block (`kept_linears`), not a kind.
-            list.iter()
-                .filter_map(Json::as_str)
-                .any(|m| has(m, needle) && !m.split('.').any(|p| p.parse::<u64>().is_ok()))
-        }
-        _ => false,
+    // An entry with an index names one layer or block (`kept_linears`), not a kind.
+    let skipped = |needle: &str| {
+        listed(&q, &["modules_to_not_convert", "ignore"])
+            .iter()
+            .filter_map(Json::as_str)
+            .any(|m| has(m, needle) && !m.split('.').any(|p| p.parse::<u64>().is_ok()))
     };
     let layers = if skipped("self_attn") {
         if skipped("router") || skipped("shared") {
@@ -880,11 +878,15 @@ fn checkpoint(top: &Fields, notes: &mut Vec<Msg>) -> Result<(StorageFormat, Quan
 fn skip_list<'a>(top: &Fields<'a>) -> Result<&'a [Json], ConfigError> {
     let Some(q) = top.object("quantization_config")? else { return Ok(&[]) };
     let q = Fields { obj: q, prefix: "quantization_config." };
-    let list = q.raw("llm_int8_skip_modules").or(q.raw("modules_to_not_convert")).or(q.raw("ignore"));
-    Ok(match list {
+    Ok(listed(&q, &["llm_int8_skip_modules", "modules_to_not_convert", "ignore"]))
+}
+
+/// The list under the first of `keys` a `quantization_config` has (empty when it is not a list).
+fn listed<'a>(q: &Fields<'a>, keys: &[&str]) -> &'a [Json] {
+    match keys.iter().find_map(|k| q.raw(k)) {
         Some(Json::Array(list)) => list,
         _ => &[],
-    })
+    }
 }
 
 /// A skip-list entry that names one decoder layer: its index and the module path after it

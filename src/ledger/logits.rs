@@ -103,19 +103,19 @@ fn softcap_bytes_per_logit(arch: &Architecture, loss: LossKernel, act: Dtype) ->
 /// the logits: one chunk of tokens × vocab at a time — the chunk is the next power of two of
 /// tokens ÷ ⌈vocab / hidden⌉, so that it matches the hidden states' size — in the activations' dtype
 /// plus its fp32 softmax, the input gradient it computes in the forward pass (tokens × hidden), and
-/// an fp32 loss per token. Returns (bytes, chunk tokens).
-fn fused_loss_bytes(p: &Plan, t: &Training) -> (f64, u64) {
+/// an fp32 loss per token. Returns the bytes and the logits line's text, `notes` at its end.
+fn fused_loss_bytes(p: &Plan, t: &Training, notes: [Arg; 2]) -> (f64, Msg) {
     let tokens = p.batch.saturating_mul(p.logit_tokens).max(1);
     let chunks = match t.fused_chunks {
         FusedChunks::Fixed => None,
         sized => Some(unsloth_chunks(p, t, tokens, sized)),
     };
-    fused_chunk_bytes(tokens, p.arch.vocab, p.arch.hidden, p.acts.bytes(), chunks)
+    fused_loss(tokens, p.arch.vocab, p.arch.hidden, p.acts.bytes(), chunks, notes)
 }
 
 /// [`fused_loss_bytes`] for `tokens` over a `vocab` (a tensor-parallel slice of it) and `hidden`,
-/// in `chunks` (`None`: Liger's fixed chunk).
-pub fn fused_chunk_bytes(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks: Option<u64>) -> (f64, u64) {
+/// in `chunks` (`None`: Liger's fixed chunk); a grid's stage bills it too.
+pub fn fused_loss(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks: Option<u64>, notes: [Arg; 2]) -> (f64, Msg) {
     let (tokens, vocab, hidden) = (tokens.max(1), vocab.max(1), hidden.max(1));
     let chunk = match chunks {
         None => tokens.div_ceil(vocab.div_ceil(hidden).max(1)).checked_next_power_of_two().unwrap_or(tokens),
@@ -123,7 +123,20 @@ pub fn fused_chunk_bytes(tokens: u64, vocab: u64, hidden: u64, act: f64, chunks:
     }
     .min(tokens);
     let bytes = chunk as f64 * vocab as f64 * (act + 4.0) + tokens as f64 * (hidden as f64 * act + 4.0);
-    (bytes, chunk)
+    let [first, second] = notes;
+    let formula = msg!(
+        LogitsFused,
+        Arg::Count(chunk),
+        Arg::Count(vocab),
+        Arg::Factor(act + 4.0),
+        Arg::Count(tokens),
+        Arg::Count(hidden),
+        Arg::Factor(act),
+        Arg::Bytes(bytes),
+        first,
+        second
+    );
+    (bytes, formula)
 }
 
 /// Liger's fused linear cross-entropy computes the LM head's weight gradient in the forward pass
@@ -203,19 +216,7 @@ pub fn training_logits(p: &Plan, t: &Training) -> (Component, f64) {
         let liger = t.kernels == super::scenario::Kernels::Liger;
         let (head_grad, head_grad_note) =
             liger_head_gradient(p.arch.vocab, p.arch.hidden, t.method == Method::Full, liger, weight_bytes);
-        let (bytes, chunk) = fused_loss_bytes(p, t);
-        let formula = msg!(
-            LogitsFused,
-            Arg::Count(chunk),
-            Arg::Count(p.arch.vocab),
-            Arg::Factor(p.acts.bytes() + 4.0),
-            Arg::Count(p.batch * p.logit_tokens),
-            Arg::Count(p.arch.hidden),
-            Arg::Factor(p.acts.bytes()),
-            Arg::Bytes(bytes),
-            head_note,
-            head_grad_note
-        );
+        let (bytes, formula) = fused_loss_bytes(p, t, [head_note, head_grad_note]);
         // A fused loss returns no logits to hold (`held_output_bytes`).
         return (line(ComponentId::Logits, bytes + head_copy + head_grad, "§1", formula), 0.0);
     }

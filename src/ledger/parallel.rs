@@ -447,24 +447,13 @@ fn stage_logits(s: &Scenario, l: &Layout, last: bool) -> Component {
     if s.zero == 3 && loss == super::scenario::LossKernel::Fused {
         // A fused linear cross-entropy (Liger's, as Accelerate's and TRL's FSDP runs use it) on
         // this GPU's tokens: one chunk of logits, the input gradient, and Liger's head gradient of
-        // a full fine-tune (the gathered bf16 head), as on one GPU (`logits::fused_chunk_bytes`).
+        // a full fine-tune (the gathered bf16 head), as on one GPU (`logits::fused_loss`).
         let vocab = arch.vocab.div_ceil(l.tp.max(1));
-        let (bytes, chunk) = super::logits::fused_chunk_bytes(tokens as u64, vocab, arch.hidden, 2.0, None);
         let liger = s.kernels == super::scenario::Kernels::Liger;
         let full = s.method == super::scenario::Method::Full;
         let (head, head_text) = super::logits::liger_head_gradient(vocab, arch.hidden, full, liger, 2.0);
-        let formula = msg!(
-            LogitsFused,
-            Arg::Count(chunk),
-            Arg::Count(vocab),
-            Arg::Factor(6.0),
-            Arg::Count(tokens as u64),
-            Arg::Count(arch.hidden),
-            Arg::Factor(2.0),
-            Arg::Bytes(bytes),
-            mtp_msg,
-            head_text
-        );
+        let (bytes, formula) =
+            super::logits::fused_loss(tokens as u64, vocab, arch.hidden, 2.0, None, [mtp_msg, head_text]);
         return line(ComponentId::Logits, bytes + head + mtp, "§2", formula);
     }
     if s.zero == 3 {

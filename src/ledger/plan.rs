@@ -500,9 +500,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         notes.push(Note { key: "framework", text });
     }
     // An RL step's vLLM rollout takes `engine=vllm`'s release (`rl::engine_rollout`).
-    let rollout = s.serving.engine == super::scenario::Engine::Vllm
-        && s.is_rl()
-        && matches!(s.rl.rollout, super::scenario::Rollout::Colocate | super::scenario::Rollout::Shared);
+    let rollout = s.serving.engine == super::scenario::Engine::Vllm && s.rolls_out_on_vllm();
     if s.serving.engine != super::scenario::Engine::Hf && !rollout {
         notes.push(Note { key: "engine_ignored", text: msg!(NoteEngineIgnored, Arg::Code(s.serving.engine.id())) });
     }
@@ -549,7 +547,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         kbit_prepared,
         autocast,
         sync_module_states: s.sync_module_states && fsdp,
-        fused_experts: s.fused_experts && s.architecture.moe.is_some(),
+        fused_experts: s.fused_experts,
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),

@@ -1067,12 +1067,16 @@ impl Scenario {
         self.exllama.unwrap_or(u8::from(hf_gptq && autogptq))
     }
 
+    /// A preference or RL step whose rollout is a vLLM engine on the trainer's card (`colocate`,
+    /// `shared`: `rl::engine_rollout`).
+    pub fn rolls_out_on_vllm(&self) -> bool {
+        self.is_rl() && matches!(self.rl.rollout, Rollout::Colocate | Rollout::Shared)
+    }
+
     /// A preference or RL step whose vLLM rollout serves a VLM: the engine profiles its vision
     /// encoder (`serving::encoder`, the worker's).
     pub fn rolls_out_a_vlm_on_vllm(&self) -> bool {
-        self.is_rl()
-            && matches!(self.rl.rollout, Rollout::Colocate | Rollout::Shared)
-            && self.architecture.vision.is_some()
+        self.rolls_out_on_vllm() && self.architecture.vision.is_some()
     }
 
     /// `generate()` on ChatGLM's remote code (`mask=full`, `super::chatglm`).

@@ -148,13 +148,9 @@ pub fn dequant_buffer(p: &Plan, t: &Training) -> Option<Component> {
     // bitsandbytes' parametrization dequantizes a fused expert parameter whole on access (cached for
     // the module's forward: `bitsandbytes/nn/parametrize.py`), and the grouped matmul keeps it for
     // the layer's backward: one MoE layer's experts under checkpointing, every MoE layer's without.
-    let experts: u64 = p
-        .arch
-        .linears()
-        .iter()
-        .filter(|l| t.fused_experts && l.group == super::architecture::LinearGroup::Expert)
-        .map(|l| l.parameters())
-        .sum();
+    let expert = |l: &&super::architecture::LinearShape| l.group == super::architecture::LinearGroup::Expert;
+    let experts: u64 =
+        if t.fused_experts { p.arch.linears().iter().filter(expert).map(|l| l.parameters()).sum() } else { 0 };
     if experts > matrix {
         let layers = if t.checkpointing { 1 } else { p.arch.moe_layers().max(1) };
         let params = experts.saturating_mul(layers);
