@@ -349,3 +349,49 @@ fn an_rl_link_names_its_rollout_engine_s_release() {
     let (_, ignored) = pool("model=phi-4&method=qlora&engine=vllm&engine_version=0.7.1");
     assert!(ignored);
 }
+
+/// Unsloth's `load_vllm` (unsloth-zoo 83f5318c `vllm_utils.py`), by hand for Phi-4 on a T4 at
+/// Unsloth's actual utilization 0.6952 of 14.75 GiB (10.2542 GiB): its model reckoning is the 40
+/// layers' projections, (2 × 5,120 + 2 × 1,280) × 5,120 + 3 × 5,120 × 17,920 = 340,787,200 per
+/// layer, × 2 B × 5/16 = 8.5197 GB; embeddings, LM head and norms (2 × 5,120 + 2 × 100,352 × 5,120)
+/// × 2 B = 2.0553 GB; a rank-16 LoRA slot 40 × 2 × 16 × (4 × 5,120 + 12,800 + 2 × 5,120 + 17,920 +
+/// 2 × 17,920 + 5,120) = 131.07 MB — 10.7061 GB = 9.9709 GiB, leaving 0.2833 GiB: 128 sequences
+/// (room ≤ 2 GiB) and the rollout's 456 tokens (prompt 256 + completion 200) per batch before
+/// 2025.9.7; 2,048 tokens until 2025.11.6; then 8 sequences and 2,048 tokens. The log of Unsloth's
+/// Phi-4 GRPO notebook (2025.2.4) prints "Num Sequences = 128" with its max_seq_length 512.
+#[test]
+fn unsloth_sizes_its_rollout_engine_from_its_own_estimate() {
+    use vram_ledger::ledger::framework::unsloth_vllm_batch;
+    let q = "model=phi-4&method=qlora&rank=16&objective=grpo&rollout=shared&rollout_util=0.6952&generations=6&batch=6&prompt_len=256&completion_len=200&gpu=t4&framework=unsloth";
+    let at = |release: &str| {
+        let s = scenario(&format!("{q}&framework_version={release}"));
+        unsloth_vllm_batch(&s, 0.6952, s.gpu.torch_bytes as f64, 456).expect("Unsloth from 2025.2 sizes its engine")
+    };
+    let feb = at("2025.2.4");
+    let room_gib = feb.kv_room / 1_073_741_824.0;
+    assert!((room_gib - 0.2833).abs() < 0.002, "{room_gib}");
+    assert_eq!((feb.max_num_seqs, feb.max_batched_tokens), (128, 456));
+    let sep = at("2025.9.7");
+    assert_eq!((sep.max_num_seqs, sep.max_batched_tokens), (128, 2048));
+    let dec = at("2025.11.6");
+    assert_eq!((dec.max_num_seqs, dec.max_batched_tokens), (8, 2048));
+    // From 2026.2.1 its CUDA graphs come off the room too: 172 × 5,120 × 40 × 4 B = 134.5 MiB,
+    // below the 0.15 GiB floor, so 0.15 GiB.
+    let feb26 = at("2026.2.1");
+    assert!((dec.kv_room - feb26.kv_room - 0.15 * 1_073_741_824.0).abs() < 1.0);
+    // Before GRPO (2025.2) and for other frameworks: no sizing.
+    let s = scenario(&format!("{q}&framework_version=2024.12"));
+    assert!(unsloth_vllm_batch(&s, 0.6952, s.gpu.torch_bytes as f64, 456).is_none());
+    let s = scenario("model=phi-4&method=qlora&objective=grpo&rollout=shared&framework=trl");
+    assert!(unsloth_vllm_batch(&s, 0.6952, s.gpu.torch_bytes as f64, 456).is_none());
+    // In the bill: the note, and the sampler warm-up of 128 sequences (128 × 100,352 × 38 B =
+    // 0.455 GiB) instead of vLLM 0.7.1's 256 — a larger pool than vLLM's own defaults give.
+    let s = scenario(&format!("{q}&framework_version=2025.2.4&engine=vllm&engine_version=0.7.1"));
+    let j = to_json(&s, &estimate(&s));
+    assert!(j["notes"].to_string().contains("rl_unsloth_vllm"), "{}", j["notes"]);
+    let unsloth_pool = j["rl"]["rollout_pool_bytes"].as_u64().unwrap_or(0);
+    let plain = q.replace("&framework=unsloth", "");
+    let s = scenario(&format!("{plain}&engine=vllm&engine_version=0.7.1"));
+    let plain_pool = to_json(&s, &estimate(&s))["rl"]["rollout_pool_bytes"].as_u64().unwrap_or(0);
+    assert!(unsloth_pool > plain_pool, "{unsloth_pool} ≤ {plain_pool}");
+}

@@ -267,3 +267,34 @@ fn the_concurrency_curve_matches_the_bill() {
     assert!((at.1 - own.max_concurrency).abs() < 1e-9);
     assert!(concurrency_curve(&query::parse("model=llama-3.1-8b&mode=infer").scenario).is_empty());
 }
+
+/// vLLM 0.8 and 0.9 run their V0 engine on a card before Ampere: V1's oracle falls back below
+/// compute capability 8.0 (`engine/arg_utils.py` `_is_v1_supported_oracle`, "Compute Capability <
+/// 8.0"). V0 does not count the CUDA context in the budget (0.6.5 on) and batches the whole context
+/// (here 4,096 tokens, 256 sequences); V1 of 0.8–0.9 counts the 500 MiB context and batches 2,048.
+/// Unsloth's GRPO notebooks on a T4 with 0.8.5 print V0's profile ("non_torch_memory takes
+/// 0.03GiB").
+#[test]
+fn vllm_0_8_on_a_card_before_ampere_runs_its_v0_engine() {
+    let bill = |gpu: &str| {
+        let s =
+            query::parse(&format!("model=qwen2.5-3b&mode=infer&engine=vllm&engine_version=0.8.5&seq=4096&gpu={gpu}"))
+                .scenario;
+        estimate(&s)
+    };
+    let t4 = bill("t4");
+    let l4 = bill("l4");
+    let gib = |b: u64| b as f64 / 1_073_741_824.0;
+    // The context (500 MiB) is in V1's non-torch line only.
+    let gap = gib(l4.component(ComponentId::NonTorch)) - gib(t4.component(ComponentId::NonTorch));
+    assert!((gap - 500.0 / 1024.0).abs() < 0.01, "{gap}");
+    let profile = |b: &vram_ledger::ledger::Bill| {
+        b.components
+            .iter()
+            .find(|c| c.id == ComponentId::Activations)
+            .map(|c| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &c.formula))
+            .unwrap_or_default()
+    };
+    assert!(profile(&t4).contains("4,096 dummy tokens"), "{}", profile(&t4));
+    assert!(profile(&l4).contains("2,048 dummy tokens"), "{}", profile(&l4));
+}

@@ -1101,6 +1101,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "the rollout engine does not start: gpu_memory_utilization {0} leaves its KV cache no room for one sequence (vLLM: \"No available memory for the cache blocks\")",
             "采样引擎起不来:`gpu_memory_utilization` {0} 留给 KV cache 的空间放不下一条序列(vLLM:`No available memory for the cache blocks`)",
         ),
+        NoteRlUnslothVllm => (
+            "Unsloth's load_vllm sizes its engine from its own estimate of the KV cache's room, {0}: max_num_seqs {1}, max_num_batched_tokens {2}, and a LoRA slot of the adapter's rank",
+            "`Unsloth` 的 `load_vllm` 按它自己估的 KV cache 空间 {0} 设引擎:`max_num_seqs` {1},`max_num_batched_tokens` {2},外加一个与适配器同秩的 `LoRA` 槽位",
+        ),
         NoteRlSleepHost => (
             "sleep level 1 keeps the engine's weights in host RAM between rollouts: {0}",
             "休眠级别 1 在两次采样之间把引擎权重放在内存里:{0}",

@@ -9,6 +9,7 @@ use super::scenario::{
     Allocator, AttentionKernel, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate,
     Precision, Recipe, Release, RopeCache, Scenario, TrainingLoop, Zero3Impl,
 };
+use super::storage::StorageFormat;
 use crate::msg;
 
 /// One setting a framework implies, in the scenario vocabulary.
@@ -550,7 +551,76 @@ pub fn rules_markdown() -> String {
         }
     }
     out.push_str(
-        "\nBeyond the keys: how a fused loss (`loss=fused`) chunks the logits follows the framework too (`framework::fused_chunks`). Unsloth from 2025.8.5 (the 2025-08-13 nightly: `unsloth_fused_ce_loss` in `CausalLM_fast_forward` and in the compiler's loss replacement) sizes the chunks by the memory free at its first call: fp32 logits of half of it per chunk, the count rounded to a multiple of 4, one chunk when that rounds to none (unsloth-zoo `fused_losses/cross_entropy_loss.py` `_get_chunk_multiplier`, `get_chunk_size`); from 2026.7.1 (unsloth-zoo #857, 2026-07-06) a chunk holds at most 4 GiB and the count rounds up. Before 2025.8.5 Unsloth used Cut Cross-Entropy (`fused_linear_cross_entropy`), which the bill counts as Liger's fixed chunk.\n",
+        "\nBeyond the keys: how a fused loss (`loss=fused`) chunks the logits follows the framework too (`framework::fused_chunks`). Unsloth from 2025.8.5 (the 2025-08-13 nightly: `unsloth_fused_ce_loss` in `CausalLM_fast_forward` and in the compiler's loss replacement) sizes the chunks by the memory free at its first call: fp32 logits of half of it per chunk, the count rounded to a multiple of 4, one chunk when that rounds to none (unsloth-zoo `fused_losses/cross_entropy_loss.py` `_get_chunk_multiplier`, `get_chunk_size`); from 2026.7.1 (unsloth-zoo #857, 2026-07-06) a chunk holds at most 4 GiB and the count rounds up. Before 2025.8.5 Unsloth used Cut Cross-Entropy (`fused_linear_cross_entropy`), which the bill counts as Liger's fixed chunk.\n\nUnsloth's RL rollout (`framework=unsloth` with `rollout=shared`, its `fast_inference`, from 2025.2.1) sizes its vLLM engine itself (`framework::unsloth_vllm_batch`): the KV cache's room as its `approximate_vllm_memory_usage` reckons it sets `max_num_seqs` and `max_num_batched_tokens` by the tables of unsloth-zoo 83f5318c (2025-02-06), 2afbcc19 (2025.9.7) and 9308f9ea (2025.11.6), its CUDA graphs come off that room from 2026.2.1 (fa82dcc2), and the engine gets a LoRA slot of the adapter's rank (docs/rl.md).\n",
     );
     out
+}
+
+/// What Unsloth's `load_vllm` (unsloth-zoo `vllm_utils.py`) gives the vLLM engine of its
+/// `fast_inference` rollout, sized from its own estimate of the KV cache's room.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnslothVllmBatch {
+    /// `approximate_vllm_memory_usage`'s room for the KV cache, bytes.
+    pub kv_room: f64,
+    pub max_num_seqs: u64,
+    pub max_batched_tokens: u64,
+}
+
+/// Unsloth's rollout batch for `s` (an RL link with `framework=unsloth` from 2025.2, whose vLLM
+/// shares the trainer's weights), at the engine's utilization `util` of the card's `total` bytes and
+/// the rollout's `max_seq_length`. unsloth-zoo's `approximate_vllm_memory_usage` (83f5318c,
+/// 2025-02-06, and later) takes from `util × total` (Unsloth's "actual GPU utilization", the
+/// engine's `gpu_memory_utilization`) the model as it reckons it — the decoder's projections at
+/// 5/16 of their 16-bit bytes for a quantized checkpoint (2 B otherwise), embeddings, LM head and
+/// norms at 2 B, one LoRA slot of `max_lora_rank` at 2 B — and, from 2026.2.1 (fa82dcc2), its CUDA
+/// graphs (172 × hidden × layers × 4 B, within 0.15–1 GiB). `load_vllm` then picks by that room:
+/// before 2025.9.7, `max_num_seqs` 128 … 400 by steps of 2, 4, 8, 12, 16, 24, 40, 48, 80 GiB (226
+/// at 48: the source's own figure) and `max_num_batched_tokens` = `max_seq_length`; from 2025.9.7
+/// (2afbcc19) the same sequences and 2,048 tokens; from 2025.11.6 (9308f9ea) 2,048 tokens and 8
+/// sequences up to 8,192 and 256 past 80 GiB. `max_seq_length` falls to the tokens the room holds
+/// (0.95 × room ÷ fp16 K and V per token, a multiple of 256; 256 when none).
+pub fn unsloth_vllm_batch(s: &Scenario, util: f64, total: f64, max_seq_length: u64) -> Option<UnslothVllmBatch> {
+    let release = release(s)?;
+    if s.framework != Framework::Unsloth || release < Release(2025, 2, 1) {
+        return None;
+    }
+    const GIB: f64 = 1_073_741_824.0;
+    let a = &s.architecture;
+    let (hd, layers, ffn, vocab) = (a.hidden as f64, a.layers as f64, a.ffn as f64, a.vocab as f64);
+    let kv_size = (a.hidden / a.heads.max(1) * a.kv_heads) as f64;
+    let projections = layers * ((2.0 * hd + 2.0 * kv_size) * hd + 3.0 * hd * ffn) * 2.0;
+    let quantized = !matches!(s.quant, StorageFormat::Fp32 | StorageFormat::Bf16 | StorageFormat::Fp16);
+    let r = if s.method == Method::Full { 0.0 } else { s.rank as f64 };
+    let lora = layers * 2.0 * r * (4.0 * hd + (2.0 * hd + 2.0 * kv_size) + 2.0 * hd + ffn + 2.0 * ffn + hd);
+    let embeddings = (2.0 * hd + vocab * hd * if a.tied_embeddings { 1.0 } else { 2.0 }) * 2.0;
+    let model = projections / if quantized { 16.0 / 5.0 } else { 1.0 } + embeddings + lora;
+    let graphs = if release >= Release(2026, 2, 1) {
+        super::units::within(172.0 * hd * layers * 4.0, 0.15 * GIB, GIB)
+    } else {
+        0.0
+    };
+    let kv_room = (util * total - model - graphs).max(0.0);
+    let kv_per_token = kv_size * 2.0 * layers * 2.0;
+    let fits = ((0.95 * kv_room / kv_per_token.max(1.0)) as u64) / 256 * 256;
+    let max_seq_length = if fits == 0 { 256 } else { max_seq_length.min(fits) };
+    let room_gib = kv_room / GIB;
+    let step = [2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 40.0, 48.0, 80.0].iter().take_while(|&&g| room_gib > g).count();
+    let (max_batched_tokens, max_num_seqs) = if release >= Release(2025, 11, 6) {
+        [
+            (2048, 8),
+            (2048, 16),
+            (4096, 32),
+            (4096, 48),
+            (6144, 64),
+            (6144, 80),
+            (8192, 96),
+            (8192, 112),
+            (8192, 128),
+            (8192, 256),
+        ][step]
+    } else {
+        let seqs = [128, 160, 192, 224, 256, 288, 320, 226, 368, 400][step];
+        (if release >= Release(2025, 9, 7) { 2048 } else { max_seq_length }, seqs)
+    };
+    Some(UnslothVllmBatch { kv_room, max_num_seqs, max_batched_tokens })
 }

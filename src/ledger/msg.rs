@@ -519,6 +519,7 @@ msg_ids!(
     LlamacppCompute,
     LlamacppSummary,
     SglangMambaPool,
+    NoteRlUnslothVllm,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

@@ -16,6 +16,7 @@
 
 pub use super::bill::RlSummary;
 use super::bill::{line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, SlackRule, Timeline};
+use super::framework;
 use super::msg::{Arg, Msg, MsgId};
 use super::phases::{self, Phase, PhaseName};
 use super::presets;
@@ -28,6 +29,8 @@ use crate::msg;
 
 /// The most sequences a rollout or a log-probability pass runs at once (the `batch` key's limit).
 const MAX_SEQUENCES: u64 = 65_536;
+/// The page's build sends Unsloth's vLLM rollout to the reader worker (`Scenario::billed_on_demand`).
+const PAGE: bool = cfg!(feature = "page");
 
 /// The share of the allocator's slack on what stays (as `step::SLACK_PERSISTENT`).
 const SLACK_PERSISTENT: f64 = super::step::SLACK_PERSISTENT;
@@ -135,6 +138,7 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
     if s.serving.engine == Engine::Vllm {
         i.serving.version = s.serving.version;
     }
+    unsloth_engine(s, &mut i, notes);
     let b = step(&i);
     let Some(engine) = &b.serving else { return };
     let formula = |id: ComponentId| b.components.iter().find(|c| c.id == id).map(|c| c.formula.clone());
@@ -188,6 +192,35 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
             text: msg!(NoteRlEngineFree, Arg::Bytes(free), Arg::Factor(rl.rollout_util), Arg::Bytes(requested)),
         });
     }
+}
+
+/// Unsloth's `fast_inference` sizes its engine's batch and gives it a LoRA slot of the adapter's
+/// rank (`load_vllm`: `framework::unsloth_vllm_batch`); the page sends such a link to the reader
+/// worker (`Scenario::rolls_out_on_unsloth_vllm`), whose build bills it.
+fn unsloth_engine(s: &Scenario, i: &mut Scenario, notes: &mut Vec<Note>) {
+    if PAGE || !s.rolls_out_on_unsloth_vllm() {
+        return;
+    }
+    let rl = &s.rl;
+    let context = rl.prompt_len.saturating_add(rl.completion_len);
+    let Some(b) = framework::unsloth_vllm_batch(s, rl.rollout_util, s.gpu.torch_bytes as f64, context) else {
+        return;
+    };
+    i.serving.max_num_seqs = Some(b.max_num_seqs);
+    i.serving.max_batched_tokens = Some(b.max_batched_tokens);
+    if s.method != Method::Full {
+        i.serving.max_loras = 1;
+        i.serving.max_lora_rank = Some(s.rank);
+    }
+    notes.push(Note {
+        key: "rl_unsloth_vllm",
+        text: msg!(
+            NoteRlUnslothVllm,
+            Arg::Bytes(b.kv_room),
+            Arg::Count(b.max_num_seqs),
+            Arg::Count(b.max_batched_tokens)
+        ),
+    });
 }
 
 /// The no-grad log-probability pass: one layer's working set over `batch` sequences of `tokens`,

@@ -683,6 +683,11 @@ impl Gpu {
         })
     }
 
+    /// A card before Ampere (compute capability below 8.0: Turing, Volta), as the presets name them.
+    pub fn pre_ampere(&self) -> bool {
+        matches!(self.id, Some("t4" | "v100-16g" | "v100-32g" | "rtx2080ti-22g"))
+    }
+
     /// A card of `gib` GiB as the user states it: that is also what PyTorch would see.
     pub fn custom_gib(gib: f64) -> Gpu {
         let bytes = (gib * GIB).round().max(0.0) as u64;
@@ -1052,6 +1057,7 @@ impl Scenario {
             || self.served_by_engine()
             || self.runs_chatglm_remote_code()
             || self.rolls_out_a_vlm_on_vllm()
+            || self.rolls_out_on_unsloth_vllm()
     }
 
     /// The exllama kernel GPTQ inference runs on: the link's, else transformers' default for a
@@ -1071,6 +1077,12 @@ impl Scenario {
     /// `shared`: `rl::engine_rollout`).
     pub fn rolls_out_on_vllm(&self) -> bool {
         self.is_rl() && matches!(self.rl.rollout, Rollout::Colocate | Rollout::Shared)
+    }
+
+    /// An RL step with `framework=unsloth` whose vLLM shares the trainer's weights (Unsloth's
+    /// `fast_inference`): Unsloth sizes the engine's batch (`framework::unsloth_vllm_batch`).
+    pub fn rolls_out_on_unsloth_vllm(&self) -> bool {
+        self.is_rl() && self.framework == Framework::Unsloth && self.rl.rollout == Rollout::Shared
     }
 
     /// A preference or RL step whose vLLM rollout serves a VLM: the engine profiles its vision

@@ -165,14 +165,14 @@ fn patch_bytes(v: &VisionSpec) -> f64 {
 pub fn vllm_profile(
     arch: &Architecture,
     e: &EngineSettings,
-    version: Release,
+    (version, v0): (Release, bool),
     (seqs, batched, context): (u64, u64, u64),
 ) -> Option<EncoderProfile> {
     let v = arch.vision.as_ref()?;
     if text_only(arch, e) {
         return None;
     }
-    let v1 = version >= Release(0, 8, 0);
+    let v1 = !v0;
     let default_limit = if v1 { 999 } else { 1 };
     let image_limit = e.mm_limit.map_or(default_limit, u64::from);
     let video_limit = e.mm_video.map_or(default_limit, u64::from);

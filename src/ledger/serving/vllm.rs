@@ -63,6 +63,10 @@ struct Rules {
     hybrid: bool,
     /// 0.19.1 on: one group size for two layer types unless they differ by half or more.
     group_size_max: bool,
+    /// The V0 engine: before 0.8, and through 0.9 on a card before Ampere, where V1's oracle
+    /// falls back to it ("Compute Capability < 8.0", `engine/arg_utils.py`
+    /// `_is_v1_supported_oracle`).
+    v0: bool,
     /// From 0.20 the CUDA graphs are estimated and taken out of the budget.
     graphs_in_budget: bool,
     /// From 0.20 "GPU KV cache size" is concurrency × max_model_len.
@@ -82,8 +86,9 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
     let v = |a, b| version >= Release(0, a, b);
     let total_gib = p.gpu.torch_bytes as f64 / GIB;
     let big = total_gib >= 70.0 && !has(&p.gpu.name.to_ascii_lowercase(), "a100");
+    let v0 = !v(8, 0) || (!v(10, 0) && p.gpu.pre_ampere());
     // `vllm serve`'s defaults (engine/arg_utils.py::get_batch_defaults).
-    let (tokens, seqs) = if !v(8, 0) {
+    let (tokens, seqs) = if v0 {
         // The V0 engine: the whole context in one step, chunked prefill (512) past 32k.
         (if context > 32_768 { 512 } else { context.max(2048) }, 256)
     } else if !v(10, 0) {
@@ -105,7 +110,7 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
     };
     let latent = p.arch.mla.is_some();
     // V0 gives a multimodal model at least 5,120 (`_MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS`).
-    let tokens = if !v(8, 0) && !encoder::text_only(p.arch, &i.engine) { tokens.max(5120) } else { tokens };
+    let tokens = if v0 && !encoder::text_only(p.arch, &i.engine) { tokens.max(5120) } else { tokens };
     let max_batched_tokens = i.engine.max_batched_tokens.unwrap_or(tokens);
     let max_num_seqs = i.engine.max_num_seqs.unwrap_or(seqs).max(1);
     let blackwell = matches!(p.gpu.id, Some("b200"));
@@ -117,18 +122,19 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
         max_num_seqs,
         // From 0.11.1 a served LoRA's graphs are captured twice, with and without adapters
         // (`cudagraph_specialize_lora`, on by default: `lora_cases = [True, False]`).
-        graph_sizes: capture_sizes(version, max_num_seqs, max_batched_tokens, blackwell)
+        graph_sizes: capture_sizes(version, v0, max_num_seqs, max_batched_tokens, blackwell)
             * if v(11, 1) && i.engine.max_loras > 0 { 2 } else { 1 },
         // FlashMLA pages latent caches in 64-token blocks.
         block_size: i.engine.block_size.unwrap_or(if latent { 64 } else { 16 }).max(1),
         // Before 0.6.5 and in V1's first releases the budget paid for the CUDA context too.
-        context_in_budget: !v(6, 5) || (v(8, 0) && !v(10, 0)),
+        context_in_budget: !v(6, 5) || (!v0 && !v(10, 0)),
+        v0,
         hybrid: v(10, 0),
         group_size_max: v(19, 1),
         graphs_in_budget: v(20, 0) && i.engine.cuda_graphs,
         tokens_from_concurrency: v(20, 0),
         in_flight: if v(22, 0) { 2 } else { 1 },
-        sampler_bytes: if !v(8, 0) {
+        sampler_bytes: if v0 {
             SAMPLER_BYTES_V0
         } else if v(17, 0) {
             SAMPLER_BYTES_FLASHINFER
@@ -139,11 +145,11 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
 }
 
 /// How many batch sizes CUDA graphs are captured for (`cudagraph_capture_sizes`' defaults).
-fn capture_sizes(version: Release, seqs: u64, tokens: u64, blackwell: bool) -> u64 {
+fn capture_sizes(version: Release, v0: bool, seqs: u64, tokens: u64, blackwell: bool) -> u64 {
     let v = |a, b| version >= Release(0, a, b);
     let steps = |from: u64, to: u64, step: u64| if to < from { 0 } else { (to - from) / step + 1 };
     let small = |max: u64| (1..=3).filter(|i| (1u64 << (i - 1)) <= max).count() as u64;
-    if !v(8, 0) {
+    if v0 {
         // V0: 1, 2, 4, then every 8 up to max_num_seqs (at most 512).
         let max = seqs.min(512);
         return small(max) + steps(8, max, 8);
@@ -414,7 +420,7 @@ fn profile_peak(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     let language = forward.max(sampler + workspace);
     // The page bills no served VLM (`Scenario::billed_on_demand`): the profile is the worker's.
     let profile = (s.first && !PAGE)
-        .then(|| encoder::vllm_profile(p.arch, &i.engine, r.version, (r.max_num_seqs, tokens, r.context)))
+        .then(|| encoder::vllm_profile(p.arch, &i.engine, (r.version, r.v0), (r.max_num_seqs, tokens, r.context)))
         .flatten();
     let peak = profile.map_or(language, |e| e.encoder_peak().max(e.held() + language));
     let formula = msg!(
@@ -500,7 +506,7 @@ fn non_torch(p: &Plan, i: &Inference, r: &Rules) -> Component {
 
 /// `draft_layers`: a speculative drafter's layers, captured with the model's; `layers`: the stage's.
 fn graphs(p: &Plan, r: &Rules, i: &Inference, draft_layers: u64, layers: u64) -> Component {
-    let (layers, per) = if r.version >= Release(0, 8, 0) {
+    let (layers, per) = if !r.v0 {
         (layers + draft_layers, GRAPH_MIB_PER_SIZE_LAYER_V1)
     } else {
         (1, GRAPH_MIB_PER_SIZE_SQRT_HIDDEN_V0 * (p.arch.hidden as f64).sqrt())
