@@ -395,3 +395,93 @@ fn unsloth_sizes_its_rollout_engine_from_its_own_estimate() {
     let plain_pool = to_json(&s, &estimate(&s))["rl"]["rollout_pool_bytes"].as_u64().unwrap_or(0);
     assert!(unsloth_pool > plain_pool, "{unsloth_pool} ≤ {plain_pool}");
 }
+
+/// `framework::unsloth_vllm_batch` against what Unsloth's `load_vllm` printed in published runs
+/// ("Unsloth: vLLM's KV Cache can use up to X GB", "Chunked prefill tokens = …", "Num Sequences =
+/// …", and the `max_num_batched_tokens` vLLM then reports), collected by a helper in the
+/// twenty-first session (the URLs below). Each row: the link, Unsloth's printed "actual GPU
+/// utilization", the VRAM it printed, the run's max_seq_length; then the printed room (GB, two
+/// decimals), sequences and batched tokens.
+#[test]
+fn unsloth_s_rollout_sizing_matches_its_printed_figures() {
+    use vram_ledger::ledger::framework::unsloth_vllm_batch;
+    let rows: [(&str, f64, f64, u64, f64, u64, u64); 10] = [
+        // unslothai/notebooks a2fa5510 nb/Llama3.1_(8B)-GRPO.ipynb (2025.2.4, T4)
+        ("model=llama-3.1-8b&method=qlora&rank=32&framework_version=2025.2.4", 0.5959, 14.74, 512, 2.61, 160, 512),
+        // a2fa5510 nb/Phi_4_(14B)-GRPO.ipynb
+        ("model=phi-4&method=qlora&rank=16&framework_version=2025.2.4", 0.6952, 14.74, 512, 0.28, 128, 512),
+        // a2fa5510 nb/Qwen2.5_(3B)-GRPO.ipynb
+        ("model=qwen2.5-3b&method=qlora&rank=64&framework_version=2025.2.4", 0.4966, 14.74, 1024, 4.90, 192, 1024),
+        // 3fcca28d nb/Advanced_Llama3_1_(3B)_GRPO_LoRA.ipynb (2025.3.17, A100-40GB, 16-bit)
+        (
+            "model=llama-3.2-3b&method=lora&quant=bf16&rank=64&framework_version=2025.3.17",
+            0.7908,
+            39.56,
+            2048,
+            25.12,
+            320,
+            2048,
+        ),
+        // bac83a28 nb/Qwen3_(4B)-GRPO.ipynb (2025.4.4, A100-40GB, 16-bit)
+        (
+            "model=qwen3-4b&method=lora&quant=bf16&rank=32&framework_version=2025.4.4",
+            0.4948,
+            39.56,
+            2048,
+            12.62,
+            256,
+            2048,
+        ),
+        // c7b12e0b nb/Qwen3_(4B)-GRPO.ipynb (2025.5.7, T4, fp16)
+        (
+            "model=qwen3-4b&method=lora&quant=fp16&rank=32&framework_version=2025.5.7",
+            0.6934,
+            14.74,
+            2048,
+            3.27,
+            160,
+            2048,
+        ),
+        // datawhalechina/self-llm 389f06cf models/phi4/06-Phi-4-GRPO…md (2025.6.12, A100-80GB): a
+        // 16-bit checkpoint quantized on load, which Unsloth's estimate counts at 2 B
+        ("model=phi-4&method=lora&quant=bf16&rank=16&framework_version=2025.6.12", 0.696, 79.15, 512, 27.66, 320, 512),
+        // unslothai/notebooks 14ff1697 nb/Qwen3_8B_FP8_GRPO.ipynb (2025.11.3, L4, FP8 at 8/5)
+        (
+            "model=qwen3-8b&method=lora&quant=fp8&rank=32&framework_version=2025.11.3",
+            0.8662,
+            22.16,
+            2048,
+            8.63,
+            224,
+            2048,
+        ),
+        // b35307e0 nb/Llama_FP8_GRPO.ipynb (2025.11.3, L4)
+        (
+            "model=llama-3.2-1b&method=lora&quant=fp8&rank=32&framework_version=2025.11.3",
+            0.8662,
+            22.16,
+            2048,
+            17.53,
+            288,
+            2048,
+        ),
+        // 533626c9 nb/Openenv_wordle_grpo.ipynb (2026.3.4, B200; vLLM got max_lora_rank 64 and
+        // max_num_batched_tokens 8192; its CUDA graphs' 0.15 GiB come off the room)
+        (
+            "model=qwen3-4b&method=lora&quant=bf16&rank=64&framework_version=2026.3.4",
+            0.4976,
+            178.35,
+            4096,
+            81.53,
+            256,
+            8192,
+        ),
+    ];
+    for (q, util, vram, seq, room, seqs, tokens) in rows {
+        let s = scenario(&format!("{q}&framework=unsloth&objective=grpo&rollout=shared&vram={vram}"));
+        let b = unsloth_vllm_batch(&s, util, s.gpu.torch_bytes as f64, seq).expect("sized");
+        let gb = b.kv_room / 1_073_741_824.0;
+        assert!((gb - room).abs() <= 0.015, "{q}: room {gb:.3} GB, printed {room}");
+        assert_eq!((b.max_num_seqs, b.max_batched_tokens), (seqs, tokens), "{q}");
+    }
+}

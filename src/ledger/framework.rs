@@ -571,7 +571,8 @@ pub struct UnslothVllmBatch {
 /// the rollout's `max_seq_length`. unsloth-zoo's `approximate_vllm_memory_usage` (83f5318c,
 /// 2025-02-06, and later) takes from `util × total` (Unsloth's "actual GPU utilization", the
 /// engine's `gpu_memory_utilization`) the model as it reckons it — the decoder's projections at
-/// 5/16 of their 16-bit bytes for a quantized checkpoint (2 B otherwise), embeddings, LM head and
+/// 5/16 of their 16-bit bytes for a 4-bit checkpoint (8/5 for FP8 from 2025.10.4; 2 B for a
+/// 16-bit one), embeddings, LM head and
 /// norms at 2 B, one LoRA slot of `max_lora_rank` at 2 B — and, from 2026.2.1 (fa82dcc2), its CUDA
 /// graphs (172 × hidden × layers × 4 B, within 0.15–1 GiB). `load_vllm` then picks by that room:
 /// before 2025.9.7, `max_num_seqs` 128 … 400 by steps of 2, 4, 8, 12, 16, 24, 40, 48, 80 GiB (226
@@ -589,11 +590,22 @@ pub fn unsloth_vllm_batch(s: &Scenario, util: f64, total: f64, max_seq_length: u
     let (hd, layers, ffn, vocab) = (a.hidden as f64, a.layers as f64, a.ffn as f64, a.vocab as f64);
     let kv_size = (a.hidden / a.heads.max(1) * a.kv_heads) as f64;
     let projections = layers * ((2.0 * hd + 2.0 * kv_size) * hd + 3.0 * hd * ffn) * 2.0;
-    let quantized = !matches!(s.quant, StorageFormat::Fp32 | StorageFormat::Bf16 | StorageFormat::Fp16);
+    // The 16-bit bytes' divisor: before 2025.9.7 any checkpoint whose config.json has a
+    // `quantization_config` (the ledger takes a quantized format as Unsloth's pre-quantized
+    // repository); from 2afbcc19 bitsandbytes only (`load_in_4bit = use_bitsandbytes`); from
+    // 2025.10.4 (46136714) FP8 too, at 8/5.
+    let sixteen_bit = matches!(s.quant, StorageFormat::Fp32 | StorageFormat::Bf16 | StorageFormat::Fp16);
+    let fp8 = matches!(s.quant, StorageFormat::Fp8 | StorageFormat::Fp8Block | StorageFormat::Fp8Channel);
+    let factor = match () {
+        _ if sixteen_bit => 1.0,
+        _ if release < Release(2025, 9, 7) || s.quant == StorageFormat::Nf4 => 16.0 / 5.0,
+        _ if fp8 && release >= Release(2025, 10, 4) => 8.0 / 5.0,
+        _ => 1.0,
+    };
     let r = if s.method == Method::Full { 0.0 } else { s.rank as f64 };
     let lora = layers * 2.0 * r * (4.0 * hd + (2.0 * hd + 2.0 * kv_size) + 2.0 * hd + ffn + 2.0 * ffn + hd);
     let embeddings = (2.0 * hd + vocab * hd * if a.tied_embeddings { 1.0 } else { 2.0 }) * 2.0;
-    let model = projections / if quantized { 16.0 / 5.0 } else { 1.0 } + embeddings + lora;
+    let model = projections / factor + embeddings + lora;
     let graphs = if release >= Release(2026, 2, 1) {
         super::units::within(172.0 * hd * layers * 4.0, 0.15 * GIB, GIB)
     } else {
@@ -621,6 +633,12 @@ pub fn unsloth_vllm_batch(s: &Scenario, util: f64, total: f64, max_seq_length: u
     } else {
         let seqs = [128, 160, 192, 224, 256, 288, 320, 226, 368, 400][step];
         (if release >= Release(2025, 9, 7) { 2048 } else { max_seq_length }, seqs)
+    };
+    // From 2afbcc19 a vision model's engine gets one sequence and at least 8,192 tokens.
+    let (max_batched_tokens, max_num_seqs) = if a.vision.is_some() && release >= Release(2025, 9, 7) {
+        (max_seq_length.max(8192), 1)
+    } else {
+        (max_batched_tokens, max_num_seqs)
     };
     Some(UnslothVllmBatch { kv_room, max_num_seqs, max_batched_tokens })
 }
