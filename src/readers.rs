@@ -22,8 +22,8 @@
 //! page has anyway: a link's query for a model, `Reading::from_link` for a paste.
 
 use crate::ledger::bill::{
-    Bill, Component, ComponentId, KvPool, Live, Note, ParallelSummary, PoolKind, RankSummary, Serving, ServingStatus,
-    SlackRule, StepAmounts, Timeline,
+    Bill, Component, ComponentId, KvPool, Live, Note, ParallelSummary, Phase, PhaseName, PoolKind, RankSummary,
+    RlSummary, Serving, ServingStatus, SlackRule, StepAmounts, Timeline,
 };
 use crate::ledger::json::Json;
 use crate::ledger::msg::{Arg, Msg, MsgId};
@@ -76,8 +76,10 @@ pub struct GridAnswer {
     /// engine's figures after each.
     pub curve: Vec<(u64, f64)>,
     pub planner_levers: Vec<(Lever, Serving)>,
-    /// A served model's fit solvers (what fits): the most requests and the longest context.
-    pub fits: Option<(u64, u64)>,
+    /// A served model's fit solvers (what fits): the most requests and the longest context; for an
+    /// RL step (its vLLM rollout billed here), the largest micro-batch, no sequence, and the longest
+    /// completion and most completions per prompt.
+    pub fits: Option<[u64; 4]>,
 }
 
 /// A self-test question as the page draws it: its texts in both languages (English, Chinese) and
@@ -287,9 +289,15 @@ pub fn grid(query: &str) -> String {
         (bill.parallel.as_ref()).and_then(|_| crate::report::experts_msg(&s, crate::report::GridKind::of(&bill))).map(
             |m| json!([crate::i18n::render(crate::i18n::Lang::En, &m), crate::i18n::render(crate::i18n::Lang::Zh, &m)]),
         );
-    // What fits, for a served model on one GPU (a grid's solvers are not run).
-    let fits = (s.served_by_engine() && !s.serves_a_grid())
-        .then(|| json!([crate::ledger::fit::max_batch(&s), crate::ledger::fit::max_seq(&s)]));
+    // What fits, for a served model on one GPU or an RL step off a grid (a grid's solvers are not
+    // run): the page's `Fits::of`.
+    use crate::ledger::fit;
+    let fits = (s.is_rl() && !s.layout.is_grid() || s.served_by_engine() && !s.serves_a_grid()).then(|| {
+        let rollout = fit::max_completion_len(&s).zip(fit::max_generations(&s));
+        let max_seq = if rollout.is_some() { 0 } else { fit::max_seq(&s) };
+        let (completion, generations) = rollout.unwrap_or_default();
+        json!([fit::max_batch(&s), max_seq, completion, generations])
+    });
     json!({ "grid": {
         "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "experts": experts,
         "curve": curve, "plan": planner_levers, "fits": fits,
@@ -384,8 +392,16 @@ fn encode_bill(b: &Bill) -> Value {
             }
             n.extend(slack(rule));
         }
-        // A grid's bill is a training step, generate() or an engine's start-up.
-        _ => n.push(2),
+        // A preference or RL step's phases (a VLM's or Unsloth's vLLM rollout): each one's lines.
+        Timeline::Phases(phases) => {
+            n.extend([3, phases.len() as u64]);
+            for p in phases {
+                n.extend([p.name as u64, p.components.len() as u64]);
+                n.extend(p.components.iter().flat_map(|&(id, bytes)| [id as u64, bytes]));
+            }
+        }
+        // Otherwise an engine's start-up.
+        Timeline::Engine => n.push(2),
     }
     n.push(u64::from(b.serving.is_some()));
     if let Some(sv) = &b.serving {
@@ -412,6 +428,23 @@ fn encode_bill(b: &Bill) -> Value {
         for r in &p.ranks {
             n.extend([r.stage, r.layers, r.weights_bytes, r.activations_bytes, r.allocated_bytes, r.device_bytes]);
         }
+    }
+    // An RL step's summary: its verdict (the engine that cannot start) and the Markdown copy read it.
+    n.push(u64::from(b.rl.is_some()));
+    if let Some(r) = &b.rl {
+        n.extend([
+            r.objective as u64,
+            r.rollout.map_or(0, |x| x as u64 + 1),
+            r.sequences_per_step,
+            r.rollout_weights_bytes,
+            r.rollout_pool_bytes,
+            r.rollout_kv_tokens,
+            r.reference_bytes,
+            r.critic_bytes,
+            r.reward_bytes,
+            r.peak_phase as u64,
+            u64::from(r.engine_fails),
+        ]);
     }
     let texts: Vec<Value> =
         b.components.iter().map(|c| &c.formula).chain(b.notes.iter().map(|x| &x.text)).map(bilingual).collect();
@@ -527,6 +560,7 @@ fn decode_bill(v: &Json) -> Option<Bill> {
     let timeline = decode_timeline(&mut next)?;
     let serving = if next()? == 1 { Some(decode_serving(&mut next)?) } else { None };
     let parallel = if next()? == 1 { Some(decode_parallel(&mut next)?) } else { None };
+    let rl = if next()? == 1 { Some(decode_rl(&mut next)?) } else { None };
     let components = components
         .into_iter()
         .map(|(id, bytes, section)| Some(Component { id, bytes, formula: texts.next()??, section }))
@@ -542,7 +576,7 @@ fn decode_bill(v: &Json) -> Option<Bill> {
         open_high_bytes: 0,
         serving,
         timeline,
-        rl: None,
+        rl,
         parallel,
     })
 }
@@ -576,7 +610,37 @@ fn decode_timeline(next: &mut impl FnMut() -> Option<u64>) -> Option<Timeline> {
             let decode = if decoding { Some(live(take(next)?)) } else { None };
             Timeline::Generate { load, prefill, decode, slack: slack(take(next)?), fragmented }
         }
+        3 => {
+            let mut phases = Vec::new();
+            // A count past the list's end stops at its end (`next()?`).
+            for _ in 0..next()? {
+                let name = *PhaseName::ALL.get(next()? as usize)?;
+                let mut components = Vec::new();
+                for _ in 0..next()? {
+                    components.push((*ComponentId::ALL.get(next()? as usize)?, next()?));
+                }
+                phases.push(Phase { name, components });
+            }
+            Timeline::Phases(phases)
+        }
         _ => Timeline::Engine,
+    })
+}
+
+fn decode_rl(next: &mut impl FnMut() -> Option<u64>) -> Option<RlSummary> {
+    use crate::ledger::scenario::{Objective, Rollout};
+    Some(RlSummary {
+        objective: *Objective::ALL.get(next()? as usize)?,
+        rollout: next()?.checked_sub(1).and_then(|r| Rollout::ALL.get(r as usize).copied()),
+        sequences_per_step: next()?,
+        rollout_weights_bytes: next()?,
+        rollout_pool_bytes: next()?,
+        rollout_kv_tokens: next()?,
+        reference_bytes: next()?,
+        critic_bytes: next()?,
+        reward_bytes: next()?,
+        peak_phase: *PhaseName::ALL.get(next()? as usize)?,
+        engine_fails: next()? == 1,
     })
 }
 
@@ -641,7 +705,10 @@ fn decode_grid(g: &Json) -> Option<GridAnswer> {
         base: g.get("base")?.as_u64(),
         curve,
         planner_levers,
-        fits: g.get("fits").and_then(Json::as_array).and_then(|f| Some((f.first()?.as_u64()?, f.get(1)?.as_u64()?))),
+        fits: g.get("fits").and_then(Json::as_array).and_then(|f| {
+            let n = |i: usize| f.get(i).and_then(Json::as_u64);
+            Some([n(0)?, n(1)?, n(2)?, n(3)?])
+        }),
     })
 }
 

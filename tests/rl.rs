@@ -485,3 +485,30 @@ fn unsloth_s_rollout_sizing_matches_its_printed_figures() {
         assert_eq!((b.max_num_seqs, b.max_batched_tokens), (seqs, tokens), "{q}");
     }
 }
+
+/// The page sends an RL link whose rollout its build does not bill (Unsloth's vLLM, a VLM's) to
+/// the reader worker and draws the worker's answer: the phases (the timeline: rollout, log-probs,
+/// the step) and the RL summary (the verdict when the engine cannot start) cross with the lines.
+#[test]
+fn the_worker_answers_an_rl_bill_the_page_reads_back() {
+    use vram_ledger::readers::{decode, grid, Answer};
+    for q in [
+        "model=phi-4&method=qlora&rank=16&framework=unsloth&framework_version=2025.2.4&objective=grpo&rollout=shared&rollout_util=0.6952&generations=6&batch=6&prompt_len=256&completion_len=200&gpu=t4&engine=vllm&engine_version=0.7.1",
+        // An engine that cannot start: the verdict comes from the summary.
+        "model=phi-4&method=qlora&rank=16&framework=unsloth&objective=grpo&rollout=shared&rollout_util=0.5&gpu=t4",
+    ] {
+        let s = scenario(q);
+        assert!(s.billed_on_demand(), "{q}");
+        let local = estimate(&s);
+        let Some(Answer::Grid(g)) = decode(&grid(q)) else { panic!("{q}: no answer") };
+        let lines = |b: &vram_ledger::ledger::Bill| b.components.iter().map(|c| (c.id, c.bytes)).collect::<Vec<_>>();
+        assert_eq!(lines(&g.bill), lines(&local), "{q}");
+        assert_eq!(g.bill.timeline, local.timeline, "{q}");
+        assert_eq!(g.bill.rl, local.rl, "{q}");
+        assert_eq!(g.bill.verdict(), local.verdict(), "{q}");
+        assert_eq!(g.bill.notes.len(), local.notes.len(), "{q}");
+        if q.contains("rollout_util=0.5&") {
+            assert!(g.bill.rl.as_ref().is_some_and(|r| r.engine_fails) && !g.bill.fits(), "{q}");
+        }
+    }
+}

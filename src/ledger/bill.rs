@@ -295,6 +295,22 @@ pub enum PhaseName {
 }
 
 impl PhaseName {
+    pub const ALL: [PhaseName; 13] = [
+        PhaseName::Load,
+        PhaseName::Forward,
+        PhaseName::Loss,
+        PhaseName::Backward,
+        PhaseName::OptimizerStep,
+        PhaseName::ZeroGrad,
+        PhaseName::Prefill,
+        PhaseName::Decode,
+        PhaseName::Profile,
+        PhaseName::CudaGraphs,
+        PhaseName::Serving,
+        PhaseName::Rollout,
+        PhaseName::Logprobs,
+    ];
+
     /// The name in the JSON output and the CLI (a public contract).
     pub fn id(self) -> &'static str {
         match self {

@@ -219,13 +219,14 @@ pub fn app(props: &AppProps) -> Html {
                 answers.borrow().iter().find(|a| a.query == q).map(|a| a.bill.clone())
             });
     // The embed mode shows no fit solvers; a bill the reader worker makes has them from the worker
-    // (a served model's) or none (a grid's).
+    // (a served model's, an RL step's) or none (a grid's).
     let fits = use_memo((scenario.clone(), state.embed || state.selftest || on_demand), |(s, skip)| {
         (!*skip).then(|| Fits::of(s))
     });
     let fits = (*fits).or_else(|| {
-        let (max_batch, max_seq) = grid_answer.as_ref().filter(|_| !state.embed && !grid_pending)?.fits?;
-        Some(Fits { max_batch, max_seq, rollout: None })
+        let [max_batch, max_seq, completion, generations] =
+            grid_answer.as_ref().filter(|_| !state.embed && !grid_pending)?.fits?;
+        Some(Fits { max_batch, max_seq, rollout: scenario.generates().then_some((completion, generations)) })
     });
     // A bill the reader worker made: its planner too.
     let plan = use_memo((scenario.clone(), lang, grid_answer.clone().map(Same)), |(s, lang, grid)| {

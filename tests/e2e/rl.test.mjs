@@ -70,3 +70,29 @@ test('a pasted wake-up out of memory is the rollout engine beside the trainer', 
   await shot(page, 'rl-paste-zh');
   assert.deepEqual(page.problems, []);
 });
+
+// Unsloth's fast_inference rollout (twenty-first session): the page sends the link to the reader
+// worker, whose bill sizes the engine as Unsloth's load_vllm does; the page shows the worker's bill,
+// the CLI's, with the note that names the batch.
+test('an Unsloth GRPO link is billed by the worker with load_vllm\'s sizing', async () => {
+  const q = 'model=phi-4&method=qlora&rank=16&framework=unsloth&framework_version=2025.2.4&objective=grpo&rollout=shared&rollout_util=0.6952&generations=6&batch=6&prompt_len=256&completion_len=200&gpu=t4&engine=vllm&engine_version=0.7.1';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${q}&lang=en`);
+  await ready(page);
+  // The worker's notes cross without their keys: the note is found by its text.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="bill-notes"] li')]
+    .some((li) => li.textContent.includes('load_vllm')), null, { timeout: 20000 });
+  const notes = await page.$$eval('[data-testid="bill-notes"] li', (l) => l.map((x) => x.textContent));
+  assert.ok(notes.some((n) => /load_vllm.*max_num_seqs 128.*max_num_batched_tokens 456/.test(n)), notes.join(' | '));
+  await shot(page, 'rl-unsloth-vllm');
+  const j = cli(['--json', '--fit', q]);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(j.device_bytes));
+  // The worker's answer carries the step's phases (the timeline) and what fits in completions.
+  const moments = await page.$$eval('[data-testid="timeline"] .phase', (r) => r.map((x) => x.textContent));
+  assert.ok(moments.some((m) => m.startsWith('rollout')), moments.join('|'));
+  assert.equal(await page.getAttribute('[data-testid="timeline-card"]', 'data-peak'), j.rl.peak_phase);
+  await page.waitForSelector('[data-testid="max-completion"]');
+  assert.equal(await page.getAttribute('[data-testid="max-completion"]', 'data-value'), String(j.max_completion_len));
+  assert.equal(await page.getAttribute('[data-testid="max-generations"]', 'data-value'), String(j.max_generations));
+  assert.deepEqual(page.problems, []);
+});
