@@ -375,3 +375,26 @@ fn sglang_data_parallel_attention_settings_are_the_ledger_s_grid() {
     assert_eq!(setting(&st, Key::Gpus), Some("8"));
     assert_eq!(setting(&st, Key::Dp), None);
 }
+
+/// Unsloth's `fast_inference` starts vLLM itself and prints what it gave it: the engine's share
+/// to two decimals of a percent ("with actual GPU utilization = 59.59%", where vLLM V0 prints
+/// 0.60), the card ("VRAM = 14.74 GB"), and the batch ("Chunked prefill tokens = 512. Num Sequences
+/// = 160."), which no vLLM V0 line names. Read, they reproduce the engine's plan: the pool the log
+/// prints (2.64 GiB) within the serving target's 2 %, where vLLM's defaults (256 sequences, 2,048
+/// batched tokens) would bill a sampler warm-up 60 % larger and a pool 16 % smaller.
+#[test]
+fn unsloth_s_vllm_lines_are_the_engine_s_settings() {
+    let st = startup("vllm-0.7.1-unsloth-2025.2.4-llama-3.1-8b-grpo-t4.log");
+    assert_eq!(setting(&st, Key::MaxNumSeqs), Some("160"));
+    assert_eq!(setting(&st, Key::MaxBatchedTokens), Some("512"));
+    assert_eq!(setting(&st, Key::GpuUtil), Some("0.5959"));
+    assert_eq!(setting(&st, Key::Vram), Some("14.74"));
+    assert_eq!(setting(&st, Key::EngineVersion), Some("0.7.1"));
+    assert_eq!(setting(&st, Key::Seq), Some("512"));
+    assert_eq!(setting(&st, Key::Quant), Some("nf4"));
+    let c = check(&st, &vram_ledger::ledger::Scenario::default());
+    let pool = c.rows.iter().find(|r| r.figure == Figure::KvPool).unwrap_or_else(|| panic!("pool row"));
+    assert!(close(pool.engine, 2.64 * GIB, 1e-6));
+    let d = pool.difference().unwrap_or(f64::NAN);
+    assert!(d.abs() <= 0.02, "pool: engine {} ledger {:?} ({})", pool.engine, pool.ledger, c.query);
+}

@@ -351,13 +351,19 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
             .or_else(|| concurrency.and_then(number_at).map(|v| v.0));
         settings.set(Key::Seq, context.map(whole));
     }
-    let share =
-        number_of(low, &["gpu_memory_utilization was", "x gpu_memory_utilization (", "gpu_memory_utilization="])
-            .or_else(|| arg_number(low, "gpu_memory_utilization"))
-            .or_else(|| number_of(low, &["desired gpu memory utilization is ("]));
+    // Unsloth's `fast_inference` (`load_vllm`) prints the engine's share to two decimals of a
+    // percent, where vLLM V0 rounds it to two digits, and the batch it gave vLLM.
+    let unsloth_share = number_of(low, &["with actual gpu utilization = "]).map(|p| p / 100.0);
+    let share = unsloth_share
+        .or_else(|| {
+            number_of(low, &["gpu_memory_utilization was", "x gpu_memory_utilization (", "gpu_memory_utilization="])
+        })
+        .or_else(|| arg_number(low, "gpu_memory_utilization"))
+        .or_else(|| number_of(low, &["desired gpu memory utilization is ("]));
     settings.set(Key::GpuUtil, share.map(|v| format!("{v}")));
     let total = size_of(low, &["total gpu memory was", "total_gpu_memory (", "total_gpu_memory="], gb)
-        .or_else(|| pair_after(low, "free memory on device", gb).map(|(_, total)| total));
+        .or_else(|| pair_after(low, "free memory on device", gb).map(|(_, total)| total))
+        .or_else(|| size_of(low, &["with vram = "], gb));
     settings.set(Key::Vram, total.map(|b| format!("{:.2}", b / f64::from(1u32 << 30))));
     let quantization = arg(low, "quantization");
     settings.set(Key::Quant, quantization.and_then(|q| vllm_quant(q, model.unwrap_or(""))).map(str::to_string));
@@ -367,9 +373,11 @@ fn read_vllm(low: &str, gb: &mut bool) -> Option<Startup> {
         settings.set(Key::CudaGraphs, Some("0".into()));
     }
     let batched = number_of(low, &["chunked prefill is enabled with max_num_batched_tokens="])
-        .or_else(|| arg_number(low, "max_num_batched_tokens"));
+        .or_else(|| arg_number(low, "max_num_batched_tokens"))
+        .or_else(|| number_of(low, &["chunked prefill tokens = "]));
     settings.set(Key::MaxBatchedTokens, batched.map(whole));
-    settings.set(Key::MaxNumSeqs, arg_number(low, "max_num_seqs").map(whole));
+    let seqs = arg_number(low, "max_num_seqs").or_else(|| number_of(low, &["num sequences = "]));
+    settings.set(Key::MaxNumSeqs, seqs.map(whole));
     settings.set(Key::BlockSize, arg_number(low, "block_size").map(whole));
     // `speculative_config`: {'method': 'ngram', 'num_speculative_tokens': 4} as passed, or
     // SpeculativeConfig(method='ngram', model=None, num_spec_tokens=4) as the engine prints it.
