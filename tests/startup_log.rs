@@ -392,6 +392,8 @@ fn unsloth_s_vllm_lines_are_the_engine_s_settings() {
     assert_eq!(setting(&st, Key::EngineVersion), Some("0.7.1"));
     assert_eq!(setting(&st, Key::Seq), Some("512"));
     assert_eq!(setting(&st, Key::Quant), Some("nf4"));
+    // V0's "with config: model='unsloth/meta-llama-3.1-8b-instruct-bnb-4bit'".
+    assert_eq!(setting(&st, Key::Model), Some("llama-3.1-8b"));
     let c = check(&st, &vram_ledger::ledger::Scenario::default());
     let pool = c.rows.iter().find(|r| r.figure == Figure::KvPool).unwrap_or_else(|| panic!("pool row"));
     assert!(close(pool.engine, 2.64 * GIB, 1e-6));
