@@ -298,3 +298,23 @@ fn vllm_0_8_on_a_card_before_ampere_runs_its_v0_engine() {
     assert!(profile(&t4).contains("4,096 dummy tokens"), "{}", profile(&t4));
     assert!(profile(&l4).contains("2,048 dummy tokens"), "{}", profile(&l4));
 }
+
+/// vLLM from 0.12 loads MXFP4 experts on Hopper through Triton (the wheel bundles
+/// `triton_kernels`): no Marlin padding, a swizzled copy of the scales with output rows padded to
+/// 256, fp32 biases. By hand for gpt-oss-120b (36 MoE layers × 128 experts, hidden and expert FFN
+/// 2,880): scales (5,888 × 90 + 3,072 × 90) B = 806,400 B and biases (5,760 + 2,880) × 2 B = 17,280 B
+/// per expert and layer, × 4,608 = 3,795,517,440 B beyond the checkpoint's shapes. 0.11 (Marlin)
+/// and an A100 (no Triton below compute capability 9.0) keep the padding.
+#[test]
+fn vllm_0_12_loads_mxfp4_experts_through_triton_on_hopper() {
+    let weights = |q: &str| estimate(&query::parse(q).scenario).component(ComponentId::Weights) as f64;
+    let triton = weights("model=gpt-oss-120b&mode=infer&engine=vllm&engine_version=0.14.1&gpu=h100-80g");
+    let marlin = weights("model=gpt-oss-120b&mode=infer&engine=vllm&engine_version=0.11.2&gpu=h100-80g");
+    let a100 = weights("model=gpt-oss-120b&mode=infer&engine=vllm&engine_version=0.14.1&gpu=a100-80g");
+    assert_eq!(marlin, a100, "Marlin on both");
+    // Marlin's padding: the experts' stored bytes × (3,072 / 2,880 × 2,944 / 2,880 − 1).
+    let experts = 114_661_785_600.0 * 4.25 / 8.0;
+    let padding = experts * (3072.0 / 2880.0 * 2944.0 / 2880.0 - 1.0);
+    let expected = marlin - padding + 3_795_517_440.0;
+    assert!((triton - expected).abs() < 4096.0, "{triton} vs {expected}");
+}

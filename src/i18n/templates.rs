@@ -429,6 +429,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + the RoPE cos/sin tables {0} on every GPU ({1} positions × {2} × {3} B, built over the model's whole context whatever the request length)",
             " + 每张卡上的 `RoPE` `cos/sin` 表 {0}({1} 个位置 × {2} × {3} B,按模型的完整上下文构建,与请求长度无关)",
         ),
+        VllmMxfp4Triton => (
+            " + {0} (vLLM's Triton MXFP4 kernels on Hopper keep a swizzled copy of the experts' scales, rows padded to 256, and their biases in fp32)",
+            " + {0}(vLLM 在 Hopper 上的 `Triton` MXFP4 kernel 另存一份重排的专家缩放因子,行数补齐到 256,偏置转为 fp32)",
+        ),
         VllmMxfp4Padding => (
             " + {2} (vLLM pads the MXFP4 experts to {0} × {1} for its kernels)",
             " + {2}(vLLM 为其 kernel 把 MXFP4 专家补齐到 {0} × {1})",

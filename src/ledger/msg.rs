@@ -551,6 +551,7 @@ msg_ids!(
     InferenceLogitsAll,
     EngineWeights,
     VllmMxfp4Padding,
+    VllmMxfp4Triton,
     EngineRopeTables,
     NcclPerGpu,
     NoteOffloadNeedsZero,

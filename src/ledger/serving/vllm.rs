@@ -291,8 +291,28 @@ fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
     }
 }
 
-fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
-    let pad = mxfp4_padding(p.arch, i);
+/// From 0.12 the wheel bundles `triton_kernels`, and on Hopper MXFP4 experts load through Triton
+/// (`mxfp4.py` "Using Triton backend"; before, a plain install loaded them through Marlin): the
+/// experts keep the checkpoint's shapes, the original scales stay beside a swizzled copy whose
+/// output rows are padded to 256 (`mxfp4_utils.py` `_swizzle_mxfp4`), and the biases become fp32.
+/// gpt-oss-120b: 36 × 128 × (5,888 × 2,880 / 32 + 3,072 × 2,880 / 32) B = 3.46 GiB of scales and
+/// 0.07 GiB of biases more than the checkpoint (0.14.1 on an H100 loaded 64.38 GiB). One GPU only.
+fn triton_mxfp4_extra(p: &Plan, i: &Inference, r: &Rules) -> Option<f64> {
+    let m = p.arch.moe.as_ref()?;
+    let triton = i.weights.format == StorageFormat::Mxfp4 && r.version >= Release(0, 12, 0) && is_hopper(p);
+    if !triton || mxfp4_padding(p.arch, i) <= 1.0 {
+        return None;
+    }
+    let (h, f) = (p.arch.hidden, m.expert_ffn);
+    let rows = |n: u64| n.div_ceil(256) * 256;
+    let scales = (rows(2 * f) * h.div_ceil(32) + rows(h) * f.div_ceil(32)) as f64;
+    let biases = if p.arch.out_and_mlp_bias { (2 * f + h) as f64 * 2.0 } else { 0.0 };
+    Some((p.arch.moe_layers() * m.experts) as f64 * (scales + biases))
+}
+
+fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
+    let triton = if grid::is_grid(i) { None } else { triton_mxfp4_extra(p, i, r) };
+    let pad = if triton.is_some() { 1.0 } else { mxfp4_padding(p.arch, i) };
     if !PAGE && grid::is_grid(i) {
         return grid_weights(p, i, s, pad);
     }
@@ -300,7 +320,10 @@ fn weights(p: &Plan, i: &Inference, s: &Stage) -> Component {
     let tower = skipped_tower(p, i);
     let mut bytes = w.bytes - tower;
     let mut padding = Msg::empty().arg();
-    if pad > 1.0 {
+    if let Some(extra) = triton {
+        bytes += extra;
+        padding = msg!(VllmMxfp4Triton, Arg::Bytes(extra)).arg();
+    } else if pad > 1.0 {
         let m = p.arch.moe.as_ref().map_or(0, |m| m.expert_ffn);
         let experts: f64 = p
             .arch
@@ -675,7 +698,7 @@ fn stage_plan(
     draft_layers: u64,
     extra_weights: f64,
 ) -> StagePlan {
-    let w = weights(p, i, &s);
+    let w = weights(p, i, r, &s);
     let act = profile_peak(p, i, r, &s);
     let nt = non_torch(p, i, r);
     let g = graphs(p, r, i, draft_layers, s.count());
