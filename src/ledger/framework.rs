@@ -7,7 +7,7 @@
 use super::msg::{Arg, Msg};
 use super::scenario::{
     Allocator, AttentionKernel, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate,
-    Precision, Recipe, Release, RopeCache, Scenario, TrainingLoop, Zero3Impl,
+    Precision, Recipe, Release, RopeCache, Scenario, TrainingLoop, Zero3Impl, GIB,
 };
 use super::storage::StorageFormat;
 use crate::msg;
@@ -585,7 +585,6 @@ pub fn unsloth_vllm_batch(s: &Scenario, util: f64, total: f64, max_seq_length: u
     if s.framework != Framework::Unsloth || release < Release(2025, 2, 1) {
         return None;
     }
-    const GIB: f64 = 1_073_741_824.0;
     let a = &s.architecture;
     let (hd, layers, ffn, vocab) = (a.hidden as f64, a.layers as f64, a.ffn as f64, a.vocab as f64);
     let kv_size = (a.hidden / a.heads.max(1) * a.kv_heads) as f64;

@@ -311,11 +311,11 @@ fn triton_mxfp4_extra(p: &Plan, i: &Inference, r: &Rules) -> Option<f64> {
 }
 
 fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
-    let triton = if grid::is_grid(i) { None } else { triton_mxfp4_extra(p, i, r) };
-    let pad = if triton.is_some() { 1.0 } else { mxfp4_padding(p.arch, i) };
     if !PAGE && grid::is_grid(i) {
-        return grid_weights(p, i, s, pad);
+        return grid_weights(p, i, s, mxfp4_padding(p.arch, i));
     }
+    let triton = triton_mxfp4_extra(p, i, r);
+    let pad = if triton.is_some() { 1.0 } else { mxfp4_padding(p.arch, i) };
     let w = stored_weights(p.arch, i.weights);
     let tower = skipped_tower(p, i);
     let mut bytes = w.bytes - tower;
