@@ -290,13 +290,11 @@ pub fn grid(query: &str) -> String {
             |m| json!([crate::i18n::render(crate::i18n::Lang::En, &m), crate::i18n::render(crate::i18n::Lang::Zh, &m)]),
         );
     // What fits, for a served model on one GPU or an RL step off a grid (a grid's solvers are not
-    // run): the page's `Fits::of`.
-    use crate::ledger::fit;
+    // run), as the page's own solvers give it.
     let fits = (s.is_rl() && !s.layout.is_grid() || s.served_by_engine() && !s.serves_a_grid()).then(|| {
-        let rollout = fit::max_completion_len(&s).zip(fit::max_generations(&s));
-        let max_seq = if rollout.is_some() { 0 } else { fit::max_seq(&s) };
+        let (max_batch, max_seq, rollout) = crate::ledger::fit::what_fits(&s);
         let (completion, generations) = rollout.unwrap_or_default();
-        json!([fit::max_batch(&s), max_seq, completion, generations])
+        json!([max_batch, max_seq, completion, generations])
     });
     json!({ "grid": {
         "query": query, "bill": encode_bill(&bill), "levers": levers, "base": base, "experts": experts,

@@ -109,6 +109,15 @@ pub fn max_generations(s: &Scenario) -> Option<u64> {
     }))
 }
 
+/// What fits, as the page shows it: the largest micro-batch, and the longest sequence — or, for a
+/// GRPO / PPO step, whose sequence is prompt + completion, no sequence (0) but the longest
+/// completion and the most completions per prompt.
+pub fn what_fits(s: &Scenario) -> (u64, u64, Option<(u64, u64)>) {
+    let rollout = max_completion_len(s).zip(max_generations(s));
+    let max_seq = if rollout.is_some() { 0 } else { max_seq(s) };
+    (max_batch(s), max_seq, rollout)
+}
+
 /// The most GPUs [`fewest_device_map_gpus`] tries.
 pub const MAX_DEVICE_MAP_GPUS: u64 = 64;
 

@@ -242,7 +242,8 @@ fn line_after<'a>(low: &'a str, phrase: &str) -> Option<&'a str> {
 /// `(name=value` or `'name': value` (past quotes, up to a comma, a bracket, a quote or a space; at
 /// most 120 characters). The boundary keeps `tp_size=` from matching `moe_dense_tp_size=`.
 fn arg<'a>(text: &'a str, name: &str) -> Option<&'a str> {
-    // ": model=" is V0's "with config: model='…'" (the offline `LLM` class prints no arguments line).
+    // "config: model=" is V0's "with config: model='…'" (the offline `LLM` class prints no
+    // arguments line).
     let forms = [format!(", {name}="), format!("({name}="), format!("'{name}': "), format!("config: {name}=")];
     let at = forms.iter().filter_map(|f| find(text, f).map(|i| i + f.len())).min()?;
     let rest = text[at..].trim_start_matches(['\'', '"', ' ']);

@@ -124,9 +124,8 @@ struct Fits {
 
 impl Fits {
     fn of(s: &Scenario) -> Fits {
-        let rollout = fit::max_completion_len(s).zip(fit::max_generations(s));
-        let max_seq = if rollout.is_some() { 0 } else { fit::max_seq(s) };
-        Fits { max_batch: fit::max_batch(s), max_seq, rollout }
+        let (max_batch, max_seq, rollout) = fit::what_fits(s);
+        Fits { max_batch, max_seq, rollout }
     }
 }
 
