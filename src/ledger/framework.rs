@@ -80,6 +80,15 @@ impl Setting {
         }
     }
 
+    /// The link's `key=value` this setting gave `s`, as the bill's note lists it (the dynamic
+    /// checkpoint's count for `keep16`).
+    fn as_set(self, s: &Scenario) -> String {
+        match self {
+            Setting::Keep16Dynamic => format!("`keep16={}`", s.keep16),
+            setting => format!("`{}={}`", setting.key(), setting.value()),
+        }
+    }
+
     fn apply(self, s: &mut Scenario) {
         match self {
             Setting::Gc(c) => s.checkpointing = c,
@@ -504,13 +513,8 @@ pub fn note(s: &Scenario) -> Option<Msg> {
     }
     let name = s.framework.name();
     let release = release(s).map(|r| format!(" {r}")).unwrap_or_default();
-    let set: Vec<String> = (in_effect(s))
-        .filter(|r| r.runs.holds(s) && r.setting.holds(s))
-        .map(|r| match r.setting {
-            Setting::Keep16Dynamic => format!("`keep16={}`", s.keep16),
-            setting => format!("`{}={}`", setting.key(), setting.value()),
-        })
-        .collect();
+    let set: Vec<String> =
+        (in_effect(s)).filter(|r| r.runs.holds(s) && r.setting.holds(s)).map(|r| r.setting.as_set(s)).collect();
     Some(if set.is_empty() {
         msg!(NoteFrameworkNothing, Arg::Text(format!("{name}{release}")))
     } else {

@@ -8,14 +8,14 @@ use super::engine::{context_tokens, is_hopper, kv_bytes, largest, EngineBill};
 use super::grid::{self, Stage};
 use super::{encoder, lora, speculative};
 use crate::ledger::activations::layer_class_name;
-use crate::ledger::architecture::{Architecture, LayerKind};
+use crate::ledger::architecture::{Architecture, LayerKind, MoeSpec};
 use crate::ledger::bill::{
     line, pool_list, Component, ComponentId, KvPool, Note, ParallelSummary, PoolKind, RankSummary, Serving,
     ServingStatus,
 };
 use crate::ledger::msg::{when, Arg, Msg};
 use crate::ledger::plan::{Inference, Plan};
-use crate::ledger::scenario::{Engine, Release, MAX_CONTEXT, MIB};
+use crate::ledger::scenario::{Engine, Release, GIB, MAX_CONTEXT, MIB};
 use crate::ledger::storage::{QuantLayers, StorageFormat};
 use crate::ledger::units::has;
 use crate::ledger::weights::stored_weights;
@@ -25,8 +25,6 @@ use crate::msg;
 pub const CURRENT: Release = Release(0, 33, 0);
 /// `--max-model-len auto` (PR #29431: in 0.14.0's kv_cache_utils.py, not in 0.13.0's).
 const AUTO_FIT_FROM: Release = Release(0, 14, 0);
-
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Bytes per (dummy request × vocabulary entry) the sampler's warm-up holds beside the 16-bit
 /// logits: the fp32 copy, sort values and int64 indices, softmax, masks. Fitted to the start-up
@@ -280,15 +278,21 @@ fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &
 /// vLLM pads MXFP4 expert matrices for its kernels: hidden to a multiple of 256, the expert's
 /// intermediate size to 128 (gpt-oss: 2880 → 3072 and 2944).
 fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
-    let covers_experts = matches!(i.weights.layers, QuantLayers::Experts | QuantLayers::All);
-    match (&arch.moe, i.weights.format, covers_experts) {
-        (Some(m), StorageFormat::Mxfp4, true) if arch.hidden > 0 && m.expert_ffn > 0 => {
+    match mxfp4_experts(arch, i) {
+        Some(m) => {
             let h = arch.hidden.div_ceil(256) * 256;
             let f = m.expert_ffn.div_ceil(128) * 128;
             (h as f64 / arch.hidden as f64) * (f as f64 / m.expert_ffn as f64)
         }
-        _ => 1.0,
+        None => 1.0,
     }
+}
+
+/// The experts, when the checkpoint stores them in MXFP4 (gpt-oss).
+fn mxfp4_experts<'a>(arch: &'a Architecture, i: &Inference) -> Option<&'a MoeSpec> {
+    let covers_experts = matches!(i.weights.layers, QuantLayers::Experts | QuantLayers::All);
+    let m = arch.moe.as_ref()?;
+    (i.weights.format == StorageFormat::Mxfp4 && covers_experts && arch.hidden > 0 && m.expert_ffn > 0).then_some(m)
 }
 
 /// From 0.12 the wheel bundles `triton_kernels`, and on Hopper MXFP4 experts load through Triton
@@ -298,9 +302,8 @@ fn mxfp4_padding(arch: &Architecture, i: &Inference) -> f64 {
 /// gpt-oss-120b: 36 × 128 × (5,888 × 2,880 / 32 + 3,072 × 2,880 / 32) B = 3.46 GiB of scales and
 /// 0.07 GiB of biases more than the checkpoint (0.14.1 on an H100 loaded 64.38 GiB). One GPU only.
 fn triton_mxfp4_extra(p: &Plan, i: &Inference, r: &Rules) -> Option<f64> {
-    let m = p.arch.moe.as_ref()?;
-    let triton = i.weights.format == StorageFormat::Mxfp4 && r.version >= Release(0, 12, 0) && is_hopper(p);
-    if !triton || mxfp4_padding(p.arch, i) <= 1.0 {
+    let m = mxfp4_experts(p.arch, i)?;
+    if r.version < Release(0, 12, 0) || !is_hopper(p) {
         return None;
     }
     let (h, f) = (p.arch.hidden, m.expert_ffn);
