@@ -92,8 +92,9 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "linear {0} params × {1} bits / 8 ({2}) + embeddings, LM head, norms{3} {4} params × 2 B (16-bit)",
             "线性层 {0} 个参数 × {1} bit / 8({2})+ embedding、LM head、norm{3} {4} 个参数 × 2 B(16 位)",
         ),
-        VisionTowerPlus => (" + vision tower {0} params × 2 B", " + 视觉塔 {0} 个参数 × 2 B"),
-        VisionTowerListed => (", vision tower", "、视觉塔"),
+        VisionTowerPlus => (" + vision tower{1} {0} params × 2 B", " + 视觉塔{1} {0} 个参数 × 2 B"),
+        VisionTowerListed => (", vision tower{0}", "、视觉塔{0}"),
+        AudioEncoderToo => (" and audio encoder", "和音频编码器"),
         KeptLinearsListed => ("{0}, {1} linear params kept 16-bit (`keep16`)", "{0}、{1} 个保持 16 位的线性层参数(`keep16`)"),
         FormatDense => ("{0} {1} B", "{0} {1} B"),
         FormatInt8 => ("LLM.int8: 1 B + fp32 row scale", "LLM.int8:1 B + 每行 fp32 缩放"),
@@ -1203,6 +1204,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ImportPerLayer => (
             "`{0}` differs by layer ({1} … {2}): every layer is billed with the largest",
             "`{0}` 各层不同({1} … {2}):每一层都按最大值计算",
+        ),
+        ImportOmniThinker => (
+            "a Qwen-Omni config: its thinker is billed (the language model, the vision tower, the audio encoder), which transformers' thinker class and vLLM load; the talker and code2wav that speak (`enable_audio_output`) are not",
+            "`Qwen-Omni` 配置:计入它的 `thinker`(语言模型、视觉塔、音频编码器),即 `transformers` 的 `thinker` 类与 `vLLM` 加载的部分;负责说话的 `talker` 与 `code2wav`(`enable_audio_output`)不计",
+        ),
+        ImportAudioUnread => (
+            "its `audio_config` describes an audio encoder the importer does not read: not billed",
+            "它的 `audio_config` 描述的音频编码器导入器不认识:未计入",
+        ),
+        ImportMtpLayers => (
+            "`num_nextn_predict_layers` = {0}: the checkpoint's multi-token-prediction layers are not billed — transformers does not load them; a serving engine loads them as a draft (`spec=mtp`), Megatron trains them (`mtp_layers`)",
+            "`num_nextn_predict_layers` = {0}:检查点里的多 `token` 预测(`MTP`)层不计入——`transformers` 不加载它们;推理引擎把它们作为草稿模型加载(`spec=mtp`),`Megatron` 会训练它们(`mtp_layers`)",
         ),
         ImportGeneric => (
             "model_type `{0}` is not one the importer knows: read as a Llama-style decoder (gated MLP, RMSNorm, full attention, no biases) from its standard fields",

@@ -627,6 +627,10 @@ pub struct Architecture {
     pub linear: Option<LinearSpec>,
     pub moe: Option<MoeSpec>,
     pub vision: Option<VisionSpec>,
+    /// Parameters of an audio encoder beside the language model (Qwen3-Omni's thinker: its AuT
+    /// encoder), frozen and billed in 16 bits with the vision tower; 0 for most models.
+    #[serde(default)]
+    pub audio_encoder: u64,
     /// How the published checkpoint stores its weights, and which layers that covers (bf16 and
     /// all for most; MXFP4 experts for gpt-oss; block FP8 for DeepSeek-V3).
     #[serde(default = "bf16_checkpoint")]
@@ -793,6 +797,7 @@ impl Architecture {
             linear: None,
             moe: None,
             vision: None,
+            audio_encoder: 0,
             checkpoint: (StorageFormat::Bf16, QuantLayers::All),
         }
     }
@@ -1103,8 +1108,10 @@ impl Architecture {
         }
     }
 
-    pub fn vision_parameters(&self) -> u64 {
-        self.vision.as_ref().map_or(0, |v| v.parameters(self.hidden))
+    /// The encoders beside the language model: the vision tower with its projector, and an audio
+    /// encoder where the model has one.
+    pub fn encoder_parameters(&self) -> u64 {
+        self.vision.as_ref().map_or(0, |v| v.parameters(self.hidden)).saturating_add(self.audio_encoder)
     }
 
     /// The exact parameter count of the whole model.
@@ -1114,7 +1121,7 @@ impl Architecture {
             .saturating_add(self.embedding_parameters())
             .saturating_add(self.lm_head_parameters())
             .saturating_add(self.norm_size()) // final norm
-            .saturating_add(self.vision_parameters())
+            .saturating_add(self.encoder_parameters())
     }
 
     /// Parameters used for one token: a mixture-of-experts layer runs only `active` of its routed

@@ -161,7 +161,7 @@ impl<'a> Fields<'a> {
     /// The residual stream's dropout in training (`hidden_dropout`, BERT-style `hidden_dropout_prob`,
     /// GPT-2's and Phi's `resid_pdrop`); 0 when the config names none.
     fn hidden_dropout(&self) -> f64 {
-        ["hidden_dropout", "hidden_dropout_prob", "resid_pdrop"]
+        ["hidden_dropout", "hidden_dropout_prob", "resid_pdrop", "residual_dropout"]
             .iter()
             .find_map(|k| self.opt_probability(k))
             .unwrap_or(0.0)
@@ -238,13 +238,26 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
         _ => model_type.chars().take(40).collect(),
     };
     let mut notes = Vec::new();
+    // Qwen-Omni nests what is fine-tuned and served, its thinker (the language model, the vision
+    // tower, the audio encoder), under `thinker_config`; the talker and code2wav only speak.
+    let thinker = top.object("thinker_config")?;
+    let outer = match thinker {
+        Some(t) => {
+            notes.push(msg!(ImportOmniThinker));
+            Fields { obj: t, prefix: "thinker_config." }
+        }
+        None => Fields { obj, prefix: "" },
+    };
     let mut arch = match model_type {
         "gpt2" => gpt2(&top, name)?,
         _ => {
             // Vision-language configs nest the language model under `text_config`.
-            let text = match top.object("text_config")? {
-                Some(t) if t.iter().any(|(k, _)| k == "hidden_size") => Fields { obj: t, prefix: "text_config." },
-                _ => Fields { obj, prefix: "" },
+            let text = match outer.object("text_config")? {
+                Some(t) if t.iter().any(|(k, _)| k == "hidden_size") => Fields {
+                    obj: t,
+                    prefix: if thinker.is_some() { "thinker_config.text_config." } else { "text_config." },
+                },
+                _ => Fields { obj: outer.obj, prefix: outer.prefix },
             };
             let family = Family::of(model_type, &text);
             if family == Family::Generic {
@@ -256,20 +269,24 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
             }
             let mut a = decoder(&text, family, name)?;
             per_layer_notes(&text, &mut notes);
+            if let Some(n) = text.opt_count("num_nextn_predict_layers", 0, MAX_LAYERS)?.filter(|&n| n > 0) {
+                notes.push(msg!(ImportMtpLayers, Arg::Int(n)));
+            }
             if family == Family::Gemma4 && text.opt_uint("global_head_dim", MAX_DIM)?.is_some() {
                 notes.push(msg!(ImportGemma4Global));
             }
             if let Some(t) = top.opt_bool("tie_word_embeddings")? {
                 a.tied_embeddings = t;
             }
-            a.vision = vision(&top, family, model_type)?;
-            a.max_context = model_context(&top, model_type)?;
+            a.vision = vision(&outer, family, model_type)?;
+            a.audio_encoder = audio_encoder(&outer, &mut notes)?;
+            a.max_context = model_context(&outer, model_type)?;
             a.rope = rope_tables(&text, family, &a)?;
             a
         }
     };
     arch.checkpoint = checkpoint(&top, &mut notes)?;
-    arch.max_context = model_context(&top, model_type)?;
+    arch.max_context = model_context(&outer, model_type)?;
     arch.validate().map_err(ConfigError)?;
     let full_mask = remote_full_mask(&top);
     if full_mask {
@@ -466,6 +483,11 @@ enum Family {
     Gemma4,
     Llama4,
     Glm,
+    /// OLMo 2 / 3: Llama's projections, q and k normed over their whole width, the norms after
+    /// attention and after the MLP (two per layer, as Llama's).
+    Olmo,
+    /// Apertus: an MLP without gate (up, xIELU, down: two matrices), q and k normed per head.
+    Apertus,
     /// Another decoder with the standard fields.
     Generic,
 }
@@ -475,9 +497,16 @@ impl Family {
         match model_type {
             // ChatGLM / GLM-4's remote code: a Llama-style decoder under its own field names
             // (num_layers, kv_channels, ffn_hidden_size, padded_vocab_size, add_qkv_bias).
-            "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "granite" | "chatglm" => Family::Llama,
-            "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" => Family::Qwen2,
-            "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" => Family::Qwen3,
+            // Ministral 3's nested text model and Seed-OSS (q, k, v biases by `attention_bias`) too.
+            "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "ministral" | "ministral3" | "granite"
+            | "chatglm" | "seed_oss" => Family::Llama,
+            // MiMo is Qwen2's decoder with multi-token-prediction layers the model does not load.
+            "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "mimo" => Family::Qwen2,
+            "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" | "qwen3_omni_moe" | "qwen3_omni_moe_text" => {
+                Family::Qwen3
+            }
+            "olmo2" | "olmo3" => Family::Olmo,
+            "apertus" => Family::Apertus,
             // Qwen3.5 is Qwen3-Next's hybrid (Gated DeltaNet + gated attention) with a vision tower.
             "qwen3_next" | "qwen3_5" | "qwen3_5_text" | "qwen3_5_moe" | "qwen3_5_moe_text" => Family::Qwen3Next,
             "hunyuan" | "hunyuan_v1_moe" | "hunyuan_v1_dense" => Family::Hunyuan,
@@ -551,8 +580,10 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     a.qkv_bias = family == Family::Qwen2 || attention_bias;
     a.out_and_mlp_bias = mlp_bias;
     a.hidden_dropout = f.hidden_dropout();
-    a.qk_norm = matches!(family, Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4)
-        || (matches!(family, Family::Glm | Family::Hunyuan) && f.opt_bool("use_qk_norm")?.unwrap_or(false));
+    a.qk_norm = matches!(
+        family,
+        Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4 | Family::Olmo | Family::Apertus
+    ) || (matches!(family, Family::Glm | Family::Hunyuan) && f.opt_bool("use_qk_norm")?.unwrap_or(false));
     family_details(f, family, &mut a)?;
     a.moe = moe(f, family, ffn)?;
     // The `ffn` of a mixture of experts is one expert's size (the dense layers keep `dense_ffn`).
@@ -600,6 +631,9 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
             }
         }
         Family::Llama4 => a.qk_norm = false, // Llama-4's q/k norm is an L2 norm without weights
+        // transformers' ApertusMLP: `down_proj(act_fn(up_proj(x)))` (its xIELU's two scalars per
+        // layer are left out).
+        Family::Apertus => a.mlp = super::architecture::MlpKind::Gelu,
         _ => {}
     }
     Ok(())
@@ -625,7 +659,8 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
     }
     let expert_ffn = f.opt_uint("moe_intermediate_size", MAX_DIM)?.unwrap_or(ffn);
     let mut m = MoeSpec::routed(experts, active, expert_ffn);
-    if let Some(shared_ffn) = f.opt_uint("shared_expert_intermediate_size", MAX_DIM)? {
+    // Qwen3-Omni's thinker writes 0: no shared expert.
+    if let Some(shared_ffn) = f.opt_count("shared_expert_intermediate_size", 0, MAX_DIM)?.filter(|&n| n > 0) {
         (m.shared, m.shared_ffn, m.shared_gate) = (1, shared_ffn, true);
     }
     if let Some(n) = f.opt_count("n_shared_experts", 0, 1 << 10)? {
@@ -794,7 +829,7 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         "qwen2_vl" => VisionKind::Qwen2Vl,
         "qwen2_5_vl" => VisionKind::Qwen25Vl,
         // Qwen3.5's tower is Qwen3-VL's, without deepstack.
-        "qwen3_vl" | "qwen3_5" | "qwen3_5_moe" => VisionKind::Qwen3Vl,
+        "qwen3_vl" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
         "mistral3" => VisionKind::Pixtral,
         _ if matches!(family, Family::Gemma3 | Family::Gemma4) => VisionKind::Siglip,
@@ -829,6 +864,33 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
             0
         },
     }))
+}
+
+/// The audio encoder's parameters (`audio_config`): Qwen3-Omni's AuT, read from its source
+/// (transformers 5.25 `Qwen3OmniMoeAudioEncoder`): three 3 × 3 convolutions of
+/// `downsample_hidden_size` channels halving the mel bins three times, a linear into `d_model`,
+/// `encoder_layers` pre-norm blocks (q, k, v, o with biases, LayerNorms, a GELU MLP of
+/// `encoder_ffn_dim`), a final LayerNorm and a two-layer projector to `output_dim`. Another
+/// encoder is left out with a note.
+fn audio_encoder(outer: &Fields, notes: &mut Vec<Msg>) -> Result<u64, ConfigError> {
+    let Some(obj) = outer.object("audio_config")? else { return Ok(0) };
+    let a = Fields { obj, prefix: "audio_config." };
+    if a.opt_str("model_type") != Some("qwen3_omni_moe_audio_encoder") {
+        notes.push(msg!(ImportAudioUnread));
+        return Ok(0);
+    }
+    let d = a.uint("d_model", MAX_DIM)? as f64;
+    let ffn = a.uint("encoder_ffn_dim", MAX_DIM)? as f64;
+    let layers = a.uint("encoder_layers", MAX_LAYERS)? as f64;
+    let c = a.opt_uint("downsample_hidden_size", MAX_DIM)?.unwrap_or(480) as f64;
+    let mels = a.opt_uint("num_mel_bins", MAX_DIM)?.unwrap_or(128);
+    let out = a.opt_uint("output_dim", MAX_DIM)?.unwrap_or(2048) as f64;
+    let freq = mels.div_ceil(2).div_ceil(2).div_ceil(2) as f64;
+    let block = 4.0 * (d * d + d) + 2.0 * d * ffn + ffn + d + 4.0 * d;
+    let convs = (9.0 * c + c) + 2.0 * (9.0 * c * c + c) + c * freq * d;
+    let head = 2.0 * d + (d * d + d) + (d * out + out);
+    // In f64 so that absurd sizes saturate in the conversion.
+    Ok((layers * block + convs + head) as u64)
 }
 
 /// The checkpoint's weight format from `quantization_config`.

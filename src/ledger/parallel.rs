@@ -113,7 +113,7 @@ fn stage_params(s: &Scenario, l: &Layout, p: u64) -> StageParams {
     }
     if p == 0 {
         out.has_embedding = true;
-        let embedding = arch.embedding_parameters() as f64 / tp + arch.vision_parameters() as f64;
+        let embedding = arch.embedding_parameters() as f64 / tp + arch.encoder_parameters() as f64;
         out.dense += embedding;
         out.trainable_dense += if lora { 0.0 } else { embedding };
     }

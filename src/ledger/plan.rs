@@ -510,7 +510,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         Method::Lora | Method::Qlora => Trains::Adapters { targets: s.targets, rank: s.rank },
     };
     let trainable = match trains {
-        Trains::Full => parameters - arch.vision_parameters(),
+        Trains::Full => parameters - arch.encoder_parameters(),
         Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
     };
     let base = training_base(s, notes);

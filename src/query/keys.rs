@@ -26,6 +26,8 @@ use crate::ledger::units::trim_float;
 pub const MAX_SEQ: u64 = 100_000_000;
 pub const MAX_BATCH: u64 = 65_536;
 const MAX_DIM: u64 = 1 << 24;
+/// An encoder's parameters: up to about a trillion.
+const MAX_PARAMS: u64 = 1 << 40;
 
 /// Defines every key once: `Variant = "name" { label, read, set, write, architecture, doc }`
 /// gives the [`Key`] variant, its [`KeyDef`] in [`KEYS`] (in the same order, so `Key::def` is an
@@ -984,6 +986,17 @@ keys! {
         write: |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.out_dim),
         architecture: true,
         doc: doc!("the preset's", "vision tower: the projector's hidden width (Llama-4's adapter: 4096)"),
+    },
+    AudioParams = "audio_params" {
+        label: ("Audio encoder parameters", "音频编码器参数量"),
+        read: Read::Uint { min: 0, max: MAX_PARAMS },
+        set: |s, v| {
+            s.architecture.audio_encoder = v.uint();
+            Ok(())
+        },
+        write: |s, c| differs(s.architecture.audio_encoder, c.template.audio_encoder),
+        architecture: true,
+        doc: doc!("0", "an audio encoder's parameters beside the language model (Qwen3-Omni's thinker: 647,927,168), billed frozen in 16 bits with the vision tower"),
     },
     Checkpoint = "checkpoint" {
         label: ("Checkpoint format", "检查点存储格式"),

@@ -168,7 +168,7 @@ pub fn weight_bytes(arch: &Architecture, i: &Inference, s: &Stage, split: Split,
     }
     if s.first {
         bytes += arch.embedding_parameters() as f64 * 2.0 / split.embedding;
-        bytes += arch.vision_parameters() as f64 * 2.0 / split.attention;
+        bytes += arch.encoder_parameters() as f64 * 2.0 / split.attention;
     }
     if s.last {
         // A tied model's last stage holds the table again when it is not also the first.

@@ -72,8 +72,8 @@ struct Stored {
 
 impl Stored {
     fn of(arch: &Architecture, i: &Inference) -> Stored {
-        let stored = stored_weights(arch, i.weights).bytes - arch.vision_parameters() as f64 * 2.0;
-        let params = (arch.parameters() - arch.vision_parameters()).max(1) as f64;
+        let stored = stored_weights(arch, i.weights).bytes - arch.encoder_parameters() as f64 * 2.0;
+        let params = (arch.parameters() - arch.encoder_parameters()).max(1) as f64;
         let per_param = stored / params;
         let embedding = arch.embedding_parameters() as f64 * per_param;
         let output = (arch.vocab * arch.hidden) as f64 * per_param;

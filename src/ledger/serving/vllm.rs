@@ -373,7 +373,7 @@ fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
 fn skipped_tower(p: &Plan, i: &Inference) -> f64 {
     let version = i.engine.version.unwrap_or(CURRENT);
     if !PAGE && encoder::vllm_skips_tower(p.arch, &i.engine, version) {
-        p.arch.vision_parameters() as f64 * 2.0
+        p.arch.encoder_parameters() as f64 * 2.0
     } else {
         0.0
     }
