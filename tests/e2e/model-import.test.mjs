@@ -149,6 +149,20 @@ test('a config of an unknown model_type is imported as a generic decoder, with a
   assert.deepEqual(page.problems, []);
 });
 
+test('Qwen3-Omni: the thinker under thinker_config is the model, its audio encoder billed with the vision tower', async () => {
+  const page = await openPage(browser);
+  await open(page);
+  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/qwen3-omni-30b-a3b.json', 'utf8'));
+  await page.click('[data-testid="use-config"]');
+  // The thinker's tensors summed by module (text 30,532,646,912 + vision 538,631,408 + AuT
+  // 647,927,168 = 31,719,205,488; tests/data/configs/README.md) × 2 B.
+  await page.waitForFunction(() => document.querySelector('[data-testid="component-weights"]')?.dataset.bytes === '63438410976');
+  assert.match(await page.textContent('[data-testid="import-note"]'), /thinker.*talker/);
+  await page.waitForFunction(() => location.search.includes('audio_params=647927168'), null, { timeout: 3000 });
+  assert.match(await page.textContent('[data-testid="scenario"]'), /31\.72 B/);
+  assert.deepEqual(page.problems, []);
+});
+
 test('a pasted mem_report.py JSON is compared with the ledger, component by component', async () => {
   const page = await openPage(browser);
   await page.goto(root.url);
