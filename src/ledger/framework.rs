@@ -368,6 +368,8 @@ rules![
         "LitGPT v0.5.13 `finetune/lora.py:L140-149`: `quantize: bnb.nf4` needs a `-true` precision and casts nothing";
     Deepspeed, None, None, Sharded, Zero3(Zero3Impl::DeepSpeed),
         "DeepSpeed v0.19.5 with the HF Trainer: ZeRO-3 is DeepSpeed's stage 3 (16-bit partitions, fp32 master, no autocast)";
+    Deepspeed, None, None, All, Optim(Optimizer::AdamWFused),
+        "DeepSpeed v0.19.5 `runtime/engine.py` `_configure_basic_optimizer`: a ds_config `optimizer` of type Adam or AdamW (the HF integration's templates, DeepSpeedExamples' configs) builds FusedAdam, stepped in place by multi-tensor kernels (DeepSpeedCPUAdam under offload) unless `torch_adam`: no foreach temporaries";
     Megatron, None, None, All, Gc(Checkpointing::Off),
         "Megatron-SWIFT (ms-swift v4.5.2 `megatron_args.py:L484`): `recompute_granularity='selective'` recomputes `core_attn` only, which flash attention does not save (Megatron-LM core_v0.19.0: none)";
     Megatron, None, None, All, DistOptim(true),

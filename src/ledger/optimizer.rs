@@ -24,7 +24,7 @@ fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
     let n = t.trainable;
     let params = n as f64;
     match t.optimizer {
-        Optimizer::AdamW => (params * 2.0 * sb, msg!(StatesAdamW, Arg::Count(n), Arg::Factor(sb))),
+        Optimizer::AdamW | Optimizer::AdamWFused => (params * 2.0 * sb, msg!(StatesAdamW, Arg::Count(n), Arg::Factor(sb))),
         Optimizer::AdamW8bit => {
             let per = 2.0 * (1.0 + 4.0 / 256.0);
             (params * per, msg!(StatesAdamW8bit, Arg::Count(n), Arg::Factor(per)))
@@ -68,7 +68,9 @@ pub fn offload_step_copy_excess(t: &Training, freed: f64) -> f64 {
     (t.fp32_partition_bytes() - freed).max(0.0)
 }
 
-/// The optimizer step's temporaries beyond the states (per GPU), with what they are.
+/// The optimizer step's temporaries beyond the states (per GPU), with what they are: PyTorch's
+/// foreach AdamW holds a full-size temporary per state; a fused AdamW (`adamw_fused`) steps in
+/// place, so only DeepSpeed ZeRO-3's fp32 gradient partition remains.
 pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     let (bytes, what) = match t.optimizer {
         _ if t.optimizer_offloaded() => (0.0, msg!(StepNone)),

@@ -203,7 +203,18 @@ keyword_enum!(
     Precision { Mixed => "mixed", Bf16 => "bf16", Fp32 => "fp32", Fp8 => "fp8" }
 );
 keyword_enum!(
-    Optimizer { AdamW => "adamw", AdamW8bit => "adamw8bit", Sgd => "sgd", SgdMomentum => "sgdm", Adafactor => "adafactor" }
+    /// `adamw` = PyTorch's AdamW with its default foreach step (a full-size temporary per state);
+    /// `adamw_fused` = AdamW stepped by a fused kernel, in place: DeepSpeed's FusedAdam, which a
+    /// ds_config's `optimizer` of type Adam or AdamW builds (`runtime/engine.py`
+    /// `_configure_basic_optimizer`), torch's `fused=True`, the Trainer's `adamw_torch_fused`.
+    Optimizer {
+        AdamW => "adamw",
+        AdamWFused => "adamw_fused",
+        AdamW8bit => "adamw8bit",
+        Sgd => "sgd",
+        SgdMomentum => "sgdm",
+        Adafactor => "adafactor"
+    }
 );
 keyword_enum!(
     /// Which linear layers get LoRA adapters.

@@ -1126,7 +1126,7 @@ keys! {
         set: |s, v| keyword(v.word(), Optimizer::from_id, |o| s.optimizer = o),
         write: |s, c| differs(s.optimizer.id(), c.default.optimizer.id()),
         architecture: false,
-        doc: doc!("adamw", "optimizer"),
+        doc: doc!("adamw", "optimizer: adamw = PyTorch's AdamW, whose default foreach step holds a full-size temporary (one state's size); adamw_fused = AdamW stepped in place by a fused kernel, no step temporaries: DeepSpeed's FusedAdam, which a ds_config `optimizer` of type Adam or AdamW builds unless `torch_adam` (runtime/engine.py `_configure_basic_optimizer`), torch's `fused=True`, the Trainer's `adamw_torch_fused`; adamw8bit = bitsandbytes' 8-bit AdamW; sgd, sgdm = SGD without and with momentum; adafactor = factored second moments"),
     },
     Seq = "seq" {
         label: ("Sequence length (tokens)", "序列长度 (tokens)"),
