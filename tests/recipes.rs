@@ -779,3 +779,33 @@ fn llama4_runs_every_expert_over_every_token() {
     assert!(vram_ledger::query::to_query(&scenario(&sparse), &[]).contains("dense_experts=0"));
     assert!(!vram_ledger::query::to_query(&scenario(q), &[]).contains("dense_experts"));
 }
+
+/// `optim=adamw_fused`: AdamW stepped in place (DeepSpeed's FusedAdam, torch's `fused=True`) holds
+/// AdamW's states and no foreach temporary. Mistral-7B, full bf16 on one GPU (the test above):
+/// PyTorch's AdamW peaks at its step, 10 B per parameter (weights 2 + gradients 2 + states 4 +
+/// the foreach temporary 2); fused, the step line is gone and the states stay 2 × 2 B.
+/// DeepSpeed's ZeRO-3 step keeps its fp32 gradient partition either way: the 6.86B decoder of
+/// DeepSpeedExamples on 4 GPUs (tests/data/measured.toml) steps from N × 4 B ÷ 4 = N B per GPU with
+/// its 16-bit flat copy beside it (1.5 N); PyTorch's AdamW adds a temporary of N × 4 B ÷ 4 to the fp32
+/// partition (2 N): 0.5 N = 3,428,982,784 B more.
+#[test]
+fn a_fused_adamw_steps_without_temporaries() {
+    let p = 7_241_732_096u64;
+    let q = "model=mistral-7b&method=full&precision=bf16&seq=4096&batch=4&gc=1&attn=flash&loss=hf_shift";
+    let foreach = estimate(&scenario(q));
+    let fused = estimate(&scenario(&format!("{q}&optim=adamw_fused")));
+    assert_eq!(foreach.allocated_bytes(), 10 * p);
+    assert!(foreach.component(C::OptimizerStep) > 0);
+    assert_eq!(fused.component(C::OptimizerStep), 0);
+    assert_eq!(fused.component(C::Optimizer), 4 * p);
+    assert!(fused.allocated_bytes() < 10 * p);
+
+    let n = 6_857_965_568u64;
+    let ds = "model=custom&layers=32&hidden=4096&heads=32&kv_heads=32&head_dim=128&ffn=16384&vocab=50257&tied=0\
+              &mlp=gelu&norm=layer&qkv_bias=1&out_mlp_bias=1&positions=512&method=full&zero=3&gpus=4&seq=512\
+              &batch=1&gc=1&attn=eager&gpu=h100-80g&framework=deepspeed";
+    let deepspeed = estimate(&scenario(ds));
+    let torch_adamw = estimate(&scenario(&format!("{ds}&optim=adamw")));
+    let step = |b: &vram_ledger::ledger::bill::Bill| b.component(C::OptimizerStep);
+    assert_eq!(step(&torch_adamw) - step(&deepspeed), n / 2, "the framework sets adamw_fused");
+}

@@ -24,7 +24,9 @@ fn state_bytes(p: &Plan, t: &Training) -> (f64, Msg) {
     let n = t.trainable;
     let params = n as f64;
     match t.optimizer {
-        Optimizer::AdamW | Optimizer::AdamWFused => (params * 2.0 * sb, msg!(StatesAdamW, Arg::Count(n), Arg::Factor(sb))),
+        Optimizer::AdamW | Optimizer::AdamWFused => {
+            (params * 2.0 * sb, msg!(StatesAdamW, Arg::Count(n), Arg::Factor(sb)))
+        }
         Optimizer::AdamW8bit => {
             let per = 2.0 * (1.0 + 4.0 / 256.0);
             (params * per, msg!(StatesAdamW8bit, Arg::Count(n), Arg::Factor(per)))
