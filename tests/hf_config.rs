@@ -553,3 +553,24 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     // Tiny's active count is 1.47B by the same table; IBM rounds it to "1B": not checked.
     near("granite-4.0-h-tiny", 7e9, 0.0);
 }
+
+/// Every `model_type` the error message lists as supported is read with its own fields, not as the
+/// generic decoder (a type whose family needs more fields, such as a VLM's `vision_config`, may
+/// refuse the bare decoder config instead, naming the field).
+#[test]
+fn every_supported_model_type_has_its_reading() {
+    use vram_ledger::ledger::hf_config::SUPPORTED;
+    let base: serde_json::Value = serde_json::from_str(&load("qwen2.5-0.5b")).expect("fixture");
+    for t in SUPPORTED.iter().filter(|&&t| t != "gpt2") {
+        let mut config = base.clone();
+        config["model_type"] = serde_json::Value::String(t.to_string());
+        match parse_config(&config.to_string()) {
+            Ok(imported) => assert!(
+                !imported.notes.iter().any(|n| n.to_string().contains("not one the importer knows")),
+                "{t}: {:?}",
+                imported.notes
+            ),
+            Err(e) => assert!(e.to_string().contains('`'), "{t}: {e}"),
+        }
+    }
+}
