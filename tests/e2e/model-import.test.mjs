@@ -160,6 +160,7 @@ test('Qwen3-Omni: the thinker under thinker_config is the model, its audio encod
   assert.match(await page.textContent('[data-testid="import-note"]'), /thinker.*talker/);
   await page.waitForFunction(() => location.search.includes('audio_params=647927168'), null, { timeout: 3000 });
   assert.match(await page.textContent('[data-testid="scenario"]'), /31\.72 B/);
+  await shot(page, 'model-import-omni');
   assert.deepEqual(page.problems, []);
 });
 
