@@ -196,8 +196,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "分解的二阶矩:Σ(行 + 列) {0} + 未分解的向量 {1} = {2} 个值 × {3} B(无一阶矩)",
         ),
         ActivationsCheckpointed => (
-            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}, with its backward's gradients {12}{13}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
-            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8},连同其反向梯度 {12}{13}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+            "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}{14}, with its backward's gradients {12}{13}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
+            "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8}{14},连同其反向梯度 {12}{13}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
+        ),
+        TiledMlpPart => (
+            "; its MLP keeps only its input and is recomputed in tiles of {0} tokens (`tiled_mlp`)",
+            ";其 MLP 只保留输入,按每块 {0} 个 token 分块重算(`tiled_mlp`)",
         ),
         OffloadedCheckpoints => (
             "{0}; the other layers' inputs, {1}, wait in pinned host RAM (`gc=unsloth`: Unsloth's offloaded checkpoint keeps the last layer's input and one or two reload buffers on the GPU)",

@@ -90,6 +90,7 @@ fn training_layer(
     act: Dtype,
     seq: u64,
     fusion: Fusion,
+    tiled: bool,
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
@@ -111,7 +112,14 @@ fn training_layer(
         saved.per_token += norm_saved(arch, stream, full, false, fusion);
     }
     if class.mlp {
-        mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+        if tiled {
+            // A tiled MLP keeps only its input, the norm's output (already kept when the next linear
+            // trains): unsloth-zoo `tiled_mlp.py` `TiledMLP.forward`, `ctx.save_for_backward(x)`.
+            saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
+            saved.per_token += if inputs_kept { 0.0 } else { stream * arch.hidden as f64 };
+        } else {
+            mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+        }
         saved.per_token += mask;
     }
     saved
@@ -243,13 +251,16 @@ fn adapters_saved(
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
+    tiled: bool,
 ) {
     let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs, dropout, .. } = trainable else { return };
     let h = arch.hidden as f64;
     let routed = routed_copies(arch, class);
     let mut shared_inputs = 0.0;
     let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
-    for l in linears.iter().filter(|l| class.has(l) && targets.includes(l.name)) {
+    // A tiled MLP's adapters are recomputed with it, a tile at a time.
+    let kept = |l: &&LinearShape| class.has(l) && targets.includes(l.name) && !(tiled && l.group.in_mlp());
+    for l in linears.iter().filter(kept) {
         let copies = if l.per_layer > 1 { routed } else { 1.0 };
         *per_token += act * rank as f64 * copies;
         if dropout {
@@ -303,6 +314,7 @@ fn unsloth_adapters_saved(
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
+    tiled: bool,
 ) {
     let Trainable::Lora { targets, .. } = trainable else { return };
     let adapted =
@@ -315,7 +327,7 @@ fn unsloth_adapters_saved(
     if adapted(&["o_proj"]) {
         *per_token += o_proj_input(kernel, act, arch.attn_out_dim() as f64);
     }
-    if adapted(&["gate_proj", "up_proj", "down_proj"]) {
+    if adapted(&["gate_proj", "up_proj", "down_proj"]) && !tiled {
         *per_token += act * h * routed;
     }
 }
@@ -351,17 +363,19 @@ impl SavedLayers {
         act: Dtype,
         tokens: u64,
         fusion: Fusion,
+        tiled: bool,
     ) -> SavedLayers {
         let linears = arch.linears();
         let classes = arch
             .layer_classes()
             .into_iter()
             .map(|c| {
-                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, fusion);
+                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, fusion, tiled);
+                let bytes = act.bytes();
                 if fusion.kernels == Kernels::Unsloth {
-                    unsloth_adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                    unsloth_adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes, tiled);
                 } else {
-                    adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, act.bytes());
+                    adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes, tiled);
                 }
                 (c, layer)
             })
@@ -422,9 +436,10 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let fusion = Fusion { compiled: t.compiled, kernels: t.kernels };
-    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, fusion);
+    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, fusion, t.tiled_mlp);
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
+    let tile = if t.tiled_mlp { Tile::of(p, t, fusion, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
     let stream = t.saved.stream_bytes(p.acts);
     let step = Step {
         layer_bytes: layer.bytes(tokens, batch),
@@ -436,6 +451,7 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
         dequantized: kept_dequantized_bytes(p, t),
         saved,
         layer,
+        tile,
     };
     if t.selective {
         (selective_activations(p, t, step.layer_bytes, freed_logits_bytes, step.final_norm), 0.0, 0.0)
@@ -460,6 +476,27 @@ struct Step {
     stream: f64,
     /// The largest layer's dequantized GPTQ weights PyTorch keeps for backward.
     dequantized: f64,
+    /// A tiled MLP's tile (`tiled_mlp`), recomputed one at a time in backward.
+    tile: Tile,
+}
+
+/// One tile of a tiled MLP: its tokens — unsloth-zoo's "arctic" split (`tiled_mlp.py`
+/// `tiled_forward_arctic_size`: ⌊S / h⌋ tiles of the batch's flattened tokens, at least one, the
+/// remainder a tile of its own) — and what the MLP keeps of them while backward recomputes the tile:
+/// the untiled layer's MLP tensors (and its adapters') per token, over the tile.
+struct Tile {
+    tokens: f64,
+    bytes: f64,
+}
+
+impl Tile {
+    fn of(p: &Plan, t: &Training, fusion: Fusion, tiled: &LayerActivations) -> Tile {
+        let untiled = SavedLayers::of(p.arch, t.saved, p.kernel, p.acts, p.tokens, fusion, false);
+        let whole = untiled.largest(p.tokens, p.batch).map_or(0.0, |l| l.per_token);
+        let tiles = (p.tokens / p.arch.hidden.max(1)).max(1);
+        let tokens = (p.tokens.saturating_mul(p.batch) / tiles) as f64;
+        Tile { tokens, bytes: (whole - tiled.per_token).max(0.0) * tokens }
+    }
 }
 
 /// Checkpointed: each layer keeps its input, and one layer is recomputed at a time beyond what the
@@ -483,9 +520,12 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
     // Fused SwiGLU kernels (Liger's, Unsloth's) write the gate's and up's gradients into their saved
     // inputs: only the product's gradient is new.
+    // A tiled MLP's backward holds them for one tile, beside the tile's recomputed tensors.
     let width = step.saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
     let widths = if t.kernels.fused() { 1.0 } else { 2.0 };
-    let transients = (widths * width + arch.hidden as f64) * p.acts.bytes() * tokens as f64 * batch as f64;
+    let all = tokens as f64 * batch as f64;
+    let width_tokens = if t.tiled_mlp { step.tile.tokens } else { all };
+    let transients = (widths * width * width_tokens + arch.hidden as f64 * all) * p.acts.bytes() + step.tile.bytes;
     let layer_bytes = step.layer_bytes + transients + step.dequantized;
     let retention = every_input * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
     let retained = if t.retains_input_grads { retention } else { 0.0 };
@@ -514,7 +554,8 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
             Arg::Bytes(retained)
         )),
         Arg::Bytes(transients),
-        when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized)))
+        when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized))),
+        when(t.tiled_mlp, || msg!(TiledMlpPart, Arg::Count(step.tile.tokens as u64)))
     );
     let formula = if host > 0.0 { msg!(OffloadedCheckpoints, formula.arg(), Arg::Bytes(host)) } else { formula };
     (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high, host)

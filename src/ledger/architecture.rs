@@ -682,6 +682,11 @@ pub enum LinearGroup {
 }
 
 impl LinearGroup {
+    /// Part of the MLP block: a dense MLP, a routed or a shared expert.
+    pub fn in_mlp(self) -> bool {
+        matches!(self, LinearGroup::Mlp | LinearGroup::Expert | LinearGroup::SharedExpert)
+    }
+
     /// Whether a format that covers `layers` quantizes a linear layer of this group.
     pub fn quantized_under(self, layers: QuantLayers) -> bool {
         match layers {

@@ -166,6 +166,7 @@ msg_ids!(
     StatesAdafactor,
     ActivationsCheckpointed,
     RetainedInputGrads,
+    TiledMlpPart,
     OffloadedCheckpoints,
     ActivationsStored,
     ActivationsByClass,

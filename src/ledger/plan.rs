@@ -161,6 +161,8 @@ pub struct Training {
     pub compiled: bool,
     /// The layer's kernels (`kernels`): fused norms and SwiGLU, Unsloth's fused LoRA.
     pub kernels: Kernels,
+    /// The MLP in sequence tiles (`tiled_mlp`).
+    pub tiled_mlp: bool,
     /// FSDP1 keeps each recomputed layer's input and input gradient until backward ends (frozen
     /// units under `gc=reentrant`).
     pub retains_input_grads: bool,
@@ -555,6 +557,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         keeps_output: s.training_loop == TrainingLoop::Script,
         compiled: s.compile.layers(),
         kernels: s.kernels,
+        tiled_mlp: s.tiled_mlp,
         loss_compiled: s.compile.loss(),
         fused_chunks: super::framework::fused_chunks(s),
         selective: s.checkpointing == Checkpointing::Selective,

@@ -865,6 +865,9 @@ pub struct Scenario {
     pub layout: Layout,
     /// The layer's kernels in training.
     pub kernels: Kernels,
+    /// The MLP run in sequence tiles (`tiled_mlp`: Unsloth's `unsloth_tiled_mlp`, Arctic Long
+    /// Sequence Training's TiledMLP): it keeps only its input and recomputes a tile at a time.
+    pub tiled_mlp: bool,
     /// Its release; `None`: the newest whose rules were read.
     pub framework_version: Option<Release>,
 }
@@ -940,6 +943,7 @@ impl Default for Scenario {
             layout: Layout::default(),
             framework_version: None,
             kernels: Kernels::Hf,
+            tiled_mlp: false,
         }
     }
 }

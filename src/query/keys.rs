@@ -1228,6 +1228,17 @@ keys! {
         architecture: false,
         doc: doc!("hf", "the decoder layer's kernels (training): hf = transformers' modules; liger = Liger's fused RMSNorm, SwiGLU and RoPE (the norm keeps its input and an fp32 value per row, not an fp32 copy; SwiGLU keeps its two inputs and writes its gradients into them); unsloth = the same plus Unsloth's fused LoRA (fast_lora.py: each projection group keeps only its input, the rank-r intermediates and the MLP's product are recomputed in backward). Set with loss=fused for Liger's fused linear cross-entropy; framework=unsloth sets kernels=unsloth"),
     },
+    TiledMlp = "tiled_mlp" {
+        label: ("MLP in sequence tiles", "MLP 按序列分块"),
+        read: Read::Flag,
+        set: |s, v| {
+            s.tiled_mlp = v.flag();
+            Ok(())
+        },
+        write: |s, c| (s.tiled_mlp != c.default.tiled_mlp).then(|| flag_text(s.tiled_mlp)),
+        architecture: false,
+        doc: doc!("0", "the MLP (a MoE layer's router and experts too) run in sequence tiles (training): Unsloth's `unsloth_tiled_mlp=True` (unsloth-zoo `tiled_mlp.py`, the \"arctic\" split: ⌊S / h⌋ tiles of a sequence of S tokens), Arctic Long Sequence Training's TiledMLP. The MLP keeps only its input; its backward recomputes one tile at a time beside a full-size input gradient"),
+    },
     Recipe = "recipe" {
         label: ("Training recipe", "训练配方"),
         read: Read::Word(|| ids(Recipe::ALL, Recipe::id)),
