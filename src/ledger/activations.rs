@@ -49,15 +49,17 @@ impl LayerActivations {
     }
 }
 
-/// What fuses a layer's pointwise work: torch.compile (`compile`), or a kernel library (`kernels`).
+/// How a decoder layer runs in training: what fuses its pointwise work (torch.compile, `compile`;
+/// a kernel library, `kernels`), and whether its MLP runs in sequence tiles (`tiled_mlp`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Fusion {
+pub struct LayerRun {
     pub compiled: bool,
     pub kernels: Kernels,
+    pub tiled_mlp: bool,
 }
 
-impl Fusion {
-    pub const NONE: Fusion = Fusion { compiled: false, kernels: Kernels::Hf };
+impl LayerRun {
+    pub const NONE: LayerRun = LayerRun { compiled: false, kernels: Kernels::Hf, tiled_mlp: false };
 
     /// Norms and SwiGLU keep their inputs and recompute the rest (compiled, or fused kernels).
     fn fused(self) -> bool {
@@ -68,11 +70,11 @@ impl Fusion {
 /// What a norm keeps. Compiled (`compile=1`), Inductor's min-cut partitioner saves the fused
 /// kernel's input and recomputes the fp32 copy and the normalised value in backward; Liger's and
 /// Unsloth's RMSNorm kernels keep their input and the fp32 inverse RMS per row (`ctx.save_for_backward(X, W, r)`).
-fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool, fusion: Fusion) -> f64 {
+fn norm_saved(arch: &Architecture, act: f64, weight_trains: bool, next_trains: bool, run: LayerRun) -> f64 {
     let h = arch.hidden as f64;
     let out = if next_trains { act * h } else { 0.0 };
     match arch.norm {
-        NormKind::RmsNorm if fusion.fused() => act * h + out,
+        NormKind::RmsNorm if run.fused() => act * h + out,
         // fp32 copy of the input (it *is* the input in fp32 training) + normalised + output.
         NormKind::RmsNorm => 4.0 * h + if weight_trains { act * h } else { 0.0 } + out,
         // The fused kernel keeps its input (and per-row statistics).
@@ -89,8 +91,7 @@ fn training_layer(
     kernel: AttentionKernel,
     act: Dtype,
     seq: u64,
-    fusion: Fusion,
-    tiled: bool,
+    run: LayerRun,
 ) -> LayerActivations {
     let mut saved = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
@@ -99,7 +100,7 @@ fn training_layer(
     // Each block's residual dropout keeps its mask (1 B per element) when the model trains with one.
     let mask = if arch.hidden_dropout > 0.0 { arch.hidden as f64 } else { 0.0 };
     if class.attention != LayerKind::None {
-        saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion) + mask;
+        saved.per_token += norm_saved(arch, stream, full, inputs_kept, run) + mask;
     }
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
@@ -109,16 +110,16 @@ fn training_layer(
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
     for _ in 2..arch.norms_per_layer.min(8) {
-        saved.per_token += norm_saved(arch, stream, full, false, fusion);
+        saved.per_token += norm_saved(arch, stream, full, false, run);
     }
     if class.mlp {
-        if tiled {
+        if run.tiled_mlp {
             // A tiled MLP keeps only its input, the norm's output (already kept when the next linear
             // trains): unsloth-zoo `tiled_mlp.py` `TiledMLP.forward`, `ctx.save_for_backward(x)`.
-            saved.per_token += norm_saved(arch, stream, full, inputs_kept, fusion);
+            saved.per_token += norm_saved(arch, stream, full, inputs_kept, run);
             saved.per_token += if inputs_kept { 0.0 } else { stream * arch.hidden as f64 };
         } else {
-            mlp_saved(&mut saved, arch, class, trainable, stream, fusion);
+            mlp_saved(&mut saved, arch, class, trainable, stream, run);
         }
         saved.per_token += mask;
     }
@@ -213,13 +214,13 @@ fn mlp_saved(
     class: LayerClass,
     trainable: Trainable,
     act: f64,
-    fusion: Fusion,
+    run: LayerRun,
 ) {
     let h = arch.hidden as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
     let routed = routed_copies(arch, class);
-    saved.per_token += norm_saved(arch, act, full, inputs_kept, fusion);
+    saved.per_token += norm_saved(arch, act, full, inputs_kept, run);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
@@ -233,7 +234,7 @@ fn mlp_saved(
             // gate output (SiLU input), SiLU output, up output; + the product (down input).
             // Compiled or a fused SwiGLU kernel (Liger's `LigerSiLUMulFunction`, Unsloth's), the
             // SiLU output is recomputed from the gate output.
-            MlpKind::Glu if fusion.fused() => 2.0 + kept,
+            MlpKind::Glu if run.fused() => 2.0 + kept,
             MlpKind::Glu => 3.0 + kept,
             // fc1 output (GELU input); + GELU output (fc2 input)
             MlpKind::Gelu => 1.0 + kept,
@@ -251,16 +252,13 @@ fn adapters_saved(
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
-    tiled: bool,
 ) {
     let Trainable::Lora { targets, rank, input_copies, frozen_keeps_inputs, dropout, .. } = trainable else { return };
     let h = arch.hidden as f64;
     let routed = routed_copies(arch, class);
     let mut shared_inputs = 0.0;
     let (mut seen_attn_in, mut seen_mlp_in, mut seen_shared_in) = (false, false, false);
-    // A tiled MLP's adapters are recomputed with it, a tile at a time.
-    let kept = |l: &&LinearShape| class.has(l) && targets.includes(l.name) && !(tiled && l.group.in_mlp());
-    for l in linears.iter().filter(kept) {
+    for l in linears.iter().filter(|l| class.has(l) && targets.includes(l.name)) {
         let copies = if l.per_layer > 1 { routed } else { 1.0 };
         *per_token += act * rank as f64 * copies;
         if dropout {
@@ -314,7 +312,6 @@ fn unsloth_adapters_saved(
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
-    tiled: bool,
 ) {
     let Trainable::Lora { targets, .. } = trainable else { return };
     let adapted =
@@ -327,7 +324,7 @@ fn unsloth_adapters_saved(
     if adapted(&["o_proj"]) {
         *per_token += o_proj_input(kernel, act, arch.attn_out_dim() as f64);
     }
-    if adapted(&["gate_proj", "up_proj", "down_proj"]) && !tiled {
+    if adapted(&["gate_proj", "up_proj", "down_proj"]) {
         *per_token += act * h * routed;
     }
 }
@@ -342,9 +339,9 @@ fn o_proj_input(kernel: AttentionKernel, act: f64, qd: f64) -> f64 {
 }
 
 /// The final norm before the LM head, kept for backward.
-fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64, fusion: Fusion) -> f64 {
+fn final_norm_bytes_per_token(arch: &Architecture, trainable: Trainable, act: f64, run: LayerRun) -> f64 {
     let full = trainable.is_full();
-    norm_saved(arch, act, full, full, fusion)
+    norm_saved(arch, act, full, full, run)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,20 +359,21 @@ impl SavedLayers {
         kernel: AttentionKernel,
         act: Dtype,
         tokens: u64,
-        fusion: Fusion,
-        tiled: bool,
+        run: LayerRun,
     ) -> SavedLayers {
-        let linears = arch.linears();
+        // A tiled MLP's adapters are recomputed with it, a tile at a time: none of them keeps anything.
+        let linears: Vec<LinearShape> =
+            arch.linears().iter().filter(|l| !(run.tiled_mlp && l.group.in_mlp())).copied().collect();
         let classes = arch
             .layer_classes()
             .into_iter()
             .map(|c| {
-                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, fusion, tiled);
+                let mut layer = training_layer(arch, c, trainable, kernel, act, tokens, run);
                 let bytes = act.bytes();
-                if fusion.kernels == Kernels::Unsloth {
-                    unsloth_adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes, tiled);
+                if run.kernels == Kernels::Unsloth {
+                    unsloth_adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes);
                 } else {
-                    adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes, tiled);
+                    adapters_saved(&mut layer.per_token, arch, &linears, c, trainable, kernel, bytes);
                 }
                 (c, layer)
             })
@@ -435,15 +433,15 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let fusion = Fusion { compiled: t.compiled, kernels: t.kernels };
-    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, fusion, t.tiled_mlp);
+    let run = LayerRun { compiled: t.compiled, kernels: t.kernels, tiled_mlp: t.tiled_mlp };
+    let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, run);
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
-    let tile = if t.tiled_mlp { Tile::of(p, t, fusion, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
+    let tile = if t.tiled_mlp { Tile::of(p, t, run, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
     let stream = t.saved.stream_bytes(p.acts);
     let step = Step {
         layer_bytes: layer.bytes(tokens, batch),
-        final_norm: final_norm_bytes_per_token(arch, t.saved, stream, fusion) * tokens as f64 * batch as f64,
+        final_norm: final_norm_bytes_per_token(arch, t.saved, stream, run) * tokens as f64 * batch as f64,
         quadratic: when(layer.per_sequence_quadratic > 0.0, || {
             msg!(EagerScores, Arg::Factor(layer.per_sequence_quadratic / (tokens as f64).powi(2)))
         }),
@@ -490,8 +488,9 @@ struct Tile {
 }
 
 impl Tile {
-    fn of(p: &Plan, t: &Training, fusion: Fusion, tiled: &LayerActivations) -> Tile {
-        let untiled = SavedLayers::of(p.arch, t.saved, p.kernel, p.acts, p.tokens, fusion, false);
+    fn of(p: &Plan, t: &Training, run: LayerRun, tiled: &LayerActivations) -> Tile {
+        let untiled =
+            SavedLayers::of(p.arch, t.saved, p.kernel, p.acts, p.tokens, LayerRun { tiled_mlp: false, ..run });
         let whole = untiled.largest(p.tokens, p.batch).map_or(0.0, |l| l.per_token);
         let tiles = (p.tokens / p.arch.hidden.max(1)).max(1);
         let tokens = (p.tokens.saturating_mul(p.batch) / tiles) as f64;

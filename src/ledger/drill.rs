@@ -20,7 +20,7 @@ pub fn lines(p: &Plan) -> impl Iterator<Item = Component> {
 fn eval_graph(p: &Plan) -> Option<Component> {
     let t = p.training().filter(|_| p.drill.no_grad)?;
     let arch = p.arch;
-    let layers = SavedLayers::of(arch, t.saved, p.kernel, p.acts, p.tokens, super::activations::Fusion::NONE, false);
+    let layers = SavedLayers::of(arch, t.saved, p.kernel, p.acts, p.tokens, super::activations::LayerRun::NONE);
     let graph = layers.bytes(p.tokens, p.batch);
     let per_token =
         layers.classes.iter().map(|(c, l)| c.count as f64 * l.per_token).sum::<f64>() / arch.layers.max(1) as f64;
