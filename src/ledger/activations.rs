@@ -32,6 +32,9 @@ use super::plan::{Plan, Trainable, Training};
 use super::scenario::{AttentionKernel, Kernels};
 use crate::msg;
 
+/// The web page's build, which bills a tiled MLP in its reader worker.
+const PAGE: bool = cfg!(feature = "page");
+
 /// Saved bytes of one decoder layer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerActivations {
@@ -113,7 +116,7 @@ fn training_layer(
         saved.per_token += norm_saved(arch, stream, full, false, run);
     }
     if class.mlp {
-        if run.tiled_mlp {
+        if !PAGE && run.tiled_mlp {
             // A tiled MLP keeps only its input, the norm's output (already kept when the next linear
             // trains): unsloth-zoo `tiled_mlp.py` `TiledMLP.forward`, `ctx.save_for_backward(x)`.
             saved.per_token += norm_saved(arch, stream, full, inputs_kept, run);
@@ -362,8 +365,7 @@ impl SavedLayers {
         run: LayerRun,
     ) -> SavedLayers {
         // A tiled MLP's adapters are recomputed with it, a tile at a time: none of them keeps anything.
-        let linears: Vec<LinearShape> =
-            arch.linears().iter().filter(|l| !(run.tiled_mlp && l.group.in_mlp())).copied().collect();
+        let linears = if !PAGE && run.tiled_mlp { arch.linears().outside_mlp() } else { arch.linears() };
         let classes = arch
             .layer_classes()
             .into_iter()
@@ -433,11 +435,12 @@ pub fn layer_class_name(c: LayerClass) -> Msg {
 pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> (Component, f64, f64) {
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
-    let run = LayerRun { compiled: t.compiled, kernels: t.kernels, tiled_mlp: t.tiled_mlp };
+    // A tiled MLP is billed in the reader worker (`Scenario::billed_on_demand`).
+    let run = LayerRun { compiled: t.compiled, kernels: t.kernels, tiled_mlp: !PAGE && t.tiled_mlp };
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, run);
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
     let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
-    let tile = if t.tiled_mlp { Tile::of(p, t, run, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
+    let tile = if run.tiled_mlp { Tile::of(p, t, run, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
     let stream = t.saved.stream_bytes(p.acts);
     let step = Step {
         layer_bytes: layer.bytes(tokens, batch),
@@ -523,7 +526,7 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     let width = step.saved.classes.iter().map(|(c, _)| ffn_active(arch, *c)).fold(0.0, f64::max);
     let widths = if t.kernels.fused() { 1.0 } else { 2.0 };
     let all = tokens as f64 * batch as f64;
-    let width_tokens = if t.tiled_mlp { step.tile.tokens } else { all };
+    let width_tokens = if step.tile.tokens > 0.0 { step.tile.tokens } else { all };
     let transients = (widths * width * width_tokens + arch.hidden as f64 * all) * p.acts.bytes() + step.tile.bytes;
     let layer_bytes = step.layer_bytes + transients + step.dequantized;
     let retention = every_input * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
@@ -554,7 +557,7 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
         )),
         Arg::Bytes(transients),
         when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized))),
-        when(t.tiled_mlp, || msg!(TiledMlpPart, Arg::Count(step.tile.tokens as u64)))
+        when(step.tile.tokens > 0.0, || msg!(TiledMlpPart, Arg::Count(step.tile.tokens as u64)))
     );
     let formula = if host > 0.0 { msg!(OffloadedCheckpoints, formula.arg(), Arg::Bytes(host)) } else { formula };
     (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high, host)

@@ -748,6 +748,13 @@ impl Linears {
             self.len += 1;
         }
     }
+
+    /// The linear layers outside the MLP block (a tiled MLP's adapters keep nothing).
+    pub fn outside_mlp(self) -> Linears {
+        let mut out = Linears::new();
+        self.iter().filter(|l| !l.group.in_mlp()).for_each(|l| out.push(*l));
+        out
+    }
 }
 
 impl std::ops::Deref for Linears {

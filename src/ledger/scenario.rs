@@ -1065,8 +1065,8 @@ impl Scenario {
     /// grids, drafters, LoRA slots and VLM encoders too), ChatGLM's remote code in `generate()`,
     /// whose prefill is replayed through the caching allocator, inference or an RL step on any grid
     /// (the notes on the dimensions not billed are the worker's), and a VLM's or Unsloth's vLLM
-    /// rollout. The page bills training and the rest of `generate()` itself, and a text model's
-    /// vLLM rollout inside a preference or RL step.
+    /// rollout, and a training step with a tiled MLP (`tiled_mlp`). The page bills training and the
+    /// rest of `generate()` itself, and a text model's vLLM rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
         self.bills_a_grid()
             || self.serves_a_grid()
@@ -1075,6 +1075,7 @@ impl Scenario {
             || self.rolls_out_a_vlm_on_vllm()
             || self.rolls_out_on_unsloth_vllm()
             || self.layout.is_grid() && (self.mode == Mode::Infer || self.is_rl())
+            || self.tiled_mlp && self.mode == Mode::Train
     }
 
     /// The exllama kernel GPTQ inference runs on: the link's, else transformers' default for a

@@ -115,3 +115,20 @@ test('Unsloth 2025.9 holds the logits its free memory allows, and Llama-4 every 
   assert.match(decodeURIComponent(await page.evaluate(() => location.search)), /dense_experts=0/);
   assert.deepEqual(page.problems, []);
 });
+
+test("Unsloth's tiled MLP from a link: the 500K-context notebook's bill, from the reader worker, as the CLI's", async () => {
+  const page = await openPage(browser);
+  // unslothai/notebooks gpt_oss_(20B)_500K_Context_Fine_tuning (tests/data/measured.toml): 70.451 GiB reserved.
+  const q = 'framework=unsloth&framework_version=2025.11.4&model=gpt-oss-20b&method=qlora&rank=8&targets=all&seq=486607&batch=1&gpu=a100-80g';
+  await page.goto(`${root.url}?${q}&lang=en`);
+  await ready(page);
+  const before = BigInt(await page.getAttribute('[data-testid="total"]', 'data-bytes'));
+  assert.equal(before.toString(), String(cli(['--json', q]).device_bytes));
+  await page.goto(`${root.url}?${q}&tiled_mlp=1&lang=en`);
+  await ready(page);
+  const expected = String(cli(['--json', `${q}&tiled_mlp=1`]).device_bytes);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="total"]')?.dataset.bytes === b, expected);
+  assert.ok(BigInt(expected) < before, `${before} → ${expected}`);
+  assert.match(await page.textContent('[data-testid="component-activations"]'), /tiles of 2,896 tokens/);
+  assert.deepEqual(page.problems, []);
+});
