@@ -116,15 +116,14 @@ fn training_layer(
         saved.per_token += norm_saved(arch, stream, full, false, run);
     }
     if class.mlp {
+        saved.per_token += norm_saved(arch, stream, full, inputs_kept, run) + mask;
         if !PAGE && run.tiled_mlp {
             // A tiled MLP keeps only its input, the norm's output (already kept when the next linear
             // trains): unsloth-zoo `tiled_mlp.py` `TiledMLP.forward`, `ctx.save_for_backward(x)`.
-            saved.per_token += norm_saved(arch, stream, full, inputs_kept, run);
             saved.per_token += if inputs_kept { 0.0 } else { stream * arch.hidden as f64 };
         } else {
             mlp_saved(&mut saved, arch, class, trainable, stream, run);
         }
-        saved.per_token += mask;
     }
     saved
 }
@@ -210,7 +209,7 @@ fn routed_copies(arch: &Architecture, class: LayerClass) -> f64 {
     arch.moe.as_ref().filter(|_| class.moe).map_or(1.0, |m| m.experts_per_token() as f64)
 }
 
-/// MLP block: its norm, the router, the gated or plain MLP's saved tensors.
+/// MLP block (its norm is the caller's): the router, the gated or plain MLP's saved tensors.
 fn mlp_saved(
     saved: &mut LayerActivations,
     arch: &Architecture,
@@ -223,7 +222,6 @@ fn mlp_saved(
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     let moe = arch.moe.as_ref().filter(|_| class.moe);
     let routed = routed_copies(arch, class);
-    saved.per_token += norm_saved(arch, act, full, inputs_kept, run);
     if let Some(m) = moe {
         saved.per_token += 4.0 * m.experts as f64; // fp32 router probabilities
         if full {
@@ -365,6 +363,8 @@ impl SavedLayers {
         run: LayerRun,
     ) -> SavedLayers {
         // A tiled MLP's adapters are recomputed with it, a tile at a time: none of them keeps anything.
+        // `!PAGE` repeats `training_activations`' test so that the page's build drops the tiled
+        // branches here and in `training_layer` (139 B of the first download).
         let linears = if !PAGE && run.tiled_mlp { arch.linears().outside_mlp() } else { arch.linears() };
         let classes = arch
             .layer_classes()

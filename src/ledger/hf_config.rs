@@ -92,6 +92,7 @@ fn err<T>(m: Msg) -> Result<T, ConfigError> {
     Err(ConfigError(m))
 }
 
+#[derive(Clone, Copy)]
 struct Fields<'a> {
     obj: &'a [(String, Json)],
     prefix: &'a str,
@@ -273,7 +274,7 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                     obj: t,
                     prefix: if thinker.is_some() { "thinker_config.text_config." } else { "text_config." },
                 },
-                _ => Fields { obj: outer.obj, prefix: outer.prefix },
+                _ => outer,
             };
             let family = Family::of(model_type, &text);
             if family == Family::Generic {

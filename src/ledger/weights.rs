@@ -100,24 +100,24 @@ pub fn stored_weights_of(arch: &Architecture, w: WeightFormat, total: u64) -> St
             unquantized: total,
         };
     }
-    let vision = arch.encoder_parameters();
+    let encoders = arch.encoder_parameters();
     let audio = when(arch.audio_encoder > 0, || msg!(AudioEncoderToo));
     if format.is_gguf() {
-        let lm = total - vision;
+        let lm = total - encoders;
         let bpw = format.bits_per_weight(false, 1);
         let formula = msg!(
             WeightsGguf,
             Arg::Count(lm),
             Arg::Factor(bpw),
             format.explain(false).arg(),
-            when(vision > 0, || msg!(VisionTowerPlus, Arg::Count(vision), audio.clone()))
+            when(encoders > 0, || msg!(VisionTowerPlus, Arg::Count(encoders), audio.clone()))
         );
-        return StoredWeights { bytes: lm as f64 * bpw / 8.0 + vision as f64 * 2.0, formula, unquantized: total };
+        return StoredWeights { bytes: lm as f64 * bpw / 8.0 + encoders as f64 * 2.0, formula, unquantized: total };
     }
     let (linear, lin_bytes, kept) = covered_linears(arch, w);
     let rest = total - linear.min(total);
     let avg_bits = if linear > 0 { lin_bytes * 8.0 / linear as f64 } else { 0.0 };
-    let vision_listed = when(vision > 0, || msg!(VisionTowerListed, audio));
+    let vision_listed = when(encoders > 0, || msg!(VisionTowerListed, audio));
     let vision_listed =
         if kept > 0 { msg!(KeptLinearsListed, vision_listed, Arg::Count(kept)).arg() } else { vision_listed };
     let explain = format.explain(w.double_quant).arg();
