@@ -367,7 +367,7 @@ fn bilingual(m: &Msg) -> Value {
 /// A grid's bill for the page: its numbers in one flat list, read back in the same order (a
 /// fraction as its bits, which the page's JSON reader keeps exactly), its texts rendered.
 fn encode_bill(b: &Bill) -> Value {
-    let mut n: Vec<u64> = vec![b.gpu_bytes, b.gradient_bytes, b.components.len() as u64];
+    let mut n: Vec<u64> = vec![b.gpu_bytes, b.parameters, b.gradient_bytes, b.components.len() as u64];
     for c in &b.components {
         n.extend([
             c.id as usize as u64,
@@ -541,6 +541,7 @@ fn decode_bill(v: &Json) -> Option<Bill> {
     let mut next = || n.next().flatten();
     let mut texts = v.get("texts")?.as_array()?.iter().map(|m| decode_msg(m, 0));
     let gpu_bytes = next()?;
+    let parameters = next()?;
     let gradient_bytes = next()?;
     let mut components = Vec::new();
     for _ in 0..next()?.min(64) {
@@ -567,6 +568,7 @@ fn decode_bill(v: &Json) -> Option<Bill> {
     Some(Bill {
         components,
         gpu_bytes,
+        parameters,
         notes,
         saved_logits_bytes: 0,
         backward_overlap_bytes: 0,

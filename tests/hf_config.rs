@@ -310,7 +310,14 @@ fn models_of_2026_import_to_their_published_size() {
     assert_eq!((gm.experts, gm.active, gm.expert_ffn, gm.shared_ffn), (128, 8, 704, 2112));
     assert_eq!(g.architecture.layer_pattern.text(), "SSSSSF");
     assert!(g.architecture.layer_pattern.kinds().contains(&LayerKind::Sliding) && g.architecture.window == 1024);
-    assert_eq!(g.notes.len(), 1, "the global layers' shape is said: {:?}", g.notes);
+    // Its 5 full-attention layers: 2 KV heads × 512, K used as V (no v_proj). The text model's
+    // count from the checkpoint's shapes (a helper's reading of transformers 5.25's
+    // `modeling_gemma4.py`, docs/research/frameworks/configs-2026.md): 25,233,141,790.
+    let full = g.architecture.full_attention.expect("own full-attention shape");
+    assert_eq!((full.kv_heads, full.head_dim, full.k_is_v), (2, 512, true));
+    let text = g.architecture.parameters() - g.architecture.encoder_parameters();
+    assert!((text as f64 / 25_233_141_790.0 - 1.0).abs() < 1e-4, "text parameters {text}");
+    assert!(g.notes.is_empty(), "the global layers are billed in their own shape: {:?}", g.notes);
     // Kimi-K2.5: "Total parameters 1T".
     near("kimi-k2.5", 1.0e12);
 }
@@ -573,4 +580,39 @@ fn every_supported_model_type_has_its_reading() {
             Err(e) => assert!(e.to_string().contains('`'), "{t}: {e}"),
         }
     }
+}
+
+/// Gemma-4's full-attention layers have their own heads (transformers 5.25 `Gemma4TextAttention`:
+/// `global_head_dim` wide, `num_global_key_value_heads` of them where `attention_k_eq_v`, no
+/// v_proj then; the caches of transformers, vLLM and llama.cpp still keep V apart): the importer
+/// reads them, and the weights, the KV cache and the activations of those layers follow them.
+#[test]
+fn gemma4_full_attention_layers_are_billed_in_their_own_shape() {
+    use vram_ledger::ledger::architecture::{LayerKind, LinearGroup};
+    let g = parse_config(&load("gemma-4-31b")).expect("imports").architecture;
+    let full = g.full_attention.expect("own full-attention shape");
+    assert_eq!((full.kv_heads, full.head_dim, full.k_is_v), (4, 512, true));
+    // 31B: "30.7B" (the model card); the text model's count from its shapes: 30,697,345,340 (a
+    // helper's reading of transformers 5.25, docs/research/frameworks/configs-2026.md).
+    let text = g.parameters() - g.encoder_parameters();
+    assert!((text as f64 / 30_697_345_340.0 - 1.0).abs() < 1e-4, "text parameters {text}");
+    // 10 full-attention layers: q 5,376 → 32 × 512, k 5,376 → 4 × 512, no v, o back; the 50 others
+    // q 32 × 256, k and v 16 × 256.
+    let linears = g.linears();
+    let find = |group: LinearGroup, name: &str| linears.iter().find(|l| l.group == group && l.name == name).copied();
+    let q = find(LinearGroup::FullAttention, "q_proj").expect("full q");
+    assert_eq!((q.d_in, q.d_out, q.layers), (5_376, 16_384, 10));
+    assert_eq!(find(LinearGroup::FullAttention, "k_proj").map(|k| k.d_out), Some(2_048));
+    assert!(find(LinearGroup::FullAttention, "v_proj").is_none(), "K is V");
+    let v = find(LinearGroup::LocalAttention, "v_proj").expect("sliding v");
+    assert_eq!((v.d_out, v.layers), (4_096, 50));
+    assert_eq!(g.attention_widths(LayerKind::Full), (16_384, 2_048, 16_384));
+    assert_eq!(g.attention_widths(LayerKind::Sliding), (8_192, 4_096, 8_192));
+    // transformers' cache at 8,192 tokens in bf16: 10 full layers × 8,192 × 2 × 4 × 512 × 2 B
+    // + 50 sliding layers × 1,024 × 2 × 16 × 256 × 2 B = 671,088,640 + 838,860,800 B.
+    let mut s = vram_ledger::query::parse("model=llama-3.1-8b&mode=infer&seq=8192&gpu=h200").scenario;
+    s.architecture = g;
+    s.model_id = None;
+    let bill = vram_ledger::ledger::estimate(&s);
+    assert_eq!(bill.component(vram_ledger::ledger::bill::ComponentId::KvCache), 671_088_640 + 838_860_800);
 }

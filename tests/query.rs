@@ -191,3 +191,27 @@ fn every_architecture_round_trips_as_a_custom_model() {
         }
     }
 }
+
+/// The full-attention layers' own shape (`full_kv_heads`, `full_head_dim`, `full_k_eq_v`): a link
+/// sets and writes it back, 0 stands for the model's, and a shape that is the model's is no shape
+/// of its own.
+#[test]
+fn full_attention_layers_take_their_own_shape() {
+    let q = "model=gemma-3-27b&full_kv_heads=4&full_head_dim=512&full_k_eq_v=1";
+    let s = parse(q).scenario;
+    let own = s.architecture.full_attention.expect("own shape");
+    assert_eq!((own.kv_heads, own.head_dim, own.k_is_v), (4, 512, true));
+    assert!(s.architecture.name.ends_with("(modified)"));
+    let written = to_query(&s, &[]);
+    assert!(written.contains("full_kv_heads=4&full_head_dim=512&full_k_eq_v=1"), "{written}");
+    assert_eq!(parse(&written).scenario, s);
+    // Gemma-3 27B: 16 KV heads of 128; a head width of its own keeps the model's KV heads.
+    let s = parse("model=gemma-3-27b&full_head_dim=256&full_kv_heads=0").scenario;
+    assert_eq!(s.architecture.full_attention.map(|f| (f.kv_heads, f.head_dim)), Some((16, 256)));
+    let s = parse("model=gemma-3-27b&full_kv_heads=16&full_head_dim=128").scenario;
+    assert_eq!(s.architecture.full_attention, None, "the model's own shape");
+    assert!(s.billed_on_demand() == s.architecture.full_attention.is_some());
+    // More KV heads than query heads is refused by the architecture's check.
+    let p = parse("model=gemma-3-27b&full_kv_heads=64");
+    assert!(!p.errors.is_empty() || p.scenario.architecture.validate().is_err());
+}

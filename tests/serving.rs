@@ -318,3 +318,54 @@ fn vllm_0_12_loads_mxfp4_experts_through_triton_on_hopper() {
     let expected = marlin - padding + 3_795_517_440.0;
     assert!((triton - expected).abs() < 4096.0, "{triton} vs {expected}");
 }
+
+/// Gemma-4 26B-A4B's importer link (tests/data/configs/gemma-4-26b-a4b.json): 25 sliding layers of
+/// 8 KV heads × 256 and 5 full-attention layers of their own 2 × 512, K used as V.
+const GEMMA4_26B: &str = "model=custom&layers=30&hidden=2816&heads=16&kv_heads=8&head_dim=256&ffn=704&vocab=262144&tied=1&mlp=glu&experts=128&active_experts=8&norms=4&model_context=262144&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=1024&full_kv_heads=2&full_head_dim=512&full_k_eq_v=1&shared_experts=1&shared_ffn=2112&vision=siglip&vision_patch=16";
+
+/// vLLM unifies the page size of layers that cache different bytes per token
+/// (`unify_kv_cache_spec_page_size`: the largest page, the smaller layers' blocks grown by the
+/// ratio): Gemma-4's full-attention layers cache 2 × 2 × 512 B per token in fp8 against the
+/// sliding layers' 2 × 8 × 256, so their blocks hold 32 tokens against 16. Hand arithmetic on the
+/// pool a published 0.19.2rc1 log gives (RedHatAI/gemma-4-26B-A4B-it-NVFP4, fp8 KV, max_model_len
+/// 98,304, 8,192 batched tokens: "Available KV cache memory: 9.08 GiB", "GPU KV cache size: 79,344
+/// tokens", "Maximum concurrency for 98,304 tokens per request: 5.00x"; read in the code index,
+/// whose entry does not name its repository, so it is not in the measured set).
+#[test]
+fn vllm_gives_a_layer_kind_of_smaller_pages_longer_blocks() {
+    let q = format!("{GEMMA4_26B}&mode=infer&engine=vllm&engine_version=0.19.2&seq=98304&gpu=rtx5090&kv=fp8&quant=nvfp4&max_num_seqs=2&max_batched_tokens=8192&kv_cache_memory=9.08");
+    let (s, _) = serve(&q);
+    // 6 groups of 5 layers (1 full, 5 sliding), each page 16 × 8 × 256 × 2 × 1 B = 64 KiB.
+    let blocks = (9.08 * GIB / (5.0 * 65_536.0)).floor() as u64;
+    assert_eq!(s.kv_blocks, Some(blocks));
+    assert_eq!(blocks, 29_753);
+    // 0.19 reports blocks / groups × the smallest block: 29,753 / 6 × 16 = 79,328 (the log: 79,344
+    // from the unrounded pool).
+    assert_eq!(s.kv_tokens, blocks / 6 * 16);
+    // A request of 98,304 tokens: ⌈98,304 / 32⌉ = 3,072 full blocks and 5 × (⌈(1,023 + 8,192) / 16⌉ + 1)
+    // = 2,885 sliding ones.
+    let per_request = 3_072 + 5 * 577;
+    assert!((s.max_concurrency - blocks as f64 / per_request as f64).abs() < 1e-9, "{}", s.max_concurrency);
+    assert!((s.max_concurrency - 5.00).abs() < 0.01, "the log's 5.00x: {}", s.max_concurrency);
+}
+
+/// SGLang sizes its full and sliding-window pools (`SWAKVPool`) with each kind's own bytes per
+/// token: a published log of Gemma-4 26B-A4B in bf16 prints "SWAKVPool mem usage: 36.69 GB, swa
+/// size: 171008, full size: 213761" (36.69 GiB = 213,761 × 5 × 2 × 2 × 512 × 2 B + 171,008 × 25
+/// × 2 × 8 × 256 × 2 B; read in the code index, whose entry does not name its repository).
+#[test]
+fn sglang_sizes_each_pool_with_its_layers_own_shape() {
+    let (s, bill) = serve(&format!("{GEMMA4_26B}&mode=infer&engine=sglang&seq=8192&gpu=h100-80g"));
+    let full = s.pools().find(|p| p.kind == vram_ledger::ledger::bill::PoolKind::Full).expect("full pool");
+    let swa = s.pools().find(|p| p.kind == vram_ledger::ledger::bill::PoolKind::Swa).expect("swa pool");
+    // Per token: 5 full layers × 4,096 B and 25 sliding layers × 8,192 B.
+    assert_eq!(full.bytes, full.tokens * 5 * 4_096);
+    assert!(swa.bytes.abs_diff(swa.tokens * 25 * 8_192) < 25 * 8_192, "{} vs {}", swa.bytes, swa.tokens);
+    // The pool's bytes per token at SGLang's default 0.8 share of sliding tokens.
+    let per_token = 5.0 * 4_096.0 + 0.8 * 25.0 * 8_192.0;
+    let pool = bill.component(ComponentId::KvCache) as f64;
+    assert!((pool - s.kv_tokens as f64 * per_token).abs() < per_token, "{pool} vs {}", s.kv_tokens);
+    // The published pool: 213,761 full tokens at 0.8 → 171,008 sliding, 36.69 GiB.
+    let published = 213_761.0 * 5.0 * 4_096.0 + 171_008.0 * 25.0 * 8_192.0;
+    assert!((published / GIB - 36.69).abs() < 0.005, "{}", published / GIB);
+}

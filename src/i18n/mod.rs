@@ -531,8 +531,9 @@ pub fn component(lang: Lang, id: ComponentId) -> &'static str {
     )
 }
 
-/// The one-line description of a scenario, in the reader's language.
-pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
+/// The one-line description of a scenario, in the reader's language, with the model's parameters
+/// as its bill counts them (`Bill::parameters`).
+pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario, parameters: u64) -> String {
     use crate::ledger::scenario::{Method, Mode};
     use crate::ledger::units::params_short;
     use crate::msg;
@@ -567,7 +568,7 @@ pub fn scenario_line(lang: Lang, s: &crate::ledger::Scenario) -> String {
     };
     let objective = if s.is_rl() { format!(" · {}", s.rl.objective.id()) } else { String::new() };
     let rollout = if generates { format!(" ({})", s.rl.rollout.id()) } else { String::new() };
-    format!("{} · {} · {}{objective}{rollout}", a.name, params_short(a.parameters()), render(lang, &body))
+    format!("{} · {} · {}{objective}{rollout}", a.name, params_short(parameters), render(lang, &body))
 }
 
 /// A column of the speed card.

@@ -199,6 +199,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "checkpointing: {0} layer inputs × {1} tokens × {2} seq × {3} × {4} B = {5} + final norm {6} + one layer recomputed ({7} B/token{8}{14}, with its backward's gradients {12}{13}: {9}){11} beyond the logits' peak, which is freed before it: {10}",
             "梯度检查点:{0} 个层输入 × {1} token × {2} 条序列 × {3} × {4} B = {5} + 最终 norm {6} + 重算一层({7} B/token{8}{14},连同其反向梯度 {12}{13}:{9}){11}中超出 logits 峰值的部分(logits 在重算之前已释放):{10}",
         ),
+        KvOwnShape => (
+            " × {0} (their own {1} KV heads × {2} head_dim)",
+            " × {0}(这类层自己的 {1} 个 KV 头 × {2} head_dim)",
+        ),
         TiledMlpPart => (
             "; its MLP keeps only its input and is recomputed in tiles of {0} tokens (`tiled_mlp`)",
             ";其 MLP 只保留输入,按每块 {0} 个 token 分块重算(`tiled_mlp`)",
@@ -522,9 +526,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 层 × {1} token × 每 token 每层 {2} B",
         ),
         VllmGroupPart => (
-            "{0} × {1}",
-            "{0} × {1}",
+            "{0} × {1}{2}",
+            "{0} × {1}{2}",
         ),
+        VllmGroupBlock => (" of {0} tokens per block", "(每块 {0} token)"),
         VllmHybridBlock => (
             "block tables for {0} groups, each of {1} layers × {2} tokens ({3} per page)",
             "块表:{0} 组,每组 {1} 层 × {2} token(每页 {3})",
@@ -1180,10 +1185,6 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         ConfigModelTypeMissing => (
             "field `model_type` is missing (supported: {0})",
             "缺少字段 `model_type`(支持:{0})",
-        ),
-        ImportGemma4Global => (
-            "Gemma-4's full-attention layers (`global_head_dim`, `num_global_key_value_heads`, K shared with V) are billed with the sliding layers' head shape",
-            "`Gemma-4` 的全注意力层(`global_head_dim`、`num_global_key_value_heads`、`K` 与 `V` 共用)按滑动窗口层的头形状计算",
         ),
         ImportIgnored => (
             "fields that look like the model's shape and were not read: {0} — the bill does not follow what they describe, so its size may be far off",

@@ -108,7 +108,7 @@ fn training_layer(
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
         (LayerKind::None, _) => {}
-        _ => attention_saved(&mut saved, arch, trainable, kernel, act.bytes(), seq),
+        (kind, _) => attention_saved(&mut saved, arch, kind, trainable, kernel, act.bytes(), seq),
     }
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
@@ -134,14 +134,14 @@ fn training_layer(
 fn attention_saved(
     saved: &mut LayerActivations,
     arch: &Architecture,
+    kind: LayerKind,
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
     seq: u64,
 ) {
-    let qd = arch.q_dim() as f64;
-    let kvd = arch.kv_dim() as f64;
-    let out = arch.attn_out_dim() as f64;
+    let (qd, kvd, out) = arch.attention_widths(kind);
+    let (qd, kvd, out) = (qd as f64, kvd as f64, out as f64);
     let heads = arch.heads as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
     match kernel {
@@ -284,7 +284,7 @@ fn adapters_saved(
                 act * h
             }
             "q_b_proj" | "kv_b_proj" | "out_proj" => act * l.d_in as f64,
-            "o_proj" => o_proj_input(kernel, act, arch.attn_out_dim() as f64),
+            "o_proj" => o_proj_input(kernel, act, arch.attention_widths(class.attention).2 as f64),
             "gate_proj" | "up_proj" | "fc1" if !seen_mlp_in => {
                 seen_mlp_in = true;
                 act * h * routed
@@ -323,7 +323,7 @@ fn unsloth_adapters_saved(
         *per_token += act * h;
     }
     if adapted(&["o_proj"]) {
-        *per_token += o_proj_input(kernel, act, arch.attn_out_dim() as f64);
+        *per_token += o_proj_input(kernel, act, arch.attention_widths(class.attention).2 as f64);
     }
     if adapted(&["gate_proj", "up_proj", "down_proj"]) {
         *per_token += act * h * routed;
@@ -619,13 +619,16 @@ fn selective_activations(
     final_norm: f64,
 ) -> Component {
     let arch = p.arch;
-    let (h, qd, kvd) = (arch.hidden as f64, arch.q_dim() as f64, arch.kv_dim() as f64);
+    let h = arch.hidden as f64;
     let act = p.acts.bytes();
     let stream = t.saved.stream_bytes(p.acts);
     let tokens = p.tokens as f64 * p.batch as f64;
     let classes = arch.layer_classes();
-    let per_token_of =
-        |c: &LayerClass| stream * h + act * (2.0 * qd + kvd + ffn_active(arch, *c) + h) + 4.0 * arch.heads as f64;
+    let per_token_of = |c: &LayerClass| {
+        let (qd, kvd, _) = arch.attention_widths(c.attention);
+        let (qd, kvd) = (qd as f64, kvd as f64);
+        stream * h + act * (2.0 * qd + kvd + ffn_active(arch, *c) + h) + 4.0 * arch.heads as f64
+    };
     let kept: f64 = classes.iter().map(|c| c.count as f64 * per_token_of(c) * tokens).sum();
     let per_layer = classes.iter().map(per_token_of).fold(0.0, f64::max);
     let rest = (layer_bytes - per_layer * tokens).max(0.0);
@@ -665,9 +668,10 @@ fn previous_step_inputs(p: &Plan, t: &Training) -> f64 {
     if !t.keeps_output || t.checkpointing {
         return 0.0;
     }
-    let (h, out) = (p.arch.hidden as f64, p.arch.attn_out_dim() as f64);
+    let h = p.arch.hidden as f64;
+    let out = |c: &LayerClass| p.arch.attention_widths(c.attention).2 as f64;
     let per_token: f64 =
-        p.arch.layer_classes().iter().map(|c| c.count as f64 * (2.0 * h + out + ffn_active(p.arch, *c))).sum();
+        p.arch.layer_classes().iter().map(|c| c.count as f64 * (2.0 * h + out(c) + ffn_active(p.arch, *c))).sum();
     per_token * p.acts.bytes() * p.tokens as f64 * p.batch as f64
 }
 
@@ -703,8 +707,8 @@ fn inference_class_peak(
 ) -> f64 {
     let act = act.bytes();
     let h = arch.hidden as f64;
-    let qd = arch.q_dim() as f64;
-    let kvd = arch.kv_dim() as f64;
+    let (qd, kvd, _) = arch.attention_widths(class.attention);
+    let (qd, kvd) = (qd as f64, kvd as f64);
     let tokens = seq as f64 * batch as f64;
     // Experts run one after another on their share of the tokens; transformers' Llama-4 runs all of
     // them at once, each over its own copy of every token (`dense_experts`).

@@ -15,6 +15,10 @@ use super::msg::{Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
+/// The page's build bills no model whose full-attention layers have their own shape: it asks the
+/// reader worker (`Scenario::billed_on_demand`), so the per-kind views below drop out of it.
+const PAGE: bool = cfg!(feature = "page");
+
 /// Gated (SwiGLU / GeGLU: gate, up, down) or plain (GELU: fc1, fc2) feed-forward block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MlpKind {
@@ -563,6 +567,17 @@ impl RopeTables {
     }
 }
 
+/// The full-attention layers' own shape, where it is not the other attention layers' (Gemma-4's
+/// global layers: `num_global_key_value_heads` KV heads of `global_head_dim`; with
+/// `attention_k_eq_v` they have no v_proj and use their keys as values, which the caches of
+/// transformers, vLLM and llama.cpp still hold apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FullAttention {
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub k_is_v: bool,
+}
+
 /// Everything about a decoder-only transformer that memory depends on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
@@ -615,6 +630,9 @@ pub struct Architecture {
     /// Attention kind per layer.
     #[serde(default = "full_pattern")]
     pub layer_pattern: LayerPattern,
+    /// The full-attention layers' own KV heads and head width (Gemma-4); `None`: the model's.
+    #[serde(default)]
+    pub full_attention: Option<FullAttention>,
     /// Tokens a sliding-window layer attends to.
     #[serde(default)]
     pub window: u64,
@@ -660,6 +678,8 @@ impl LayerClass {
     pub fn has(&self, l: &LinearShape) -> bool {
         match l.group {
             LinearGroup::Attention => self.attention.attends(),
+            LinearGroup::LocalAttention => self.attention.attends() && self.attention != LayerKind::Full,
+            LinearGroup::FullAttention => self.attention == LayerKind::Full,
             LinearGroup::LinearAttention => self.attention == LayerKind::Linear,
             LinearGroup::Mlp => self.mlp && !self.moe,
             LinearGroup::Expert | LinearGroup::SharedExpert => self.mlp && self.moe,
@@ -670,7 +690,13 @@ impl LayerClass {
 /// The part of the model a linear layer belongs to (what `quant_layers` selects).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinearGroup {
+    /// Every softmax-attention layer's projections.
     Attention,
+    /// The sliding-window and chunked layers' projections, where the full-attention layers have
+    /// a shape of their own ([`FullAttention`]).
+    LocalAttention,
+    /// The full-attention layers' projections in their own shape.
+    FullAttention,
     /// A dense MLP (also the dense layers of a mixture of experts).
     Mlp,
     /// A routed expert.
@@ -682,6 +708,11 @@ pub enum LinearGroup {
 }
 
 impl LinearGroup {
+    /// A softmax-attention layer's projections (of every layer, or of one kind's).
+    pub fn is_attention(self) -> bool {
+        matches!(self, LinearGroup::Attention | LinearGroup::LocalAttention | LinearGroup::FullAttention)
+    }
+
     /// Part of the MLP block: a dense MLP, a routed or a shared expert.
     pub fn in_mlp(self) -> bool {
         matches!(self, LinearGroup::Mlp | LinearGroup::Expert | LinearGroup::SharedExpert)
@@ -803,6 +834,7 @@ impl Architecture {
             sinks: false,
             attn_gate: false,
             layer_pattern: LayerPattern::FULL,
+            full_attention: None,
             window: 0,
             chunk: 0,
             mla: None,
@@ -985,10 +1017,12 @@ impl Architecture {
     }
 
     fn attention_linears(&self, out: &mut Linears) {
-        let (h, layers, a) = (self.hidden, self.attention_layers(), LinearGroup::Attention);
-        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group: a, d_in, d_out, per_layer: 1, layers });
-        match &self.mla {
-            Some(m) => {
+        let (h, layers) = (self.hidden, self.attention_layers());
+        match (&self.mla, self.own_full_attention()) {
+            (Some(m), _) => {
+                let mut push = |name, d_in, d_out| {
+                    out.push(LinearShape { name, group: LinearGroup::Attention, d_in, d_out, per_layer: 1, layers })
+                };
                 if m.q_lora_rank > 0 {
                     push("q_a_proj", h, m.q_lora_rank);
                     push("q_b_proj", m.q_lora_rank, self.q_dim());
@@ -1001,15 +1035,60 @@ impl Architecture {
                     m.kv_lora_rank,
                     self.heads.saturating_mul(m.qk_nope_head_dim.saturating_add(m.v_head_dim)),
                 );
+                push("o_proj", self.attn_out_dim(), h);
             }
-            None => {
-                push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }));
-                push("k_proj", h, self.kv_dim());
-                push("v_proj", h, self.kv_dim());
+            (None, None) => self.grouped_query_linears(out, LinearGroup::Attention, layers, true),
+            (None, Some(f)) => {
+                let full = self.layers_of(LayerKind::Full);
+                self.grouped_query_linears(out, LinearGroup::LocalAttention, layers.saturating_sub(full), true);
+                let own = self.attending_as(LayerKind::Full);
+                own.grouped_query_linears(out, LinearGroup::FullAttention, full, !f.k_is_v);
             }
         }
-        push("o_proj", self.attn_out_dim(), h);
         self.linear_attention_linears(out);
+    }
+
+    /// q (with Qwen3-Next's output gate), k, v (unless the keys are the values) and o of
+    /// grouped-query attention in `layers` layers.
+    fn grouped_query_linears(&self, out: &mut Linears, group: LinearGroup, layers: u64, values: bool) {
+        let h = self.hidden;
+        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers });
+        push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }));
+        push("k_proj", h, self.kv_dim());
+        if values {
+            push("v_proj", h, self.kv_dim());
+        }
+        push("o_proj", self.attn_out_dim(), h);
+    }
+
+    /// The full-attention layers' own shape, where the model gives one (never in the page's build,
+    /// which asks the reader worker for such a model's bill).
+    #[inline(always)]
+    pub fn own_full_attention(&self) -> Option<FullAttention> {
+        if PAGE {
+            return None;
+        }
+        self.full_attention
+    }
+
+    /// The architecture as a layer of attention kind `kind` sees it: a full-attention layer with a
+    /// shape of its own ([`FullAttention`]) has its KV heads and head width, any other layer the
+    /// model's. Every per-layer figure of attention (its KV cache, projections, activations) reads
+    /// the layer's view.
+    #[inline(always)]
+    pub fn attending_as(&self, kind: LayerKind) -> Cow<'_, Architecture> {
+        if PAGE {
+            return Cow::Borrowed(self);
+        }
+        match self.own_full_attention() {
+            Some(f) if kind == LayerKind::Full => Cow::Owned(Architecture {
+                kv_heads: f.kv_heads,
+                head_dim: f.head_dim,
+                full_attention: None,
+                ..self.clone()
+            }),
+            _ => Cow::Borrowed(self),
+        }
     }
 
     /// The linear-attention layers' projections: Gated DeltaNet's (Qwen3-Next) or Mamba-2's one
@@ -1043,14 +1122,16 @@ impl Architecture {
         let (l, h) = (self.layers as f64, self.hidden as f64);
         let attn = self.attention_layers() as f64;
         let mut p = l * self.norms_per_layer as f64 * self.norm_size() as f64;
-        if self.qkv_bias {
-            p += attn * (self.q_dim() as f64 + 2.0 * self.kv_dim() as f64);
-        }
+        p += match self.own_full_attention() {
+            Some(f) => {
+                let full = self.layers_of(LayerKind::Full) as f64;
+                let own = self.attending_as(LayerKind::Full).attention_small(!f.k_is_v);
+                (attn - full) * self.attention_small(true) + full * own
+            }
+            None => attn * self.attention_small(true),
+        };
         if self.out_and_mlp_bias {
             p += attn * h + self.mlp_biases();
-        }
-        if self.qk_norm {
-            p += attn * 2.0 * self.head_dim as f64;
         }
         if self.sinks {
             p += attn * self.heads as f64;
@@ -1077,6 +1158,13 @@ impl Architecture {
             p += moe * if m.shared_gate { h } else { 0.0 };
         }
         p as u64
+    }
+
+    /// One attention layer's q/k/v biases (v's unless its keys are its values) and q/k norms.
+    fn attention_small(&self, values: bool) -> f64 {
+        let kv = if values { 2.0 } else { 1.0 };
+        let biases = if self.qkv_bias { self.q_dim() as f64 + kv * self.kv_dim() as f64 } else { 0.0 };
+        biases + if self.qk_norm { 2.0 * self.head_dim as f64 } else { 0.0 }
     }
 
     /// Biases of the MLP linears (GPT-2's fc1/fc2, gpt-oss's experts), all layers.
@@ -1157,9 +1245,38 @@ impl Architecture {
     /// KV-cache elements per token of one softmax-attention layer: K and V of every KV head, or
     /// latent attention's one latent + rotary key.
     pub fn kv_elements_per_layer(&self, kv_heads: u64) -> u64 {
+        self.kv_elements_of(LayerKind::Sliding, kv_heads)
+    }
+
+    /// The same for a layer of attention kind `kind`, `kv_heads` being its KV heads on one GPU
+    /// ([`Architecture::heads_of`]).
+    pub fn kv_elements_of(&self, kind: LayerKind, kv_heads: u64) -> u64 {
         match &self.mla {
             Some(m) => m.cached_per_token(),
-            None => 2u64.saturating_mul(kv_heads).saturating_mul(self.head_dim),
+            None => 2u64.saturating_mul(kv_heads).saturating_mul(self.heads_of(kind).1),
+        }
+    }
+
+    /// A layer of attention kind `kind`'s KV heads and head width: the full-attention layers' own
+    /// ([`FullAttention`]) or the model's.
+    #[inline(always)]
+    pub fn heads_of(&self, kind: LayerKind) -> (u64, u64) {
+        match self.own_full_attention() {
+            Some(f) if kind == LayerKind::Full => (f.kv_heads, f.head_dim),
+            _ => (self.kv_heads, self.head_dim),
+        }
+    }
+
+    /// A layer of attention kind `kind`'s widths of q, of K (and of V), and of the attention
+    /// output before o_proj.
+    #[inline(always)]
+    pub fn attention_widths(&self, kind: LayerKind) -> (u64, u64, u64) {
+        match self.own_full_attention() {
+            Some(f) if kind == LayerKind::Full && self.mla.is_none() => {
+                let q = self.heads.saturating_mul(f.head_dim);
+                (q, f.kv_heads.saturating_mul(f.head_dim), q)
+            }
+            _ => (self.q_dim(), self.kv_dim(), self.attn_out_dim()),
         }
     }
 
@@ -1179,6 +1296,17 @@ impl Architecture {
         }
         if self.kv_heads > self.heads {
             return Err(msg!(ArchKvHeads, Arg::Int(self.kv_heads), Arg::Int(self.heads)));
+        }
+        if let Some(f) = self.full_attention {
+            if f.kv_heads == 0 || f.head_dim == 0 {
+                return Err(msg!(
+                    ArchAtLeastOne,
+                    Arg::Code(if f.kv_heads == 0 { "full_kv_heads" } else { "full_head_dim" })
+                ));
+            }
+            if f.kv_heads > self.heads {
+                return Err(msg!(ArchKvHeads, Arg::Int(f.kv_heads), Arg::Int(self.heads)));
+            }
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.active == 0 || m.active > m.experts {

@@ -413,6 +413,9 @@ pub fn total(lines: &[Component], kind: TotalKind) -> u64 {
 pub struct Bill {
     pub components: Vec<Component>,
     pub gpu_bytes: u64,
+    /// The model's parameters as the bill counts them (what the scenario line says; for a bill
+    /// the reader worker makes, its count, which the page's build may not make itself).
+    pub parameters: u64,
     pub notes: Vec<Note>,
     /// The part of the logits line that autograd keeps for backward (the fp32 log-probabilities),
     /// as a saved-tensor hook (tools/mem_report.py) sees it; the line itself is the loss's peak.

@@ -13,8 +13,8 @@ use std::borrow::Cow;
 use crate::ledger::json::Json;
 
 use super::architecture::{
-    Architecture, LayerKind, LayerPattern, LinearGroup, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables,
-    VisionKind, VisionSpec,
+    Architecture, FullAttention, LayerKind, LayerPattern, LinearGroup, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind,
+    RopeTables, VisionKind, VisionSpec,
 };
 use super::msg::{Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
@@ -288,9 +288,6 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
             per_layer_notes(&text, &mut notes);
             if let Some(n) = text.opt_count("num_nextn_predict_layers", 0, MAX_LAYERS)?.filter(|&n| n > 0) {
                 notes.push(msg!(ImportMtpLayers, Arg::Int(n)));
-            }
-            if family == Family::Gemma4 && text.opt_uint("global_head_dim", MAX_DIM)?.is_some() {
-                notes.push(msg!(ImportGemma4Global));
             }
             if let Some(t) = top.opt_bool("tie_word_embeddings")? {
                 a.tied_embeddings = t;
@@ -632,6 +629,7 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
         Family::Gemma4 => {
             a.norms_per_layer = 4;
             a.softcapping = f.opt_float("final_logit_softcapping")?.is_some();
+            a.full_attention = gemma4_full_attention(f, a)?;
         }
         Family::GptOss => {
             // attention_bias covers q, k, v and o; the experts have biases; one sink per head.
@@ -654,6 +652,20 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
         _ => {}
     }
     Ok(())
+}
+
+/// Gemma-4's full-attention layers: `global_head_dim` wide (transformers' `Gemma4TextAttention`:
+/// `head_dim = global_head_dim if not is_sliding`), with `num_global_key_value_heads` KV heads and
+/// no v_proj when `attention_k_eq_v` (E2B and E4B keep `num_key_value_heads` and their v_proj).
+fn gemma4_full_attention(f: &Fields, a: &Architecture) -> Result<Option<FullAttention>, ConfigError> {
+    let k_is_v = f.opt_bool("attention_k_eq_v")?.unwrap_or(false);
+    let head_dim = f.opt_uint("global_head_dim", MAX_DIM)?.unwrap_or(a.head_dim);
+    let kv_heads = match f.opt_count("num_global_key_value_heads", 1, MAX_DIM)? {
+        Some(n) if k_is_v => n,
+        _ => a.kv_heads,
+    };
+    let own = FullAttention { kv_heads, head_dim, k_is_v };
+    Ok((own != FullAttention { kv_heads: a.kv_heads, head_dim: a.head_dim, k_is_v: false }).then_some(own))
 }
 
 /// The mixture of experts, from whichever names the family uses.
@@ -997,7 +1009,7 @@ fn kept_linears(arch: &Architecture, list: &[Json], notes: &mut Vec<Msg>) -> u64
         for (i, l) in linears.iter().enumerate() {
             let in_block = match block {
                 "" => true,
-                "self_attn" | "attention" | "attn" => l.group == LinearGroup::Attention,
+                "self_attn" | "attention" | "attn" => l.group.is_attention(),
                 "mlp" | "feed_forward" | "block_sparse_moe" => match l.group {
                     LinearGroup::Mlp => !moe,
                     LinearGroup::Expert | LinearGroup::SharedExpert => moe,

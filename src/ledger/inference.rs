@@ -12,6 +12,10 @@ use super::storage::StorageFormat;
 use super::weights::stored_weights;
 use crate::msg;
 
+/// The page's build leaves the kernels of AWQ, GPTQ and LLM.int8 checkpoints to the reader worker
+/// (`Scenario::runs_quantized_kernels`).
+const PAGE: bool = cfg!(feature = "page");
+
 fn tensor_parallel(i: &Inference) -> Arg {
     when(i.tp > 1, || msg!(TensorParallel, Arg::Int(i.tp)))
 }
@@ -68,7 +72,11 @@ fn rope_tables(p: &Plan, i: &Inference) -> RopeCache {
 pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     let arch = p.arch;
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
-    if arch.layer_pattern.is_full() && arch.mla.is_none() && arch.linear.is_none() {
+    if arch.layer_pattern.is_full()
+        && arch.mla.is_none()
+        && arch.linear.is_none()
+        && arch.own_full_attention().is_none()
+    {
         return uniform_kv_cache(p, i, kv_heads_here);
     }
     let tokens = p.tokens.saturating_add(i.generated);
@@ -82,10 +90,19 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
             continue;
         }
         let held = held_tokens(p, kind, tokens);
-        token_layers += n as f64 * held as f64;
+        // A kind with its own head shape (Gemma-4's full-attention layers) caches its share of the
+        // other layers' bytes per token.
+        let (share, note) = match arch.heads_of(kind) {
+            own if !cfg!(feature = "page") && own != (arch.kv_heads, arch.head_dim) => {
+                let bytes = arch.kv_elements_of(kind, own.0.div_ceil(i.tp).max(1)) as f64 * bytes_per;
+                let share = bytes / per_token_layer.max(f64::MIN_POSITIVE);
+                (share, msg!(KvOwnShape, Arg::Factor(share), Arg::Int(own.0), Arg::Int(own.1)).arg())
+            }
+            _ => (1.0, when(held < tokens, || msg!(KvWindow))),
+        };
+        token_layers += n as f64 * held as f64 * share;
         let class = LayerClass { attention: kind, moe: false, mlp: true, count: n };
-        let windowed = when(held < tokens, || msg!(KvWindow));
-        parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), windowed));
+        parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), note));
     }
     let per_token = match &arch.mla {
         Some(m) => msg!(
@@ -135,8 +152,8 @@ pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
         return linear_state(p, i).0 / n;
     }
     let held = held_tokens(p, kind, p.tokens.saturating_add(i.generated));
-    let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);
-    arch.kv_elements_per_layer(kv_heads_here) as f64 * (i.kv.bits() / 8.0) * held as f64 * p.batch as f64
+    let kv_heads = arch.heads_of(kind).0.div_ceil(i.tp).max(1);
+    arch.kv_elements_of(kind, kv_heads) as f64 * (i.kv.bits() / 8.0) * held as f64 * p.batch as f64
 }
 
 /// The fixed state of linear-attention layers: the recurrent state (fp32) and the convolution's
@@ -226,7 +243,8 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
     }
     let held = held_tokens(p, LayerKind::Full, p.tokens.saturating_add(i.generated));
     let heads_here = p.arch.heads.div_ceil(i.tp).max(1);
-    2.0 * (heads_here * p.arch.head_dim) as f64 * held as f64 * p.batch as f64 * p.acts.bytes()
+    let head_dim = p.arch.heads_of(LayerKind::Full).1;
+    2.0 * (heads_here * head_dim) as f64 * held as f64 * p.batch as f64 * p.acts.bytes()
 }
 
 /// What a quantized linear's kernel allocates per call beyond its 16-bit output, at the prefill's
@@ -246,7 +264,7 @@ fn repeated_kv_bytes(p: &Plan, i: &Inference) -> f64 {
 ///   input element) and the matmul (1 B per input, 6 B per output element).
 fn kernel_transient(p: &Plan, i: &Inference) -> Option<(f64, Msg)> {
     use super::architecture::{LinearGroup, LinearShape};
-    if !on_transformers(i) {
+    if PAGE || !on_transformers(i) {
         return None;
     }
     let rows = p.tokens.saturating_mul(p.batch) as f64;
@@ -392,7 +410,7 @@ pub fn amounts(p: &Plan, i: &Inference, kv_total: f64) -> Amounts {
 /// quantized matrix (the LM head where it is quantized, `quant_head=1`). The matrix's elements,
 /// where the model is quantized so in `generate()`.
 pub fn int8_quantize_copy(p: &Plan, i: &Inference) -> Option<(u64, bool)> {
-    let int8 = i.weights.format == StorageFormat::Int8 && on_transformers(i);
+    let int8 = !PAGE && i.weights.format == StorageFormat::Int8 && on_transformers(i);
     let head = if i.weights.head { p.arch.lm_head_parameters() } else { 0 };
     let largest = p.arch.largest_linear();
     int8.then_some(if head > largest { (head, true) } else { (largest, false) })
@@ -483,7 +501,7 @@ pub fn peak_lines(part: GpuPart, a: &Amounts, (prefill, decode): (Live, Option<L
 pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, load: f64) -> Msg {
     let ffn = p.arch.moe.as_ref().map_or(p.arch.ffn, |m| m.expert_ffn);
     let tp = tensor_parallel(i);
-    if load > a.load_copy {
+    if !PAGE && load > a.load_copy {
         let (matrix, head) = int8_quantize_copy(p, i).unwrap_or((0, false));
         let which = if head { msg!(Int8LmHead) } else { msg!(Int8LargestLinear) };
         return msg!(LoadInt8Quantize, which.arg(), Arg::Count(matrix), Arg::Bytes(load), Arg::Bytes(activations));
@@ -560,7 +578,7 @@ pub fn logits(p: &Plan, i: &Inference, bytes: f64) -> Component {
 /// bitsandbytes dequantizes an NF4 matrix to bf16 for the prefill's matmuls; AutoGPTQ's exllama
 /// kernels keep their buffers on each GPU from loading on (`exllama_buffers`).
 pub fn dequant_buffer(p: &Plan, i: &Inference) -> Option<Component> {
-    if i.weights.format == StorageFormat::Gptq4 && i.exllama > 0 {
+    if !PAGE && i.weights.format == StorageFormat::Gptq4 && i.exllama > 0 {
         return Some(exllama_buffers(p, i.exllama));
     }
     if i.weights.format != StorageFormat::Nf4 {

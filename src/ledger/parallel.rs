@@ -133,9 +133,11 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     let (h, tp, etp) = (arch.hidden as f64, l.tp as f64, l.etp as f64);
     let norm_split = if l.sp { tp } else { 1.0 };
     let linears = arch.linears();
-    let outputs = |group: LinearGroup, skip: &str| -> f64 {
-        linears.iter().filter(|x| x.group == group && x.name != skip).map(|x| x.d_out as f64).sum()
+    let outputs = |group: fn(LinearGroup) -> bool, skip: &str| -> f64 {
+        linears.iter().filter(|x| class.has(x) && group(x.group) && x.name != skip).map(|x| x.d_out as f64).sum()
     };
+    // The layer's own attention output width (Gemma-4's full-attention layers).
+    let out = arch.attention_widths(class.attention).2 as f64;
     let mlp = |ffn: f64| match arch.mlp {
         MlpKind::Glu => 3.0 * ffn * ACT,
         MlpKind::Gelu => 2.0 * ffn * ACT,
@@ -145,13 +147,11 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     let mut bytes = 0.0;
     if class.attention.attends() {
         bytes += norms * h / norm_split;
-        bytes += (ACT * (outputs(LinearGroup::Attention, "o_proj") + arch.attn_out_dim() as f64)
-            + 4.0 * arch.heads as f64)
-            / tp;
+        bytes += (ACT * (outputs(LinearGroup::is_attention, "o_proj") + out) + 4.0 * arch.heads as f64) / tp;
     } else if class.attention == LayerKind::Linear {
         bytes += norms * h / norm_split;
         let value = linears.iter().find(|x| x.name == "out_proj").map_or(0.0, |x| x.d_in as f64);
-        bytes += ACT * (outputs(LinearGroup::LinearAttention, "out_proj") + value) / tp;
+        bytes += ACT * (outputs(|g| g == LinearGroup::LinearAttention, "out_proj") + value) / tp;
     }
     let mut routed = 0.0;
     if class.mlp {
@@ -415,7 +415,9 @@ fn stage_activations(s: &Scenario, l: &Layout, p: u64) -> (f64, Component) {
     // One MoE layer's all-to-all: the tokens sent, received, and the permuted copy.
     let dispatch = 3.0 * routed * tokens * ACT * arch.hidden as f64;
     // Ring attention: the next chunk's keys and values received while this one is used, both ways.
-    let ring = if l.cp > 1 { 2.0 * 2.0 * tokens * ACT * arch.kv_dim() as f64 / l.tp as f64 } else { 0.0 };
+    // The widest layer's (Gemma-4's full-attention layers have their own width).
+    let kv_dim = arch.kv_dim().max(arch.attention_widths(LayerKind::Full).1);
+    let ring = if l.cp > 1 { 2.0 * 2.0 * tokens * ACT * kv_dim as f64 / l.tp as f64 } else { 0.0 };
     let bytes = kept + dispatch + ring;
     let formula = msg!(
         GridActivations,
@@ -620,6 +622,7 @@ pub fn pending(s: &Scenario) -> Bill {
     Bill {
         components: in_bill_order(Vec::new()),
         gpu_bytes: s.gpu.bytes,
+        parameters: s.architecture.parameters(),
         notes: vec![Note { key: "grid", text: msg!(NoteGridPending) }],
         saved_logits_bytes: 0,
         backward_overlap_bytes: 0,
@@ -677,6 +680,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
+        parameters: s.architecture.parameters(),
         notes: plan
             .notes
             .iter()

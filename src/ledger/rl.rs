@@ -530,6 +530,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
+        parameters: s.architecture.parameters(),
         notes,
         saved_logits_bytes: t.saved_logits_bytes,
         backward_overlap_bytes: t.backward_overlap_bytes,

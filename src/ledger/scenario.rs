@@ -776,6 +776,11 @@ pub struct Scenario {
     /// Preset the architecture came from, if any (overrides may have changed it since).
     pub model_id: Option<String>,
     pub architecture: Architecture,
+    /// The page's build only: the keys it keeps as the link wrote them for the reader worker,
+    /// which sets and bills what they describe (`query::keys::set_for_worker`; the Gemma-4
+    /// shapes), as `name=value` pairs each followed by `&`. Empty in every other build, where the
+    /// keys set their fields.
+    pub for_worker: String,
     pub mode: Mode,
     pub method: Method,
     pub precision: Precision,
@@ -893,6 +898,7 @@ impl Default for Scenario {
             model_id: Some(DEFAULT_MODEL.to_string()),
             // The preset table always holds the default model; the fallback keeps this total.
             architecture: model.unwrap_or_else(fallback_architecture),
+            for_worker: String::new(),
             mode: Mode::Train,
             method: Method::Lora,
             precision: Precision::Mixed,
@@ -1065,7 +1071,9 @@ impl Scenario {
     /// grids, drafters, LoRA slots and VLM encoders too), ChatGLM's remote code in `generate()`,
     /// whose prefill is replayed through the caching allocator, inference or an RL step on any grid
     /// (the notes on the dimensions not billed are the worker's), and a VLM's or Unsloth's vLLM
-    /// rollout, and a training step with a tiled MLP (`tiled_mlp`). The page bills training and the
+    /// rollout, a training step with a tiled MLP (`tiled_mlp`), and any bill of a model whose
+    /// full-attention layers have their own shape (Gemma-4's, `full_kv_heads`), and transformers'
+    /// AWQ, GPTQ and LLM.int8 kernels (`runs_quantized_kernels`). The page bills training and the
     /// rest of `generate()` itself, and a text model's vLLM rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
         self.bills_a_grid()
@@ -1076,6 +1084,17 @@ impl Scenario {
             || self.rolls_out_on_unsloth_vllm()
             || self.layout.is_grid() && (self.mode == Mode::Infer || self.is_rl())
             || self.tiled_mlp && self.mode == Mode::Train
+            || self.architecture.full_attention.is_some()
+            || !self.for_worker.is_empty()
+            || self.runs_quantized_kernels()
+    }
+
+    /// transformers running a checkpoint stored in AWQ, GPTQ or LLM.int8 (`generate()`, or a
+    /// preference or RL step, whose rollout and reference may): their kernels' transients, the
+    /// int8 quantization copy and AutoGPTQ's exllama buffers are billed in the reader worker.
+    pub fn runs_quantized_kernels(&self) -> bool {
+        matches!(self.quant, StorageFormat::Awq4 | StorageFormat::Gptq4 | StorageFormat::Int8)
+            && (self.mode == Mode::Infer && self.serving.engine == Engine::Hf || self.is_rl())
     }
 
     /// The exllama kernel GPTQ inference runs on: the link's, else transformers' default for a

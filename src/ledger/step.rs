@@ -121,6 +121,7 @@ pub fn step(s: &super::Scenario) -> Bill {
     Bill {
         components: in_bill_order(lines),
         gpu_bytes: s.gpu.bytes,
+        parameters: s.architecture.parameters(),
         notes,
         saved_logits_bytes: super::bill::to_bytes(extras.saved_logits),
         backward_overlap_bytes: super::bill::to_bytes(extras.backward_overlap),

@@ -115,7 +115,13 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
 pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
     let Trains::Adapters { targets, rank } = t.trains else { return None };
     let arch = p.arch;
-    let names: Vec<&str> = arch.linears().iter().filter(|l| targets.includes(l.name)).map(|l| l.name).collect();
+    let mut names: Vec<&str> = Vec::new();
+    // Each name once (Gemma-4's full-attention layers have their own q, k and o).
+    for l in arch.linears().iter().filter(|l| targets.includes(l.name)) {
+        if !names.contains(&l.name) {
+            names.push(l.name);
+        }
+    }
     let formula = msg!(
         AdapterWeights,
         Arg::Int(arch.layers),

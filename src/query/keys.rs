@@ -9,7 +9,8 @@
 //! explicit `quant` wins), `gpu` before `vram` (a custom size wins over a preset).
 
 use crate::ledger::architecture::{
-    Architecture, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind, VisionSpec,
+    Architecture, FullAttention, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind,
+    VisionSpec,
 };
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
@@ -311,6 +312,79 @@ fn set_linear(s: &mut Scenario, f: impl FnOnce(&mut LinearSpec)) {
     let mut l = s.architecture.linear.unwrap_or(FRESH_LINEAR);
     f(&mut l);
     s.architecture.linear = Some(l);
+}
+
+/// The setter of a key whose field only the reader worker's bills read (the page's build asks the worker for
+/// them, `Scenario::billed_on_demand`): in the page's build its setter keeps the link's value and
+/// its writer writes it back (`Scenario::for_worker`), so the page carries neither the field's
+/// setter nor its writer; elsewhere, the key's own.
+macro_rules! set_for_worker {
+    ($key:ident, $set:expr) => {
+        if cfg!(feature = "page") {
+            keep_for_worker::<{ Key::$key as usize }> as fn(&mut Scenario, Value) -> Result<(), ()>
+        } else {
+            $set
+        }
+    };
+}
+
+/// The writer of such a key ([`set_for_worker`]).
+macro_rules! write_for_worker {
+    ($key:ident, $write:expr) => {
+        if cfg!(feature = "page") {
+            kept_text::<{ Key::$key as usize }> as fn(&Scenario, &Context) -> Option<String>
+        } else {
+            $write
+        }
+    };
+}
+
+/// The page's build: the link's value of key `K`, kept for the worker.
+fn keep_for_worker<const K: usize>(s: &mut Scenario, v: Value) -> Result<(), ()> {
+    keep(s, KEYS[K].name, v);
+    Ok(())
+}
+
+/// The page's build: key `K`'s kept value.
+fn kept_text<const K: usize>(s: &Scenario, _: &Context) -> Option<String> {
+    kept(s, KEYS[K].name).map(str::to_string)
+}
+
+fn keep(s: &mut Scenario, name: &str, v: Value) {
+    let text = match v {
+        Value::Uint(n) => n.to_string(),
+        Value::Float(x) => trim_float(x),
+        Value::Flag(b) => flag_text(b),
+        Value::Word(w) => w.to_string(),
+    };
+    let kept: String = s
+        .for_worker
+        .split_terminator('&')
+        .filter(|kv| kv.split('=').next() != Some(name))
+        .map(|kv| format!("{kv}&"))
+        .collect();
+    s.for_worker = format!("{kept}{name}={text}&");
+}
+
+fn kept<'a>(s: &'a Scenario, name: &str) -> Option<&'a str> {
+    s.for_worker.split_terminator('&').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// The full-attention layers' own shape, made from the model's when it has none; dropped again when
+/// it is the model's (0 stands for the model's KV heads or head width).
+fn set_full_attention(s: &mut Scenario, f: impl FnOnce(&mut FullAttention)) {
+    let a = &mut s.architecture;
+    let model = FullAttention { kv_heads: a.kv_heads, head_dim: a.head_dim, k_is_v: false };
+    let mut own = a.full_attention.unwrap_or(model);
+    f(&mut own);
+    own.kv_heads = if own.kv_heads == 0 { a.kv_heads } else { own.kv_heads };
+    own.head_dim = if own.head_dim == 0 { a.head_dim } else { own.head_dim };
+    a.full_attention = (own != model).then_some(own);
+}
+
+/// A field of the full-attention layers' own shape; 0 when they have none.
+fn full_attention_field(a: &Architecture, field: fn(&FullAttention) -> u64) -> u64 {
+    a.full_attention.as_ref().map_or(0, field)
 }
 
 /// A field of the mixture of experts (ignored by a dense model).
@@ -703,6 +777,42 @@ keys! {
         write: |s, c| differs(s.architecture.chunk, c.template.chunk),
         architecture: true,
         doc: doc!("the preset's", "tokens of a chunked local attention (C) layer's chunk (Llama-4: 8192)"),
+    },
+    FullKvHeads = "full_kv_heads" {
+        label: ("Full layers' KV heads", "全注意力层 KV 头数"),
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: set_for_worker!(FullKvHeads, |s, v| {
+            set_full_attention(s, |f| f.kv_heads = v.uint());
+            Ok(())
+        }),
+        write: write_for_worker!(FullKvHeads, |s, c| differs(full_attention_field(&s.architecture, |f| f.kv_heads), full_attention_field(c.template, |f| f.kv_heads))),
+        architecture: true,
+        doc: doc!("0–heads", "the preset's (0: `kv_heads`)", "the full-attention (F) layers' own KV heads where they differ from the other layers' (Gemma-4: `num_global_key_value_heads`, 2 against 8 on its sliding layers); their KV cache, projections and activations use them"),
+    },
+    FullHeadDim = "full_head_dim" {
+        label: ("Full layers' head dimension", "全注意力层每头维度"),
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: set_for_worker!(FullHeadDim, |s, v| {
+            set_full_attention(s, |f| f.head_dim = v.uint());
+            Ok(())
+        }),
+        write: write_for_worker!(FullHeadDim, |s, c| differs(full_attention_field(&s.architecture, |f| f.head_dim), full_attention_field(c.template, |f| f.head_dim))),
+        architecture: true,
+        doc: doc!("the preset's (0: `head_dim`)", "the full-attention (F) layers' own head width (Gemma-4: `global_head_dim`, 512 against 256)"),
+    },
+    FullKEqV = "full_k_eq_v" {
+        label: ("Full layers use K as V", "全注意力层以 K 作 V"),
+        read: Read::Flag,
+        set: set_for_worker!(FullKEqV, |s, v| {
+            set_full_attention(s, |f| f.k_is_v = v.flag());
+            Ok(())
+        }),
+        write: write_for_worker!(FullKEqV, |s, c| {
+            let k_is_v = |a: &Architecture| a.full_attention.is_some_and(|f| f.k_is_v);
+            (k_is_v(&s.architecture) != k_is_v(c.template)).then(|| flag_text(k_is_v(&s.architecture)))
+        }),
+        architecture: true,
+        doc: doc!("the preset's (0)", "the full-attention (F) layers have no v_proj and use their keys as values (Gemma-4's `attention_k_eq_v`); the KV cache still holds both"),
     },
     QLoraRank = "q_lora_rank" {
         label: ("Query latent rank", "查询潜向量秩"),

@@ -141,6 +141,8 @@ fn finish_architecture(
     template: Option<&crate::ledger::architecture::Architecture>,
     errors: &mut Vec<Problem>,
 ) {
+    // A shape key the page's build keeps for the reader worker modifies the model too.
+    let kept = !s.for_worker.is_empty();
     let a = &mut s.architecture;
     if a.kv_heads > a.heads {
         errors.push(Problem {
@@ -149,7 +151,7 @@ fn finish_architecture(
         });
         a.kv_heads = a.heads;
     }
-    if template.is_some_and(|t| t != a) && !a.name.ends_with("(modified)") && a.name != "custom" {
+    if (kept || template.is_some_and(|t| t != a)) && !a.name.ends_with("(modified)") && a.name != "custom" {
         a.name = format!("{} (modified)", a.name).into();
     }
 }

@@ -405,7 +405,7 @@ pub fn app(props: &AppProps) -> Html {
         return html! {
             <div class={classes!("app", state.embed.then_some("embed"))} data-testid="timeline-page">
                 { notices }
-                <p class="scenario-line" data-testid="scenario">{ crate::i18n::scenario_line(lang, scenario) }</p>
+                <p class="scenario-line" data-testid="scenario">{ crate::i18n::scenario_line(lang, scenario, bill.parameters) }</p>
                 { timeline_view(lang, timeline_chart, peak, !state.timeline, true) }
                 <p class="open-full"><a href={with_base(&full_query)} data-testid="open-full" target="_blank" rel="noopener">{ text(lang, Text::OpenFull) }</a></p>
             </div>
@@ -428,7 +428,7 @@ pub fn app(props: &AppProps) -> Html {
     let on_import = {
         let s = state.clone();
         Callback::from(move |(a, full_mask): (_, bool)| {
-            s.dispatch(Action::SetCustomModel(Box::new(a)));
+            s.dispatch(Action::SetCustomModel(a));
             if full_mask {
                 s.dispatch(Action::Set(Key::Mask, "full".into()));
             }
@@ -467,7 +467,7 @@ pub fn app(props: &AppProps) -> Html {
                         { let s = state.clone(); Callback::from(move |t| s.dispatch(Action::SetReport(t))) },
                         { let s = state.clone(); Callback::from(move |q| s.dispatch(Action::LoadQuery(q))) }, trace_part) }
                     { oom_tree(&OomTreeProps {
-                        lang, scenario: scenario.clone(), selected: state.tree, pasted: state.pasted.clone(),
+                        lang, scenario: scenario.clone(), parameters: bill.parameters, selected: state.tree, pasted: state.pasted.clone(),
                         onselect: { let s = state.clone(); Callback::from(move |n| s.dispatch(Action::SelectNode(n))) },
                         onapply: { let s = state.clone(); Callback::from(move |l| s.dispatch(Action::ApplyLever(l))) },
                         onpaste: { let s = state.clone(); Callback::from(move |r| s.dispatch(Action::SetReading(r))) },

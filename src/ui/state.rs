@@ -74,7 +74,7 @@ pub enum Action {
     SetUnit(Unit),
     DismissNotices,
     /// A model from a pasted or fetched config.json.
-    SetCustomModel(Box<crate::ledger::architecture::Architecture>),
+    SetCustomModel(Box<(crate::ledger::architecture::Architecture, String)>),
     SelectNode(NodeId),
     /// Apply one lever of the tree: the current scenario becomes the "before".
     ApplyLever(Lever),
@@ -167,12 +167,15 @@ impl Reducible for CalcState {
             }
             Action::SetLang(l) => next.lang = l,
             Action::SetUnit(u) => next.unit = u,
-            Action::SetCustomModel(arch) => {
+            Action::SetCustomModel(model) => {
+                let (arch, kept) = *model;
                 // A weight format left at the old model's default follows the new checkpoint's.
                 let s = &self.scenario;
                 let was_default = s.quant == crate::ledger::Scenario::default_quant(s.mode, s.method, &s.architecture);
                 next.scenario.model_id = None;
-                next.scenario.architecture = *arch;
+                next.scenario.architecture = arch;
+                // Every key the page keeps for the reader worker is a shape key: the new model's.
+                next.scenario.for_worker = kept;
                 if was_default {
                     let n = &next.scenario;
                     next.scenario.quant = crate::ledger::Scenario::default_quant(n.mode, n.method, &n.architecture);

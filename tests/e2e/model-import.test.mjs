@@ -164,6 +164,30 @@ test('Qwen3-Omni: the thinker under thinker_config is the model, its audio encod
   assert.deepEqual(page.problems, []);
 });
 
+test('Gemma-4: its full-attention layers keep their own heads, which the reader worker bills', async () => {
+  const page = await openPage(browser);
+  await open(page);
+  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/gemma-4-31b.json', 'utf8'));
+  await page.click('[data-testid="use-config"]');
+  // global_head_dim 512, num_global_key_value_heads 4, attention_k_eq_v: the page keeps the keys
+  // for the reader worker, which sets and bills them.
+  await page.waitForFunction(() => location.search.includes('full_kv_heads=4&full_head_dim=512&full_k_eq_v=1'), null, { timeout: 5000 });
+  await page.waitForSelector('[data-testid="component-weights"]');
+  // The scenario line counts the parameters the bill counts (the weights line's, from the worker).
+  const weights = await page.textContent('[data-testid="component-weights"]');
+  const params = Number(weights.match(/([\d,]+) params/)[1].replaceAll(',', ''));
+  assert.match(await page.textContent('[data-testid="scenario"]'), new RegExp(`${(params / 1e9).toFixed(2)} B`));
+  // transformers' cache at 8,192 tokens: 10 full-attention layers × 8,192 × 2 × 4 × 512 × 2 B
+  // + 50 sliding layers × 1,024 × 2 × 16 × 256 × 2 B = 671,088,640 + 838,860,800 B.
+  await page.goto(`${root.url}?${new URL(page.url()).search.slice(1)}&mode=infer&seq=8192`);
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('[data-testid="component-kv_cache"]')?.dataset.bytes === '1509949440');
+  assert.match(await page.textContent('[data-testid="component-kv_cache"]'), /their own 4 KV heads × 512/);
+  assert.ok(new URL(page.url()).search.includes('full_kv_heads=4'), 'the share link keeps the shape');
+  await shot(page, 'model-import-gemma4');
+  assert.deepEqual(page.problems, []);
+});
+
 test('a pasted mem_report.py JSON is compared with the ledger, component by component', async () => {
   const page = await openPage(browser);
   await page.goto(root.url);

@@ -115,7 +115,12 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
                 ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64
             }
             (LayerKind::Linear | LayerKind::None, _) => 0.0,
-            (LayerKind::Full, _) => ctx_seq as f64 * per_cell * slots as f64,
+            // Gemma-4's full-attention layers cache their own heads (`n_embd_k_gqa` per layer).
+            (LayerKind::Full, _) => {
+                let own = arch.kv_elements_of(LayerKind::Full, arch.heads_of(LayerKind::Full).0) as f64 * b;
+                let cell = if arch.mla.is_some() { per_cell } else { own };
+                ctx_seq as f64 * cell * slots as f64
+            }
             (LayerKind::Sliding | LayerKind::Chunked, _) => {
                 let window = if kind == LayerKind::Sliding { arch.window } else { arch.chunk };
                 swa_cells = pad256(ctx_seq.min(window.saturating_add(ubatch)));

@@ -110,10 +110,11 @@ fn default_fraction(
     by_tp
 }
 
-/// Bytes per token of the pool, and of a sliding layer's pool (per layer).
-fn cell(arch: &Architecture, i: &Inference) -> f64 {
-    let kv_heads = (arch.kv_heads / i.tp.max(1)).max(1);
-    arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv)
+/// Bytes per token of one layer's pool on one GPU: a layer of `kind` (its own shape: Gemma-4's
+/// full-attention layers).
+fn cell(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
+    let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
+    arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
 }
 
 /// What SGLang sizes at start-up: the share it takes of the memory free before loading
@@ -134,6 +135,8 @@ struct Pool {
     rest: f64,
     /// Bytes per token of the pool: full layers, and the sliding-window layers at `SWA_RATIO`.
     token_bytes: f64,
+    /// Bytes per token of one full-attention layer and of one sliding-window layer.
+    cells: (f64, f64),
     full: u64,
     windowed: u64,
     swa_ratio: f64,
@@ -213,7 +216,8 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
     let (weights_bytes, weights_formula) = weights(p, i, version, group, stage);
-    let per_layer = cell(p.arch, i);
+    let per_layer = cell(p.arch, i, LayerKind::Sliding);
+    let full_cell = cell(p.arch, i, LayerKind::Full);
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
     let lora = super::lora::slots(p.arch, i, None);
     let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
@@ -221,7 +225,7 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let full = stage.layers_of(p.arch, LayerKind::Full);
     let windowed = stage.layers_of(p.arch, LayerKind::Sliding) + stage.layers_of(p.arch, LayerKind::Chunked);
     let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
-    let token_bytes = per_layer * (full as f64 + swa_ratio * windowed as f64);
+    let token_bytes = full_cell * full as f64 + per_layer * swa_ratio * windowed as f64;
     // Linear-attention layers: one state per request in a pool of its own
     // (`handle_max_mamba_cache`): `max_mamba_cache` states, or `mamba_ratio` of the KV pool.
     let state_bytes = state_bytes(p.arch, tp, stage) * (1 + spec.draft_tokens) as f64;
@@ -249,6 +253,7 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
         group,
         rest,
         token_bytes,
+        cells: (full_cell, per_layer),
         full,
         windowed,
         swa_ratio,
@@ -432,14 +437,10 @@ fn lines(p: &Plan, s: &Pool, reserve: f64) -> Vec<Component> {
 
 /// SGLang's pools: the full-attention tokens, the sliding-window tokens and the Mamba states.
 fn pools(s: &Pool, p: &Plan) -> Vec<KvPool> {
-    let per_layer = if s.full as f64 + s.swa_ratio * s.windowed as f64 > 0.0 {
-        s.token_bytes / (s.full as f64 + s.swa_ratio * s.windowed as f64)
-    } else {
-        0.0
-    };
+    let (full_cell, per_layer) = s.cells;
     let mut out = vec![KvPool {
         kind: PoolKind::Full,
-        bytes: (s.tokens as f64 * per_layer * s.full as f64) as u64,
+        bytes: (s.tokens as f64 * full_cell * s.full as f64) as u64,
         tokens: s.tokens,
     }];
     if s.windowed > 0 {

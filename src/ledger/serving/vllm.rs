@@ -170,9 +170,14 @@ fn capture_sizes(version: Release, v0: bool, seqs: u64, tokens: u64, blackwell: 
 struct GroupKind {
     kind: LayerKind,
     groups: u64,
+    /// Tokens per block: the layout's, or more where this kind's layers cache fewer bytes per
+    /// token than the largest kind's (vLLM's `unify_kv_cache_spec_page_size`: Gemma-4's
+    /// full-attention layers hold 32 tokens per page against the sliding layers' 16).
+    block_size: u64,
 }
 
-/// How vLLM lays the KV cache out: one block = `group_size` layers × a page of `block_size` tokens.
+/// How vLLM lays the KV cache out: one block = `group_size` layers × a page of `block_size` tokens
+/// (the fewest of any kind's).
 #[derive(Clone, Debug, PartialEq)]
 struct Layout {
     kinds: Vec<GroupKind>,
@@ -201,7 +206,7 @@ impl Layout {
 
     /// Blocks the groups of one kind take for one request of `context` tokens.
     fn blocks_of(&self, k: &GroupKind, context: u64, r: &Rules) -> u64 {
-        let bs = self.block_size;
+        let bs = k.block_size.max(1);
         let blocks = match k.kind {
             LayerKind::Sliding => {
                 let keep = (self.window.saturating_sub(1))
@@ -221,25 +226,24 @@ impl Layout {
     /// and a recurrent state are each request's own).
     fn shared_blocks(&self, context: u64, share: f64) -> u64 {
         let prefix = (context as f64 * share).floor() as u64;
-        let full: u64 = self
-            .kinds
+        self.kinds
             .iter()
             .filter(|k| matches!(k.kind, LayerKind::Full | LayerKind::Chunked))
-            .map(|k| k.groups)
-            .sum();
-        (prefix / self.block_size).saturating_mul(full)
+            .map(|k| (prefix / k.block_size.max(1)).saturating_mul(k.groups))
+            .fold(0, u64::saturating_add)
     }
 }
 
-fn layer_token_bytes(arch: &Architecture, i: &Inference) -> f64 {
-    let kv_heads = (arch.kv_heads / i.tp.max(1)).max(1);
-    arch.kv_elements_per_layer(kv_heads) as f64 * kv_bytes(i.kv)
+/// KV bytes per token of one layer of `kind` on one GPU (its own shape: Gemma-4's full-attention
+/// layers).
+fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
+    let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
+    arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
 }
 
 /// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones;
 /// `s`: the layers of one pipeline stage (the whole model without a pipeline).
 fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &Stage) -> Layout {
-    let token_bytes = layer_token_bytes(arch, i);
     let count = |k: LayerKind| s.layers_of(arch, k);
     // Chunked local attention runs without the hybrid manager by default: every token is kept.
     // Before the hybrid manager, sliding-window layers were full-attention layers too.
@@ -259,7 +263,22 @@ fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &
     let max = present.iter().map(|(_, n)| *n).max().unwrap_or(1).max(1);
     let one_size = present.len() <= 1 || (r.group_size_max && (max as f64) < 1.5 * min as f64);
     let group_size = if one_size { max } else { min };
-    let kinds = present.iter().map(|&(kind, n)| GroupKind { kind, groups: n.div_ceil(group_size) }).collect();
+    // The page is the largest kind's block; a kind caching fewer bytes per token fills it with
+    // more tokens (an integer multiple).
+    // The page's build bills no model with a kind of its own shape (`Scenario::billed_on_demand`).
+    let token_bytes = if PAGE {
+        layer_token_bytes(arch, i, LayerKind::Sliding)
+    } else {
+        present
+            .iter()
+            .filter(|(k, _)| k.attends())
+            .map(|(k, _)| layer_token_bytes(arch, i, *k))
+            .fold(layer_token_bytes(arch, i, LayerKind::Sliding), f64::max)
+    };
+    let per_page = |kind: LayerKind| match kind {
+        _ if PAGE || !kind.attends() => 1,
+        _ => (token_bytes / layer_token_bytes(arch, i, kind).max(f64::MIN_POSITIVE)).floor().max(1.0) as u64,
+    };
     let mut block_size = r.block_size;
     let mut page_bytes = block_size as f64 * token_bytes;
     if let (Some(lin), true) = (&arch.linear, present.iter().any(|(k, _)| *k == LayerKind::Linear)) {
@@ -272,6 +291,10 @@ fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &
         }
         page_bytes = (block_size as f64 * token_bytes).max(state);
     }
+    let kinds = present
+        .iter()
+        .map(|&(kind, n)| GroupKind { kind, groups: n.div_ceil(group_size), block_size: block_size * per_page(kind) })
+        .collect();
     Layout { kinds, group_size, block_size, page_bytes, token_bytes, window: arch.window }
 }
 
@@ -558,7 +581,8 @@ fn layout_text(l: &Layout, arch: &Architecture) -> Arg {
         .iter()
         .map(|k| {
             let class = crate::ledger::architecture::LayerClass { attention: k.kind, moe: false, mlp: true, count: 0 };
-            msg!(VllmGroupPart, Arg::Int(k.groups), layer_class_name(class).arg())
+            let own = when(!PAGE && k.block_size != l.block_size, || msg!(VllmGroupBlock, Arg::Int(k.block_size)));
+            msg!(VllmGroupPart, Arg::Int(k.groups), layer_class_name(class).arg(), own)
         })
         .collect();
     let _ = arch;
@@ -634,9 +658,7 @@ fn pools(pool: &Pool, context: u64, tokens: u64, concurrency: f64) -> Vec<KvPool
         let share = pool.layout.blocks_of(k, context, r) as f64 / per_request;
         let held = match kind {
             PoolKind::Full => tokens,
-            PoolKind::Swa => {
-                (share * pool.blocks as f64 * pool.layout.block_size as f64 / k.groups.max(1) as f64) as u64
-            }
+            PoolKind::Swa => (share * pool.blocks as f64 * k.block_size as f64 / k.groups.max(1) as f64) as u64,
             PoolKind::State => concurrency.floor() as u64,
         };
         match out.iter_mut().find(|p| p.kind == kind) {
@@ -817,7 +839,11 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
     let r = rules(p, i, model_context);
     let total = p.gpu.torch_bytes as f64;
     let budget = (total * r.util).ceil();
-    let draft = if PAGE { None } else { speculative::drafter(p, i, layer_token_bytes(p.arch, i), kv_bytes(i.kv)) };
+    let draft = if PAGE {
+        None
+    } else {
+        speculative::drafter(p, i, layer_token_bytes(p.arch, i, LayerKind::Sliding), kv_bytes(i.kv))
+    };
     let draft_layers = draft.as_ref().map_or(0, |d| d.kv_layers);
     let Billed { plan, blocks, parallel, least, draft, adapters } = billed_stage(p, i, &r, budget, draft);
     let context_bytes = context_bytes(p, &r);

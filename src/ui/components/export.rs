@@ -26,7 +26,7 @@ fn markdown(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill) -> String {
     let headers =
         [text(lang, Text::Component), text(lang, Text::Size), text(lang, Text::Share), text(lang, Text::Formula)];
     crate::report::bill_markdown(
-        &i18n::scenario_line(lang, s),
+        &i18n::scenario_line(lang, s, bill.parameters),
         bill,
         unit,
         |id| i18n::component(lang, id).to_string(),

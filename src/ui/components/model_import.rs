@@ -18,8 +18,9 @@ use crate::readers::Answer;
 #[derive(Properties, PartialEq)]
 pub struct ModelImportProps {
     pub lang: Lang,
-    /// The imported model, and whether its remote code wants `mask=full`.
-    pub onimport: Callback<(Architecture, bool)>,
+    /// The imported model with the shape keys the page's build keeps for the reader worker
+    /// (`Scenario::for_worker`), and whether its remote code wants `mask=full`.
+    pub onimport: Callback<(Box<(Architecture, String)>, bool)>,
 }
 
 /// GET `url` with the browser's fetch: (status, body text), or Err on a network or CORS failure.
@@ -80,7 +81,8 @@ pub fn model_import(props: &ModelImportProps) -> Html {
                         let mut architecture = parsed.architecture;
                         architecture.name = name.into();
                         answer_status.set(Status::Done(architecture.name.to_string(), notes));
-                        onimport.emit((architecture, full_mask));
+                        // The shape keys the page's build keeps for the reader worker go with it.
+                        onimport.emit((Box::new((architecture, parsed.for_worker)), full_mask));
                     }
                     Some(Answer::Failed(m)) => answer_status.set(Status::Error(m)),
                     _ => answer_status.set(Status::Error(msg!(ConfigNotJson, Arg::Text(String::new())))),

@@ -23,6 +23,8 @@ use crate::ui::state::PastedReading;
 pub struct OomTreeProps {
     pub lang: Lang,
     pub scenario: Scenario,
+    /// The model's parameters as the scenario's bill counts them (`Bill::parameters`).
+    pub parameters: u64,
     pub selected: Option<NodeId>,
     /// A pasted (or typed) OOM, as read.
     pub pasted: Option<crate::ui::state::Shared>,
@@ -204,7 +206,7 @@ pub fn oom_tree(props: &OomTreeProps) -> Html {
                 <div class="tree-side">
                     { card.unwrap_or_default() }
                     { paste_form(props) }
-                    { found.as_ref().filter(|_| props.pasted.is_some()).map(|p| paste_result(lang, p, &props.scenario, props.onapply.clone(), props.onpaste.clone())).unwrap_or_default() }
+                    { found.as_ref().filter(|_| props.pasted.is_some()).map(|p| paste_result(lang, p, (&props.scenario, props.parameters), props.onapply.clone(), props.onpaste.clone())).unwrap_or_default() }
                     { drill_panel(DrillProps { lang, scenario: props.scenario.clone(), onset: props.onset.clone(), onselect: props.onselect.clone() }) }
                 </div>
             </div>
@@ -413,7 +415,7 @@ fn questions(lang: Lang, p: &Diagnosis, onpaste: Callback<Option<Box<PastedReadi
 fn paste_result(
     lang: Lang,
     p: &Diagnosis,
-    s: &Scenario,
+    (s, parameters): (&Scenario, u64),
     onapply: Callback<Lever>,
     onpaste: Callback<Option<Box<PastedReading>>>,
 ) -> Html {
@@ -445,7 +447,7 @@ fn paste_result(
                         format!("{}×, {}: {max_context}", fixed(*concurrency, 2), text(lang, Text::ServingLongest)), onapply.clone()),
                 }) }
             </ul>
-            if ranked { <p class="tree-hint">{ format!("{}: {}", text(lang, Text::ForYourConfig), i18n::scenario_line(lang, s)) }</p> }
+            if ranked { <p class="tree-hint">{ format!("{}: {}", text(lang, Text::ForYourConfig), i18n::scenario_line(lang, s, parameters)) }</p> }
             if !p.questions.is_empty() { { questions(lang, p, onpaste) } }
         </div>
     }

@@ -103,7 +103,7 @@ pub fn verdict_card(lang: Lang, unit: Unit, s: &Scenario, bill: &Bill, pending: 
     let uses = if bill.high_end_decides() { Text::VerdictHighEnd } else { Text::VerdictUses };
     html! {
         <section class={classes!("verdict", class)} data-pending={pending.then_some("1")}>
-            <p class="scenario-line" data-testid="scenario">{ i18n::scenario_line(lang, s) }</p>
+            <p class="scenario-line" data-testid="scenario">{ i18n::scenario_line(lang, s, bill.parameters) }</p>
             <p class="verdict-line" data-testid="verdict" data-fits={bill.fits().to_string()} data-verdict={class}>{ line }</p>
             if let Some(sv) = &bill.serving { { serving_figures(lang, unit, sv) } }
             <dl class="totals">
