@@ -616,3 +616,48 @@ fn gemma4_full_attention_layers_are_billed_in_their_own_shape() {
     let bill = vram_ledger::ledger::estimate(&s);
     assert_eq!(bill.component(vram_ledger::ledger::bill::ComponentId::KvCache), 671_088_640 + 838_860_800);
 }
+
+/// Gemma-4 E2B and E4B: their last layers read earlier layers' KV caches (`num_kv_shared_layers`:
+/// no cache, no k_proj or v_proj at run time in transformers 5.25 and vLLM), per-layer embeddings
+/// (`hidden_size_per_layer_input`: a table of vocab × layers × 256), and E2B's KV-shared layers'
+/// MLP twice as wide (`use_double_wide_mlp`). The text models' run-time counts from their shapes
+/// (a helper's reading of transformers 5.25 `modeling_gemma4.py`, tests/data/configs/README.md):
+/// 4,628,569,344 and 7,463,013,376.
+#[test]
+fn gemma4_small_models_share_kv_and_embed_per_layer() {
+    use vram_ledger::ledger::architecture::{LayerKind, LinearGroup};
+    for (name, text, shared, own_sliding, own_full) in
+        [("gemma-4-e2b", 4_628_569_344.0, 20, 12, 3), ("gemma-4-e4b", 7_463_013_376.0, 18, 20, 4)]
+    {
+        let a = parse_config(&load(name)).expect("imports").architecture;
+        assert_eq!((a.kv_shared_layers, a.per_layer_input), (shared, 256), "{name}");
+        // The Conformer audio encoder with its projector (the same reading): 307,183,904 in E2B
+        // (hidden 1,536), 308,756,768 in E4B (2,560).
+        assert_eq!(a.audio_encoder, if name == "gemma-4-e2b" { 307_183_904 } else { 308_756_768 });
+        let counted = (a.parameters() - a.encoder_parameters()) as f64;
+        assert!((counted / text - 1.0).abs() < 1e-4, "{name}: text parameters {counted}");
+        assert_eq!(
+            (a.cache_layers_of(LayerKind::Sliding), a.cache_layers_of(LayerKind::Full)),
+            (own_sliding, own_full)
+        );
+        // The per-layer table: 262,144 × layers × 256 (E2B 2,348,810,240).
+        assert_eq!(a.per_layer_embedding_parameters(), 262_144 * a.layers * 256, "{name}");
+        let linears = a.linears();
+        let k = |group| linears.iter().find(|l| l.group == group && l.name == "k_proj").map(|l| l.layers);
+        assert_eq!(
+            (k(LinearGroup::LocalAttention), k(LinearGroup::FullAttention)),
+            (Some(own_sliding), Some(own_full))
+        );
+    }
+    // E2B's 20 KV-shared layers have a 12,288-wide MLP, its 15 others 6,144.
+    let e2b = parse_config(&load("gemma-4-e2b")).expect("imports").architecture;
+    let up: Vec<(u64, u64)> =
+        e2b.linears().iter().filter(|l| l.name == "up_proj").map(|l| (l.d_out, l.layers)).collect();
+    assert_eq!(up, vec![(6_144, 15), (12_288, 20)]);
+    // transformers' cache at 4,096 tokens in bf16: 3 full layers × 4,096 × 2 × 512 × 2 B + 12
+    // sliding layers × 512 (the window) × 2 × 256 × 2 B = 25,165,824 + 6,291,456 B.
+    let mut s = vram_ledger::query::parse("model=llama-3.1-8b&mode=infer&seq=4096").scenario;
+    (s.architecture, s.model_id) = (e2b, None);
+    let bill = vram_ledger::ledger::estimate(&s);
+    assert_eq!(bill.component(vram_ledger::ledger::bill::ComponentId::KvCache), 25_165_824 + 6_291_456);
+}

@@ -108,7 +108,7 @@ fn training_layer(
     match (class.attention, &arch.linear) {
         (LayerKind::Linear, Some(lin)) => saved.per_token += linear_attention_saved(lin, act.bytes(), inputs_kept),
         (LayerKind::None, _) => {}
-        (kind, _) => attention_saved(&mut saved, arch, kind, trainable, kernel, act.bytes(), seq),
+        _ => attention_saved(&mut saved, arch, class, trainable, kernel, act.bytes(), seq),
     }
     // Post-norms (Gemma-2's post-attention and post-MLP norms): their output joins the residual
     // stream, which keeps nothing.
@@ -134,13 +134,16 @@ fn training_layer(
 fn attention_saved(
     saved: &mut LayerActivations,
     arch: &Architecture,
-    kind: LayerKind,
+    class: LayerClass,
     trainable: Trainable,
     kernel: AttentionKernel,
     act: f64,
     seq: u64,
 ) {
-    let (qd, kvd, out) = arch.attention_widths(kind);
+    let (qd, kvd, out) = arch.attention_widths(class.attention);
+    // A KV-shared layer (Gemma-4 E2B/E4B) attends over an earlier layer's keys and values, already
+    // kept: it projects and normalises none of its own.
+    let kvd = if class.kv_shared { 0 } else { kvd };
     let (qd, kvd, out) = (qd as f64, kvd as f64, out as f64);
     let heads = arch.heads as f64;
     let (full, inputs_kept) = (trainable.is_full(), trainable.inputs_kept());
@@ -199,7 +202,7 @@ fn ffn_active(arch: &Architecture, class: LayerClass) -> f64 {
     match &arch.moe {
         _ if !class.mlp => 0.0,
         Some(m) if class.moe => (m.expert_ffn * m.experts_per_token() + m.shared_ffn * m.shared) as f64,
-        _ => arch.dense_ffn() as f64,
+        _ => arch.dense_ffn_of(&class) as f64,
     }
 }
 
@@ -715,7 +718,7 @@ fn inference_class_peak(
     let all = arch.moe.as_ref().filter(|m| class.moe && m.dense_experts).map_or(0, |m| m.experts);
     let ffn_active = match &arch.moe {
         Some(m) if class.moe => (m.expert_ffn * all.max(1) + m.shared_ffn * m.shared) as f64,
-        _ => arch.dense_ffn() as f64,
+        _ => arch.dense_ffn_of(&class) as f64,
     };
     let residual = tokens * (2.0 * act * h + 4.0 * h);
     let mlp = if class.mlp { tokens * act * (3.0 * ffn_active + (all * arch.hidden) as f64) } else { 0.0 };

@@ -633,6 +633,19 @@ pub struct Architecture {
     /// The full-attention layers' own KV heads and head width (Gemma-4); `None`: the model's.
     #[serde(default)]
     pub full_attention: Option<FullAttention>,
+    /// The last layers that read the KV cache of the last earlier layer of their kind (Gemma-4
+    /// E2B/E4B: `num_kv_shared_layers`, 20 of 35 and 18 of 42): no cache of their own, and in
+    /// transformers 5.25 and vLLM no k_proj or v_proj (the checkpoints still ship them).
+    #[serde(default)]
+    pub kv_shared_layers: u64,
+    /// Per-layer embeddings' width (Gemma-4 E2B/E4B: `hidden_size_per_layer_input`, 256): a table
+    /// of vocab × layers × width beside the token embedding, a projection of the hidden state to
+    /// layers × width, and in every layer a gate (hidden → width), a projection back and a norm.
+    #[serde(default)]
+    pub per_layer_input: u64,
+    /// The KV-shared layers' MLP is twice `ffn` wide (Gemma-4 E2B's `use_double_wide_mlp`).
+    #[serde(default)]
+    pub wide_shared_mlp: bool,
     /// Tokens a sliding-window layer attends to.
     #[serde(default)]
     pub window: u64,
@@ -670,12 +683,17 @@ pub struct LayerClass {
     pub moe: bool,
     /// Whether the layer has an MLP at all (a block-level hybrid's mixer blocks have none).
     pub mlp: bool,
+    /// Whether the layer reads an earlier layer's KV cache ([`Architecture::kv_shared_layers`]).
+    pub kv_shared: bool,
     pub count: u64,
 }
 
 impl LayerClass {
     /// Whether a linear layer is part of a layer of this class.
     pub fn has(&self, l: &LinearShape) -> bool {
+        if l.kv_shared.is_some_and(|shared| shared != self.kv_shared) {
+            return false;
+        }
         match l.group {
             LinearGroup::Attention => self.attention.attends(),
             LinearGroup::LocalAttention => self.attention.attends() && self.attention != LayerKind::Full,
@@ -739,6 +757,9 @@ pub struct LinearShape {
     pub per_layer: u64,
     /// Layers that have it.
     pub layers: u64,
+    /// Only in the layers that read an earlier layer's KV cache (`Some(true)`: Gemma-4 E2B's wide
+    /// MLP), only in the others (`Some(false)`: their k_proj and v_proj), or in either (`None`).
+    pub kv_shared: Option<bool>,
 }
 
 impl LinearShape {
@@ -765,8 +786,15 @@ pub struct Linears {
     len: usize,
 }
 
-const NO_LINEAR: LinearShape =
-    LinearShape { name: "", group: LinearGroup::Attention, d_in: 0, d_out: 0, per_layer: 0, layers: 0 };
+const NO_LINEAR: LinearShape = LinearShape {
+    name: "",
+    group: LinearGroup::Attention,
+    d_in: 0,
+    d_out: 0,
+    per_layer: 0,
+    layers: 0,
+    kv_shared: None,
+};
 
 impl Linears {
     fn new() -> Linears {
@@ -835,6 +863,9 @@ impl Architecture {
             attn_gate: false,
             layer_pattern: LayerPattern::FULL,
             full_attention: None,
+            kv_shared_layers: 0,
+            per_layer_input: 0,
+            wide_shared_mlp: false,
             window: 0,
             chunk: 0,
             mla: None,
@@ -932,42 +963,45 @@ impl Architecture {
             attention: self.layer_pattern.kind_of(layer),
             moe: self.is_moe_layer(layer),
             mlp: self.layer_pattern.has_mlp(layer),
+            kv_shared: self.is_kv_shared(layer),
             count: 1,
         }
     }
 
-    /// The classes of layers (attention kind × MLP kind) with how many layers each: one class for a
-    /// uniform model, at most eight.
+    /// The classes of layers (attention kind × MLP kind × whether the layer reads another's KV
+    /// cache) with how many layers each: one class for a uniform model, at most sixteen.
     pub fn layer_classes(&self) -> Vec<LayerClass> {
         let mut classes: Vec<LayerClass> = Vec::with_capacity(2);
-        if self.layer_pattern.is_full() && self.moe.as_ref().is_none_or(|m| m.dense_layers == 0 && m.step <= 1) {
+        let uniform = self.layer_pattern.is_full() && self.kv_shared() == 0;
+        if uniform && self.moe.as_ref().is_none_or(|m| m.dense_layers == 0 && m.step <= 1) {
             classes.push(LayerClass {
                 attention: LayerKind::Full,
                 moe: self.moe.is_some(),
                 mlp: true,
+                kv_shared: false,
                 count: self.layers,
             });
             return classes;
         }
         // Full attention with dense first layers or every `step`-th layer MoE: two classes counted,
         // in the order of their first layer (as the walk below finds them), without the walk.
-        if self.layer_pattern.is_full() {
+        if uniform {
             let moe = self.moe_layers().min(self.layers);
             let mut sides = [(false, self.layers - moe), (true, moe)];
             if self.is_moe_layer(0) {
                 sides.reverse();
             }
             for (moe, count) in sides.into_iter().filter(|s| s.1 > 0) {
-                classes.push(LayerClass { attention: LayerKind::Full, moe, mlp: true, count });
+                classes.push(LayerClass { attention: LayerKind::Full, moe, mlp: true, kv_shared: false, count });
             }
             return classes;
         }
         for i in 0..self.layers {
-            let mlp = self.layer_pattern.has_mlp(i);
-            let (attention, moe) = (self.layer_pattern.kind_of(i), mlp && self.is_moe_layer(i));
-            match classes.iter_mut().find(|c| c.attention == attention && c.moe == moe && c.mlp == mlp) {
+            let mut class = LayerClass { count: 1, ..self.layer_class(i) };
+            class.moe &= class.mlp;
+            match classes.iter_mut().find(|c| LayerClass { count: 1, ..**c } == class) {
                 Some(c) => c.count += 1,
-                None => classes.push(LayerClass { attention, moe, mlp, count: 1 }),
+                None => classes.push(class),
             }
         }
         classes
@@ -986,12 +1020,19 @@ impl Architecture {
         }
     }
 
+    /// Intermediate size of the dense MLP of a layer of `class`: twice the others' in Gemma-4 E2B's
+    /// KV-shared layers (`wide_shared_mlp`).
+    pub fn dense_ffn_of(&self, class: &LayerClass) -> u64 {
+        let wide = !PAGE && class.kv_shared && self.wide_shared_mlp;
+        self.dense_ffn().saturating_mul(if wide { 2 } else { 1 })
+    }
+
     /// Every linear layer of the decoder, in the names PEFT's `target_modules` use.
     pub fn linears(&self) -> Linears {
         let mut out = Linears::new();
         self.attention_linears(&mut out);
         let h = self.hidden;
-        let mlp = |out: &mut Linears, ffn: u64, group, per_layer, layers| {
+        let mlp = |out: &mut Linears, ffn: u64, group, per_layer, (layers, kv_shared)| {
             let (gate, up, down) = match (self.mlp, group) {
                 (MlpKind::Glu, LinearGroup::SharedExpert) => {
                     ("shared_expert.gate_proj", "shared_expert.up_proj", "shared_expert.down_proj")
@@ -999,29 +1040,87 @@ impl Architecture {
                 (MlpKind::Glu, _) => ("gate_proj", "up_proj", "down_proj"),
                 (MlpKind::Gelu, _) => ("", "fc1", "fc2"),
             };
+            let mut push = |name, d_in, d_out| {
+                out.push(LinearShape { name, group, d_in, d_out, per_layer, layers, kv_shared });
+            };
             if self.mlp == MlpKind::Glu {
-                out.push(LinearShape { name: gate, group, d_in: h, d_out: ffn, per_layer, layers });
+                push(gate, h, ffn);
             }
-            out.push(LinearShape { name: up, group, d_in: h, d_out: ffn, per_layer, layers });
-            out.push(LinearShape { name: down, group, d_in: ffn, d_out: h, per_layer, layers });
+            push(up, h, ffn);
+            push(down, ffn, h);
         };
-        mlp(&mut out, self.dense_ffn(), LinearGroup::Mlp, 1, self.dense_mlp_layers());
+        // Gemma-4 E2B's KV-shared layers have an MLP twice as wide as the others'.
+        let wide = if !PAGE && self.wide_shared_mlp { self.shared_dense_mlp_layers() } else { 0 };
+        let dense = self.dense_mlp_layers().saturating_sub(wide);
+        mlp(&mut out, self.dense_ffn(), LinearGroup::Mlp, 1, (dense, (wide > 0).then_some(false)));
+        if wide > 0 {
+            mlp(&mut out, self.dense_ffn().saturating_mul(2), LinearGroup::Mlp, 1, (wide, Some(true)));
+        }
         if let Some(m) = &self.moe {
-            mlp(&mut out, m.expert_ffn, LinearGroup::Expert, m.experts, self.moe_layers());
+            mlp(&mut out, m.expert_ffn, LinearGroup::Expert, m.experts, (self.moe_layers(), None));
             if m.shared > 0 {
                 // Several shared experts are one wider MLP in the checkpoints (DeepSeek: n_shared × size).
-                mlp(&mut out, m.shared_ffn.saturating_mul(m.shared), LinearGroup::SharedExpert, 1, self.moe_layers());
+                let ffn = m.shared_ffn.saturating_mul(m.shared);
+                mlp(&mut out, ffn, LinearGroup::SharedExpert, 1, (self.moe_layers(), None));
             }
         }
         out
     }
 
+    /// The last layers, which read an earlier layer's KV cache ([`Architecture::kv_shared_layers`];
+    /// never in the page's build, which asks the reader worker for such a model's bill).
+    #[inline(always)]
+    pub fn kv_shared(&self) -> u64 {
+        if PAGE {
+            return 0;
+        }
+        self.kv_shared_layers.min(self.layers)
+    }
+
+    /// Whether layer `i` reads an earlier layer's KV cache.
+    pub fn is_kv_shared(&self, i: u64) -> bool {
+        i >= self.layers - self.kv_shared()
+    }
+
+    /// Layers of attention kind `kind` that read an earlier layer's KV cache.
+    pub fn shared_layers_of(&self, kind: LayerKind) -> u64 {
+        if self.kv_shared() == 0 {
+            return 0;
+        }
+        let own = self.layer_pattern.count(kind, self.layers - self.kv_shared());
+        self.layers_of(kind).saturating_sub(own)
+    }
+
+    /// Layers of attention kind `kind` that keep a KV cache of their own (all of that kind but the
+    /// KV-shared ones).
+    pub fn cache_layers_of(&self, kind: LayerKind) -> u64 {
+        self.layers_of(kind) - self.shared_layers_of(kind)
+    }
+
+    /// KV-shared layers with a dense MLP.
+    fn shared_dense_mlp_layers(&self) -> u64 {
+        let from = self.layers - self.kv_shared();
+        (from..self.layers).filter(|&i| self.layer_pattern.has_mlp(i) && !self.is_moe_layer(i)).count() as u64
+    }
+
+    /// The per-layer embeddings' width (0 in the page's build, as [`Architecture::kv_shared`]).
+    #[inline(always)]
+    fn per_layer_width(&self) -> u64 {
+        if PAGE {
+            return 0;
+        }
+        self.per_layer_input
+    }
+
     fn attention_linears(&self, out: &mut Linears) {
         let (h, layers) = (self.hidden, self.attention_layers());
+        let shared = |kinds: &[LayerKind]| kinds.iter().map(|&k| self.shared_layers_of(k)).sum::<u64>();
+        let (full, local) = (LayerKind::Full, [LayerKind::Sliding, LayerKind::Chunked]);
         match (&self.mla, self.own_full_attention()) {
             (Some(m), _) => {
                 let mut push = |name, d_in, d_out| {
-                    out.push(LinearShape { name, group: LinearGroup::Attention, d_in, d_out, per_layer: 1, layers })
+                    let group = LinearGroup::Attention;
+                    out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared: None })
                 };
                 if m.q_lora_rank > 0 {
                     push("q_a_proj", h, m.q_lora_rank);
@@ -1037,28 +1136,36 @@ impl Architecture {
                 );
                 push("o_proj", self.attn_out_dim(), h);
             }
-            (None, None) => self.grouped_query_linears(out, LinearGroup::Attention, layers, true),
+            (None, None) => {
+                let all = shared(&[full, local[0], local[1]]);
+                self.grouped_query_linears(out, LinearGroup::Attention, (layers, all), true);
+            }
             (None, Some(f)) => {
-                let full = self.layers_of(LayerKind::Full);
-                self.grouped_query_linears(out, LinearGroup::LocalAttention, layers.saturating_sub(full), true);
-                let own = self.attending_as(LayerKind::Full);
-                own.grouped_query_linears(out, LinearGroup::FullAttention, full, !f.k_is_v);
+                let n = self.layers_of(full);
+                let others = (layers.saturating_sub(n), shared(&local));
+                self.grouped_query_linears(out, LinearGroup::LocalAttention, others, true);
+                let own = self.attending_as(full);
+                own.grouped_query_linears(out, LinearGroup::FullAttention, (n, shared(&[full])), !f.k_is_v);
             }
         }
         self.linear_attention_linears(out);
     }
 
     /// q (with Qwen3-Next's output gate), k, v (unless the keys are the values) and o of
-    /// grouped-query attention in `layers` layers.
-    fn grouped_query_linears(&self, out: &mut Linears, group: LinearGroup, layers: u64, values: bool) {
+    /// grouped-query attention in `layers` layers, of which `shared` read an earlier layer's KV
+    /// cache and have no k or v of their own.
+    fn grouped_query_linears(&self, out: &mut Linears, group: LinearGroup, (layers, shared): (u64, u64), values: bool) {
         let h = self.hidden;
-        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers });
-        push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }));
-        push("k_proj", h, self.kv_dim());
+        let own = (shared > 0).then_some(false);
+        let mut push = |name, d_in, d_out, (layers, kv_shared)| {
+            out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared });
+        };
+        push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }), (layers, None));
+        push("k_proj", h, self.kv_dim(), (layers.saturating_sub(shared), own));
         if values {
-            push("v_proj", h, self.kv_dim());
+            push("v_proj", h, self.kv_dim(), (layers.saturating_sub(shared), own));
         }
-        push("o_proj", self.attn_out_dim(), h);
+        push("o_proj", self.attn_out_dim(), h, (layers, None));
     }
 
     /// The full-attention layers' own shape, where the model gives one (never in the page's build,
@@ -1096,7 +1203,9 @@ impl Architecture {
     fn linear_attention_linears(&self, out: &mut Linears) {
         let Some(l) = &self.linear else { return };
         let (h, layers, group) = (self.hidden, self.layers_of(LayerKind::Linear), LinearGroup::LinearAttention);
-        let mut push = |name, d_in, d_out| out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers });
+        let mut push = |name, d_in, d_out| {
+            out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared: None })
+        };
         if l.is_mamba() {
             push("in_proj", h, l.value_dim() + l.conv_dim() + l.v_heads);
         } else {
@@ -1132,6 +1241,12 @@ impl Architecture {
         };
         if self.out_and_mlp_bias {
             p += attn * h + self.mlp_biases();
+        }
+        let ple = self.per_layer_width() as f64;
+        if ple > 0.0 {
+            // The projection to every layer's slice and its norm; each layer's gate, projection
+            // back and norm (transformers' Gemma4TextModel / Gemma4TextDecoderLayer).
+            p += h * l * ple + ple + l * (2.0 * h * ple + h);
         }
         if self.sinks {
             p += attn * self.heads as f64;
@@ -1199,6 +1314,12 @@ impl Architecture {
         self.vocab.saturating_add(self.learned_positions).saturating_mul(self.hidden)
     }
 
+    /// The per-layer embeddings' table (Gemma-4 E2B/E4B): vocab × layers × their width, a lookup
+    /// beside the token embedding (frozen under LoRA, 16-bit in a quantized checkpoint).
+    pub fn per_layer_embedding_parameters(&self) -> u64 {
+        self.vocab.saturating_mul(self.layers).saturating_mul(self.per_layer_width())
+    }
+
     /// A separate LM head when the embeddings are not tied.
     pub fn lm_head_parameters(&self) -> u64 {
         if self.tied_embeddings {
@@ -1219,6 +1340,7 @@ impl Architecture {
         self.linear_parameters()
             .saturating_add(self.small_parameters())
             .saturating_add(self.embedding_parameters())
+            .saturating_add(self.per_layer_embedding_parameters())
             .saturating_add(self.lm_head_parameters())
             .saturating_add(self.norm_size()) // final norm
             .saturating_add(self.encoder_parameters())

@@ -159,8 +159,8 @@ const KINDS: [LayerKind; 4] = [LayerKind::Full, LayerKind::Sliding, LayerKind::C
 /// A stage's share of the cache: its layers' KV, each kind holding what it keeps (`per_layer`: a
 /// window, a chunk, the whole sequence, a linear-attention layer's fixed state).
 fn kv_share(p: &Plan, s: &Stage, per_layer: &[f64; 4]) -> f64 {
-    let whole: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| p.arch.layers_of(k) as f64 * b).sum();
-    let here: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| s.layers_of(p.arch, k) as f64 * b).sum();
+    let whole: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| p.arch.cache_layers_of(k) as f64 * b).sum();
+    let here: f64 = KINDS.iter().zip(per_layer).map(|(&k, b)| s.cache_layers_of(p.arch, k) as f64 * b).sum();
     if whole > 0.0 {
         here / whole
     } else {

@@ -76,6 +76,7 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
         && arch.mla.is_none()
         && arch.linear.is_none()
         && arch.own_full_attention().is_none()
+        && arch.kv_shared() == 0
     {
         return uniform_kv_cache(p, i, kv_heads_here);
     }
@@ -85,7 +86,7 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     let mut token_layers = 0.0;
     let mut parts = Vec::new();
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked] {
-        let n = arch.layers_of(kind);
+        let n = arch.cache_layers_of(kind);
         if n == 0 {
             continue;
         }
@@ -101,7 +102,7 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
             _ => (1.0, when(held < tokens, || msg!(KvWindow))),
         };
         token_layers += n as f64 * held as f64 * share;
-        let class = LayerClass { attention: kind, moe: false, mlp: true, count: n };
+        let class = LayerClass { attention: kind, moe: false, mlp: true, kv_shared: false, count: n };
         parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), note));
     }
     let per_token = match &arch.mla {

@@ -165,7 +165,7 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
                 bytes += routed * (2.0 * ACT * h + mlp(m.expert_ffn as f64 / etp));
                 bytes += mlp(m.shared_ffn as f64 * m.shared as f64) / tp;
             }
-            _ => bytes += mlp(arch.dense_ffn() as f64) / tp,
+            _ => bytes += mlp(arch.dense_ffn_of(&class) as f64) / tp,
         }
     }
     (bytes, routed)

@@ -328,6 +328,17 @@ macro_rules! set_for_worker {
     };
 }
 
+/// The label of such a key: none in the page's build, which shows no control for it.
+macro_rules! label_for_worker {
+    ($label:expr) => {
+        if cfg!(feature = "page") {
+            ("", "")
+        } else {
+            $label
+        }
+    };
+}
+
 /// The writer of such a key ([`set_for_worker`]).
 macro_rules! write_for_worker {
     ($key:ident, $write:expr) => {
@@ -779,7 +790,7 @@ keys! {
         doc: doc!("the preset's", "tokens of a chunked local attention (C) layer's chunk (Llama-4: 8192)"),
     },
     FullKvHeads = "full_kv_heads" {
-        label: ("Full layers' KV heads", "全注意力层 KV 头数"),
+        label: label_for_worker!(("Full layers' KV heads", "全注意力层 KV 头数")),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: set_for_worker!(FullKvHeads, |s, v| {
             set_full_attention(s, |f| f.kv_heads = v.uint());
@@ -790,7 +801,7 @@ keys! {
         doc: doc!("0–heads", "the preset's (0: `kv_heads`)", "the full-attention (F) layers' own KV heads where they differ from the other layers' (Gemma-4: `num_global_key_value_heads`, 2 against 8 on its sliding layers); their KV cache, projections and activations use them"),
     },
     FullHeadDim = "full_head_dim" {
-        label: ("Full layers' head dimension", "全注意力层每头维度"),
+        label: label_for_worker!(("Full layers' head dimension", "全注意力层每头维度")),
         read: Read::Uint { min: 0, max: MAX_DIM },
         set: set_for_worker!(FullHeadDim, |s, v| {
             set_full_attention(s, |f| f.head_dim = v.uint());
@@ -801,7 +812,7 @@ keys! {
         doc: doc!("the preset's (0: `head_dim`)", "the full-attention (F) layers' own head width (Gemma-4: `global_head_dim`, 512 against 256)"),
     },
     FullKEqV = "full_k_eq_v" {
-        label: ("Full layers use K as V", "全注意力层以 K 作 V"),
+        label: label_for_worker!(("Full layers use K as V", "全注意力层以 K 作 V")),
         read: Read::Flag,
         set: set_for_worker!(FullKEqV, |s, v| {
             set_full_attention(s, |f| f.k_is_v = v.flag());
@@ -813,6 +824,39 @@ keys! {
         }),
         architecture: true,
         doc: doc!("the preset's (0)", "the full-attention (F) layers have no v_proj and use their keys as values (Gemma-4's `attention_k_eq_v`); the KV cache still holds both"),
+    },
+    KvSharedLayers = "kv_shared_layers" {
+        label: label_for_worker!(("KV-shared last layers", "共享 KV 的末尾层数")),
+        read: Read::Uint { min: 0, max: 10_000 },
+        set: set_for_worker!(KvSharedLayers, |s, v| {
+            s.architecture.kv_shared_layers = v.uint();
+            Ok(())
+        }),
+        write: write_for_worker!(KvSharedLayers, |s, c| differs(s.architecture.kv_shared_layers, c.template.kv_shared_layers)),
+        architecture: true,
+        doc: doc!("0–layers", "the preset's (0)", "the last layers read the KV cache of the last earlier layer of their attention kind (Gemma-4 E2B: 20 of 35, E4B: 18 of 42, `num_kv_shared_layers`): they keep no cache and have no k_proj or v_proj of their own"),
+    },
+    PleDim = "ple_dim" {
+        label: label_for_worker!(("Per-layer embedding width", "逐层嵌入宽度")),
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: set_for_worker!(PleDim, |s, v| {
+            s.architecture.per_layer_input = v.uint();
+            Ok(())
+        }),
+        write: write_for_worker!(PleDim, |s, c| differs(s.architecture.per_layer_input, c.template.per_layer_input)),
+        architecture: true,
+        doc: doc!("the preset's (0)", "per-layer embeddings' width (Gemma-4 E2B/E4B: `hidden_size_per_layer_input`, 256): a table of vocab × layers × width beside the token embedding (2.35B parameters in E2B), a projection to it and each layer's gate, projection back and norm"),
+    },
+    WideSharedMlp = "wide_shared_mlp" {
+        label: label_for_worker!(("KV-shared layers' MLP twice as wide", "共享 KV 层的 MLP 加倍")),
+        read: Read::Flag,
+        set: set_for_worker!(WideSharedMlp, |s, v| {
+            s.architecture.wide_shared_mlp = v.flag();
+            Ok(())
+        }),
+        write: write_for_worker!(WideSharedMlp, |s, c| (s.architecture.wide_shared_mlp != c.template.wide_shared_mlp).then(|| flag_text(s.architecture.wide_shared_mlp))),
+        architecture: true,
+        doc: doc!("the preset's (0)", "the KV-shared layers' MLP is twice `ffn` wide (Gemma-4 E2B's `use_double_wide_mlp`)"),
     },
     QLoraRank = "q_lora_rank" {
         label: ("Query latent rank", "查询潜向量秩"),

@@ -185,6 +185,18 @@ test('Gemma-4: its full-attention layers keep their own heads, which the reader 
   assert.match(await page.textContent('[data-testid="component-kv_cache"]'), /their own 4 KV heads × 512/);
   assert.ok(new URL(page.url()).search.includes('full_kv_heads=4'), 'the share link keeps the shape');
   await shot(page, 'model-import-gemma4');
+  // E2B: its last 20 layers read earlier layers' caches, per-layer embeddings of 256, the shared
+  // layers' MLP twice as wide, and the audio encoder; the scenario line again counts the bill's
+  // parameters, which the page's own build could not count (the per-layer table alone is
+  // 262,144 × 35 × 256 = 2,348,810,240).
+  await open(page);
+  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/gemma-4-e2b.json', 'utf8'));
+  await page.click('[data-testid="use-config"]');
+  await page.waitForFunction(() => location.search.includes('kv_shared_layers=20&ple_dim=256&wide_shared_mlp=1'), null, { timeout: 5000 });
+  await page.waitForFunction(() => /params/.test(document.querySelector('[data-testid="component-weights"]')?.textContent ?? ''));
+  const e2b = Number((await page.textContent('[data-testid="component-weights"]')).match(/([\d,]+) params/)[1].replaceAll(',', ''));
+  assert.ok(e2b > 2348810240 * 2, `${e2b}`);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="scenario"]')?.textContent.includes(b), `${(e2b / 1e9).toFixed(2)} B`);
   assert.deepEqual(page.problems, []);
 });
 

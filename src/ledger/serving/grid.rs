@@ -73,6 +73,15 @@ impl Stage {
         }
         self.layers.clone().filter(|&l| arch.layer_pattern.kind_of(l) == kind).count() as u64
     }
+
+    /// Its layers of attention kind `kind` that keep a KV cache of their own (not Gemma-4 E2B's
+    /// and E4B's KV-shared last layers).
+    pub fn cache_layers_of(&self, arch: &Architecture, kind: LayerKind) -> u64 {
+        if self.layers == (0..arch.layers) {
+            return arch.cache_layers_of(kind);
+        }
+        self.layers.clone().filter(|&l| arch.layer_pattern.kind_of(l) == kind && !arch.is_kv_shared(l)).count() as u64
+    }
 }
 
 /// How one GPU divides each part of the model.

@@ -104,12 +104,14 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
     };
     let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear] {
-        // Layers of this kind, and how many of them are among the last `layers_on_gpu`.
-        let total = arch.layer_pattern.count(kind, n);
+        // Layers of this kind with a cache of their own, and how many of them are among the last
+        // `layers_on_gpu` (Gemma-4 E2B's and E4B's KV-shared last layers keep none).
+        let total = arch.cache_layers_of(kind);
         if total == 0 {
             continue;
         }
-        let on_gpu = total - arch.layer_pattern.count(kind, first_on_gpu).min(total);
+        let own = n - arch.kv_shared();
+        let on_gpu = (first_on_gpu..own).filter(|&l| arch.layer_pattern.kind_of(l) == kind).count() as u64;
         let per_layer = match (kind, &arch.linear) {
             (LayerKind::Linear, Some(l)) => {
                 ((l.state_elements() + l.conv_dim() * l.conv.saturating_sub(1)) as f64 * 4.0) * slots as f64
@@ -159,7 +161,7 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
 /// The process's lines on the GPU: the layers and the KV cells there, the compute buffer, the
 /// CUDA context (`padded` = the context rounded up to llama.cpp's padding).
 fn lines(p: &Plan, i: &Inference, sp: &Split, slots: u64, padded: u64) -> Vec<Component> {
-    let windowed = p.arch.layers_of(LayerKind::Sliding) + p.arch.layers_of(LayerKind::Chunked);
+    let windowed = p.arch.cache_layers_of(LayerKind::Sliding) + p.arch.cache_layers_of(LayerKind::Chunked);
     let weights_line = msg!(
         LlamacppWeights,
         Arg::Int(sp.gpu_layers),
@@ -176,7 +178,7 @@ fn lines(p: &Plan, i: &Inference, sp: &Split, slots: u64, padded: u64) -> Vec<Co
         LlamacppKv,
         Arg::Int(slots),
         Arg::Count(padded),
-        Arg::Int(p.arch.layers_of(LayerKind::Full)),
+        Arg::Int(p.arch.cache_layers_of(LayerKind::Full)),
         Arg::Code(cache_type),
         when(windowed > 0, || msg!(LlamacppSwa, Arg::Int(windowed), Arg::Count(sp.swa_cells))),
         when(sp.host_kv > 0.0, || msg!(LlamacppHostKv, Arg::Bytes(sp.host_kv)))

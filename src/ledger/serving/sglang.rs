@@ -222,8 +222,9 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let lora = super::lora::slots(p.arch, i, None);
     let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));
     let mut rest = free_before * fraction - weights_bytes - lora.as_ref().map_or(0.0, |l| l.gpu_bytes) - vlm_cache;
-    let full = stage.layers_of(p.arch, LayerKind::Full);
-    let windowed = stage.layers_of(p.arch, LayerKind::Sliding) + stage.layers_of(p.arch, LayerKind::Chunked);
+    let full = stage.cache_layers_of(p.arch, LayerKind::Full);
+    let windowed =
+        stage.cache_layers_of(p.arch, LayerKind::Sliding) + stage.cache_layers_of(p.arch, LayerKind::Chunked);
     let swa_ratio = i.engine.swa_ratio.unwrap_or(SWA_RATIO);
     let token_bytes = full_cell * full as f64 + per_layer * swa_ratio * windowed as f64;
     // Linear-attention layers: one state per request in a pool of its own

@@ -69,7 +69,9 @@ struct Rules {
     graphs_in_budget: bool,
     /// From 0.20 "GPU KV cache size" is concurrency × max_model_len.
     tokens_from_concurrency: bool,
-    /// Batches in flight a sliding window must keep (2 with async scheduling, 0.22 on).
+    /// Batches in flight a sliding window must keep: 2 under async scheduling (on by default) from
+    /// 0.26 (vllm#47728, merged after 0.25.1: `max_in_flight_tokens` = (pp + 1) × batched tokens),
+    /// 1 before (a 0.22.1 log of Gemma-4 E4B keeps one batch beside its window).
     in_flight: u64,
     sampler_bytes: f64,
 }
@@ -131,7 +133,7 @@ fn rules(p: &Plan, i: &Inference, context: u64) -> Rules {
         group_size_max: v(19, 1),
         graphs_in_budget: v(20, 0) && i.engine.cuda_graphs,
         tokens_from_concurrency: v(20, 0),
-        in_flight: if v(22, 0) { 2 } else { 1 },
+        in_flight: if v(26, 0) { 2 } else { 1 },
         sampler_bytes: if v0 {
             SAMPLER_BYTES_V0
         } else if v(17, 0) {
@@ -244,7 +246,7 @@ fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64
 /// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones;
 /// `s`: the layers of one pipeline stage (the whole model without a pipeline).
 fn layout(arch: &Architecture, i: &Inference, r: &Rules, draft_layers: u64, s: &Stage) -> Layout {
-    let count = |k: LayerKind| s.layers_of(arch, k);
+    let count = |k: LayerKind| s.cache_layers_of(arch, k);
     // Chunked local attention runs without the hybrid manager by default: every token is kept.
     // Before the hybrid manager, sliding-window layers were full-attention layers too.
     let full = count(LayerKind::Full)
@@ -444,7 +446,7 @@ fn forward_token_bytes(arch: &Architecture, tp: u64, dp: u64) -> f64 {
                         + 2.0 * m.experts as f64
                         + gathered
                 }
-                _ => 3.0 * arch.dense_ffn() as f64 / tp,
+                _ => 3.0 * arch.dense_ffn_of(c) as f64 / tp,
             };
             let mixer = match (c.attention, &arch.linear) {
                 (LayerKind::Linear, Some(l)) => 2.0 * (l.conv_dim() + l.v_heads * l.head_dim) as f64 / tp,
@@ -580,7 +582,13 @@ fn layout_text(l: &Layout, arch: &Architecture) -> Arg {
         .kinds
         .iter()
         .map(|k| {
-            let class = crate::ledger::architecture::LayerClass { attention: k.kind, moe: false, mlp: true, count: 0 };
+            let class = crate::ledger::architecture::LayerClass {
+                attention: k.kind,
+                moe: false,
+                mlp: true,
+                kv_shared: false,
+                count: 0,
+            };
             let own = when(!PAGE && k.block_size != l.block_size, || msg!(VllmGroupBlock, Arg::Int(k.block_size)));
             msg!(VllmGroupPart, Arg::Int(k.groups), layer_class_name(class).arg(), own)
         })
