@@ -369,3 +369,21 @@ fn sglang_sizes_each_pool_with_its_layers_own_shape() {
     let published = 213_761.0 * 5.0 * 4_096.0 + 171_008.0 * 25.0 * 8_192.0;
     assert!((published / GIB - 36.69).abs() < 0.005, "{}", published / GIB);
 }
+
+/// llama.cpp sizes each layer's cache by its own heads (`n_embd_k_gqa` per layer: Gemma-4
+/// 26B-A4B's full-attention layers 2 × 512, its sliding layers 8 × 256; the b8854 log: "640.00 MiB
+/// (16384 cells, 5 layers, 2/2 seqs)", "600.00 MiB (1536 cells, 25 layers, 2/2 seqs)"); without flash
+/// attention it keeps V transposed and every layer's V row as wide as the widest layer's
+/// (`llama-kv-cache.cpp`: `n_embd_v_gqa_max`, read by a helper), so the full layers' V doubles.
+#[test]
+fn llamacpp_caches_each_layer_in_its_own_shape_and_pads_v_without_flash_attention() {
+    let q =
+        format!("{GEMMA4_26B}&mode=infer&engine=llamacpp&engine_version=b8854&seq=16384&batch=2&quant=q4_k_m&gpu=t4");
+    const MIB: u64 = 1 << 20;
+    // 5 × 32,768 cells × (1,024 + 1,024) × 2 B + 25 × 2 × 1,536 cells × (2,048 + 2,048) × 2 B.
+    let (flash, _) = serve(&format!("{q}&attn=flash"));
+    assert_eq!(flash.kv_pool_bytes, 640 * MIB + 600 * MIB);
+    // Without flash attention the full layers' V rows are 2,048 wide: 5 × 32,768 × (1,024 + 2,048) × 2 B.
+    let (eager, _) = serve(&format!("{q}&attn=eager"));
+    assert_eq!(eager.kv_pool_bytes, 960 * MIB + 600 * MIB);
+}

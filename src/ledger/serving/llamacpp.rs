@@ -96,11 +96,26 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
     let ubatch = i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(per_slot)).max(1);
     let ctx_seq = pad256(per_slot);
     let b = kv_bytes(i.kv);
-    let per_cell = match &arch.mla {
+    // A layer's K row and V row per cell. Without flash attention llama.cpp keeps V transposed,
+    // every layer's V row as wide as the widest layer's (`n_embd_v_gqa_max`: Gemma-4's sliding
+    // layers then hold the full-attention layers' width).
+    let row = |kind: LayerKind| {
+        let (heads, dim) = arch.heads_of(kind);
+        heads.saturating_mul(dim)
+    };
+    let v_row = |kind: LayerKind| {
+        if kernel == AttentionKernel::Flash {
+            row(kind)
+        } else {
+            row(LayerKind::Full).max(row(LayerKind::Sliding))
+        }
+    };
+    let cell_of = |kind: LayerKind| match &arch.mla {
         Some(m) if i.engine.version.is_some_and(|v| v < MLA_CACHE_FROM) => {
             (arch.heads * (m.qk_head_dim() + m.v_head_dim)) as f64 * b
         }
-        _ => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
+        Some(_) => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
+        None => row(kind).saturating_add(v_row(kind)) as f64 * b,
     };
     let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear] {
@@ -118,15 +133,11 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
             }
             (LayerKind::Linear | LayerKind::None, _) => 0.0,
             // Gemma-4's full-attention layers cache their own heads (`n_embd_k_gqa` per layer).
-            (LayerKind::Full, _) => {
-                let own = arch.kv_elements_of(LayerKind::Full, arch.heads_of(LayerKind::Full).0) as f64 * b;
-                let cell = if arch.mla.is_some() { per_cell } else { own };
-                ctx_seq as f64 * cell * slots as f64
-            }
+            (LayerKind::Full, _) => ctx_seq as f64 * cell_of(kind) * slots as f64,
             (LayerKind::Sliding | LayerKind::Chunked, _) => {
                 let window = if kind == LayerKind::Sliding { arch.window } else { arch.chunk };
                 swa_cells = pad256(ctx_seq.min(window.saturating_add(ubatch)));
-                swa_cells as f64 * per_cell * slots as f64
+                swa_cells as f64 * cell_of(kind) * slots as f64
             }
         };
         gpu_kv += per_layer * on_gpu as f64;
