@@ -83,6 +83,27 @@ impl Stored {
     }
 }
 
+/// One cell's bytes in a layer of attention kind `kind`: its K row and V row (latent attention's
+/// latent, or before April 2025 its full K and V). Without flash attention llama.cpp keeps V
+/// transposed and every layer's V row as wide as the widest layer's (`n_embd_v_gqa_max`: Gemma-4's
+/// sliding layers then hold the full-attention layers' width, or these the sliding layers').
+fn cell_bytes(arch: &Architecture, i: &Inference, kernel: AttentionKernel, kind: LayerKind) -> f64 {
+    let b = kv_bytes(i.kv);
+    let row = |kind: LayerKind| {
+        let (heads, dim) = arch.heads_of(kind);
+        heads.saturating_mul(dim)
+    };
+    let v_row =
+        if kernel == AttentionKernel::Flash { row(kind) } else { row(LayerKind::Full).max(row(LayerKind::Sliding)) };
+    match &arch.mla {
+        Some(m) if i.engine.version.is_some_and(|v| v < MLA_CACHE_FROM) => {
+            (arch.heads * (m.qk_head_dim() + m.v_head_dim)) as f64 * b
+        }
+        Some(_) => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
+        None => row(kind).saturating_add(v_row) as f64 * b,
+    }
+}
+
 /// The configuration of `slots` slots of `per_slot` tokens.
 fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u64, kernel: AttentionKernel) -> Split {
     let pad = if i.engine.version.is_none_or(|v| v >= PAD_256_FROM) { 256 } else { 32 };
@@ -95,28 +116,7 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
     let (embedding, output, head_stored, layer_bytes) = (w.embedding, w.output, w.head_stored, w.layer);
     let ubatch = i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(per_slot)).max(1);
     let ctx_seq = pad256(per_slot);
-    let b = kv_bytes(i.kv);
-    // A layer's K row and V row per cell. Without flash attention llama.cpp keeps V transposed,
-    // every layer's V row as wide as the widest layer's (`n_embd_v_gqa_max`: Gemma-4's sliding
-    // layers then hold the full-attention layers' width).
-    let row = |kind: LayerKind| {
-        let (heads, dim) = arch.heads_of(kind);
-        heads.saturating_mul(dim)
-    };
-    let v_row = |kind: LayerKind| {
-        if kernel == AttentionKernel::Flash {
-            row(kind)
-        } else {
-            row(LayerKind::Full).max(row(LayerKind::Sliding))
-        }
-    };
-    let cell_of = |kind: LayerKind| match &arch.mla {
-        Some(m) if i.engine.version.is_some_and(|v| v < MLA_CACHE_FROM) => {
-            (arch.heads * (m.qk_head_dim() + m.v_head_dim)) as f64 * b
-        }
-        Some(_) => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
-        None => row(kind).saturating_add(v_row(kind)) as f64 * b,
-    };
+    let cell_of = |kind: LayerKind| cell_bytes(arch, i, kernel, kind);
     let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear] {
         // Layers of this kind with a cache of their own, and how many of them are among the last
