@@ -1137,35 +1137,41 @@ impl Architecture {
                 push("o_proj", self.attn_out_dim(), h);
             }
             (None, None) => {
-                let all = shared(&[full, local[0], local[1]]);
-                self.grouped_query_linears(out, LinearGroup::Attention, (layers, all), true);
+                let all = (layers, shared(&[full, local[0], local[1]]));
+                self.grouped_query_linears(out, (LinearGroup::Attention, local[0]), all, true);
             }
             (None, Some(f)) => {
                 let n = self.layers_of(full);
                 let others = (layers.saturating_sub(n), shared(&local));
-                self.grouped_query_linears(out, LinearGroup::LocalAttention, others, true);
-                let own = self.attending_as(full);
-                own.grouped_query_linears(out, LinearGroup::FullAttention, (n, shared(&[full])), !f.k_is_v);
+                self.grouped_query_linears(out, (LinearGroup::LocalAttention, local[0]), others, true);
+                self.grouped_query_linears(out, (LinearGroup::FullAttention, full), (n, shared(&[full])), !f.k_is_v);
             }
         }
         self.linear_attention_linears(out);
     }
 
     /// q (with Qwen3-Next's output gate), k, v (unless the keys are the values) and o of
-    /// grouped-query attention in `layers` layers, of which `shared` read an earlier layer's KV
-    /// cache and have no k or v of their own.
-    fn grouped_query_linears(&self, out: &mut Linears, group: LinearGroup, (layers, shared): (u64, u64), values: bool) {
-        let h = self.hidden;
+    /// grouped-query attention in `layers` layers of attention kind `kind` (in their widths,
+    /// [`Architecture::attention_widths`]), of which `shared` read an earlier layer's KV cache and
+    /// have no k or v of their own.
+    fn grouped_query_linears(
+        &self,
+        out: &mut Linears,
+        (group, kind): (LinearGroup, LayerKind),
+        (layers, shared): (u64, u64),
+        values: bool,
+    ) {
+        let (h, (q, kv, o)) = (self.hidden, self.attention_widths(kind));
         let own = (shared > 0).then_some(false);
         let mut push = |name, d_in, d_out, (layers, kv_shared)| {
             out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared });
         };
-        push("q_proj", h, self.q_dim().saturating_mul(if self.attn_gate { 2 } else { 1 }), (layers, None));
-        push("k_proj", h, self.kv_dim(), (layers.saturating_sub(shared), own));
+        push("q_proj", h, q.saturating_mul(if self.attn_gate { 2 } else { 1 }), (layers, None));
+        push("k_proj", h, kv, (layers.saturating_sub(shared), own));
         if values {
-            push("v_proj", h, self.kv_dim(), (layers.saturating_sub(shared), own));
+            push("v_proj", h, kv, (layers.saturating_sub(shared), own));
         }
-        push("o_proj", self.attn_out_dim(), h, (layers, None));
+        push("o_proj", o, h, (layers, None));
     }
 
     /// The full-attention layers' own shape, where the model gives one (never in the page's build,
@@ -1176,26 +1182,6 @@ impl Architecture {
             return None;
         }
         self.full_attention
-    }
-
-    /// The architecture as a layer of attention kind `kind` sees it: a full-attention layer with a
-    /// shape of its own ([`FullAttention`]) has its KV heads and head width, any other layer the
-    /// model's. Every per-layer figure of attention (its KV cache, projections, activations) reads
-    /// the layer's view.
-    #[inline(always)]
-    pub fn attending_as(&self, kind: LayerKind) -> Cow<'_, Architecture> {
-        if PAGE {
-            return Cow::Borrowed(self);
-        }
-        match self.own_full_attention() {
-            Some(f) if kind == LayerKind::Full => Cow::Owned(Architecture {
-                kv_heads: f.kv_heads,
-                head_dim: f.head_dim,
-                full_attention: None,
-                ..self.clone()
-            }),
-            _ => Cow::Borrowed(self),
-        }
     }
 
     /// The linear-attention layers' projections: Gated DeltaNet's (Qwen3-Next) or Mamba-2's one
@@ -1234,10 +1220,10 @@ impl Architecture {
         p += match self.own_full_attention() {
             Some(f) => {
                 let full = self.layers_of(LayerKind::Full) as f64;
-                let own = self.attending_as(LayerKind::Full).attention_small(!f.k_is_v);
-                (attn - full) * self.attention_small(true) + full * own
+                let own = self.attention_small(LayerKind::Full, !f.k_is_v);
+                (attn - full) * self.attention_small(LayerKind::Sliding, true) + full * own
             }
-            None => attn * self.attention_small(true),
+            None => attn * self.attention_small(LayerKind::Sliding, true),
         };
         if self.out_and_mlp_bias {
             p += attn * h + self.mlp_biases();
@@ -1275,11 +1261,13 @@ impl Architecture {
         p as u64
     }
 
-    /// One attention layer's q/k/v biases (v's unless its keys are its values) and q/k norms.
-    fn attention_small(&self, values: bool) -> f64 {
-        let kv = if values { 2.0 } else { 1.0 };
-        let biases = if self.qkv_bias { self.q_dim() as f64 + kv * self.kv_dim() as f64 } else { 0.0 };
-        biases + if self.qk_norm { 2.0 * self.head_dim as f64 } else { 0.0 }
+    /// One attention layer's q/k/v biases (v's unless its keys are its values) and q/k norms, in
+    /// the widths of a layer of attention kind `kind`.
+    fn attention_small(&self, kind: LayerKind, values: bool) -> f64 {
+        let ((q, kv, _), head_dim) = (self.attention_widths(kind), self.heads_of(kind).1);
+        let kv_biases = if values { 2.0 } else { 1.0 } * kv as f64;
+        let biases = if self.qkv_bias { q as f64 + kv_biases } else { 0.0 };
+        biases + if self.qk_norm { 2.0 * head_dim as f64 } else { 0.0 }
     }
 
     /// Biases of the MLP linears (GPT-2's fc1/fc2, gpt-oss's experts), all layers.

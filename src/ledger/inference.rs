@@ -82,7 +82,7 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     }
     let tokens = p.tokens.saturating_add(i.generated);
     let bytes_per = i.kv.bits() / 8.0;
-    let per_token_layer = arch.kv_elements_per_layer(kv_heads_here) as f64 * bytes_per;
+    let per_token_layer = layer_token_bytes(p, i, LayerKind::Sliding);
     let mut token_layers = 0.0;
     let mut parts = Vec::new();
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked] {
@@ -94,9 +94,8 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
         // A kind with its own head shape (Gemma-4's full-attention layers) caches its share of the
         // other layers' bytes per token.
         let (share, note) = match arch.heads_of(kind) {
-            own if !cfg!(feature = "page") && own != (arch.kv_heads, arch.head_dim) => {
-                let bytes = arch.kv_elements_of(kind, own.0.div_ceil(i.tp).max(1)) as f64 * bytes_per;
-                let share = bytes / per_token_layer.max(f64::MIN_POSITIVE);
+            own if !PAGE && own != (arch.kv_heads, arch.head_dim) => {
+                let share = layer_token_bytes(p, i, kind) / per_token_layer.max(f64::MIN_POSITIVE);
                 (share, msg!(KvOwnShape, Arg::Factor(share), Arg::Int(own.0), Arg::Int(own.1)).arg())
             }
             _ => (1.0, when(held < tokens, || msg!(KvWindow))),
@@ -153,8 +152,15 @@ pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
         return linear_state(p, i).0 / n;
     }
     let held = held_tokens(p, kind, p.tokens.saturating_add(i.generated));
-    let kv_heads = arch.heads_of(kind).0.div_ceil(i.tp).max(1);
-    arch.kv_elements_of(kind, kv_heads) as f64 * (i.kv.bits() / 8.0) * held as f64 * p.batch as f64
+    layer_token_bytes(p, i, kind) * held as f64 * p.batch as f64
+}
+
+/// KV bytes per token of one layer of attention kind `kind` on one GPU, in its own shape
+/// (Gemma-4's full-attention layers): each GPU of a tensor-parallel group holds its share of the
+/// KV heads, rounded up.
+fn layer_token_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
+    let kv_heads = p.arch.heads_of(kind).0.div_ceil(i.tp).max(1);
+    p.arch.kv_elements_of(kind, kv_heads) as f64 * (i.kv.bits() / 8.0)
 }
 
 /// The fixed state of linear-attention layers: the recurrent state (fp32) and the convolution's

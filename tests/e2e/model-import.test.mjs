@@ -24,6 +24,13 @@ async function open(page) {
   await page.click('[data-testid="model-import"] summary');
 }
 
+// A fresh page with a fixture's config.json pasted in and used.
+async function pasteConfig(page, name) {
+  await open(page);
+  await page.fill('[data-testid="config-json"]', readFileSync(`tests/data/configs/${name}.json`, 'utf8'));
+  await page.click('[data-testid="use-config"]');
+}
+
 test('a pasted config.json becomes the model; a broken one gets a message naming the field', async () => {
   const page = await openPage(browser);
   await open(page);
@@ -151,9 +158,7 @@ test('a config of an unknown model_type is imported as a generic decoder, with a
 
 test('Qwen3-Omni: the thinker under thinker_config is the model, its audio encoder billed with the vision tower', async () => {
   const page = await openPage(browser);
-  await open(page);
-  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/qwen3-omni-30b-a3b.json', 'utf8'));
-  await page.click('[data-testid="use-config"]');
+  await pasteConfig(page, 'qwen3-omni-30b-a3b');
   // The thinker's tensors summed by module (text 30,532,646,912 + vision 538,631,408 + AuT
   // 647,927,168 = 31,719,205,488; tests/data/configs/README.md) × 2 B.
   await page.waitForFunction(() => document.querySelector('[data-testid="component-weights"]')?.dataset.bytes === '63438410976');
@@ -166,9 +171,7 @@ test('Qwen3-Omni: the thinker under thinker_config is the model, its audio encod
 
 test('Gemma-4: its full-attention layers keep their own heads, which the reader worker bills', async () => {
   const page = await openPage(browser);
-  await open(page);
-  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/gemma-4-31b.json', 'utf8'));
-  await page.click('[data-testid="use-config"]');
+  await pasteConfig(page, 'gemma-4-31b');
   // global_head_dim 512, num_global_key_value_heads 4, attention_k_eq_v: the page keeps the keys
   // for the reader worker, which sets and bills them.
   await page.waitForFunction(() => location.search.includes('full_kv_heads=4&full_head_dim=512&full_k_eq_v=1'), null, { timeout: 5000 });
@@ -189,9 +192,7 @@ test('Gemma-4: its full-attention layers keep their own heads, which the reader 
   // layers' MLP twice as wide, and the audio encoder; the scenario line again counts the bill's
   // parameters, which the page's own build could not count (the per-layer table alone is
   // 262,144 × 35 × 256 = 2,348,810,240).
-  await open(page);
-  await page.fill('[data-testid="config-json"]', readFileSync('tests/data/configs/gemma-4-e2b.json', 'utf8'));
-  await page.click('[data-testid="use-config"]');
+  await pasteConfig(page, 'gemma-4-e2b');
   await page.waitForFunction(() => location.search.includes('kv_shared_layers=20&ple_dim=256&wide_shared_mlp=1'), null, { timeout: 5000 });
   await page.waitForFunction(() => /params/.test(document.querySelector('[data-testid="component-weights"]')?.textContent ?? ''));
   const e2b = Number((await page.textContent('[data-testid="component-weights"]')).match(/([\d,]+) params/)[1].replaceAll(',', ''));

@@ -1,7 +1,7 @@
 //! What every engine's sizing shares: the bill it returns, the KV cache's bytes per element, the
 //! context of one request, and the search for the largest count that fits.
 
-use crate::ledger::architecture::RopeTables;
+use crate::ledger::architecture::{Architecture, LayerKind, RopeTables};
 use crate::ledger::bill::{Component, Note, Serving};
 use crate::ledger::msg::{when, Arg};
 use crate::ledger::plan::{Inference, Plan};
@@ -25,6 +25,14 @@ pub fn kv_bytes(kv: KvDtype) -> f64 {
         KvDtype::Fp8 | KvDtype::Int8 => 1.0,
         KvDtype::Bf16 | KvDtype::Fp16 | KvDtype::Int4 => 2.0,
     }
+}
+
+/// KV bytes per token of one layer of attention kind `kind` on one GPU in vLLM and SGLang: its KV
+/// heads split over tensor parallelism (replicated once the GPUs outnumber them), in the layer's own
+/// shape (Gemma-4's full-attention layers).
+pub fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
+    let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
+    arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
 }
 
 /// Prompt + generated tokens per request; with `max_model_len=auto`, the model's own context

@@ -4,7 +4,7 @@
 //! Read from SGLang 0.3.6, 0.4.3.post4, 0.4.6.post5, 0.4.10.post2, 0.5.3, 0.5.6 and 0.5.23
 //! (`server_args.py` / `arg_groups/memory_hook.py`, `model_executor/model_runner.py`).
 
-use super::engine::{context_tokens, kv_bytes, EngineBill};
+use super::engine::{context_tokens, kv_bytes, layer_token_bytes, EngineBill};
 use super::grid::Stage;
 use crate::ledger::architecture::{Architecture, LayerKind};
 use crate::ledger::bill::{line, pool_list, Component, ComponentId, KvPool, Note, PoolKind, Serving, ServingStatus};
@@ -110,13 +110,6 @@ fn default_fraction(
     by_tp
 }
 
-/// Bytes per token of one layer's pool on one GPU: a layer of `kind` (its own shape: Gemma-4's
-/// full-attention layers).
-fn cell(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
-    let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
-    arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
-}
-
 /// What SGLang sizes at start-up: the share it takes of the memory free before loading
 /// (`mem_fraction_static`), the weights, and the pool of KV tokens the rest holds.
 struct Pool {
@@ -216,8 +209,8 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
     let context_bytes = p.overhead_mib * MIB;
     let free_before = (p.gpu.torch_bytes as f64 - context_bytes - nccl).max(0.0);
     let (weights_bytes, weights_formula) = weights(p, i, version, group, stage);
-    let per_layer = cell(p.arch, i, LayerKind::Sliding);
-    let full_cell = cell(p.arch, i, LayerKind::Full);
+    let per_layer = layer_token_bytes(p.arch, i, LayerKind::Sliding);
+    let full_cell = layer_token_bytes(p.arch, i, LayerKind::Full);
     // LoRA's memory pool is allocated before the KV pool is sized (model_runner.py).
     let lora = super::lora::slots(p.arch, i, None);
     let draft = super::speculative::drafter(p, i, per_layer, kv_bytes(i.kv));

@@ -4,7 +4,7 @@
 //! per layer group. Read from vLLM 0.6.6, 0.8.5, 0.10.2, 0.11.0, 0.14.1, 0.19.1, 0.20.2, 0.22.0 and
 //! 0.33.0 (`vllm/v1/worker/gpu_worker.py`, `v1/core/kv_cache_utils.py`, `engine/arg_utils.py`).
 
-use super::engine::{context_tokens, is_hopper, kv_bytes, largest, EngineBill};
+use super::engine::{context_tokens, is_hopper, kv_bytes, largest, layer_token_bytes, EngineBill};
 use super::grid::{self, Stage};
 use super::{encoder, lora, speculative};
 use crate::ledger::activations::layer_class_name;
@@ -234,13 +234,6 @@ impl Layout {
             .map(|k| (prefix / k.block_size.max(1)).saturating_mul(k.groups))
             .fold(0, u64::saturating_add)
     }
-}
-
-/// KV bytes per token of one layer of `kind` on one GPU (its own shape: Gemma-4's full-attention
-/// layers).
-fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
-    let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
-    arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
 }
 
 /// `draft_layers`: a speculative drafter's attention layers, which join the full-attention ones;
