@@ -387,3 +387,33 @@ fn llamacpp_caches_each_layer_in_its_own_shape_and_pads_v_without_flash_attentio
     let (eager, _) = serve(&format!("{q}&attn=eager"));
     assert_eq!(eager.kv_pool_bytes, 960 * MIB + 600 * MIB);
 }
+
+/// Gemma-4 E4B's importer link (tests/data/configs/gemma-4-e4b.json): 42 layers, the last 18
+/// KV-shared (15 sliding of 2 × 256, 3 full of 2 × 512), per-layer inputs 256 wide, RoPE over
+/// 131,072 positions for each kind.
+const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=siglip&vision_blocks=16&vision_dim=768&vision_heads=12&vision_ffn=3072&vision_patch=16&audio_params=308756768";
+
+/// What vLLM loads for E4B beyond its parameters (vLLM 0.22.1 and 0.30.0 `gemma4.py`,
+/// `gemma4_mm.py`, `rotary_embedding/gemma4_rope.py`, read in the wheels): the sliding layers'
+/// RoPE table 131,072 × 256 and the full layers' 131,072 × 512 (`rotary_dim = head_size`), bf16;
+/// until 0.29 the 18 KV-shared layers' k and v projections (15 × 2 × 512 × 2,560 + 3 × 2 × 1,024 ×
+/// 2,560 = 55,050,240 parameters; PR #54917 skips them from 0.30); the per-layer inputs' buffer,
+/// 2,048 batched tokens × 42 × 256 × 2 B. The 0.22.1 log on an RTX 3090 Ti: "Model loading took
+/// 15.18 GiB" (measured set: vllm-0.22.1-gemma-4-e4b-3090ti-model-loading).
+#[test]
+fn vllm_loads_gemma_4s_shared_layers_projections_until_0_30_and_its_per_layer_input_buffer() {
+    let bill = |version: &str| {
+        serve(&format!("{GEMMA4_E4B}&mode=infer&engine=vllm&engine_version={version}&seq=32768&gpu=rtx3090")).1
+    };
+    let weights = |version: &str| bill(version).component(ComponentId::Weights) as f64;
+    // The model's bf16 parameters (the text model's count is pinned in tests/hf_config.rs).
+    let parameters = bill("0.30").parameters as f64 * 2.0;
+    let rope = (131_072.0 * 256.0 + 131_072.0 * 512.0) * 2.0;
+    let buffer = 2_048.0 * 42.0 * 256.0 * 2.0;
+    let projections = 55_050_240.0 * 2.0;
+    let (old, new) = (weights("0.22.1"), weights("0.30"));
+    assert!((old - (parameters + rope + projections + buffer)).abs() < 2.0, "{old}");
+    assert!((new - (parameters + rope + buffer)).abs() < 2.0, "{new}");
+    // Within 1.5 % of the log's 15.18 GiB.
+    assert!((old / GIB / 15.18 - 1.0).abs() < 0.015, "{}", old / GIB);
+}

@@ -1012,6 +1012,19 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "Megatron has no 4-bit base: method=qlora on the grid is billed as LoRA over a 16-bit base",
             "`Megatron` 没有 4 `bit` 基座:网格上的 `method=qlora` 按 16 位基座上的 `LoRA` 计算",
         ),
+        EngineRopeTwoWidths => (
+            " + the RoPE cos/sin tables {0} on every GPU ({1} positions × {2} for the sliding layers + {3} × {4} for the full layers' wider heads, × {5} B, built over the model's whole context whatever the request length)",
+            " + 每张卡上的 `RoPE` `cos/sin` 表 {0}(滑动窗口层 {1} 个位置 × {2} + 全注意力层的宽头 {3} × {4},× {5} B,按模型的完整上下文构建,与请求长度无关)",
+        ),
+        VllmGemma4Load => ("{0}{1}{2}", "{0}{1}{2}"),
+        VllmKvSharedProjections => (
+            " + the {0} KV-shared layers' k/v projections {1}, which vLLM builds and loads until 0.29 though those layers read an earlier layer's cache (PR #54917 skips them from 0.30)",
+            " + {0} 个共享 `KV` 层的 `k/v` 投影 {1}:这些层读取前面层的缓存,`vLLM` 到 0.29 仍然构建并加载它们(`PR #54917` 起,0.30 不再构建)",
+        ),
+        VllmPerLayerInputs => (
+            " + the per-layer inputs' buffer {0} ({1} batched tokens × {2} layers × {3} × 2 B, allocated with the model)",
+            " + 逐层输入的缓冲区 {0}({1} 个批处理 `token` × {2} 层 × {3} × 2 B,随模型一起分配)",
+        ),
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",

@@ -548,6 +548,11 @@ msg_ids!(
     LoadInt8Quantize,
     Int8LmHead,
     Int8LargestLinear,
+    // vLLM's load of Gemma-4's layer kinds (their links are the worker's: `Scenario::for_worker`).
+    EngineRopeTwoWidths,
+    VllmGemma4Load,
+    VllmKvSharedProjections,
+    VllmPerLayerInputs,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

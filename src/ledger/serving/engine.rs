@@ -81,6 +81,23 @@ pub fn rope_tables(p: &Plan, engine: Engine) -> (f64, Arg) {
         Engine::Sglang => (positions, if cuda { 4.0 } else { 2.0 }),
         _ => (if mrope { positions.saturating_mul(4) } else { positions }, if arch.sinks { 4.0 } else { 2.0 }),
     };
+    // Gemma-4's full layers rotate their own, wider heads (vLLM's `Gemma4RotaryEmbedding` passes
+    // `rotary_dim = head_size`): their table is as wide as they are.
+    if let (RopeTables::LocalGlobal { local, global }, Some(full)) = (arch.rope, arch.own_full_attention()) {
+        if engine == Engine::Vllm && full.head_dim != dim {
+            let bytes = (local.saturating_mul(dim) as f64 + global.saturating_mul(full.head_dim) as f64) * element;
+            let text = msg!(
+                EngineRopeTwoWidths,
+                Arg::Bytes(bytes),
+                Arg::Count(local),
+                Arg::Int(dim),
+                Arg::Count(global),
+                Arg::Int(full.head_dim),
+                Arg::Factor(element)
+            );
+            return (bytes, text.arg());
+        }
+    }
     let bytes = rows.saturating_mul(dim) as f64 * element;
     let text = when(bytes > 0.0, || {
         msg!(EngineRopeTables, Arg::Bytes(bytes), Arg::Count(rows), Arg::Int(dim), Arg::Factor(element))

@@ -374,7 +374,8 @@ fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
         _ => 0.0,
     };
     let (rope, rope_text) = super::engine::rope_tables(p, Engine::Vllm);
-    let per_gpu = (bytes - replicated) / i.tp.max(1) as f64 + replicated + rope;
+    let (gemma4, rope_text) = gemma4_load(p, i, r, rope_text);
+    let per_gpu = (bytes - replicated) / i.tp.max(1) as f64 + replicated + rope + gemma4;
     let formula = msg!(
         EngineWeights,
         w.formula.arg(),
@@ -385,6 +386,45 @@ fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
         rope_text
     );
     line(ComponentId::Weights, per_gpu, "§2", formula)
+}
+
+/// What vLLM loads for Gemma-4's E2B and E4B beyond the tensors they run with (vLLM 0.20–0.34 `gemma4.py` and `gemma4_mm.py`, read in the wheels; docs/research/serving/
+/// gemma-4-shapes.md): until 0.29 every layer builds its `QKVParallelLinear`, so the KV-shared
+/// layers' k and v projections are loaded from the checkpoint though those layers read an earlier
+/// layer's cache (PR #54917 skips them from 0.30); and the per-layer inputs get a 16-bit buffer of
+/// `max_num_batched_tokens` × layers × width with the model, on every GPU. Returns one GPU's bytes
+/// and the weights line's tail (the RoPE text first).
+fn gemma4_load(p: &Plan, i: &Inference, r: &Rules, rope_text: Arg) -> (f64, Arg) {
+    let arch = p.arch;
+    if PAGE || (arch.kv_shared() == 0 && arch.per_layer_input == 0) {
+        return (0.0, rope_text);
+    }
+    let bits = i.weights.format.bits_per_weight(i.weights.double_quant, arch.hidden) / 8.0;
+    let kinds = [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked];
+    let (layers, projections) = if r.version < Release(0, 30, 0) {
+        kinds.iter().fold((0, 0.0), |(n, bytes), &kind| {
+            let shared = arch.shared_layers_of(kind);
+            let k_is_v = kind == LayerKind::Full && arch.own_full_attention().is_some_and(|f| f.k_is_v);
+            let elements = arch.kv_elements_of(kind, arch.heads_of(kind).0) / if k_is_v { 2 } else { 1 };
+            (n + shared, bytes + (shared * arch.hidden) as f64 * elements as f64 * bits)
+        })
+    } else {
+        (0, 0.0)
+    };
+    let buffer = (r.max_batched_tokens * arch.layers) as f64 * arch.per_layer_input as f64 * 2.0;
+    let text = msg!(
+        VllmGemma4Load,
+        rope_text,
+        when(projections > 0.0, || msg!(VllmKvSharedProjections, Arg::Int(layers), Arg::Bytes(projections))),
+        when(buffer > 0.0, || msg!(
+            VllmPerLayerInputs,
+            Arg::Bytes(buffer),
+            Arg::Count(r.max_batched_tokens),
+            Arg::Int(arch.layers),
+            Arg::Int(arch.per_layer_input)
+        ))
+    );
+    (projections / i.tp.max(1) as f64 + buffer, text.arg())
 }
 
 /// The vision tower's 16-bit bytes when vLLM builds none (every multimodal limit 0, 0.10.1 on).
