@@ -495,8 +495,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`DeepSpeed` 0.14.1–0.16.x 每次卸载的优化器更新都把 fp32 分区拷回 GPU:+{0},计入区间上限(0.17 已修复)",
         ),
         StepDeepspeedZero3 => (
-            "`DeepSpeed` ZeRO-3 steps from an fp32 copy of its 16-bit gradient partition ({0} × 4 B ÷ GPUs = {1}) + {2}",
-            "`DeepSpeed` ZeRO-3 用 16 位梯度分区的 fp32 副本更新({0} × 4 B ÷ 卡数 = {1})+ {2}",
+            "`DeepSpeed` ZeRO-3 steps its partition a sub-group at a time (`sub_group_size`, 10⁹) from an fp32 copy of that sub-group's 16-bit gradients ({0} × 4 B = {1}) + {2}",
+            "`DeepSpeed` ZeRO-3 按子组(`sub_group_size`,10⁹)逐个更新分区,每次用该子组 16 位梯度的 fp32 副本({0} × 4 B = {1})+ {2}",
         ),
         OnHost => ("{0} — in host RAM; on the GPU {1}", "{0}——在主机内存;GPU 上 {1}"),
         GradientsOffloaded => (

@@ -88,14 +88,23 @@ pub fn step_temporaries(p: &Plan, t: &Training) -> (f64, Msg) {
     };
     let bytes = bytes / t.shard.divisor(1);
     if t.deepspeed_zero3 && !t.optimizer_offloaded() {
-        // stage3.py `_prepare_fp32_grad_for_sub_group`: a 16-bit flat copy of the gradient
-        // partition and its fp32 conversion (6 B), then the fp32 one alone through the step.
-        let fp32 = t.fp32_partition_bytes();
-        let with = (fp32 * 1.5).max(fp32 + bytes);
-        return (with, msg!(StepDeepspeedZero3, Arg::Count(t.trainable), Arg::Bytes(fp32), what.arg()));
+        // stage3.py steps its partition one sub-group at a time (`_create_fp16_sub_groups`: at
+        // most `sub_group_size` elements, 10⁹ by default, beyond one parameter's partition):
+        // `_prepare_fp32_grad_for_sub_group` makes a 16-bit flat copy of the sub-group's gradients
+        // and its fp32 conversion (6 B), the fp32 one alone goes through the step (the optimizer's
+        // temporaries are the sub-group's too), and `_release_sub_group` frees it before the next.
+        let partition = t.trainable as f64 / t.shard.divisor(1);
+        let sub_group = partition.min(DEEPSPEED_SUB_GROUP_SIZE);
+        let fp32 = sub_group * 4.0;
+        let with = (fp32 * 1.5).max(fp32 + bytes * sub_group / partition.max(1.0));
+        return (with, msg!(StepDeepspeedZero3, Arg::Count(sub_group as u64), Arg::Bytes(fp32), what.arg()));
     }
     (bytes, what)
 }
+
+/// DeepSpeed ZeRO-3's `sub_group_size` default (`zero/config.py`): the elements of the partition
+/// the optimizer steps at once.
+pub const DEEPSPEED_SUB_GROUP_SIZE: f64 = 1e9;
 
 /// The step's temporaries beyond the room backward leaves: `room` is the activations and logits
 /// it freed, less the gradients that appeared in their place and are not billed on their line.

@@ -1664,7 +1664,7 @@ keys! {
         set: |s, v| keyword(v.word(), Zero3Impl::from_id, |z| s.zero3 = z),
         write: |s, c| differs(s.zero3.id(), c.default.zero3.id()),
         architecture: false,
-        doc: doc!("fsdp", "whose ZeRO-3 `zero=3` is (ignored otherwise): fsdp = PyTorch FSDP full shard (mixed precision keeps fp32 shards, the 16-bit copy only in the gathered layers; FSDP1's reentrant-checkpoint retention); deepspeed = DeepSpeed stage 3 (LLaMA-Factory's ds_z3_config, ms-swift's zero3, Qwen's ds_config_zero3, the PEFT guide): 16-bit partitions beside the fp32 master, 16-bit gradient partitions from the start, and at the step an fp32 copy of them (4 B per trainable parameter ÷ GPUs) beside the optimizer's temporaries"),
+        doc: doc!("fsdp", "whose ZeRO-3 `zero=3` is (ignored otherwise): fsdp = PyTorch FSDP full shard (mixed precision keeps fp32 shards, the 16-bit copy only in the gathered layers; FSDP1's reentrant-checkpoint retention); deepspeed = DeepSpeed stage 3 (LLaMA-Factory's ds_z3_config, ms-swift's zero3, Qwen's ds_config_zero3, the PEFT guide): 16-bit partitions beside the fp32 master, 16-bit gradient partitions from the start, and at the step an fp32 copy of them (4 B per trainable parameter ÷ GPUs, a `sub_group_size` of 10⁹ at a time) beside the optimizer's temporaries"),
     },
     SyncModuleStates = "sync_module_states" {
         label: ("FSDP sync_module_states", "FSDP sync_module_states"),
