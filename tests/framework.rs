@@ -784,3 +784,39 @@ fn fused_quantized_experts_are_dequantized_a_layer_at_a_time() {
     assert_eq!(bytes(&scenario("model=glm-4.5-air&method=lora&fused_experts=1"), ComponentId::DequantBuffer), 0);
     assert!(to_query(&scenario(&format!("{q}&fused_experts=1")), &[]).contains("fused_experts=1"));
 }
+
+/// `vision_train` (a VLM's tower trains too), which `framework=unsloth` sets for LoRA and QLoRA
+/// (`FastVisionModel.get_peft_model(finetune_vision_layers = True)`, unsloth `models/vision.py`).
+/// Gemma-3-4B QLoRA r 16 on every linear with one 896-px image: the language model's adapters,
+/// 34 layers × 16 × (q 2,560 + 2,048, k and v 2,560 + 1,024 each, o 2,048 + 2,560, gate and up
+/// 2,560 + 10,240 each, down 10,240 + 2,560) = 29,802,496, and the SigLIP tower's, 27 blocks × 16 ×
+/// (4 × (1,152 + 1,152) + 2 × (1,152 + 4,304)) = 8,695,296: 38,497,792, the count Unsloth's banner
+/// printed for its Gemma-3 vision notebook (tests/data/measured.toml). Under checkpointing the
+/// tower keeps each of its 27 blocks' inputs over the image's 4,096 patches.
+#[test]
+fn unsloth_trains_a_vlms_vision_tower_with_its_adapters() {
+    let q = "framework=unsloth&model=gemma-3-4b&method=qlora&rank=16&targets=all&seq=2048&images=1&gpu=rtx4090";
+    let s = scenario(q);
+    assert!(s.vision_train && s.billed_on_demand(), "the worker bills it");
+    let plan = vram_ledger::ledger::plan::resolve(&s);
+    assert_eq!(plan.training().expect("training").trainable, 29_802_496 + 8_695_296);
+    let frozen = scenario(&format!("{q}&vision_train=0"));
+    assert_eq!(vram_ledger::ledger::plan::resolve(&frozen).training().expect("training").trainable, 29_802_496);
+    let inputs = 27 * 4_096 * 1_152 * 2;
+    let (trained, kept) = (bytes(&s, ComponentId::VisionActivations), bytes(&frozen, ComponentId::VisionActivations));
+    assert!(trained > inputs && trained > kept, "{trained} vs {kept}");
+    // The link leaves the framework's default out and reads back the same.
+    assert!(!to_query(&s, &[]).contains("vision_train"));
+    assert!(to_query(&frozen, &[]).contains("vision_train=0"));
+    // Not for full fine-tuning, a text model, or the Trainer.
+    assert!(!scenario("framework=unsloth&model=gemma-3-4b&method=full").vision_train);
+    assert!(!scenario("framework=unsloth&model=llama-3.1-8b&method=qlora").vision_train);
+    assert!(!scenario("model=gemma-3-4b&method=qlora").vision_train);
+    // Full fine-tuning with the tower: its weights train (their gradients and states).
+    let full = |v: u8| {
+        let s = scenario(&format!("model=gemma-3-4b&method=full&vision_train={v}"));
+        vram_ledger::ledger::plan::resolve(&s).training().expect("training").trainable
+    };
+    let tower = vram_ledger::ledger::presets::model("gemma-3-4b").expect("preset").architecture.encoder_parameters();
+    assert_eq!(full(1) - full(0), tower);
+}

@@ -495,8 +495,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`DeepSpeed` 0.14.1–0.16.x 每次卸载的优化器更新都把 fp32 分区拷回 GPU:+{0},计入区间上限(0.17 已修复)",
         ),
         StepDeepspeedZero3 => (
-            "`DeepSpeed` ZeRO-3 steps its partition a sub-group at a time (`sub_group_size`, 10⁹) from an fp32 copy of that sub-group's 16-bit gradients ({0} × 4 B = {1}) + {2}",
-            "`DeepSpeed` ZeRO-3 按子组(`sub_group_size`,10⁹)逐个更新分区,每次用该子组 16 位梯度的 fp32 副本({0} × 4 B = {1})+ {2}",
+            "`DeepSpeed` ZeRO-3 steps a sub-group at a time from an fp32 copy of its 16-bit gradients ({0} × 4 B = {1}) + {2}",
+            "`DeepSpeed` ZeRO-3 逐个子组更新,用其 16 位梯度的 fp32 副本({0} × 4 B = {1})+ {2}",
         ),
         OnHost => ("{0} — in host RAM; on the GPU {1}", "{0}——在主机内存;GPU 上 {1}"),
         GradientsOffloaded => (
@@ -1024,6 +1024,22 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         VllmPerLayerInputs => (
             " + the per-layer inputs' buffer {0} ({1} batched tokens × {2} layers × {3} × 2 B, allocated with the model)",
             " + 逐层输入的缓冲区 {0}({1} 个批处理 `token` × {2} 层 × {3} × 2 B,随模型一起分配)",
+        ),
+        VisionTrained => (
+            "the vision tower trains (`vision_train`: {0} of the trainable parameters are its adapters or weights) over {1} patches ({2} images × {3}): {4} = {5}",
+            "视觉塔也参与训练(`vision_train`:可训练参数中有 {0} 个是它的适配器或权重),共 {1} 个 `patch`({2} 张图 × {3}):{4} = {5}",
+        ),
+        VisionTrainedCheckpointed => (
+            "checkpointing: {0} block inputs × {1} × {2} B per patch = {3} + one block recomputed ({4} B per patch: {5})",
+            "检查点:{0} 个块的输入,每个 `patch` × {1} × {2} B = {3},加上重算的一个块(每个 `patch` {4} B:{5})",
+        ),
+        VisionTrainedStored => (
+            "{0} blocks × {1} B per patch kept for backward",
+            "{0} 个块,每个 `patch` 为反向保留 {1} B",
+        ),
+        AdaptersWithTower => (
+            "{0} + the vision tower's {1} blocks' {2} = {3}",
+            "{0} + 视觉塔 {1} 个块的 {2} = {3}",
         ),
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",

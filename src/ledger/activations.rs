@@ -28,7 +28,7 @@ use super::architecture::{Architecture, LayerClass, LayerKind, LinearShape, Line
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
-use super::plan::{Plan, Trainable, Training};
+use super::plan::{lora_parameters, Plan, Trainable, Training, Trains};
 use super::scenario::{AttentionKernel, Kernels};
 use crate::msg;
 
@@ -738,4 +738,54 @@ fn inference_class_peak(
         _ => tokens * act * (2.0 * qd + 2.0 * kvd),
     };
     residual + mlp.max(attention)
+}
+
+/// A vision tower that trains (`vision_train`): its blocks keep what a decoder layer of their
+/// widths keeps ([`super::architecture::VisionSpec::as_encoder`]: the same per-tensor rules, its
+/// adapters' inputs included) over every image's patches, each image attending over its own;
+/// under checkpointing (transformers checkpoints the tower's blocks as the language model's) each
+/// block keeps its input and one block is recomputed at a time. Replaces the frozen tower's line
+/// (`vision::vision_activations`, whose note on the images' tokens stays).
+pub fn trained_vision_tower(p: &Plan, t: &Training) -> Option<Component> {
+    let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
+    let encoder = v.as_encoder();
+    let trainable = match t.trains {
+        Trains::Full => v.parameters(p.arch.hidden),
+        Trains::Adapters { targets, rank } => lora_parameters(&encoder, targets, rank),
+    };
+    let patches = v.patches_per_image(input.image_px);
+    let images = input.images.saturating_mul(p.batch);
+    if images == 0 {
+        return None;
+    }
+    let saved = SavedLayers::of(&encoder, t.saved, p.kernel, p.acts, patches, LayerRun::NONE);
+    let block = saved.largest(patches, images).map_or(0.0, |l| l.bytes(patches, images));
+    let per_patch = saved.largest(patches, images).map_or(0.0, |l| l.per_token);
+    let all = patches as f64 * images as f64;
+    let (bytes, kept) = if t.checkpointing {
+        let inputs = encoder.layers as f64 * all * v.dim as f64 * p.acts.bytes();
+        let kept = msg!(
+            VisionTrainedCheckpointed,
+            Arg::Int(encoder.layers),
+            Arg::Count(v.dim),
+            Arg::Factor(p.acts.bytes()),
+            Arg::Bytes(inputs),
+            Arg::Count(per_patch as u64),
+            Arg::Bytes(block)
+        );
+        (inputs + block, kept)
+    } else {
+        let stored = saved.bytes(patches, images);
+        (stored, msg!(VisionTrainedStored, Arg::Int(encoder.layers), Arg::Count(per_patch as u64)))
+    };
+    let formula = msg!(
+        VisionTrained,
+        Arg::Count(trainable),
+        Arg::Count(patches * images),
+        Arg::Int(images),
+        Arg::Count(patches),
+        kept.arg(),
+        Arg::Bytes(bytes)
+    );
+    Some(line(ComponentId::VisionActivations, bytes, "§3 ④", formula))
 }

@@ -435,6 +435,33 @@ impl VisionSpec {
 }
 
 impl VisionSpec {
+    /// The tower's blocks as a decoder of their widths (no embedding, no head, no rotary
+    /// tables), so that the rules counting a layer's saved tensors and its adapters count the
+    /// tower's blocks when it trains (`vision_train`): a pre-norm attention over an image's
+    /// patches and an MLP — gated with RMSNorm in Qwen2.5-VL and Pixtral, two matrices with
+    /// LayerNorm and biases in the others.
+    pub fn as_encoder(&self) -> Architecture {
+        let gated = matches!(self.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral);
+        let head_dim = self.dim / self.heads.max(1);
+        let mut a = Architecture::decoder(
+            "vision tower",
+            self.blocks,
+            self.dim,
+            self.heads,
+            self.heads,
+            head_dim,
+            self.mlp,
+            0,
+            true,
+        );
+        a.mlp = if gated { MlpKind::Glu } else { MlpKind::Gelu };
+        a.norm = if gated { NormKind::RmsNorm } else { NormKind::LayerNorm };
+        a.qkv_bias = self.kind != VisionKind::Pixtral;
+        a.out_and_mlp_bias = !gated;
+        a.rope = RopeTables::None;
+        a
+    }
+
     /// Pixels on a side that one language-model token covers (patch · merge, 28 for Qwen2-VL).
     pub fn pixels_per_token_side(&self) -> u64 {
         (self.patch * self.merge).max(1)

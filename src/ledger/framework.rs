@@ -33,6 +33,8 @@ pub enum Setting {
     /// The linears Unsloth's dynamic 4-bit checkpoint of the model keeps 16-bit
     /// ([`unsloth_dynamic_keep16`]).
     Keep16Dynamic,
+    /// A VLM's vision tower trains with the adapters (`vision_train=1`).
+    VisionTrain,
 }
 
 impl Setting {
@@ -55,6 +57,7 @@ impl Setting {
             Setting::Attn(_) => "attn",
             Setting::Rope(_) => "rope_cache",
             Setting::Keep16Dynamic => "keep16",
+            Setting::VisionTrain => "vision_train",
         }
     }
 
@@ -77,6 +80,7 @@ impl Setting {
             Setting::Attn(k) => k.id(),
             Setting::Rope(r) => r.id(),
             Setting::Keep16Dynamic => "the dynamic checkpoint's",
+            Setting::VisionTrain => "1",
         }
     }
 
@@ -107,6 +111,7 @@ impl Setting {
             Setting::Attn(k) => s.attention = k,
             Setting::Rope(r) => s.rope_cache = r,
             Setting::Keep16Dynamic => s.keep16 = unsloth_dynamic_keep16(s).unwrap_or(0),
+            Setting::VisionTrain => s.vision_train = true,
         }
     }
 
@@ -129,6 +134,7 @@ impl Setting {
             Setting::Attn(k) => s.attention == k,
             Setting::Rope(r) => s.rope_cache == r,
             Setting::Keep16Dynamic => unsloth_dynamic_keep16(s).is_some_and(|n| s.keep16 == n),
+            Setting::VisionTrain => s.vision_train,
         }
     }
 }
@@ -169,6 +175,8 @@ pub enum Runs {
     /// SFT over NF4 of a model whose Unsloth dynamic 4-bit checkpoint was read
     /// ([`unsloth_dynamic_keep16`]).
     UnslothDynamic,
+    /// LoRA or QLoRA of a VLM, without a vLLM rollout (which takes no adapters on the tower).
+    VisionAdapters,
 }
 
 impl Runs {
@@ -196,6 +204,7 @@ impl Runs {
                     && s.trains_on_bnb_base()
                     && unsloth_dynamic_keep16(s).is_some()
             }
+            Runs::VisionAdapters => !full && s.architecture.vision.is_some() && !s.rolls_out_on_vllm(),
         }
     }
 
@@ -219,6 +228,7 @@ impl Runs {
             Runs::UnslothOffload => "one GPU, seq ≥ 512",
             Runs::Sinks => "models with attention sinks (gpt-oss)",
             Runs::UnslothDynamic => "SFT on NF4 of a model whose dynamic 4-bit checkpoint was read",
+            Runs::VisionAdapters => "LoRA / QLoRA of a VLM, without a vLLM rollout",
         }
     }
 }
@@ -312,6 +322,8 @@ rules![
         "unsloth 2025.1.1 (63782ea3af, \"Bug fixes #1516\") to 2026.8.19 `models/llama.py` (`layer.self_attn.rotary_emb = model.model.rotary_emb`): one table pair for the model on each GPU (`multi_gpu_cos_cached`)";
     Unsloth, v(2025, 1, 2), None, UnslothDynamic, Keep16Dynamic,
         "unsloth 2025.1.2 (6cbfca8c63) `models/mapper.py` (2025.1.5 e42bd98706 `:L523-527`; `loader_utils.py` `get_model_name`): with `load_in_4bit=True` the model's 16-bit and official names map to its `-unsloth-bnb-4bit` repository, whose config.json's `llm_int8_skip_modules` keeps whole layers 16-bit (phi-4: `model.layers.1-3.mlp`, `model.layers.37/39.self_attn.o_proj`). Not for RL: with `fast_inference` a dynamic repository vLLM cannot load is swapped for the plain one (2025.5.9 `loader.py:L365-371`)";
+    Unsloth, None, None, VisionAdapters, VisionTrain,
+        "unsloth 2026.8.19 `models/vision.py:L1855-1866`: `FastVisionModel.get_peft_model(…, finetune_vision_layers = True, …)` (`FastModel` too), and `target_modules=\"all-linear\"` turns it on (`:L1904-1909`); with `fast_inference` it raises (`:L1982-1988`)";
     Unsloth, None, None, Full, Precision(Precision::Bf16),
         "unsloth `models/vision.py:L2176-2183`: full fine-tuning in bf16 is pure bf16 (`float32_mixed_precision=False`)";
     Llamafactory, None, None, All, Gc(Checkpointing::Reentrant),
@@ -499,7 +511,11 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
     probe.zero = s.zero;
     probe.seq = s.seq;
     probe.rl.objective = s.rl.objective;
+    probe.rl.rollout = s.rl.rollout;
     probe.model_id = s.model_id.clone();
+    // The rules for VLMs and for attention sinks read the model's shape.
+    probe.architecture.vision = s.architecture.vision;
+    probe.architecture.sinks = s.architecture.sinks;
     for setting in apply(&mut probe, |_| false) {
         setting.apply(&mut d);
     }

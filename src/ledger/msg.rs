@@ -553,6 +553,11 @@ msg_ids!(
     VllmGemma4Load,
     VllmKvSharedProjections,
     VllmPerLayerInputs,
+    // A vision tower that trains (`vision_train`: the reader worker's).
+    VisionTrained,
+    VisionTrainedCheckpointed,
+    VisionTrainedStored,
+    AdaptersWithTower,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

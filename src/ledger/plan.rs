@@ -19,6 +19,9 @@ use super::storage::{KvDtype, QuantLayers, StorageFormat};
 use super::weights::WeightFormat;
 use crate::msg;
 
+/// The web page's build, which bills a training vision tower in its reader worker.
+const PAGE: bool = cfg!(feature = "page");
+
 /// How the weights that train are split over data-parallel GPUs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sharding {
@@ -163,6 +166,8 @@ pub struct Training {
     pub kernels: Kernels,
     /// The MLP in sequence tiles (`tiled_mlp`).
     pub tiled_mlp: bool,
+    /// The VLM's vision tower trains too (`vision_train`; the reader worker's).
+    pub vision_trains: bool,
     /// FSDP1 keeps each recomputed layer's input and input gradient until backward ends (frozen
     /// units under `gc=reentrant`).
     pub retains_input_grads: bool,
@@ -511,10 +516,8 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         Method::Full => Trains::Full,
         Method::Lora | Method::Qlora => Trains::Adapters { targets: s.targets, rank: s.rank },
     };
-    let trainable = match trains {
-        Trains::Full => parameters - arch.encoder_parameters(),
-        Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
-    };
+    let vision_trains = !PAGE && s.trains_vision();
+    let trainable = trainable_parameters(arch, trains, parameters, vision_trains);
     let base = training_base(s, notes);
     let deepspeed_zero3 = s.zero == 3 && s.zero3 == Zero3Impl::DeepSpeed;
     let deepspeed = s.runs_deepspeed();
@@ -558,6 +561,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         compiled: s.compile.layers(),
         kernels: s.kernels,
         tiled_mlp: s.tiled_mlp,
+        vision_trains,
         loss_compiled: s.compile.loss(),
         fused_chunks: super::framework::fused_chunks(s),
         selective: s.checkpointing == Checkpointing::Selective,
@@ -574,6 +578,18 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
             Base::Frozen(f) => Some(super::weights::stored_weights_of(arch, f, parameters)),
             Base::Trained(_) => None,
         },
+    }
+}
+
+/// Parameters that receive gradients: every parameter but the encoders' in full fine-tuning, the
+/// adapters with LoRA; a training vision tower (`vision_train`) adds its weights or its adapters.
+fn trainable_parameters(arch: &Architecture, trains: Trains, parameters: u64, vision_trains: bool) -> u64 {
+    let tower = arch.vision.as_ref().filter(|_| !PAGE && vision_trains);
+    match trains {
+        Trains::Full => parameters - arch.encoder_parameters() + tower.map_or(0, |v| v.parameters(arch.hidden)),
+        Trains::Adapters { targets, rank } => {
+            lora_parameters(arch, targets, rank) + tower.map_or(0, |v| lora_parameters(&v.as_encoder(), targets, rank))
+        }
     }
 }
 

@@ -873,6 +873,10 @@ pub struct Scenario {
     /// The MLP run in sequence tiles (`tiled_mlp`: Unsloth's `unsloth_tiled_mlp`, Arctic Long
     /// Sequence Training's TiledMLP): it keeps only its input and recomputes a tile at a time.
     pub tiled_mlp: bool,
+    /// A VLM's vision tower trains too (`vision_train`: Unsloth's `finetune_vision_layers`,
+    /// LLaMA-Factory's `freeze_vision_tower: false`, ms-swift's `freeze_vit false`): adapters on its
+    /// blocks (the tower's weights in full fine-tuning), and its blocks keep activations.
+    pub vision_train: bool,
     /// Its release; `None`: the newest whose rules were read.
     pub framework_version: Option<Release>,
 }
@@ -950,6 +954,7 @@ impl Default for Scenario {
             framework_version: None,
             kernels: Kernels::Hf,
             tiled_mlp: false,
+            vision_train: false,
         }
     }
 }
@@ -1084,9 +1089,16 @@ impl Scenario {
             || self.rolls_out_on_unsloth_vllm()
             || self.layout.is_grid() && (self.mode == Mode::Infer || self.is_rl())
             || self.tiled_mlp && self.mode == Mode::Train
+            || self.trains_vision()
             || self.architecture.full_attention.is_some()
             || !self.for_worker.is_empty()
             || self.runs_quantized_kernels()
+    }
+
+    /// A training step whose VLM's vision tower trains too (`vision_train`): billed in the reader
+    /// worker.
+    pub fn trains_vision(&self) -> bool {
+        self.vision_train && self.mode == Mode::Train && self.architecture.vision.is_some()
     }
 
     /// transformers running a checkpoint stored in AWQ, GPTQ or LLM.int8 (`generate()`, or a

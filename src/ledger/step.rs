@@ -2,7 +2,7 @@
 //! plan (training, optimizer, activations, inference, drill), then the allocator's slack on what
 //! is allocated and the CUDA context. Every line carries its formula with the scenario's numbers.
 
-use super::activations::training_activations;
+use super::activations::{trained_vision_tower, training_activations};
 use super::bill::{
     line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, SlackRule, StepAmounts, Timeline,
     TotalKind,
@@ -162,7 +162,11 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
             text: msg!(NoteOffloadedCheckpoints, Arg::Bytes(offloaded_inputs)),
         });
     }
-    let vision = vision_activations(p);
+    // A training tower is the reader worker's (`Scenario::trains_vision`).
+    let vision = vision_activations(p).map(|(frozen, note)| match t.vision_trains && !cfg!(feature = "page") {
+        true => (trained_vision_tower(p, t).unwrap_or(frozen), note),
+        false => (frozen, note),
+    });
     let gathered = training::gathered_layer(p, t);
     let buckets = training::zero_buckets(t);
     // Activations, logits, the vision tower's working set, the layers ZeRO-3 gathered and

@@ -122,12 +122,28 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
             names.push(l.name);
         }
     }
+    // A training vision tower's adapters (`vision_train`) are counted apart.
+    let count = match arch.vision.as_ref().filter(|_| t.vision_trains && !cfg!(feature = "page")) {
+        Some(v) => {
+            let language = super::plan::lora_parameters(arch, targets, rank);
+            let tower = t.trainable.saturating_sub(language);
+            msg!(
+                AdaptersWithTower,
+                Arg::Count(language),
+                Arg::Int(v.blocks),
+                Arg::Count(tower),
+                Arg::Count(t.trainable)
+            )
+            .arg()
+        }
+        None => Arg::Count(t.trainable),
+    };
     let formula = msg!(
         AdapterWeights,
         Arg::Int(arch.layers),
         Arg::Text(names.join(", ")),
         Arg::Int(rank),
-        Arg::Count(t.trainable),
+        count,
         Arg::Fixed(100.0 * t.trainable as f64 / p.parameters.max(1) as f64, 3),
         Arg::Factor(t.adapters.bytes()),
         t.shard.suffix(3)

@@ -1393,6 +1393,17 @@ keys! {
         architecture: false,
         doc: doc!("0", "the MLP (a MoE layer's router and experts too) run in sequence tiles (training): Unsloth's `unsloth_tiled_mlp=True` (unsloth-zoo `tiled_mlp.py`, the \"arctic\" split: ⌊S / h⌋ tiles of a sequence of S tokens), Arctic Long Sequence Training's TiledMLP. The MLP keeps only its input; its backward recomputes one tile at a time beside a full-size input gradient"),
     },
+    VisionTrain = "vision_train" {
+        label: label_for_worker!(("Vision tower trains too", "视觉塔也参与训练")),
+        read: Read::Flag,
+        set: set_for_worker!(VisionTrain, |s, v| {
+            s.vision_train = v.flag();
+            Ok(())
+        }),
+        write: write_for_worker!(VisionTrain, |s, c| (s.vision_train != c.default.vision_train).then(|| flag_text(s.vision_train))),
+        architecture: false,
+        doc: doc!("0 (Unsloth's LoRA: 1)", "a VLM's vision tower trains too (training): Unsloth's `finetune_vision_layers` (its `get_peft_model` default, which `framework=unsloth` sets for LoRA and QLoRA), LLaMA-Factory's `freeze_vision_tower: false`, ms-swift's `--freeze_vit false`. LoRA and QLoRA put adapters on every block's attention and MLP linears (in the adapter line); full fine-tuning trains the tower's weights (gradients, master copy and optimizer states); the blocks keep their activations for backward over every patch of the batch — under checkpointing each block's input and one block recomputed — where a frozen tower keeps nothing"),
+    },
     Recipe = "recipe" {
         label: ("Training recipe", "训练配方"),
         read: Read::Word(|| ids(Recipe::ALL, Recipe::id)),

@@ -132,3 +132,24 @@ test("Unsloth's tiled MLP from a link: the 500K-context notebook's bill, from th
   assert.match(await page.textContent('[data-testid="component-activations"]'), /tiles of 2,896 tokens/);
   assert.deepEqual(page.problems, []);
 });
+
+test("Unsloth trains a VLM's vision tower with its adapters: the reader worker's bill, as the CLI's", async () => {
+  const page = await openPage(browser);
+  // Gemma-3-4B QLoRA r 16 with one image: 38,497,792 trainable, as the Unsloth vision notebook's banner
+  // (tests/data/measured.toml, unsloth-nb-gemma-3-4b-vision-latex-ocr-rtx4090-b1).
+  const q = 'framework=unsloth&model=gemma-3-4b&method=qlora&rank=16&targets=all&seq=2048&images=1&gpu=rtx4090';
+  await page.goto(`${root.url}?${q}&lang=en`);
+  await ready(page);
+  const expected = String(cli(['--json', q]).device_bytes);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="total"]')?.dataset.bytes === b, expected);
+  assert.match(await page.textContent('[data-testid="component-adapter_weights"]'), /38,497,792/);
+  assert.match(await page.textContent('[data-testid="component-vision_activations"]'), /vision tower trains/);
+  // With the tower frozen the link says so, and the bill is smaller.
+  await page.goto(`${root.url}?${q}&vision_train=0&lang=en`);
+  await ready(page);
+  const frozen = String(cli(['--json', `${q}&vision_train=0`]).device_bytes);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="total"]')?.dataset.bytes === b, frozen);
+  assert.ok(BigInt(frozen) < BigInt(expected), `${frozen} vs ${expected}`);
+  assert.match(decodeURIComponent(await page.evaluate(() => location.search)), /vision_train=0/);
+  assert.deepEqual(page.problems, []);
+});
