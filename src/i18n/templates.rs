@@ -1026,7 +1026,7 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 逐层输入的缓冲区 {0}({1} 个批处理 `token` × {2} 层 × {3} × 2 B,随模型一起分配)",
         ),
         VisionTrained => (
-            "the vision tower trains (`vision_train`: {0} of the trainable parameters are its adapters or weights) over {1} patches ({2} images × {3}): {4} = {5}",
+            "the vision tower trains (`vision_train`: {0} of the trainable parameters are its adapters or weights) over {1} patches ({2} image(s) × {3}): {4} = {5}",
             "视觉塔也参与训练(`vision_train`:可训练参数中有 {0} 个是它的适配器或权重),共 {1} 个 `patch`({2} 张图 × {3}):{4} = {5}",
         ),
         VisionTrainedCheckpointed => (
