@@ -525,6 +525,22 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     let mimo = exact("mimo-7b", 7_622_619_136);
     assert!(mimo.architecture.qkv_bias);
     assert!(mimo.notes.iter().any(|n| n.to_string().contains("num_nextn_predict_layers")), "{:?}", mimo.notes);
+    // Qwen3.5-0.8B, 2B and 4B: Qwen3-VL's tower without its DeepStack mergers
+    // (`deepstack_visual_indexes: []`). Unsloth 2026.2.1's banners (unslothai/notebooks @ 2daf110d,
+    // the three Qwen3_5 vision notebooks) printed "Trainable parameters = 13,181,952 of 866,167,872",
+    // "23,110,656 of 2,236,352,320" and "38,756,352 of 4,578,021,888": the models are the totals less
+    // the adapters. With the three mergers counted the 0.8B was 37,847,040 (4.4 %) over.
+    for (f, total, adapters) in [
+        ("qwen3.5-0.8b", 866_167_872u64, 13_181_952u64),
+        ("qwen3.5-2b", 2_236_352_320, 23_110_656),
+        ("qwen3.5-4b", 4_578_021_888, 38_756_352),
+    ] {
+        let qwen = import(f).architecture;
+        assert_eq!(qwen.parameters(), total - adapters, "{f}");
+        assert_eq!(qwen.vision.map(|v| v.deepstack), Some(0), "{f}");
+    }
+    // Qwen3-VL's own towers keep their three.
+    assert_eq!(import("qwen3-vl-8b").architecture.vision.map(|v| v.deepstack), Some(3));
     // Devstral-Small-2507 (Mistral's layout; index 23,572,403,200).
     exact("devstral-small-2507", 23_572_403_200);
     // Ministral 3 8B (card: "8.4B language model + 0.4B vision encoder"): a `mistral3` config whose

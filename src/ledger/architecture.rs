@@ -408,6 +408,10 @@ pub struct VisionSpec {
     /// The projector's hidden width where it has one (Llama-4's adapter: 4096; 0 otherwise).
     #[serde(default)]
     pub out_dim: u64,
+    /// Qwen3-VL's DeepStack mergers (`deepstack_visual_indexes`: 3; Qwen3.5's tower has none).
+    /// Always written by whoever serializes a tower (the reader worker's answers).
+    #[serde(default)]
+    pub deepstack: u64,
 }
 
 fn qwen2vl() -> VisionKind {
@@ -430,6 +434,7 @@ impl VisionSpec {
             min_tokens: 4,
             max_tokens: 16384,
             out_dim: 0,
+            deepstack: 3,
         }
     }
 }
@@ -533,7 +538,7 @@ impl VisionSpec {
                 let block = 4.0 * d + attention + d * mlp + mlp + mlp * d + d;
                 let one_merger = merged * merged + merged + merged * lm + lm;
                 let merger = 2.0 * d + one_merger;
-                let deepstack = 3.0 * (2.0 * merged + one_merger);
+                let deepstack = self.deepstack as f64 * (2.0 * merged + one_merger);
                 3.0 * temporal * p * p * d + d + 2304.0 * d + blocks * block + merger + deepstack
             }
             VisionKind::Siglip => {

@@ -513,9 +513,8 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
     probe.rl.objective = s.rl.objective;
     probe.rl.rollout = s.rl.rollout;
     probe.model_id = s.model_id.clone();
-    // The rules for VLMs and for attention sinks read the model's shape.
+    // The rule for VLMs reads the model's tower.
     probe.architecture.vision = s.architecture.vision;
-    probe.architecture.sinks = s.architecture.sinks;
     for setting in apply(&mut probe, |_| false) {
         setting.apply(&mut d);
     }

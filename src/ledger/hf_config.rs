@@ -898,6 +898,12 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         } else {
             0
         },
+        // Qwen3-VL's three DeepStack levels (`deepstack_visual_indexes` [8, 16, 24]); Qwen3.5's
+        // configs list none.
+        deepstack: match v.raw("deepstack_visual_indexes") {
+            Some(Json::Array(levels)) => levels.len().min(64) as u64,
+            _ => 3,
+        },
     }))
 }
 

@@ -1095,10 +1095,10 @@ impl Scenario {
             || self.runs_quantized_kernels()
     }
 
-    /// A training step whose VLM's vision tower trains too (`vision_train`): billed in the reader
-    /// worker.
+    /// A training step whose VLM's vision tower trains too (`vision_train`; a model without a tower
+    /// has nothing to train): billed in the reader worker.
     pub fn trains_vision(&self) -> bool {
-        self.vision_train && self.mode == Mode::Train && self.architecture.vision.is_some()
+        self.vision_train && self.mode == Mode::Train
     }
 
     /// transformers running a checkpoint stored in AWQ, GPTQ or LLM.int8 (`generate()`, or a

@@ -1141,6 +1141,17 @@ keys! {
         architecture: true,
         doc: doc!("the preset's", "vision tower: the projector's hidden width (Llama-4's adapter: 4096)"),
     },
+    VisionDeepstack = "vision_deepstack" {
+        label: label_for_worker!(("Vision tower: DeepStack mergers", "视觉塔:DeepStack 合并层")),
+        read: Read::Uint { min: 0, max: 64 },
+        set: set_for_worker!(VisionDeepstack, |s, v| {
+            set_vision(s, |t| t.deepstack = v.uint());
+            Ok(())
+        }),
+        write: write_for_worker!(VisionDeepstack, |s, c| sub(s.architecture.vision.as_ref(), c.template.vision.as_ref().filter(|t| Some(t.kind) == s.architecture.vision.map(|v| v.kind)), fresh_tower(s), |t| t.deepstack)),
+        architecture: true,
+        doc: doc!("the preset's (3 for Qwen3-VL)", "vision tower: Qwen3-VL's DeepStack mergers, each a LayerNorm and a two-layer MLP into the language model (`deepstack_visual_indexes`: three); Qwen3.5's tower has none, which its config.json import writes as 0"),
+    },
     AudioParams = "audio_params" {
         label: ("Audio encoder parameters", "音频编码器参数量"),
         read: Read::Uint { min: 0, max: MAX_PARAMS },

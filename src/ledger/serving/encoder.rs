@@ -210,8 +210,8 @@ pub fn vllm_profile(
         item.tokens
     };
     let output_rows = items.saturating_mul(rows_per_item);
-    // Qwen3-VL's rows carry its three DeepStack levels beside the merger's output.
-    let width = if v.kind == VisionKind::Qwen3Vl { 4 } else { 1 } * arch.hidden;
+    // Qwen3-VL's rows carry its three DeepStack levels beside the merger's output (Qwen3.5: none).
+    let width = if v.kind == VisionKind::Qwen3Vl { 1 + v.deepstack } else { 1 } * arch.hidden;
     // Pixtral's attention without xFormers (vLLM 0.12–0.28 on CUDA): HF's dense block mask over
     // every patch of the batch, in 16 bits.
     let mask = if v.kind == VisionKind::Pixtral && version >= Release(0, 12, 0) && version < Release(0, 30, 0) {
