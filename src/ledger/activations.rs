@@ -28,7 +28,7 @@ use super::architecture::{Architecture, LayerClass, LayerKind, LinearShape, Line
 use super::bill::{line, Component, ComponentId};
 use super::dtype::Dtype;
 use super::msg::{when, Arg, Msg};
-use super::plan::{lora_parameters, Plan, Trainable, Training, Trains};
+use super::plan::{tower_trainable, Plan, Trainable, Training};
 use super::scenario::{AttentionKernel, Kernels};
 use crate::msg;
 
@@ -749,18 +749,16 @@ fn inference_class_peak(
 pub fn trained_vision_tower(p: &Plan, t: &Training) -> Option<Component> {
     let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
     let encoder = v.as_encoder();
-    let trainable = match t.trains {
-        Trains::Full => v.parameters(p.arch.hidden),
-        Trains::Adapters { targets, rank } => lora_parameters(&encoder, targets, rank),
-    };
+    let trainable = tower_trainable(p.arch, t.trains);
     let patches = v.patches_per_image(input.image_px);
     let images = input.images.saturating_mul(p.batch);
     if images == 0 {
         return None;
     }
     let saved = SavedLayers::of(&encoder, t.saved, p.kernel, p.acts, patches, LayerRun::NONE);
-    let block = saved.largest(patches, images).map_or(0.0, |l| l.bytes(patches, images));
-    let per_patch = saved.largest(patches, images).map_or(0.0, |l| l.per_token);
+    let largest = saved.largest(patches, images);
+    let block = largest.map_or(0.0, |l| l.bytes(patches, images));
+    let per_patch = largest.map_or(0.0, |l| l.per_token);
     let all = patches as f64 * images as f64;
     let (bytes, kept) = if t.checkpointing {
         let inputs = encoder.layers as f64 * all * v.dim as f64 * p.acts.bytes();

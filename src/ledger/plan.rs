@@ -582,15 +582,23 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
 }
 
 /// Parameters that receive gradients: every parameter but the encoders' in full fine-tuning, the
-/// adapters with LoRA; a training vision tower (`vision_train`) adds its weights or its adapters.
+/// adapters with LoRA; a training vision tower (`vision_train`) adds its share ([`tower_trainable`]).
 fn trainable_parameters(arch: &Architecture, trains: Trains, parameters: u64, vision_trains: bool) -> u64 {
-    let tower = arch.vision.as_ref().filter(|_| !PAGE && vision_trains);
-    match trains {
-        Trains::Full => parameters - arch.encoder_parameters() + tower.map_or(0, |v| v.parameters(arch.hidden)),
-        Trains::Adapters { targets, rank } => {
-            lora_parameters(arch, targets, rank) + tower.map_or(0, |v| lora_parameters(&v.as_encoder(), targets, rank))
+    let tower = if !PAGE && vision_trains { tower_trainable(arch, trains) } else { 0 };
+    tower
+        + match trains {
+            Trains::Full => parameters - arch.encoder_parameters(),
+            Trains::Adapters { targets, rank } => lora_parameters(arch, targets, rank),
         }
-    }
+}
+
+/// A VLM's vision tower's share of the trainable parameters when it trains (`vision_train`): its
+/// weights in full fine-tuning, its blocks' adapters with LoRA (0 without a tower).
+pub fn tower_trainable(arch: &Architecture, trains: Trains) -> u64 {
+    arch.vision.as_ref().map_or(0, |v| match trains {
+        Trains::Full => v.parameters(arch.hidden),
+        Trains::Adapters { targets, rank } => lora_parameters(&v.as_encoder(), targets, rank),
+    })
 }
 
 /// The offload a scenario gets: none without ZeRO (DeepSpeed and FSDP offload only what they

@@ -125,11 +125,10 @@ pub fn adapter_weights(p: &Plan, t: &Training) -> Option<(Component, f64)> {
     // A training vision tower's adapters (`vision_train`) are counted apart.
     let count = match arch.vision.as_ref().filter(|_| t.vision_trains && !cfg!(feature = "page")) {
         Some(v) => {
-            let language = super::plan::lora_parameters(arch, targets, rank);
-            let tower = t.trainable.saturating_sub(language);
+            let tower = super::plan::tower_trainable(arch, t.trains);
             msg!(
                 AdaptersWithTower,
-                Arg::Count(language),
+                Arg::Count(t.trainable.saturating_sub(tower)),
                 Arg::Int(v.blocks),
                 Arg::Count(tower),
                 Arg::Count(t.trainable)

@@ -388,8 +388,8 @@ fn weights(p: &Plan, i: &Inference, r: &Rules, s: &Stage) -> Component {
     line(ComponentId::Weights, per_gpu, "§2", formula)
 }
 
-/// What vLLM loads for Gemma-4's E2B and E4B beyond the tensors they run with (vLLM 0.20–0.34 `gemma4.py` and `gemma4_mm.py`, read in the wheels; docs/research/serving/
-/// gemma-4-shapes.md): until 0.29 every layer builds its `QKVParallelLinear`, so the KV-shared
+/// What vLLM loads for Gemma-4's E2B and E4B beyond the tensors they run with (vLLM 0.20–0.34
+/// `gemma4.py` and `gemma4_mm.py`, read in the wheels; docs/research/serving/gemma-4-vllm-load.md): until 0.29 every layer builds its `QKVParallelLinear`, so the KV-shared
 /// layers' k and v projections are loaded from the checkpoint though those layers read an earlier
 /// layer's cache (PR #54917 skips them from 0.30); and the per-layer inputs get a 16-bit buffer of
 /// `max_num_batched_tokens` × layers × width with the model, on every GPU. Returns one GPU's bytes
