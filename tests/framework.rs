@@ -820,3 +820,50 @@ fn unsloth_trains_a_vlms_vision_tower_with_its_adapters() {
     let tower = vram_ledger::ledger::presets::model("gemma-3-4b").expect("preset").architecture.encoder_parameters();
     assert_eq!(full(1) - full(0), tower);
 }
+
+/// Gemma-4 31B's importer link (tests/data/configs/gemma-4-31b.json).
+const GEMMA4_31B: &str = "model=custom&layers=60&hidden=5376&heads=32&kv_heads=16&head_dim=256&ffn=21504&vocab=262144&tied=1&mlp=glu&norms=4&model_context=262144&rope_positions=262144,262144&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=1024&full_kv_heads=4&full_head_dim=512&full_k_eq_v=1&vision=gemma4&vision_blocks=27&vision_dim=1152&vision_heads=16&vision_ffn=4304";
+
+/// Gemma-4's images (transformers 5.25 `image_processing_gemma4.py`, a helper's reading:
+/// docs/research/serving/gemma-4-vision-tokens.md): an image keeps its aspect and is resized to
+/// the most 48 px cells within 9 × the soft-token budget patches, so a square becomes ⌊√budget⌋²
+/// tokens whatever its pixels (the processor's code run on 896² and 100²: 256 at the default 280;
+/// 8², 11², 23², 33² at 70, 140, 560, 1,120), and the tower runs its patches padded to 9 × the
+/// budget. Unsloth's 31B vision notebook (unslothai/notebooks @ bdda2efc, Unsloth 2026.4.4, r 32,
+/// finetune_vision_layers on) printed "Trainable parameters = 266,963,456".
+#[test]
+fn gemma4_images_are_sized_to_their_soft_token_budget() {
+    use vram_ledger::ledger::plan::resolve;
+    let q = format!(
+        "{GEMMA4_31B}&framework=unsloth&framework_version=2026.4.4&method=qlora&rank=32&targets=all&seq=1792&images=1&batch=1&accum=4&gpu=a100-40g"
+    );
+    let s = scenario(&q);
+    assert!(s.vision_train);
+    assert_eq!(resolve(&s).training().expect("training").trainable, 266_963_456);
+    // The processor's other budgets (`max_soft_tokens`: not a key yet; the importer reads the
+    // config's `default_output_length`).
+    let with_budget = |budget: u64| {
+        let mut s = s.clone();
+        if let Some(t) = s.architecture.vision.as_mut() {
+            t.max_tokens = budget;
+        }
+        s
+    };
+    for (budget, tokens) in [(70u64, 64u64), (140, 121), (280, 256), (560, 529), (1_120, 1_089)] {
+        let s = with_budget(budget);
+        assert_eq!(resolve(&s).tokens, 1_792 + tokens, "budget {budget}");
+        let tower = s.architecture.vision.expect("a tower");
+        assert_eq!((tower.tokens_per_image(100), tower.tokens_per_image(896)), (tokens, tokens));
+        assert_eq!(tower.patches_per_image(896), 9 * budget);
+    }
+    // More patches, more of the trained tower's activations.
+    let small = bytes(&with_budget(70), ComponentId::VisionActivations);
+    let large = bytes(&with_budget(1_120), ComponentId::VisionActivations);
+    assert!(large > 10 * small, "{large} vs {small}");
+    // The link names the tower; a hand-written one starts from E2B's and E4B's.
+    assert!(to_query(&s, &[]).contains("vision=gemma4&vision_blocks=27"));
+    let small_tower =
+        scenario("model=custom&layers=4&hidden=256&heads=4&kv_heads=2&head_dim=64&ffn=512&vocab=1000&vision=gemma4");
+    assert_eq!(small_tower.architecture.vision, Some(vram_ledger::ledger::presets::GEMMA4_TOWER));
+    assert!(small_tower.billed_on_demand(), "the reader worker bills a Gemma-4 tower");
+}

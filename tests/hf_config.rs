@@ -677,3 +677,33 @@ fn gemma4_small_models_share_kv_and_embed_per_layer() {
     let bill = vram_ledger::ledger::estimate(&s);
     assert_eq!(bill.component(vram_ledger::ledger::bill::ComponentId::KvCache), 25_165_824 + 6_291_456);
 }
+
+/// Gemma-4's vision tower in its own kind (transformers 5.25 `modeling_gemma4.py`, a helper's
+/// reading: docs/research/serving/gemma-4-vision-tokens.md): blocks without biases (4 d² of
+/// attention, a gated MLP 3 d × ffn, four norms, q and k norms of the head's width), the patch
+/// embedder (3 × 16² × d), two position tables (2 × 10,240 × d) and the projector (d × the text
+/// width). E2B's by hand: 16 × (4 × 768² + 3 × 768 × 3,072 + 4 × 768 + 2 × 64) + 3 × 256 × 768 +
+/// 2 × 10,240 × 768 + 768 × 1,536 = 168,544,256.
+///
+/// Whole models, against Unsloth 2026.4.4's banners (unslothai/notebooks @ bdda2efc, the Gemma4
+/// text notebooks: "Trainable parameters = 12,668,928 of 5,135,846,944" for E2B, "18,350,080 of
+/// 8,014,506,528" for E4B, "61,214,720 of 31,334,301,232" for 31B): the totals less the adapters
+/// are the import's count and, in E2B and E4B, the KV-shared layers' k and v projections the
+/// checkpoint holds and the ledger does not run (E2B: 16 × 2 × 256 × 1,536 + 4 × 2 × 512 × 1,536
+/// = 18,874,368; E4B: 15 × 2 × 512 × 2,560 + 3 × 2 × 1,024 × 2,560 = 55,050,240).
+#[test]
+fn gemma4_vision_towers_are_counted_in_their_own_shape() {
+    use vram_ledger::ledger::architecture::VisionKind;
+    for (name, checkpoint, shared_kv) in [
+        ("gemma-4-e2b", 5_135_846_944u64 - 12_668_928, 18_874_368u64),
+        ("gemma-4-e4b", 8_014_506_528 - 18_350_080, 55_050_240),
+        ("gemma-4-31b", 31_334_301_232 - 61_214_720, 0),
+    ] {
+        let a = parse_config(&load(name)).expect("imports").architecture;
+        let v = a.vision.expect("a tower");
+        assert_eq!((v.kind, v.merge, v.max_tokens, v.patch), (VisionKind::Gemma4, 3, 280, 16), "{name}");
+        assert_eq!(a.parameters() + shared_kv, checkpoint, "{name}");
+    }
+    let e2b = parse_config(&load("gemma-4-e2b")).expect("imports").architecture;
+    assert_eq!(e2b.vision.expect("a tower").parameters(1_536), 168_544_256);
+}

@@ -321,7 +321,7 @@ fn vllm_0_12_loads_mxfp4_experts_through_triton_on_hopper() {
 
 /// Gemma-4 26B-A4B's importer link (tests/data/configs/gemma-4-26b-a4b.json): 25 sliding layers of
 /// 8 KV heads × 256 and 5 full-attention layers of their own 2 × 512, K used as V.
-const GEMMA4_26B: &str = "model=custom&layers=30&hidden=2816&heads=16&kv_heads=8&head_dim=256&ffn=704&vocab=262144&tied=1&mlp=glu&experts=128&active_experts=8&norms=4&model_context=262144&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=1024&full_kv_heads=2&full_head_dim=512&full_k_eq_v=1&shared_experts=1&shared_ffn=2112&vision=siglip&vision_patch=16";
+const GEMMA4_26B: &str = "model=custom&layers=30&hidden=2816&heads=16&kv_heads=8&head_dim=256&ffn=704&vocab=262144&tied=1&mlp=glu&experts=128&active_experts=8&norms=4&model_context=262144&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=1024&full_kv_heads=2&full_head_dim=512&full_k_eq_v=1&shared_experts=1&shared_ffn=2112&vision=gemma4&vision_blocks=27&vision_dim=1152&vision_heads=16&vision_ffn=4304";
 
 /// vLLM unifies the page size of layers that cache different bytes per token
 /// (`unify_kv_cache_spec_page_size`: the largest page, the smaller layers' blocks grown by the
@@ -391,7 +391,7 @@ fn llamacpp_caches_each_layer_in_its_own_shape_and_pads_v_without_flash_attentio
 /// Gemma-4 E4B's importer link (tests/data/configs/gemma-4-e4b.json): 42 layers, the last 18
 /// KV-shared (15 sliding of 2 × 256, 3 full of 2 × 512), per-layer inputs 256 wide, RoPE over
 /// 131,072 positions for each kind.
-const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=siglip&vision_blocks=16&vision_dim=768&vision_heads=12&vision_ffn=3072&vision_patch=16&audio_params=308756768";
+const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=gemma4&audio_params=308756768";
 
 /// What vLLM loads for E4B beyond its parameters (vLLM 0.22.1 and 0.30.0 `gemma4.py`,
 /// `gemma4_mm.py`, `rotary_embedding/gemma4_rope.py`, read in the wheels): the sliding layers'

@@ -123,3 +123,30 @@ fn hostile_multimodal_values_give_figures_not_panics() {
     let bad = query::parse("model=qwen2.5-vl-7b&mode=infer&engine=vllm&mm_limit=-1&max_pixels=abc");
     assert_eq!(bad.errors.len(), 2);
 }
+
+/// Gemma-4 E4B's importer link (tests/data/configs/gemma-4-e4b.json).
+const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=gemma4&audio_params=308756768";
+
+/// Gemma-4's dummy image in vLLM's profile (`gemma4_mm.py`: `get_mm_max_tokens_per_item` is the
+/// config's `default_output_length`, 280, between two markers; the HF processor's patches padded to
+/// 9 × 280 = 2,520, counted as run). E4B on an RTX 3090 with vLLM 0.22.1 (2,048 batched tokens):
+/// 2,048 ÷ 280 = 7 images. The sampler's warm-up stays the peak, and beside it the encoder's
+/// outputs (7 × 280 rows × 2,560 × 2 B = 10,035,200 B) and, before 0.33, its fp32 pixels (7 ×
+/// 2,520 patches × 3 × 16² × 4 B = 54,190,080 B) are held. The encoder's own moment: 17,640
+/// patches × 21,504 B (the gated MLP's 2 × (2 × 768 + 3 × 3,072)) with the pixels.
+#[test]
+fn gemma4s_profile_encodes_images_at_their_token_budget() {
+    let q = format!("{GEMMA4_E4B}&mode=infer&engine=vllm&engine_version=0.22.1&seq=32768&gpu=rtx3090");
+    let (vlm, _) = serve(&q);
+    let (text, _) = serve(&format!("{q}&mm_limit=0"));
+    assert_eq!(vlm.activation_peak_bytes - text.activation_peak_bytes, 10_035_200 + 54_190_080);
+    assert!(text.activation_peak_bytes > 17_640 * (21_504 + 3_072), "the sampler's warm-up is the larger");
+    // A budget of 1,120 (vLLM's `--mm-processor-kwargs '{"max_soft_tokens": 1120}'`, not a key
+    // yet): one image of 1,120 tokens and 10,080 patches.
+    let mut parsed = query::parse(&q).scenario;
+    if let Some(t) = parsed.architecture.vision.as_mut() {
+        t.max_tokens = 1_120;
+    }
+    let large = estimate(&parsed).serving.expect("served");
+    assert_eq!(large.activation_peak_bytes - text.activation_peak_bytes, 1_120 * 2_560 * 2 + 10_080 * 3_072);
+}

@@ -311,8 +311,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + 自动混合精度(`autocast`)的 fp32 LM head bf16 副本:{0} × 2 B = {1}",
         ),
         VisionActivations => (
-            "frozen vision tower, one block at a time over {0} patches ({1} per image = {2} tokens × {3}): {4}",
-            "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个 = {2} token × {3}):{4}",
+            "frozen vision tower, one block at a time over {0} patches ({1} per image): {2}",
+            "冻结的视觉塔,每次一个 block,处理 {0} 个 patch(每张图 {1} 个):{2}",
         ),
         ZeroBuckets => (
             "DeepSpeed ZeRO-1/2: {0} gradient bucket(s) × `reduce_bucket_size` {1} × 2 B, whatever trains (two with `overlap_comm`){2}",
@@ -1090,8 +1090,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "QLoRA 在 4 位底座上训练适配器;quant={0} 改为 nf4",
         ),
         NoteVisionTokens => (
-            "{0} image(s) of {1} px → {2} × ({3}/28)² = {4} vision tokens per sequence (sequence {5} → {6} tokens)",
-            "{0} 张图,每张 {1} px → {2} × ({3}/28)² = 每条序列 {4} 个视觉 token(序列 {5} → {6} token)",
+            "{0} image(s) of {1} px, {2} tokens each → {3} vision tokens per sequence (sequence {4} → {5} tokens)",
+            "{0} 张图,每张 {1} px、{2} 个 token → 每条序列 {3} 个视觉 token(序列 {4} → {5} token)",
         ),
         NoteEffectiveBatch => (
             "effective batch = micro-batch {0} × accumulation {1} × {2} GPU(s) = {3} sequences per optimizer step; accumulation adds no memory",

@@ -380,6 +380,11 @@ pub enum VisionKind {
     Llama4,
     /// Mistral-Small-3.1's Pixtral: one token per 28 px square after a 2×2 merge, plus a break per row.
     Pixtral,
+    /// Gemma-4's tower: gated RMSNorm blocks with q, k and v norms and 2-D RoPE, a factored
+    /// position table; an image keeps its aspect and is sized to a soft-token budget (`max_tokens`,
+    /// the config's `default_output_length`: 280), its patches pooled `merge` × `merge` (3 × 3), and
+    /// every image runs the budget's patch positions through the blocks, padding included.
+    Gemma4,
 }
 
 impl VisionKind {
@@ -446,7 +451,7 @@ impl VisionSpec {
     /// patches and an MLP — gated with RMSNorm in Qwen2.5-VL and Pixtral, two matrices with
     /// LayerNorm and biases in the others.
     pub fn as_encoder(&self) -> Architecture {
-        let gated = matches!(self.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral);
+        let gated = matches!(self.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral | VisionKind::Gemma4);
         let head_dim = self.dim / self.heads.max(1);
         let mut a = Architecture::decoder(
             "vision tower",
@@ -461,9 +466,13 @@ impl VisionSpec {
         );
         a.mlp = if gated { MlpKind::Glu } else { MlpKind::Gelu };
         a.norm = if gated { NormKind::RmsNorm } else { NormKind::LayerNorm };
-        a.qkv_bias = self.kind != VisionKind::Pixtral;
+        a.qkv_bias = !matches!(self.kind, VisionKind::Pixtral | VisionKind::Gemma4);
         a.out_and_mlp_bias = !gated;
         a.rope = RopeTables::None;
+        if self.kind == VisionKind::Gemma4 {
+            // Gemma's sandwich: norms before and after attention and the MLP, q and k normed.
+            (a.norms_per_layer, a.qk_norm) = (4, true);
+        }
         a
     }
 
@@ -488,6 +497,12 @@ impl VisionSpec {
         let side = self.pixels_per_token_side();
         match self.kind {
             VisionKind::Siglip => 256,
+            // transformers' `get_aspect_ratio_preserving_size`: the largest multiple of patch ·
+            // pooling on each side within merge² · budget patches, whatever the image's size —
+            // ⌊√budget⌋² for a square (256 of 280). The page's build asks the reader worker for a
+            // Gemma-4 tower's bill (`Scenario::billed_on_demand`), here and below.
+            VisionKind::Gemma4 if !PAGE => self.max_tokens.isqrt().pow(2).max(1),
+            VisionKind::Gemma4 => 0,
             VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(px),
             VisionKind::Pixtral => {
                 let per_side = px.clamp(1, 1540).div_ceil(side).max(1);
@@ -504,6 +519,10 @@ impl VisionSpec {
     pub fn patches_per_image(&self, px: u64) -> u64 {
         match self.kind {
             VisionKind::Siglip => (896 / self.patch.max(1)).pow(2),
+            // The processor pads every image's patches to merge² · budget (2,520), and the blocks
+            // run over all of them (the padding masked).
+            VisionKind::Gemma4 if !PAGE => self.max_tokens.saturating_mul(self.merge * self.merge),
+            VisionKind::Gemma4 => 0,
             VisionKind::Llama4 => VisionSpec::llama4_tiles(px) * ((336 / self.patch.max(1)).pow(2) + 1),
             VisionKind::Pixtral => {
                 let per_side = px.clamp(1, 1540).div_ceil(self.pixels_per_token_side()).max(1);
@@ -558,6 +577,15 @@ impl VisionSpec {
                 let block = 2.0 * d + 4.0 * d * d + 3.0 * d * mlp;
                 3.0 * p * p * d + d + blocks * block + d + merged * d + d * lm + lm * lm
             }
+            VisionKind::Gemma4 if !PAGE => {
+                // No biases; four norms and the q and k norms (v's has no scale); the patch
+                // embedder, the x and y position tables (10,240 rows each) and the projector
+                // (its norm has no scale). The large towers' `standardize` pair is buffers.
+                let head_dim = d / self.heads.max(1) as f64;
+                let block = 4.0 * d * d + 3.0 * d * mlp + 4.0 * d + 2.0 * head_dim;
+                3.0 * p * p * d + 2.0 * 10_240.0 * d + blocks * block + d * lm
+            }
+            VisionKind::Gemma4 => 0.0,
         };
         total as u64
     }

@@ -867,7 +867,8 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         "qwen3_vl" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
         "mistral3" => VisionKind::Pixtral,
-        _ if matches!(family, Family::Gemma3 | Family::Gemma4) => VisionKind::Siglip,
+        _ if family == Family::Gemma4 => VisionKind::Gemma4,
+        _ if family == Family::Gemma3 => VisionKind::Siglip,
         _ => return Ok(None),
     };
     let dim =
@@ -889,10 +890,15 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         temporal_patch: if qwen { v.opt_uint("temporal_patch_size", 64)?.unwrap_or(2) } else { 1 },
         merge: match kind {
             VisionKind::Siglip | VisionKind::Llama4 => 1,
+            VisionKind::Gemma4 => v.opt_uint("pooling_kernel_size", 64)?.unwrap_or(3),
             _ => top.opt_uint("spatial_merge_size", 64)?.or(v.opt_uint("spatial_merge_size", 64)?).unwrap_or(2),
         },
         min_tokens: 4,
-        max_tokens: 16384,
+        // Gemma-4's soft-token budget per image (its processor's `max_soft_tokens`).
+        max_tokens: match kind {
+            VisionKind::Gemma4 => v.opt_uint("default_output_length", 1 << 20)?.unwrap_or(280),
+            _ => 16384,
+        },
         out_dim: if kind == VisionKind::Llama4 {
             v.opt_uint("projector_output_dim", MAX_DIM)?.unwrap_or(4096)
         } else {

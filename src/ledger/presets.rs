@@ -168,6 +168,16 @@ const GEMMA3_ROPE: RopeTables = RopeTables::LocalGlobal { local: 131_072, global
 const SIGLIP: VisionSpec =
     VisionSpec { temporal_patch: 1, merge: 1, ..VisionSpec::of(VisionKind::Siglip, 27, 1152, 16, 4304, 14) };
 
+/// Gemma-4 E2B's and E4B's tower (their config.json: 16 blocks of 768, 12 heads, MLP 3,072, 16 px
+/// patches pooled 3 × 3, a budget of 280 tokens per image); 26B-A4B's and 31B's is 27 × 1,152.
+/// No preset carries it: `vision=gemma4` starts from it.
+pub const GEMMA4_TOWER: VisionSpec = VisionSpec {
+    temporal_patch: 1,
+    merge: 3,
+    max_tokens: 280,
+    ..VisionSpec::of(VisionKind::Gemma4, 16, 768, 12, 3072, 16)
+};
+
 /// DeepSeek's latent attention with its usual dimensions (V2-Lite has no q latent).
 const fn mla(q_lora_rank: u64) -> Option<MlaSpec> {
     Some(MlaSpec { q_lora_rank, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 })

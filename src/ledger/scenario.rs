@@ -4,7 +4,7 @@
 //! `crate::query`). Defaults are part of the public contract: a link that omits a key means the
 //! default, so a default never changes once published.
 
-use super::architecture::Architecture;
+use super::architecture::{Architecture, VisionKind};
 use super::presets;
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -1077,7 +1077,8 @@ impl Scenario {
     /// whose prefill is replayed through the caching allocator, inference or an RL step on any grid
     /// (the notes on the dimensions not billed are the worker's), and a VLM's or Unsloth's vLLM
     /// rollout, a training step with a tiled MLP (`tiled_mlp`), and any bill of a model whose
-    /// full-attention layers have their own shape (Gemma-4's, `full_kv_heads`), and transformers'
+    /// full-attention layers have their own shape (Gemma-4's, `full_kv_heads`) or with Gemma-4's
+    /// vision tower (`vision=gemma4`), and transformers'
     /// AWQ, GPTQ and LLM.int8 kernels (`runs_quantized_kernels`). The page bills training and the
     /// rest of `generate()` itself, and a text model's vLLM rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
@@ -1091,6 +1092,7 @@ impl Scenario {
             || self.tiled_mlp && self.mode == Mode::Train
             || self.trains_vision()
             || self.architecture.full_attention.is_some()
+            || self.architecture.vision.is_some_and(|v| v.kind == VisionKind::Gemma4)
             || !self.for_worker.is_empty()
             || self.runs_quantized_kernels()
     }

@@ -29,25 +29,18 @@ fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, pat
 pub fn vision_activations(p: &Plan) -> Option<(Component, Msg)> {
     let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
     let per_image = v.tokens_per_image(input.image_px);
-    let patches = input.images.saturating_mul(v.patches_per_image(input.image_px)).saturating_mul(p.batch);
+    let image_patches = v.patches_per_image(input.image_px);
+    let patches = input.images.saturating_mul(image_patches).saturating_mul(p.batch);
     let note = msg!(
         NoteVisionTokens,
         Arg::Int(input.images),
         Arg::Int(input.image_px),
-        Arg::Int(input.images),
-        Arg::Int(input.image_px),
+        Arg::Count(per_image),
         Arg::Count(p.tokens - p.text_tokens),
         Arg::Count(p.text_tokens),
         Arg::Count(p.tokens)
     );
     let bytes = vision_block_peak(p.arch, p.kernel, p.acts.bytes(), patches);
-    let formula = msg!(
-        VisionActivations,
-        Arg::Count(patches),
-        Arg::Count(per_image * v.merge * v.merge),
-        Arg::Count(per_image),
-        Arg::Int(v.merge * v.merge),
-        Arg::Bytes(bytes)
-    );
+    let formula = msg!(VisionActivations, Arg::Count(patches), Arg::Count(image_patches), Arg::Bytes(bytes));
     Some((line(ComponentId::VisionActivations, bytes, "§3 ④", formula), note))
 }

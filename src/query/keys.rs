@@ -412,7 +412,7 @@ fn set_vision(s: &mut Scenario, f: impl FnOnce(&mut VisionSpec)) {
     }
 }
 
-const VISION_KINDS: [(&str, Option<VisionKind>); 7] = [
+const VISION_KINDS: [(&str, Option<VisionKind>); 8] = [
     ("none", None),
     ("qwen2vl", Some(VisionKind::Qwen2Vl)),
     ("qwen25vl", Some(VisionKind::Qwen25Vl)),
@@ -420,14 +420,19 @@ const VISION_KINDS: [(&str, Option<VisionKind>); 7] = [
     ("siglip", Some(VisionKind::Siglip)),
     ("llama4", Some(VisionKind::Llama4)),
     ("pixtral", Some(VisionKind::Pixtral)),
+    ("gemma4", Some(VisionKind::Gemma4)),
 ];
 
 fn vision_id(v: Option<&VisionSpec>) -> &'static str {
     VISION_KINDS.iter().find(|(_, k)| *k == v.map(|v| v.kind)).map_or("none", |(id, _)| id)
 }
 
-/// A tower of `kind` with the dimensions of the preset that has one.
+/// A tower of `kind` with the dimensions of the preset that has one (Gemma-4's small tower: no
+/// preset has one).
 fn default_tower(kind: VisionKind) -> Option<VisionSpec> {
+    if kind == VisionKind::Gemma4 {
+        return Some(presets::GEMMA4_TOWER);
+    }
     presets::models().iter().filter_map(|m| m.architecture.vision).find(|v| v.kind == kind)
 }
 
@@ -1073,7 +1078,7 @@ keys! {
         },
         write: |s, c| differs(vision_id(s.architecture.vision.as_ref()), vision_id(c.template.vision.as_ref())),
         architecture: true,
-        doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral", "the preset's", "the vision tower (its layout and how many tokens an image becomes)"),
+        doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral, gemma4", "the preset's", "the vision tower (its layout and how many tokens an image becomes)"),
     },
     VisionBlocks = "vision_blocks" {
         label: ("Vision blocks", "视觉塔层数"),
@@ -1810,7 +1815,7 @@ keys! {
         },
         write: |s, c| differs(s.image_px, c.default.image_px),
         architecture: false,
-        doc: doc!("448", "side of a square image in pixels; Qwen2-VL makes (px/28)² tokens of it"),
+        doc: doc!("448", "side of a square image in pixels; Qwen2-VL makes (px/28)² tokens of it, Gemma-3 256 whatever its size, Gemma-4 the most its budget allows (the config's `default_output_length`: 256 of 280)"),
     },
     Gpu = "gpu" {
         label: ("GPU", "显卡"),

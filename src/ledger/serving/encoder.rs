@@ -39,7 +39,7 @@ pub struct Item {
 
 /// The largest image vLLM's dummy data builds for `v` (`get_image_size_with_most_features`):
 /// a Qwen-VL image of `max_pixels`, Gemma-3's one 896 px crop (pan-and-scan off), Llama-4's
-/// 16 tiles and the global view, Pixtral's square of 1,540 px.
+/// 16 tiles and the global view, Pixtral's square of 1,540 px, Gemma-4's image at its budget.
 fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
     let patch_pixels = 3 * v.patch * v.patch;
     match v.kind {
@@ -59,6 +59,16 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
             let patches = (896 / v.patch.max(1)).pow(2);
             Item { video: false, tokens: 256, placeholder: 260, patches, pixels_per_patch: patch_pixels }
         }
+        // Gemma-4: the budget's tokens (`get_mm_max_tokens_per_item`: `default_output_length`)
+        // between its two markers, from the processor's patches padded to merge² · budget (whether
+        // vLLM drops the padding before the blocks was not read: counted).
+        VisionKind::Gemma4 => Item {
+            video: false,
+            tokens: v.max_tokens,
+            placeholder: v.max_tokens + 2,
+            patches: v.patches_per_image(0),
+            pixels_per_patch: patch_pixels,
+        },
         VisionKind::Llama4 => {
             let tiles = 17;
             let patches = tiles * ((336 / v.patch.max(1)).pow(2) + 1);
@@ -153,7 +163,7 @@ pub fn vllm_skips_tower(arch: &Architecture, e: &EngineSettings, version: Releas
 fn patch_bytes(v: &VisionSpec) -> f64 {
     let d = v.dim as f64;
     let rotary = if v.kind == VisionKind::Siglip { 0.0 } else { 8.0 * d };
-    let gated = matches!(v.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral);
+    let gated = matches!(v.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral | VisionKind::Gemma4);
     let mlp = if gated { 3.0 } else { 2.0 } * v.mlp as f64;
     let attention = 2.0 * (2.0 * d + 6.0 * d) + rotary;
     (2.0 * (2.0 * d + mlp)).max(attention)
@@ -235,12 +245,14 @@ pub fn vllm_profile(
 /// 0.4.10; from 0.4.10 (`adjust_mem_fraction_for_vlm`) 0.95 × clamp(1 − 0.1 × (L·H² ÷ (24 ·
 /// 1,024²) − 1), 0.8, 1.05), with L the vision config's `num_hidden_layers` (24 when it has none:
 /// Qwen's towers name theirs `depth`) and H its `hidden_size` (Qwen2-VL's repeats the language
-/// model's). Gemma-3 and Llama-4 are served text-only unless `--enable-multimodal` (1.0).
+/// model's). Gemma-3 and Llama-4 are served text-only unless `--enable-multimodal` (1.0); Gemma-4
+/// is taken as Gemma-3 (not read: a published 26B-A4B log's pool is reproduced without the factor,
+/// tests/serving.rs).
 pub fn sglang_fraction_factor(arch: &Architecture, version: Release) -> f64 {
     let Some(v) = &arch.vision else { return 1.0 };
-    // Gemma-3 and Llama-4 (`sglang_factor_applies`) are served as text models.
+    // Gemma-3, Gemma-4 and Llama-4 (`sglang_factor_applies`) are served as text models.
     let (layers, hidden) = match v.kind {
-        VisionKind::Siglip | VisionKind::Llama4 => return 1.0,
+        VisionKind::Siglip | VisionKind::Gemma4 | VisionKind::Llama4 => return 1.0,
         VisionKind::Qwen2Vl => (24, arch.hidden),
         VisionKind::Qwen25Vl | VisionKind::Qwen3Vl => (24, v.dim),
         VisionKind::Pixtral => (v.blocks, v.dim),
@@ -253,9 +265,9 @@ pub fn sglang_fraction_factor(arch: &Architecture, version: Release) -> f64 {
 }
 
 /// Whether SGLang serves the model as multimodal by default (`--enable-multimodal` is off for
-/// Gemma-3 and Llama-4).
+/// Gemma-3, Gemma-4 and Llama-4).
 fn sglang_factor_applies(v: &VisionSpec) -> bool {
-    !matches!(v.kind, VisionKind::Siglip | VisionKind::Llama4)
+    !matches!(v.kind, VisionKind::Siglip | VisionKind::Gemma4 | VisionKind::Llama4)
 }
 
 /// SGLang 0.5.23's multimodal embedding cache, taken from the pool (`SGLANG_VLM_CACHE_SIZE_MB`,
