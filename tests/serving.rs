@@ -8,6 +8,9 @@ use vram_ledger::ledger::concurrency::chart_contexts;
 use vram_ledger::ledger::estimate;
 use vram_ledger::query;
 
+mod common;
+use common::GEMMA4_E4B;
+
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// What PyTorch reports for an H100 80 GB: 79.19 GiB (docs/gpus.md).
@@ -387,11 +390,6 @@ fn llamacpp_caches_each_layer_in_its_own_shape_and_pads_v_without_flash_attentio
     let (eager, _) = serve(&format!("{q}&attn=eager"));
     assert_eq!(eager.kv_pool_bytes, 960 * MIB + 600 * MIB);
 }
-
-/// Gemma-4 E4B's importer link (tests/data/configs/gemma-4-e4b.json): 42 layers, the last 18
-/// KV-shared (15 sliding of 2 × 256, 3 full of 2 × 512), per-layer inputs 256 wide, RoPE over
-/// 131,072 positions for each kind.
-const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=gemma4&audio_params=308756768";
 
 /// What vLLM loads for E4B beyond its parameters (vLLM 0.22.1 and 0.30.0 `gemma4.py`,
 /// `gemma4_mm.py`, `rotary_embedding/gemma4_rope.py`, read in the wheels): the sliding layers'

@@ -7,6 +7,9 @@ use vram_ledger::ledger::bill::{Bill, ComponentId, Serving};
 use vram_ledger::ledger::estimate;
 use vram_ledger::query;
 
+mod common;
+use common::GEMMA4_E4B;
+
 fn serve(q: &str) -> (Serving, Bill) {
     let parsed = query::parse(q);
     assert!(parsed.errors.is_empty(), "{q}: {:?}", parsed.errors);
@@ -123,9 +126,6 @@ fn hostile_multimodal_values_give_figures_not_panics() {
     let bad = query::parse("model=qwen2.5-vl-7b&mode=infer&engine=vllm&mm_limit=-1&max_pixels=abc");
     assert_eq!(bad.errors.len(), 2);
 }
-
-/// Gemma-4 E4B's importer link (tests/data/configs/gemma-4-e4b.json).
-const GEMMA4_E4B: &str = "model=custom&layers=42&hidden=2560&heads=8&kv_heads=2&head_dim=256&ffn=10240&vocab=262144&tied=1&mlp=glu&norms=4&rope_positions=131072,131072&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=512&full_kv_heads=2&full_head_dim=512&kv_shared_layers=18&ple_dim=256&vision=gemma4&audio_params=308756768";
 
 /// Gemma-4's dummy image in vLLM's profile (`gemma4_mm.py`: `get_mm_max_tokens_per_item` is the
 /// config's `default_output_length`, 280, between two markers; the HF processor's patches padded to

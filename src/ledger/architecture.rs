@@ -393,6 +393,12 @@ impl VisionKind {
     pub fn is_qwen_vl(self) -> bool {
         matches!(self, VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl)
     }
+
+    /// The towers whose blocks have a gated MLP (gate, up and down) and RMSNorm: Qwen2.5-VL's,
+    /// Pixtral's and Gemma-4's; the others have two matrices and LayerNorm.
+    pub fn gated_mlp(self) -> bool {
+        matches!(self, VisionKind::Qwen25Vl | VisionKind::Pixtral | VisionKind::Gemma4)
+    }
 }
 
 /// A ViT-style vision tower and its projector into the language model.
@@ -448,10 +454,10 @@ impl VisionSpec {
     /// The tower's blocks as a decoder of their widths (no embedding, no head, no rotary
     /// tables), so that the rules counting a layer's saved tensors and its adapters count the
     /// tower's blocks when it trains (`vision_train`): a pre-norm attention over an image's
-    /// patches and an MLP — gated with RMSNorm in Qwen2.5-VL and Pixtral, two matrices with
-    /// LayerNorm and biases in the others.
+    /// patches and an MLP — gated with RMSNorm where [`VisionKind::gated_mlp`] (Gemma-4's with its
+    /// sandwich norms and q/k norms), two matrices with LayerNorm and biases in the others.
     pub fn as_encoder(&self) -> Architecture {
-        let gated = matches!(self.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral | VisionKind::Gemma4);
+        let gated = self.kind.gated_mlp();
         let head_dim = self.dim / self.heads.max(1);
         let mut a = Architecture::decoder(
             "vision tower",

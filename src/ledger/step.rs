@@ -163,9 +163,12 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
         });
     }
     // A training tower is the reader worker's (`Scenario::trains_vision`).
-    let vision = vision_activations(p).map(|(frozen, note)| match t.vision_trains && !cfg!(feature = "page") {
-        true => (trained_vision_tower(p, t).unwrap_or(frozen), note),
-        false => (frozen, note),
+    let vision = vision_activations(p).map(|(frozen, note)| {
+        if t.vision_trains && !cfg!(feature = "page") {
+            (trained_vision_tower(p, t).unwrap_or(frozen), note)
+        } else {
+            (frozen, note)
+        }
     });
     let gathered = training::gathered_layer(p, t);
     let buckets = training::zero_buckets(t);

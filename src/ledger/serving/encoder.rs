@@ -163,7 +163,7 @@ pub fn vllm_skips_tower(arch: &Architecture, e: &EngineSettings, version: Releas
 fn patch_bytes(v: &VisionSpec) -> f64 {
     let d = v.dim as f64;
     let rotary = if v.kind == VisionKind::Siglip { 0.0 } else { 8.0 * d };
-    let gated = matches!(v.kind, VisionKind::Qwen25Vl | VisionKind::Pixtral | VisionKind::Gemma4);
+    let gated = v.kind.gated_mlp();
     let mlp = if gated { 3.0 } else { 2.0 } * v.mlp as f64;
     let attention = 2.0 * (2.0 * d + 6.0 * d) + rotary;
     (2.0 * (2.0 * d + mlp)).max(attention)
