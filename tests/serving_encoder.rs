@@ -80,13 +80,13 @@ fn every_limit_zero_skips_the_profile_and_from_0_10_1_the_tower() {
 #[test]
 fn vllm_0_11_counts_placeholders_and_pads_the_outputs_to_the_budget() {
     // Gemma-3-27B on an H100 with 0.11: 8,192 batched tokens, 1,024 sequences, the sampler's
-    // 2 + 36 B per logit. An image is 256 embeddings in a 260-token placeholder: 8,192 ÷ 260 = 31
+    // 2 + 36.5 B per logit. An image is 256 embeddings in a 260-token placeholder: 8,192 ÷ 260 = 31
     // items of 4,096 SigLIP patches (14 px over 896 px). Each output is padded to the budget's
     // 8,192 rows × 5,376 × 2 B; the pixels are 3 × 14² × 4 B per patch.
     let (s, _) = serve("model=gemma-3-27b&mode=infer&engine=vllm&engine_version=0.11&seq=8192&gpu=h100-80g");
     let patches: u64 = 31 * 4_096;
     let held = patches * 2_352 + 31 * 8_192 * 5_376 * 2;
-    let sampler = 1_024 * 262_208 * 38 + 8_192 * 5_376 * 2;
+    let sampler = 1_024 * 262_208 * 77 / 2 + 8_192 * 5_376 * 2;
     assert_eq!(s.activation_peak_bytes, held + sampler);
     // From 0.13 the outputs are the 32 images' own 256 rows.
     let (later, _) = serve("model=gemma-3-27b&mode=infer&engine=vllm&engine_version=0.13&seq=8192&gpu=h100-80g");

@@ -28,10 +28,12 @@ const AUTO_FIT_FROM: Release = Release(0, 14, 0);
 
 /// Bytes per (dummy request × vocabulary entry) the sampler's warm-up holds beside the 16-bit
 /// logits: the fp32 copy, sort values and int64 indices, softmax, masks. Fitted to the start-up
-/// logs of the measured set (docs/serving.md): the V0 engine and V1 through 0.16 hold ~36 B, from
-/// 0.17 (FlashInfer's sampler) about a third of it.
+/// logs of the measured set (docs/serving.md): the V0 engine holds ~36 B; V1 through 0.16 36.5 B,
+/// the median of its five logs whose profile is the sampler's (Qwen3-235B-FP8 0.9 and 0.10,
+/// gpt-oss-120b 0.10.1 and 0.11, Gemma-3-4B 0.10: 35–37 B); from 0.17 (FlashInfer's sampler)
+/// about a third of it.
 pub const SAMPLER_BYTES_V0: f64 = 36.0;
-pub const SAMPLER_BYTES_V1: f64 = 36.0;
+pub const SAMPLER_BYTES_V1: f64 = 36.5;
 pub const SAMPLER_BYTES_FLASHINFER: f64 = 14.0;
 
 /// Non-torch memory one GPU gains while vLLM profiles (cuBLAS and attention workspaces), fitted.
