@@ -9,7 +9,7 @@ use yew::prelude::*;
 use super::code_spans;
 use super::grid_view::grid_lever;
 use crate::i18n::{self, text, Lang, Text};
-use crate::ledger::units::{fixed, format_bytes, Unit};
+use crate::ledger::units::{fixed, format_bytes, trim_float, Unit};
 use crate::ledger::Scenario;
 use crate::query::Key;
 use crate::readers::{Advised, Diagnosis};
@@ -330,7 +330,7 @@ fn paste_form(props: &OomTreeProps) -> Html {
             match tree::check_measured(&m) {
                 Ok(()) => {
                     let numbers = [m.allocated, m.reserved, m.device_used, m.total, scenario.overhead_mib];
-                    let numbers: Vec<String> = numbers.iter().map(|x| x.to_string()).collect();
+                    let numbers: Vec<String> = numbers.iter().map(|&x| trim_float(x)).collect();
                     read_in_worker("typed", numbers.join(","), cb.clone());
                 }
                 Err(e) => {
