@@ -867,3 +867,84 @@ fn gemma4_images_are_sized_to_their_soft_token_budget() {
     assert_eq!(small_tower.architecture.vision, Some(vram_ledger::ledger::presets::GEMMA4_TOWER));
     assert!(small_tower.billed_on_demand(), "the reader worker bills a Gemma-4 tower");
 }
+
+/// transformers 5 fused a MoE's routed experts into 3-D parameters (v5.0.0, PR #41580), which
+/// bitsandbytes does not quantize (`replace_with_bnb_linear` swaps `nn.Linear` and `Conv1D` only:
+/// 5.0.0 `integrations/bitsandbytes.py:L184`, 5.25.0 `:L189`); Axolotl's docs put GLM-4.7-Flash's
+/// QLoRA at ~127 GiB reserved without `quantize_moe_experts` and ~23 GiB with it
+/// (docs/research/frameworks/transformers5-fused-experts.md). Qwen3-30B-A3B's routed experts:
+/// 48 layers × 128 experts × 3 × 2,048 × 768 = 28,991,029,248 parameters.
+#[test]
+fn transformers_5_leaves_fused_experts_16bit_under_bitsandbytes() {
+    const EXPERTS: f64 = 28_991_029_248.0;
+    const NF4_DQ: f64 = (4.0 + 8.0 / 64.0 + 32.0 / 16_384.0) / 8.0;
+    let q = "model=qwen3-30b-a3b&method=qlora&recipe=plain&rope_cache=none&seq=2048";
+    let weights = |extra: &str| bytes(&scenario(&format!("{q}{extra}")), ComponentId::Weights) as f64;
+    let (kept, linear) = (weights(""), weights("&fused_experts=0"));
+    // The default (the newest transformers): the experts at 2 B instead of NF4's 0.516 B.
+    assert!((kept - linear - EXPERTS * (2.0 - NF4_DQ)).abs() < 1e3, "{kept} − {linear}");
+    assert!(estimate(&scenario(q)).components[0].formula.to_string().contains("28,991,029,248"));
+    // transformers 4 (the Trainer's rule below 5.0) quantizes them as linears.
+    assert_eq!(weights("&framework=hf&framework_version=4.57"), linear);
+    assert_eq!(weights("&framework=hf&framework_version=5.0"), kept);
+    // Quantized on load (Axolotl's quantize_moe_experts): NF4, dequantized a layer at a time.
+    assert_eq!(weights("&fused_experts=1"), linear);
+    // PEFT's preparation casts every 16-bit parameter that is not `Params4bit` to fp32: the experts too.
+    let peft = |extra: &str| bytes(&scenario(&format!("{}{extra}", q.replace("plain", "peft"))), ComponentId::Weights);
+    assert!(((peft("") - peft("&fused_experts=0")) as f64 - EXPERTS * (4.0 - NF4_DQ)).abs() < 1e3);
+    // Adapters over an int8 base alike; 16-bit LoRA and a dense model are untouched.
+    let int8 = |extra: &str| bytes(&scenario(&format!("{q}&method=lora&quant=int8{extra}")), ComponentId::Weights);
+    assert!(int8("") > int8("&fused_experts=0"));
+    let lora = "model=qwen3-30b-a3b&method=lora&seq=2048";
+    assert_eq!(
+        bytes(&scenario(lora), ComponentId::Weights),
+        bytes(&scenario(&format!("{lora}&fused_experts=0")), ComponentId::Weights)
+    );
+    let dense = "model=qwen3-8b&method=qlora&seq=2048";
+    assert_eq!(
+        bytes(&scenario(dense), ComponentId::Weights),
+        bytes(&scenario(&format!("{dense}&fused_experts=0")), ComponentId::Weights)
+    );
+    // `generate()` follows its transformers release.
+    let infer = "model=qwen3-30b-a3b&mode=infer&quant=nf4&seq=1024";
+    let served = |extra: &str| bytes(&scenario(&format!("{infer}{extra}")), ComponentId::Weights) as f64;
+    assert!((served("") - served("&engine_version=4.57") - EXPERTS * (2.0 - NF4_DQ)).abs() < 1e3);
+}
+
+/// What each framework's release sets for a MoE's experts under bitsandbytes (docs/frameworks.md).
+#[test]
+fn frameworks_set_how_bitsandbytes_holds_fused_experts() {
+    use vram_ledger::ledger::scenario::ExpertStorage::{Kept16, Linear, Quantized};
+    let held = |q: &str| scenario(q).fused_experts;
+    let moe = "model=qwen3-30b-a3b&method=qlora";
+    // Unsloth: ≤ 2026.2 on transformers 4; 2026.4.x on 5 without quantizing them (moe_bnb.py is
+    // never imported); unsloth-zoo 2026.6.2 quantizes them to 4 bits on load (PR #659).
+    assert_eq!(held(&format!("{moe}&framework=unsloth&framework_version=2026.2.1")), Linear);
+    assert_eq!(held(&format!("{moe}&framework=unsloth&framework_version=2026.4.4")), Kept16);
+    assert_eq!(held(&format!("{moe}&framework=unsloth&framework_version=2026.6.2")), Quantized);
+    assert_eq!(held(&format!("{moe}&framework=unsloth&framework_version=2026.6.2&method=lora&quant=int8")), Kept16);
+    // Unsloth's gpt-oss patch makes every expert an nn.Linear, at any release.
+    assert_eq!(held("model=gpt-oss-20b&method=qlora&framework=unsloth&framework_version=2026.6.2"), Linear);
+    // Axolotl moved to transformers 5 in 0.15.0; LitGPT and fsdp_qlora have per-expert linears.
+    assert_eq!(held(&format!("{moe}&framework=axolotl&framework_version=0.14")), Linear);
+    assert_eq!(held(&format!("{moe}&framework=axolotl")), Kept16);
+    assert_eq!(held(&format!("{moe}&framework=litgpt")), Linear);
+    assert_eq!(held(&format!("{moe}&framework=answerai")), Linear);
+    // A link's own value wins, and each framework's link reads back the same.
+    assert_eq!(held(&format!("{moe}&framework=unsloth&framework_version=2026.4.4&fused_experts=1")), Quantized);
+    for link in [
+        format!("{moe}&framework=unsloth&framework_version=2026.2.1"),
+        format!("{moe}&framework=unsloth&framework_version=2026.6.2"),
+        format!("{moe}&framework=axolotl&framework_version=0.14&fused_experts=16bit"),
+        format!("{moe}&framework=hf&framework_version=4.57"),
+    ] {
+        let s = scenario(&link);
+        let back = scenario(&to_query(&s, &[]));
+        assert_eq!(back.fused_experts, s.fused_experts, "{link} → {}", to_query(&s, &[]));
+        assert_eq!(estimate(&back).device_bytes(), estimate(&s).device_bytes(), "{link}");
+    }
+    // The bill's note names what the framework set.
+    let s = scenario(&format!("{moe}&framework=unsloth&framework_version=2026.2.1"));
+    let note = estimate(&s).notes.iter().find(|n| n.key == "framework").map(|n| n.text.to_string());
+    assert!(note.is_some_and(|t| t.contains("fused_experts=0")));
+}

@@ -1041,6 +1041,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} + the vision tower's {1} blocks' {2} = {3}",
             "{0} + 视觉塔 {1} 个块的 {2} = {3}",
         ),
+        KeptExpertsListed => (
+            "{0}, {1} routed expert params kept 16-bit (transformers 5's fused 3-D experts, which bitsandbytes does not quantize: `fused_experts=16bit`)",
+            "{0}、{1} 个保持 16 位的路由专家参数(`transformers` 5 的融合三维专家张量,`bitsandbytes` 不量化它们:`fused_experts=16bit`)",
+        ),
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",

@@ -1413,6 +1413,13 @@ impl Architecture {
         }
     }
 
+    /// Parameters of the routed experts' linears, every MoE layer's.
+    pub fn routed_expert_parameters(&self) -> u64 {
+        let linears = self.linears();
+        let routed = linears.iter().filter(|l| l.group == LinearGroup::Expert);
+        routed.map(|l| l.total_parameters()).fold(0, u64::saturating_add)
+    }
+
     /// The largest single weight matrix (what a 4-bit kernel dequantizes at once).
     pub fn largest_linear(&self) -> u64 {
         self.linears().iter().map(|l| l.d_in.saturating_mul(l.d_out)).max().unwrap_or(0)

@@ -5,6 +5,8 @@
 //! note lists what the framework set (docs/research/frameworks/defaults.md has the reading notes).
 
 use super::msg::{Arg, Msg};
+#[cfg(not(feature = "page"))]
+use super::scenario::ExpertStorage;
 use super::scenario::{
     Allocator, AttentionKernel, Checkpointing, Framework, Kernels, LossKernel, Method, Objective, Optimizer, PpoUpdate,
     Precision, Recipe, Release, RopeCache, Scenario, TrainingLoop, Zero3Impl, GIB,
@@ -35,6 +37,10 @@ pub enum Setting {
     Keep16Dynamic,
     /// A VLM's vision tower trains with the adapters (`vision_train=1`).
     VisionTrain,
+    /// How bitsandbytes holds a MoE's routed experts (`fused_experts`; not in the page's build,
+    /// whose bills of such runs are the reader worker's).
+    #[cfg(not(feature = "page"))]
+    Experts(ExpertStorage),
 }
 
 impl Setting {
@@ -58,6 +64,8 @@ impl Setting {
             Setting::Rope(_) => "rope_cache",
             Setting::Keep16Dynamic => "keep16",
             Setting::VisionTrain => "vision_train",
+            #[cfg(not(feature = "page"))]
+            Setting::Experts(_) => "fused_experts",
         }
     }
 
@@ -81,6 +89,8 @@ impl Setting {
             Setting::Rope(r) => r.id(),
             Setting::Keep16Dynamic => "the dynamic checkpoint's",
             Setting::VisionTrain => "1",
+            #[cfg(not(feature = "page"))]
+            Setting::Experts(e) => e.id(),
         }
     }
 
@@ -112,6 +122,8 @@ impl Setting {
             Setting::Rope(r) => s.rope_cache = r,
             Setting::Keep16Dynamic => s.keep16 = unsloth_dynamic_keep16(s).unwrap_or(0),
             Setting::VisionTrain => s.vision_train = true,
+            #[cfg(not(feature = "page"))]
+            Setting::Experts(e) => s.fused_experts = e,
         }
     }
 
@@ -135,6 +147,8 @@ impl Setting {
             Setting::Rope(r) => s.rope_cache == r,
             Setting::Keep16Dynamic => unsloth_dynamic_keep16(s).is_some_and(|n| s.keep16 == n),
             Setting::VisionTrain => s.vision_train,
+            #[cfg(not(feature = "page"))]
+            Setting::Experts(e) => s.fused_experts == e,
         }
     }
 }
@@ -177,6 +191,12 @@ pub enum Runs {
     UnslothDynamic,
     /// LoRA or QLoRA of a VLM, without a vLLM rollout (which takes no adapters on the tower).
     VisionAdapters,
+    /// Adapters over a bitsandbytes base of a MoE with routed experts (not in the page's build).
+    #[cfg(not(feature = "page"))]
+    KbitMoe,
+    /// The same over an NF4 base.
+    #[cfg(not(feature = "page"))]
+    Nf4Moe,
 }
 
 impl Runs {
@@ -205,6 +225,14 @@ impl Runs {
                     && unsloth_dynamic_keep16(s).is_some()
             }
             Runs::VisionAdapters => !full && s.architecture.vision.is_some() && !s.rolls_out_on_vllm(),
+            #[cfg(not(feature = "page"))]
+            Runs::KbitMoe => s.trains_on_bnb_base() && s.loads_moe_with_bnb(),
+            #[cfg(not(feature = "page"))]
+            Runs::Nf4Moe => {
+                s.trains_on_bnb_base()
+                    && s.loads_moe_with_bnb()
+                    && (s.method == Method::Qlora || s.quant == StorageFormat::Nf4)
+            }
         }
     }
 
@@ -229,6 +257,10 @@ impl Runs {
             Runs::Sinks => "models with attention sinks (gpt-oss)",
             Runs::UnslothDynamic => "SFT on NF4 of a model whose dynamic 4-bit checkpoint was read",
             Runs::VisionAdapters => "LoRA / QLoRA of a VLM, without a vLLM rollout",
+            #[cfg(not(feature = "page"))]
+            Runs::KbitMoe => "QLoRA, LoRA on int8 of a MoE",
+            #[cfg(not(feature = "page"))]
+            Runs::Nf4Moe => "QLoRA of a MoE (NF4)",
         }
     }
 }
@@ -260,8 +292,8 @@ const fn v(a: u16, b: u16, c: u16) -> Option<Release> {
 /// `rules![framework, from, until, runs, setting, "source"; …]`: the source is kept natively (the
 /// CLI's table) and left out of the web app.
 macro_rules! rules {
-    ($($f:ident, $from:expr, $until:expr, $runs:ident, $setting:expr, $source:literal;)+) => {
-        pub static RULES: &[Rule] = &[$(Rule {
+    ($name:ident: $($f:ident, $from:expr, $until:expr, $runs:ident, $setting:expr, $source:literal;)+) => {
+        pub static $name: &[Rule] = &[$(Rule {
             framework: Framework::$f,
             from: $from,
             until: $until,
@@ -275,7 +307,7 @@ macro_rules! rules {
 
 use Setting::*;
 
-rules![
+rules![RULES:
     Hf, None, v(4, 49, 0), All, Loss(LossKernel::HfShift),
         "transformers ≤ 4.48: the causal LM's forward upcast the logits and made a shifted fp32 copy for the loss; 4.49's `loss_utils.ForCausalLMLoss` does not";
     Hf, None, v(5, 0, 0), All, Gc(Checkpointing::Reentrant),
@@ -398,6 +430,38 @@ rules![
         "fsdp_qlora `train.py`: the quantized model as loaded, nothing upcast";
 ];
 
+// How each framework's release holds a MoE's experts under bitsandbytes (`fused_experts`): the
+// reader worker's (the page's build sends such a bill there, `Scenario::loads_moe_with_bnb`, and
+// the worker applies the link's framework itself).
+#[cfg(not(feature = "page"))]
+rules![EXPERT_RULES:
+    Hf, None, v(5, 0, 0), KbitMoe, Experts(ExpertStorage::Linear),
+        "transformers 4.57.6 `models/qwen3_moe/modeling_qwen3_moe.py:L222`: the experts are an `nn.ModuleList` of `nn.Linear`, which `replace_with_bnb_linear` quantizes; 5.0.0 (`:L218-227`, \"dynamic weight loading\", PR #41580) fuses them into 3-D parameters it leaves 16-bit (`integrations/bitsandbytes.py:L184`: `nn.Linear` and `Conv1D` only; 5.25.0 `:L189`)";
+    Unsloth, None, v(2026, 4, 1), KbitMoe, Experts(ExpertStorage::Linear),
+        "unsloth 2026.2.1 requires `transformers<=4.57.6` (per-expert `nn.Linear`, quantized by bitsandbytes); 2026.4.4 allows 5.2–5.5, whose fused experts its `moe_bnb.py` does not quantize (the module is never imported): 16-bit";
+    Unsloth, v(2026, 6, 2), None, Nf4Moe, Experts(ExpertStorage::Quantized),
+        "unsloth-zoo 2026.6.2 `temporary_patches/moe_utils_bnb4bit.py` (PR #659): `replace_expert_params_with_bnb_params` (`:L175`) makes the fused `gate_up_proj` / `down_proj` `Params4bit` on load, dequantized to bf16 for the grouped matmul (`moe_utils.py:L310-321`); 4-bit only";
+    Unsloth, None, None, Sinks, Experts(ExpertStorage::Linear),
+        "unsloth 2026.4.4 `models/gpt_oss.py:L856, L874-879` (2026.2.1 `:L833`): `patch_gpt_oss_bnb4bit` replaces `GptOssExperts` with `GptOssExpertsBnb4bit`, an `nn.ModuleList` of `nn.Linear` that bitsandbytes quantizes (the 4-bit load maps to `unsloth/gpt-oss-*-unsloth-bnb-4bit`)";
+    Axolotl, None, v(0, 15, 0), KbitMoe, Experts(ExpertStorage::Linear),
+        "axolotl v0.15.0 is the first release on transformers 5 (pins 5.3.0; 945c8aeb1 added `quantize_moe_experts` against 5.2.0): before, per-expert `nn.Linear` quantized by bitsandbytes; from it the fused experts stay bf16 unless `quantize_moe_experts: true` (`fused_experts=1`; `docs/expert_quantization.qmd:L6-13`: GLM-4.7-Flash QLoRA \"~127GiB to ~23GiB reserved memory\")";
+    Litgpt, None, None, KbitMoe, Experts(ExpertStorage::Linear),
+        "LitGPT `model.py` `LLaMAMoE`: `self.experts` is an `nn.ModuleList` of `LLaMAMLP`s whose `nn.Linear`s the bitsandbytes precision plugin replaces (its own model code, not transformers')";
+    Answerai, None, None, KbitMoe, Experts(ExpertStorage::Linear),
+        "fsdp_qlora `train.py` (2024, transformers 4): every `nn.Linear`, each expert's too, replaced by bitsandbytes' `Linear4bit`";
+];
+
+/// Every rule: the frameworks' defaults, then how they hold fused experts (not in the page's build).
+#[cfg(not(feature = "page"))]
+fn all_rules() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().chain(EXPERT_RULES)
+}
+
+#[cfg(feature = "page")]
+fn all_rules() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter()
+}
+
 /// The releases whose rules differ, oldest first, the newest read last (the default).
 pub fn releases(f: Framework) -> &'static [Release] {
     match f {
@@ -472,7 +536,7 @@ pub fn release(s: &Scenario) -> Option<Release> {
 /// The rules of the scenario's framework and release, whether or not they apply to its runs.
 fn in_effect(s: &Scenario) -> impl Iterator<Item = &'static Rule> {
     let (framework, release) = (s.framework, release(s));
-    RULES.iter().filter(move |r| r.framework == framework && r.in_effect(release))
+    all_rules().filter(move |r| r.framework == framework && r.in_effect(release))
 }
 
 /// Applies the framework's rules to `s`, except to the keys the link set; returns what was set.
@@ -513,8 +577,11 @@ pub fn defaults_for(s: &Scenario) -> Scenario {
     probe.rl.objective = s.rl.objective;
     probe.rl.rollout = s.rl.rollout;
     probe.model_id = s.model_id.clone();
-    // The rule for VLMs reads the model's tower.
+    // The rules for VLMs and MoEs read the model's tower and experts.
     probe.architecture.vision = s.architecture.vision;
+    if !cfg!(feature = "page") {
+        probe.architecture.moe = s.architecture.moe;
+    }
     for setting in apply(&mut probe, |_| false) {
         setting.apply(&mut d);
     }
@@ -552,7 +619,7 @@ pub fn rules_markdown() -> String {
     let text = |r: Option<Release>| r.map(|r| r.to_string());
     for f in Framework::ALL {
         let read: Vec<String> = releases(*f).iter().map(|r| r.to_string()).collect();
-        for r in RULES.iter().filter(|r| r.framework == *f) {
+        for r in all_rules().filter(|r| r.framework == *f) {
             let range = match (text(r.from), text(r.until)) {
                 (None, None) => "all".to_string(),
                 (Some(a), None) => format!("≥ {a}"),

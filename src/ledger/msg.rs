@@ -558,6 +558,8 @@ msg_ids!(
     VisionTrainedCheckpointed,
     VisionTrainedStored,
     AdaptersWithTower,
+    // transformers 5's fused experts under bitsandbytes (`fused_experts=16bit`: the reader worker's).
+    KeptExpertsListed,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

@@ -552,7 +552,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         kbit_prepared,
         autocast,
         sync_module_states: s.sync_module_states && fsdp,
-        fused_experts: s.fused_experts,
+        fused_experts: !PAGE && s.fused_experts == super::scenario::ExpertStorage::Quantized,
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),
@@ -648,7 +648,21 @@ fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
 /// `format` over the layers the scenario says it covers (all, unless `quant` is the checkpoint's).
 fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
     let (layers, keep16) = if format == s.quant { (s.quant_layers(), s.keep16) } else { (QuantLayers::All, 0) };
-    WeightFormat { format, double_quant: s.double_quant, layers, head: s.quant_head, keep16 }
+    WeightFormat {
+        format,
+        double_quant: s.double_quant,
+        layers,
+        head: s.quant_head,
+        keep16,
+        // transformers 5's fused experts, which bitsandbytes leaves 16-bit (the page's build sends
+        // such a bill to the reader worker: `Scenario::loads_moe_with_bnb`).
+        #[cfg(not(feature = "page"))]
+        kept_experts: if matches!(format, StorageFormat::Nf4 | StorageFormat::Int8) && s.keeps_experts_16bit() {
+            s.architecture.routed_expert_parameters()
+        } else {
+            0
+        },
+    }
 }
 
 /// What the saved activations need to know about what trains.

@@ -770,6 +770,37 @@ impl Drill {
 /// Steps whose logits the drill's tensor list keeps.
 pub const DRILL_KEPT_STEPS: u64 = 10;
 
+/// How a MoE's routed experts are held when bitsandbytes loads the model (`fused_experts`):
+/// transformers 5 made them fused 3-D parameters (v5.0.0, "dynamic weight loading"), which
+/// bitsandbytes does not quantize. docs/research/frameworks/transformers5-fused-experts.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpertStorage {
+    /// One `nn.Linear` per expert (transformers 4; Unsloth's gpt-oss patch): quantized with the
+    /// other linears (`0`).
+    Linear,
+    /// Fused parameters quantized on load by a parametrization (Axolotl's `quantize_moe_experts`,
+    /// unsloth-zoo ≥ 2026.6.2): a layer's experts dequantized whole for its forward (`1`).
+    Quantized,
+    /// Fused parameters left in 16 bits by the stock load (`16bit`, transformers ≥ 5.0).
+    Kept16,
+}
+
+impl ExpertStorage {
+    pub const ALL: [ExpertStorage; 3] = [ExpertStorage::Linear, ExpertStorage::Quantized, ExpertStorage::Kept16];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ExpertStorage::Linear => "0",
+            ExpertStorage::Quantized => "1",
+            ExpertStorage::Kept16 => "16bit",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<ExpertStorage> {
+        ExpertStorage::ALL.into_iter().find(|e| e.id() == id)
+    }
+}
+
 /// One complete configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -793,9 +824,8 @@ pub struct Scenario {
     /// Parameters of the linears `quant` covers that stay 16-bit all the same: a checkpoint's
     /// `llm_int8_skip_modules` naming single layers (Unsloth's dynamic 4-bit). 0 = none.
     pub keep16: u64,
-    /// The routed experts are fused 3-D parameters (transformers 5) quantized by bitsandbytes'
-    /// parametrization (Axolotl's `quantize_moe_experts`), dequantized a whole layer at a time.
-    pub fused_experts: bool,
+    /// How a MoE's routed experts are held under a bitsandbytes load (`fused_experts`).
+    pub fused_experts: ExpertStorage,
     /// NF4 double quantization (QLoRA's default).
     pub double_quant: bool,
     /// The LM head quantized with the linear layers (Lightning's BitsandbytesPrecision).
@@ -909,7 +939,7 @@ impl Default for Scenario {
             quant: StorageFormat::Bf16,
             quant_layers: None,
             keep16: 0,
-            fused_experts: false,
+            fused_experts: ExpertStorage::Kept16,
             double_quant: true,
             quant_head: false,
             optimizer: Optimizer::AdamW,
@@ -1095,6 +1125,26 @@ impl Scenario {
             || self.architecture.vision.is_some_and(|v| v.kind == VisionKind::Gemma4)
             || !self.for_worker.is_empty()
             || self.runs_quantized_kernels()
+            || self.loads_moe_with_bnb()
+    }
+
+    /// A MoE's routed experts loaded by bitsandbytes (training on a k-bit base, or `generate()` of
+    /// an NF4 or LLM.int8 checkpoint): how they are held (`fused_experts`) is billed in the reader
+    /// worker.
+    pub fn loads_moe_with_bnb(&self) -> bool {
+        let bnb = self.trains_on_bnb_base()
+            || self.mode == Mode::Infer && matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8);
+        bnb && self.architecture.moe.is_some_and(|m| m.experts > 0)
+    }
+
+    /// Whether bitsandbytes leaves the routed experts 16-bit: transformers 5's fused 3-D expert
+    /// parameters, which `replace_with_bnb_linear` does not swap (it takes `nn.Linear` and `Conv1D`
+    /// only: 5.0.0 `integrations/bitsandbytes.py:L184`, 5.25.0 `:L189`), unless something quantizes
+    /// them on load (`fused_experts=1`) or the experts are `nn.Linear` modules (`fused_experts=0`:
+    /// transformers 4, Unsloth's gpt-oss). `generate()` follows `engine_version` (4.x: linear).
+    pub fn keeps_experts_16bit(&self) -> bool {
+        let on_v5 = self.mode == Mode::Train || self.serving.version.is_none_or(|v| v >= Release(5, 0, 0));
+        self.fused_experts == ExpertStorage::Kept16 && on_v5 && self.loads_moe_with_bnb()
     }
 
     /// A training step whose VLM's vision tower trains too (`vision_train`; a model without a tower

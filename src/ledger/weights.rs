@@ -7,10 +7,21 @@
 //! GGUF files are accounted with llama.cpp's measured whole-file averages, which already include
 //! their embedding and output tensors.
 
-use super::architecture::Architecture;
+use super::architecture::{Architecture, LinearGroup};
 use super::msg::{when, Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
+
+/// The routed experts' parameters kept 16-bit (none in the page's build).
+#[cfg(not(feature = "page"))]
+fn kept_experts(w: WeightFormat) -> u64 {
+    w.kept_experts
+}
+
+#[cfg(feature = "page")]
+fn kept_experts(_: WeightFormat) -> u64 {
+    0
+}
 
 /// Stored weights and how they add up.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,12 +44,25 @@ pub struct WeightFormat {
     /// Parameters of covered linears kept 16-bit all the same (`keep16`: bitsandbytes'
     /// `llm_int8_skip_modules` naming single layers, as Unsloth's dynamic 4-bit checkpoints do).
     pub keep16: u64,
+    /// Parameters of the routed experts bitsandbytes leaves 16-bit (transformers 5's fused experts:
+    /// `Scenario::keeps_experts_16bit`), left out of the covered set exactly (not in the page's
+    /// build, which sends such a bill to the reader worker).
+    #[cfg(not(feature = "page"))]
+    pub kept_experts: u64,
 }
 
 impl WeightFormat {
     /// Every linear layer in `format` (NF4 with double quantization).
     pub fn all(format: StorageFormat) -> WeightFormat {
-        WeightFormat { format, double_quant: true, layers: QuantLayers::All, head: false, keep16: 0 }
+        WeightFormat {
+            format,
+            double_quant: true,
+            layers: QuantLayers::All,
+            head: false,
+            keep16: 0,
+            #[cfg(not(feature = "page"))]
+            kept_experts: 0,
+        }
     }
 }
 
@@ -49,7 +73,8 @@ impl WeightFormat {
 fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64, u64) {
     let (mut params, mut bytes) = (0u64, 0.0);
     let (mut run_layers, mut run_bytes) = (0u64, 0.0);
-    for l in arch.linears().iter().filter(|l| l.group.quantized_under(w.layers)) {
+    let kept_expert = |l: &&super::architecture::LinearShape| kept_experts(w) > 0 && l.group == LinearGroup::Expert;
+    for l in arch.linears().iter().filter(|l| l.group.quantized_under(w.layers) && !kept_expert(l)) {
         params = params.saturating_add(l.total_parameters());
         if l.layers != run_layers {
             bytes += run_bytes * run_layers as f64;
@@ -120,6 +145,11 @@ pub fn stored_weights_of(arch: &Architecture, w: WeightFormat, total: u64) -> St
     let vision_listed = when(encoders > 0, || msg!(VisionTowerListed, audio));
     let vision_listed =
         if kept > 0 { msg!(KeptLinearsListed, vision_listed, Arg::Count(kept)).arg() } else { vision_listed };
+    let vision_listed = if kept_experts(w) > 0 {
+        msg!(KeptExpertsListed, vision_listed, Arg::Count(kept_experts(w))).arg()
+    } else {
+        vision_listed
+    };
     let explain = format.explain(w.double_quant).arg();
     let formula = match w.layers {
         QuantLayers::All if w.head && arch.lm_head_parameters() > 0 => {

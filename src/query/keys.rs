@@ -15,10 +15,10 @@ use crate::ledger::architecture::{
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
-    Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, Framework, Gpu,
-    Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate, Precision, Recipe,
-    Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB, MAX_GENERATIONS,
-    MOMENT_DTYPES,
+    Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, ExpertStorage,
+    Framework, Gpu, Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate,
+    Precision, Recipe, Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB,
+    MAX_GENERATIONS, MOMENT_DTYPES,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -1258,15 +1258,15 @@ keys! {
         doc: doc!("0", "parameters of the linears `quant` covers that the checkpoint keeps 16-bit all the same: `llm_int8_skip_modules` naming single layers, as in Unsloth's dynamic 4-bit checkpoints (`model.layers.1.mlp`); the config.json import counts them"),
     },
     FusedExperts = "fused_experts" {
-        label: ("Fused quantized experts", "融合量化专家"),
-        read: Read::Flag,
-        set: |s, v| {
-            s.fused_experts = v.flag();
+        label: label_for_worker!(("MoE experts under bitsandbytes", "bitsandbytes 下的 MoE 专家")),
+        read: Read::Word(|| vec!["0", "1", "16bit"]),
+        set: set_for_worker!(FusedExperts, |s, v| {
+            s.fused_experts = ExpertStorage::from_id(v.word()).ok_or(())?;
             Ok(())
-        },
-        write: |s, c| (s.fused_experts != c.default.fused_experts).then(|| flag_text(s.fused_experts)),
+        }),
+        write: write_for_worker!(FusedExperts, |s, c| (s.fused_experts != c.default.fused_experts).then(|| s.fused_experts.id().to_string())),
         architecture: false,
-        doc: doc!("0", "the routed experts are transformers 5's fused 3-D parameters quantized by bitsandbytes' parametrization (Axolotl's `quantize_moe_experts`): each access dequantizes a whole layer's experts, cached for the layer's forward and kept for its backward (one layer under checkpointing, every MoE layer without)"),
+        doc: doc!("0, 1, 16bit", "16bit (transformers ≥ 5: `0` for `generate()` before 5.0)", "how a MoE's routed experts are held when bitsandbytes loads the model (QLoRA, LoRA on int8, `generate()` of an NF4 or int8 checkpoint): 16bit = transformers 5's fused 3-D expert parameters, which bitsandbytes leaves in 16 bits (`replace_with_bnb_linear` swaps `nn.Linear` only: 5.0.0–5.25.0); 1 = fused and quantized on load by a parametrization (Axolotl's `quantize_moe_experts`, unsloth-zoo ≥ 2026.6.2): each access dequantizes a whole layer's experts, cached for the layer's forward and kept for its backward (one layer under checkpointing, every MoE layer without); 0 = one `nn.Linear` per expert (transformers 4, Unsloth's gpt-oss), quantized with the other linears. The frameworks set it by release (docs/frameworks.md)"),
     },
     Dq = "dq" {
         label: ("Double quantization", "双重量化"),
