@@ -909,6 +909,10 @@ fn transformers_5_leaves_fused_experts_16bit_under_bitsandbytes() {
     let infer = "model=qwen3-30b-a3b&mode=infer&quant=nf4&seq=1024";
     let served = |extra: &str| bytes(&scenario(&format!("{infer}{extra}")), ComponentId::Weights) as f64;
     assert!((served("") - served("&engine_version=4.57") - EXPERTS * (2.0 - NF4_DQ)).abs() < 1e3);
+    // A serving engine loads the checkpoint its own way.
+    let vllm = "model=qwen3-30b-a3b&mode=infer&engine=vllm&quant=nf4&gpu=h100-80g";
+    let engine = |extra: &str| bytes(&scenario(&format!("{vllm}{extra}")), ComponentId::Weights);
+    assert_eq!(engine(""), engine("&fused_experts=0"));
 }
 
 /// What each framework's release sets for a MoE's experts under bitsandbytes (docs/frameworks.md).

@@ -1132,8 +1132,9 @@ impl Scenario {
     /// an NF4 or LLM.int8 checkpoint): how they are held (`fused_experts`) is billed in the reader
     /// worker.
     pub fn loads_moe_with_bnb(&self) -> bool {
-        let bnb = self.trains_on_bnb_base()
-            || self.mode == Mode::Infer && matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8);
+        let generates = self.mode == Mode::Infer && self.serving.engine == Engine::Hf;
+        let trains = self.mode == Mode::Train && self.trains_on_bnb_base();
+        let bnb = trains || generates && matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8);
         bnb && self.architecture.moe.is_some_and(|m| m.experts > 0)
     }
 
