@@ -909,6 +909,14 @@ fn transformers_5_leaves_fused_experts_16bit_under_bitsandbytes() {
     let infer = "model=qwen3-30b-a3b&mode=infer&quant=nf4&seq=1024";
     let served = |extra: &str| bytes(&scenario(&format!("{infer}{extra}")), ComponentId::Weights) as f64;
     assert!((served("") - served("&engine_version=4.57") - EXPERTS * (2.0 - NF4_DQ)).abs() < 1e3);
+    // Axolotl runs PEFT's preparation (every bf16 parameter not `Params4bit` to fp32) and casts back
+    // only the norms, embedding and head: its kept experts are fp32 — not under ZeRO-3 / FSDP,
+    // where it skips the preparation (loaders/model.py v0.15.0 L858-878).
+    let axolotl = |extra: &str| bytes(&scenario(&format!("{q}&framework=axolotl{extra}")), ComponentId::Weights) as f64;
+    assert!((axolotl("") - axolotl("&fused_experts=0") - EXPERTS * (4.0 - NF4_DQ)).abs() < 1e3);
+    let sharded = "&gpus=2&zero=3";
+    let per_gpu = axolotl(sharded) - axolotl(&format!("{sharded}&fused_experts=0"));
+    assert!(per_gpu < EXPERTS * 2.0 / 2.0 + 1e3, "{per_gpu}");
     // A serving engine loads the checkpoint its own way.
     let vllm = "model=qwen3-30b-a3b&mode=infer&engine=vllm&quant=nf4&gpu=h100-80g";
     let engine = |extra: &str| bytes(&scenario(&format!("{vllm}{extra}")), ComponentId::Weights);

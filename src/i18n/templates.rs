@@ -1045,6 +1045,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0}, {1} routed expert params kept 16-bit (transformers 5's fused 3-D experts, which bitsandbytes does not quantize: `fused_experts=16bit`)",
             "{0}、{1} 个保持 16 位的路由专家参数(`transformers` 5 的融合三维专家张量,`bitsandbytes` 不量化它们:`fused_experts=16bit`)",
         ),
+        ExpertsUpcast => (
+            " + {0} routed expert params cast to fp32 by PEFT's k-bit preparation and not cast back (2 B more each)",
+            " + {0} 个路由专家参数被 `PEFT` 的低比特训练准备转成 `fp32`,之后没有转回(每个多 2 B)",
+        ),
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",

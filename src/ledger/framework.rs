@@ -528,6 +528,18 @@ pub fn unsloth_dynamic_keep16(s: &Scenario) -> Option<u64> {
     }
 }
 
+/// Whether the framework's k-bit preparation leaves the routed experts bitsandbytes kept 16-bit in
+/// fp32: Axolotl calls PEFT's `prepare_model_for_kbit_training` for a k-bit base (v0.15.0
+/// `loaders/model.py:L870-878`), whose loop casts every fp16 or bf16 parameter that is not
+/// `Params4bit` to fp32 (peft v0.20.0 `utils/other.py:L197-202`), then casts back only the norms,
+/// `embed_tokens` and `lm_head` (`:L358-364`, `:L889-899`); it skips the preparation under FSDP or
+/// ZeRO-3 (`:L858-864`) and when the experts were quantized on load (`:L866-868`). `recipe=peft`
+/// and `trl` bill the same cast with the other 16-bit parameters. docs/research/frameworks/
+/// transformers5-fused-experts.md.
+pub fn upcasts_kept_experts(s: &Scenario) -> bool {
+    s.framework == Framework::Axolotl && s.recipe() == Recipe::Plain && s.zero != 3
+}
+
 /// The release a scenario's framework rules follow: the one asked for, else the newest read.
 pub fn release(s: &Scenario) -> Option<Release> {
     s.framework_version.or_else(|| releases(s.framework).last().copied())

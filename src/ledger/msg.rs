@@ -560,6 +560,7 @@ msg_ids!(
     AdaptersWithTower,
     // transformers 5's fused experts under bitsandbytes (`fused_experts=16bit`: the reader worker's).
     KeptExpertsListed,
+    ExpertsUpcast,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

@@ -138,6 +138,12 @@ pub struct Training {
     /// PEFT's k-bit preparation: the base's non-quantized parameters in fp32, an fp32 residual
     /// stream, and autocast's bf16 copy of the fp32 LM head (`recipe=peft`; `trl` too, less the head).
     pub kbit_prepared: bool,
+    /// Routed experts a framework's own k-bit preparation leaves in fp32 (parameters): transformers
+    /// 5's fused experts, 16-bit under bitsandbytes, which PEFT's `prepare_model_for_kbit_training`
+    /// casts to fp32 and Axolotl does not cast back ([`super::framework::upcasts_kept_experts`]; not
+    /// in the page's build, which sends such a bill to the reader worker).
+    #[cfg(not(feature = "page"))]
+    pub experts_fp32: u64,
     /// Autocast runs the forward (`precision=mixed|fp8`), except under DeepSpeed, which casts the
     /// module to its 16-bit dtype instead (Accelerate's `native_amp` is false for DeepSpeed).
     pub autocast: bool,
@@ -473,6 +479,17 @@ fn activation_dtype(s: &Scenario) -> Dtype {
     }
 }
 
+/// The routed experts a framework's preparation leaves in fp32 (`Training::experts_fp32`).
+#[cfg(not(feature = "page"))]
+fn experts_fp32(s: &Scenario) -> u64 {
+    let upcast = super::framework::upcasts_kept_experts(s) && s.keeps_experts_16bit();
+    if upcast {
+        s.architecture.routed_expert_parameters()
+    } else {
+        0
+    }
+}
+
 /// Whether PEFT's k-bit preparation ran, and whether it left the embedding and LM head in fp32.
 /// PEFT prepares only a frozen bitsandbytes base (NF4, int8) for k-bit training; DeepSpeed's
 /// engine casts the module back to its 16-bit dtype (`module.half()` / `bfloat16()`); TRL's recipe
@@ -553,6 +570,8 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         autocast,
         sync_module_states: s.sync_module_states && fsdp,
         fused_experts: !PAGE && s.fused_experts == super::scenario::ExpertStorage::Quantized,
+        #[cfg(not(feature = "page"))]
+        experts_fp32: experts_fp32(s),
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),

@@ -98,12 +98,21 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
             // FSDP shards a 4-bit layer's packed data, not bitsandbytes' quant state beside it
             // (absmax and its constants are attributes, not parameters): whole on every GPU.
             let state = if t.shard.zero == 3 { quant_state_bytes(p.parameters, format, &w) } else { 0.0 };
-            let bytes = (w.bytes - state) / divisor + state;
+            // Kept 16-bit experts the framework's preparation cast to fp32: 2 B more each.
+            #[cfg(not(feature = "page"))]
+            let upcast = t.experts_fp32 as f64 * 2.0;
+            #[cfg(feature = "page")]
+            let upcast = 0.0;
+            let bytes = (w.bytes + upcast - state) / divisor + state;
             let formula = msg!(
                 FrozenBase,
                 w.formula.arg(),
                 t.shard.suffix(3),
-                when(state > 0.0, || msg!(QuantStateWhole, Arg::Bytes(state)))
+                if upcast > 0.0 {
+                    msg!(ExpertsUpcast, Arg::Count((upcast / 2.0) as u64)).arg()
+                } else {
+                    when(state > 0.0, || msg!(QuantStateWhole, Arg::Bytes(state)))
+                }
             );
             line(ComponentId::Weights, bytes, "§1", formula)
         }
