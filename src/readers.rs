@@ -204,7 +204,7 @@ fn decode_arg(a: &Json, depth: usize) -> Option<Arg> {
 /// Where a line's section can point (the grid's lines use these).
 const SECTIONS: [&str; 4] = ["§1", "§2", "§3", "§3 ⑦"];
 /// The keys of a grid bill's notes (a training grid's, a served grid's or a device map's).
-const GRID_NOTES: [&str; 23] = [
+const GRID_NOTES: [&str; 24] = [
     "grid",
     "grid_refused",
     "grid_uneven",
@@ -228,6 +228,7 @@ const GRID_NOTES: [&str; 23] = [
     "unified_host",
     "quant_ignored",
     "effective_batch",
+    "fused_experts",
 ];
 
 /// The worker's side of `"grid"`: the bill of one GPU of the query's grid (a training grid, a

@@ -884,6 +884,10 @@ fn transformers_5_leaves_fused_experts_16bit_under_bitsandbytes() {
     // The default (the newest transformers): the experts at 2 B instead of NF4's 0.516 B.
     assert!((kept - linear - EXPERTS * (2.0 - NF4_DQ)).abs() < 1e3, "{kept} − {linear}");
     assert!(estimate(&scenario(q)).components[0].formula.to_string().contains("28,991,029,248"));
+    // The bill says so, and what to set otherwise.
+    let noted =
+        |extra: &str| estimate(&scenario(&format!("{q}{extra}"))).notes.iter().any(|n| n.key == "fused_experts");
+    assert!(noted("") && !noted("&fused_experts=0") && !noted("&fused_experts=1"));
     // transformers 4 (the Trainer's rule below 5.0) quantizes them as linears.
     assert_eq!(weights("&framework=hf&framework_version=4.57"), linear);
     assert_eq!(weights("&framework=hf&framework_version=5.0"), kept);

@@ -1049,6 +1049,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             " + {0} routed expert params cast to fp32 by PEFT's k-bit preparation and not cast back (2 B more each)",
             " + {0} 个路由专家参数被 `PEFT` 的低比特训练准备转成 `fp32`,之后没有转回(每个多 2 B)",
         ),
+        NoteExperts16bit => (
+            "transformers 5 keeps this MoE's fused experts ({0} params) 16-bit under bitsandbytes; `fused_experts=1` if they are quantized on load (Axolotl's `quantize_moe_experts`, Unsloth from 2026.6.2), `fused_experts=0` for transformers 4's per-expert linears",
+            "`transformers` 5 在 `bitsandbytes` 下让这个 `MoE` 的融合专家({0} 个参数)保持 16 位;若加载时已量化它们(`Axolotl` 的 `quantize_moe_experts`,`Unsloth` 自 2026.6.2 起)请设 `fused_experts=1`,`transformers` 4 的逐专家线性层请设 `fused_experts=0`",
+        ),
         NoteGridOptimizer => (
             "Megatron's optimizers are Adam and SGD: optim={0} is billed as Adam (two fp32 moments)",
             "`Megatron` 的优化器只有 `Adam` 与 `SGD`:`optim={0}` 按 `Adam`(两个 `fp32` 动量)计算",

@@ -561,6 +561,7 @@ msg_ids!(
     // transformers 5's fused experts under bitsandbytes (`fused_experts=16bit`: the reader worker's).
     KeptExpertsListed,
     ExpertsUpcast,
+    NoteExperts16bit,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

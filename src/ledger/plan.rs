@@ -645,6 +645,9 @@ fn effective_offload(s: &Scenario, notes: &mut Vec<Note>) -> Offload {
 /// base is always 4-bit.
 fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
     let mut note = |key, text| notes.push(Note { key, text });
+    if !PAGE && s.keeps_experts_16bit() {
+        note("fused_experts", msg!(NoteExperts16bit, Arg::Count(s.architecture.routed_expert_parameters())));
+    }
     match s.method {
         Method::Full => {
             if s.quant != Scenario::default_quant(s.mode, s.method, &s.architecture) {
