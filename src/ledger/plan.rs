@@ -479,14 +479,13 @@ fn activation_dtype(s: &Scenario) -> Dtype {
     }
 }
 
-/// The routed experts a framework's preparation leaves in fp32 (`Training::experts_fp32`).
+/// The routed experts a framework's preparation leaves in fp32 (`Training::experts_fp32`): those
+/// the base keeps 16-bit.
 #[cfg(not(feature = "page"))]
-fn experts_fp32(s: &Scenario) -> u64 {
-    let upcast = super::framework::upcasts_kept_experts(s) && s.keeps_experts_16bit();
-    if upcast {
-        s.architecture.routed_expert_parameters()
-    } else {
-        0
+fn experts_fp32(s: &Scenario, base: Base) -> u64 {
+    match base {
+        Base::Frozen(f) if super::framework::upcasts_kept_experts(s) => f.kept_experts,
+        _ => 0,
     }
 }
 
@@ -497,7 +496,7 @@ fn experts_fp32(s: &Scenario) -> u64 {
 fn kbit_preparation(s: &Scenario, base: Base, deepspeed: bool, notes: &mut Vec<Note>) -> (bool, bool) {
     let kbit_prepared = matches!(s.recipe(), Recipe::Peft | Recipe::Trl)
         && !deepspeed
-        && matches!(base, Base::Frozen(f) if matches!(f.format, StorageFormat::Nf4 | StorageFormat::Int8));
+        && matches!(base, Base::Frozen(f) if f.format.is_bitsandbytes());
     let fp32_head = kbit_prepared && s.recipe() == Recipe::Peft;
     if fp32_head && s.drill.fp32_module {
         notes.push(Note { key: "fp32_module_recipe", text: msg!(NoteFp32ModuleRecipe) });
@@ -571,7 +570,7 @@ fn resolve_training(s: &Scenario, parameters: u64, notes: &mut Vec<Note>) -> Tra
         sync_module_states: s.sync_module_states && fsdp,
         fused_experts: !PAGE && s.fused_experts == super::scenario::ExpertStorage::Quantized,
         #[cfg(not(feature = "page"))]
-        experts_fp32: experts_fp32(s),
+        experts_fp32: experts_fp32(s, base),
         keeps_dequantized: s.recipe() != Recipe::Fms
             && matches!(base, Base::Frozen(f) if f.format == StorageFormat::Gptq4),
         deepspeed_buckets: matches!(s.zero, 1 | 2).then_some((s.reduce_bucket_size, s.overlap_comm)),
@@ -644,11 +643,10 @@ fn effective_offload(s: &Scenario, notes: &mut Vec<Note>) -> Offload {
 /// frozen base in the scenario's format — except that GGUF cannot be trained on and QLoRA's
 /// base is always 4-bit.
 fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
+    #[cfg(not(feature = "page"))]
+    let first = notes.len();
     let mut note = |key, text| notes.push(Note { key, text });
-    if !PAGE && s.keeps_experts_16bit() {
-        note("fused_experts", msg!(NoteExperts16bit, Arg::Count(s.architecture.routed_expert_parameters())));
-    }
-    match s.method {
+    let base = match s.method {
         Method::Full => {
             if s.quant != Scenario::default_quant(s.mode, s.method, &s.architecture) {
                 note("quant_ignored", msg!(NoteQuantIgnored, Arg::Code(s.precision.id()), Arg::Code(s.quant.id())));
@@ -664,7 +662,16 @@ fn training_base(s: &Scenario, notes: &mut Vec<Note>) -> Base {
             Base::Frozen(weight_format(s, StorageFormat::Nf4))
         }
         _ => Base::Frozen(weight_format(s, s.quant)),
+    };
+    // The fused experts the base keeps 16-bit, said before the base's other notes.
+    #[cfg(not(feature = "page"))]
+    if let Base::Frozen(f) = base {
+        if f.kept_experts > 0 {
+            let text = msg!(NoteExperts16bit, Arg::Count(f.kept_experts));
+            notes.insert(first, Note { key: "fused_experts", text });
+        }
     }
+    base
 }
 
 /// `format` over the layers the scenario says it covers (all, unless `quant` is the checkpoint's).
@@ -679,7 +686,7 @@ fn weight_format(s: &Scenario, format: StorageFormat) -> WeightFormat {
         // transformers 5's fused experts, which bitsandbytes leaves 16-bit (the page's build sends
         // such a bill to the reader worker: `Scenario::loads_moe_with_bnb`).
         #[cfg(not(feature = "page"))]
-        kept_experts: if matches!(format, StorageFormat::Nf4 | StorageFormat::Int8) && s.keeps_experts_16bit() {
+        kept_experts: if format.is_bitsandbytes() && s.keeps_experts_16bit() {
             s.architecture.routed_expert_parameters()
         } else {
             0

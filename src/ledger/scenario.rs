@@ -1036,8 +1036,7 @@ impl Scenario {
     /// Adapters over a frozen bitsandbytes base (NF4, int8; QLoRA always has one): what PEFT's k-bit
     /// preparation and the frameworks' k-bit recipes act on.
     pub fn trains_on_bnb_base(&self) -> bool {
-        self.method == Method::Qlora
-            || matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8) && self.method == Method::Lora
+        self.method == Method::Qlora || self.quant.is_bitsandbytes() && self.method == Method::Lora
     }
 
     /// The recipe a link that omits `recipe` means.
@@ -1134,7 +1133,7 @@ impl Scenario {
     pub fn loads_moe_with_bnb(&self) -> bool {
         let generates = self.mode == Mode::Infer && self.serving.engine == Engine::Hf;
         let trains = self.mode == Mode::Train && self.trains_on_bnb_base();
-        let bnb = trains || generates && matches!(self.quant, StorageFormat::Nf4 | StorageFormat::Int8);
+        let bnb = trains || generates && self.quant.is_bitsandbytes();
         bnb && self.architecture.moe.is_some_and(|m| m.experts > 0)
     }
 

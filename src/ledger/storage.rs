@@ -107,6 +107,12 @@ impl StorageFormat {
         matches!(self, StorageFormat::Q4KM | StorageFormat::Q5KM | StorageFormat::Q6K | StorageFormat::Q80)
     }
 
+    /// The formats bitsandbytes loads on the fly (NF4, LLM.int8): what PEFT's k-bit preparation
+    /// acts on, and what leaves transformers 5's fused experts 16-bit.
+    pub fn is_bitsandbytes(self) -> bool {
+        matches!(self, StorageFormat::Nf4 | StorageFormat::Int8)
+    }
+
     /// 4-bit formats a QLoRA-style adapter can be trained on.
     pub fn is_four_bit(self) -> bool {
         matches!(self, StorageFormat::Nf4 | StorageFormat::Gptq4 | StorageFormat::Awq4)

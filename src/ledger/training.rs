@@ -100,16 +100,17 @@ fn weights_resident(p: &Plan, t: &Training) -> Component {
             let state = if t.shard.zero == 3 { quant_state_bytes(p.parameters, format, &w) } else { 0.0 };
             // Kept 16-bit experts the framework's preparation cast to fp32: 2 B more each.
             #[cfg(not(feature = "page"))]
-            let upcast = t.experts_fp32 as f64 * 2.0;
+            let experts_fp32 = t.experts_fp32;
             #[cfg(feature = "page")]
-            let upcast = 0.0;
+            let experts_fp32 = 0;
+            let upcast = experts_fp32 as f64 * 2.0;
             let bytes = (w.bytes + upcast - state) / divisor + state;
             let formula = msg!(
                 FrozenBase,
                 w.formula.arg(),
                 t.shard.suffix(3),
-                if upcast > 0.0 {
-                    msg!(ExpertsUpcast, Arg::Count((upcast / 2.0) as u64)).arg()
+                if experts_fp32 > 0 {
+                    msg!(ExpertsUpcast, Arg::Count(experts_fp32)).arg()
                 } else {
                     when(state > 0.0, || msg!(QuantStateWhole, Arg::Bytes(state)))
                 }

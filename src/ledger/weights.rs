@@ -7,7 +7,7 @@
 //! GGUF files are accounted with llama.cpp's measured whole-file averages, which already include
 //! their embedding and output tensors.
 
-use super::architecture::{Architecture, LinearGroup};
+use super::architecture::{Architecture, LinearGroup, LinearShape};
 use super::msg::{when, Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
@@ -73,7 +73,7 @@ impl WeightFormat {
 fn covered_linears(arch: &Architecture, w: WeightFormat) -> (u64, f64, u64) {
     let (mut params, mut bytes) = (0u64, 0.0);
     let (mut run_layers, mut run_bytes) = (0u64, 0.0);
-    let kept_expert = |l: &&super::architecture::LinearShape| kept_experts(w) > 0 && l.group == LinearGroup::Expert;
+    let kept_expert = |l: &&LinearShape| kept_experts(w) > 0 && l.group == LinearGroup::Expert;
     for l in arch.linears().iter().filter(|l| l.group.quantized_under(w.layers) && !kept_expert(l)) {
         params = params.saturating_add(l.total_parameters());
         if l.layers != run_layers {
