@@ -29,9 +29,9 @@ fn every_preset_config_imports_to_its_preset() {
         assert!(imported.notes.iter().all(mtp), "{}: {:?}", p.id, imported.notes);
         checked += 1;
     }
-    // 40 of the 54 presets have their config.json here (the older Llama-2, Llama-3.1/3.2, Qwen2.5
+    // 41 of the 55 presets have their config.json here (the older Llama-2, Llama-3.1/3.2, Qwen2.5
     // and Gemma-2 sizes share their family's layout with one that does).
-    assert_eq!(checked, 40);
+    assert_eq!(checked, 41);
 }
 
 /// What the importer reads from the fields that set current models apart.
@@ -554,6 +554,31 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     let n = glm.architecture.parameters() as f64;
     assert!((n / 358e9 - 1.0).abs() < 0.03, "{n}");
     assert!(glm.notes.iter().any(|n| n.to_string().contains("num_nextn_predict_layers")));
+    // GLM-4.7-Flash (`glm4_moe_lite`; card "30B-A3B", Hub "31B params"): DeepSeek-V3's latent
+    // attention over 20 heads of hidden 2,048 (not divisible: the widths are the latent's), 64 routed
+    // experts of 1,536 (top 4) and one shared, the first layer dense (10,240), router bias, untied.
+    // By hand: embedding and head 2 × 154,880 × 2,048 = 634,388,480; per layer attention q_a 2,048 ×
+    // 768 + 768 + q_b 768 × 5,120 + kv_a 2,048 × 576 + 512 + kv_b 512 × 8,960 + o 5,120 × 2,048 =
+    // 21,759,232 and two norms 4,096 (× 47); the dense MLP 3 × 2,048 × 10,240 = 62,914,560; each of
+    // 46 MoE layers 64 × 3 × 2,048 × 1,536 + 3 × 2,048 × 1,536 + 64 × 2,048 + 64 = 613,548,096; the
+    // final norm 2,048: 29,943,393,920. The checkpoint's multi-token-prediction layer (not loaded by
+    // transformers, named in a note) with its own embedding and head copies adds 1,278,094,656:
+    // 31.22 B, the Hub's 31B.
+    let flash = exact("glm-4.7-flash", 29_943_393_920);
+    let a = &flash.architecture;
+    assert_eq!(a.parameters(), 29_943_393_920);
+    let mla = a.mla.expect("latent attention");
+    assert_eq!(
+        (mla.q_lora_rank, mla.kv_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim),
+        (768, 512, 192, 64, 256)
+    );
+    let moe = a.moe.expect("experts");
+    assert_eq!(
+        (moe.experts, moe.active, moe.shared, moe.shared_ffn, moe.dense_layers, moe.dense_ffn, moe.router_bias),
+        (64, 4, 1, 1536, 1, 10240, true)
+    );
+    assert!(!a.tied_embeddings && a.max_context == 202_752);
+    assert!(flash.notes.iter().any(|n| n.to_string().contains("num_nextn_predict_layers")));
     // Qwen3-Omni-30B-A3B: the thinker — text MoE 30,532,646,912, SigLIP-2 tower 538,631,408, AuT
     // audio encoder 647,927,168 (the checkpoint's tensors summed by module: 31,719,205,488; the
     // report's table: thinker 30B-A3B, AuT 650M, vision 540M); no shared expert (its size is 0).

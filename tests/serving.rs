@@ -101,6 +101,27 @@ fn latent_caches_are_not_split_and_kv_heads_are_replicated() {
     assert!((s8.kv_pool_bytes as f64 / s8.kv_tokens as f64 - 48_128.0).abs() < 1.0);
 }
 
+/// transformers' `generate()` caches latent attention decompressed: `DeepseekV3Attention.forward`
+/// (which GLM-4.7-Flash's and Kimi-K2's classes share) updates the cache with every head's
+/// `key_states` (nope 128 + rotary 64 for DeepSeek-V2-Lite) and `value_states` (128) after
+/// `kv_b_proj`, where vLLM and SGLang keep the 512 + 64 latent. DeepSeek-V2-Lite at 4,096 tokens:
+/// 27 layers × 16 heads × (192 + 128) × 2 B = 276,480 B per token, 1.05 GiB — 8.9 × the latent's
+/// 27 × 576 × 2 B = 31,104 B. The page's build leaves that bill to the reader worker.
+#[test]
+fn transformers_caches_latent_attention_decompressed() {
+    let s = common::scenario("model=deepseek-v2-lite&mode=infer&seq=4096");
+    assert!(s.caches_latent_decompressed() && s.billed_on_demand());
+    let bill = estimate(&s);
+    assert_eq!(bill.component(ComponentId::KvCache), 4096 * 27 * 16 * (192 + 128) * 2);
+    let kv = bill.components.iter().find(|c| c.id == ComponentId::KvCache).expect("kv line").formula.to_string();
+    assert!(kv.contains("16 heads × (K 128 + rotary 64 + V 128)"), "{kv}");
+    // vLLM's pool of the same model: the latent per token.
+    let (v, _) = serve("model=deepseek-v2-lite&mode=infer&engine=vllm&seq=4096&gpu=a100-80g");
+    assert!((v.kv_pool_bytes as f64 / v.kv_tokens as f64 - 31_104.0).abs() < 1.0);
+    // A model without latent attention is billed on the page as before.
+    assert!(!common::scenario("model=llama-3.1-8b&mode=infer").caches_latent_decompressed());
+}
+
 /// gpt-oss-120b on one H100 with vLLM 0.10.1 does not start: "Available KV cache memory: -2.14 GiB"
 /// (vllm-project/vllm issue 23278). The ledger finds −2.1 GiB, and says it as vLLM does.
 #[test]

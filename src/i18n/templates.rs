@@ -350,8 +350,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
         KvWindow => (" (the window)", "(窗口)"),
         KvPerToken => ("2 × {0} KV heads{1} × {2} head_dim × {3} B, {4}", "2 × {0} 个 KV 头{1} × {2} head_dim × {3} B,{4}"),
         KvPerTokenMla => (
-            "latent {0} + rotary key {1}, once (not K and V: latent attention) × {2} B, {3}",
-            "潜向量 {0} + 旋转位置键 {1},只存一份(不分 K、V:潜在注意力)× {2} B,{3}",
+            "{0} heads × (K {1} + rotary {2} + V {3}) × {4} B, {5}: transformers caches latent attention decompressed, every head's K and V, not the latent",
+            "{0} 个头 × (K {1} + 旋转位置 {2} + V {3}) × {4} B,{5}:`transformers` 缓存的是解压后的潜在注意力,即每个头的 K 和 V,而不是潜向量",
         ),
         KvLinearState => (
             " + {0} linear-attention layers × a fixed state per sequence ({1} × {2} × {3} × 4 B + convolution {4} × {5} × {6} B) = {7}",

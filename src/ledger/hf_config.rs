@@ -21,7 +21,7 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 42] = [
+pub const SUPPORTED: [&str; 43] = [
     "llama",
     "mistral",
     "mixtral",
@@ -61,6 +61,7 @@ pub const SUPPORTED: [&str; 42] = [
     "llama4",
     "llama4_text",
     "glm4_moe",
+    "glm4_moe_lite",
     "glm4",
     "chatglm",
     "gpt2",
@@ -526,7 +527,9 @@ impl Family {
             "hunyuan" | "hunyuan_v1_moe" | "hunyuan_v1_dense" => Family::Hunyuan,
             "granitemoehybrid" | "bamba" => Family::GraniteHybrid,
             "nemotron_h" => Family::NemotronH,
-            "deepseek_v2" | "deepseek_v3" | "kimi_k2" => Family::DeepSeek,
+            // GLM-4.7-Flash (`glm4_moe_lite`): DeepSeek-V3's latent attention and experts (shared
+            // expert, dense first layers, the router's correction bias) under GLM's name.
+            "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "glm4_moe_lite" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
             "gemma3" | "gemma3_text" => Family::Gemma3,
@@ -563,6 +566,8 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         Some(d) => d,
         None if gemma3 => 256,
         None if hidden % heads == 0 => hidden / heads,
+        // Latent attention sets its own widths (GLM-4.7-Flash: hidden 2,048 over 20 heads).
+        None if f.raw("kv_lora_rank").is_some() => 0,
         None => return err(msg!(ConfigHeadDim, Arg::Int(hidden), Arg::Int(heads))),
     };
     // A mixture of experts without dense layers (Qwen3.5-MoE) has no `intermediate_size`; a dense

@@ -105,14 +105,17 @@ pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
         parts.push(msg!(KvPart, Arg::Int(n), layer_class_name(class).arg(), Arg::Count(held), note));
     }
     let per_token = match &arch.mla {
+        #[cfg(not(feature = "page"))]
         Some(m) => msg!(
             KvPerTokenMla,
-            Arg::Int(m.kv_lora_rank),
+            Arg::Int(kv_heads_here),
+            Arg::Int(m.qk_nope_head_dim),
             Arg::Int(m.qk_rope_head_dim),
+            Arg::Int(m.v_head_dim),
             Arg::Factor(bytes_per),
             Arg::Code(i.kv.id())
         ),
-        None => msg!(
+        _ => msg!(
             KvPerToken,
             Arg::Int(kv_heads_here),
             when(i.tp > 1, || msg!(PerGpu)),
@@ -160,7 +163,17 @@ pub fn kv_layer_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
 /// KV heads, rounded up.
 fn layer_token_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
     let kv_heads = p.arch.heads_of(kind).0.div_ceil(i.tp).max(1);
-    p.arch.kv_elements_of(kind, kv_heads) as f64 * (i.kv.bits() / 8.0)
+    let elements = match &p.arch.mla {
+        // In the page's build a model with latent attention is billed by the reader worker
+        // (`Scenario::caches_latent_decompressed`).
+        #[cfg(not(feature = "page"))]
+        // transformers caches latent attention decompressed: every head's key (the nope and rotary
+        // parts) and value (`DeepseekV3Attention.forward` updates the cache with `key_states`,
+        // `value_states` after `kv_b_proj`; GLM-4.7-Flash and Kimi-K2 run the same code).
+        Some(m) => kv_heads.saturating_mul(m.qk_head_dim().saturating_add(m.v_head_dim)),
+        _ => p.arch.kv_elements_of(kind, kv_heads),
+    };
+    elements as f64 * (i.kv.bits() / 8.0)
 }
 
 /// The fixed state of linear-attention layers: the recurrent state (fp32) and the convolution's

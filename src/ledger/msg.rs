@@ -219,7 +219,6 @@ msg_ids!(
     KvPart,
     KvWindow,
     KvPerToken,
-    KvPerTokenMla,
     KvLinearState,
     Prefill,
     InferenceLogits,
@@ -562,6 +561,8 @@ msg_ids!(
     KeptExpertsListed,
     ExpertsUpcast,
     NoteExperts16bit,
+    // transformers' decompressed cache of latent attention (`Scenario::caches_latent_decompressed`).
+    KvPerTokenMla,
     NoteGridOptimizer,
     BadOomLink,
     PrefillBeforeDecode,

@@ -318,6 +318,29 @@ const fn glm_4_5_air() -> Architecture {
     a
 }
 
+/// GLM-4.7-Flash (`glm4_moe_lite`): DeepSeek-V3's latent attention (q rank 768; keys 192 + 64
+/// rotary, values 256 wide) over 20 heads, 64 routed experts of 1,536 (top 4) and one shared, the
+/// first layer dense (10,240), router bias (tests/data/configs/glm-4.7-flash.json).
+const fn glm_4_7_flash() -> Architecture {
+    let mut a = Architecture::decoder("GLM-4.7-Flash", 47, 2048, 20, 20, 256, 1536, 154880, false);
+    a.mla = Some(MlaSpec {
+        q_lora_rank: 768,
+        kv_lora_rank: 512,
+        qk_rope_head_dim: 64,
+        qk_nope_head_dim: 192,
+        v_head_dim: 256,
+    });
+    a.moe = Some(MoeSpec {
+        shared: 1,
+        shared_ffn: 1536,
+        dense_layers: 1,
+        dense_ffn: 10240,
+        router_bias: true,
+        ..MoeSpec::routed(64, 4, 1536)
+    });
+    a
+}
+
 const fn gpt2() -> Architecture {
     let mut a = Architecture::decoder("GPT-2", 12, 768, 12, 12, 64, 3072, 50257, true);
     a.mlp = MlpKind::Gelu;
@@ -332,7 +355,7 @@ const fn gpt2() -> Architecture {
 
 /// Every built-in model, grouped by family. Published counts: the Hub's safetensors totals and the
 /// model cards, each with its source in `tests/presets.rs`.
-pub static MODELS: [ModelPreset; 54] = [
+pub static MODELS: [ModelPreset; 55] = [
     preset(
         "llama-2-7b",
         "Llama 2",
@@ -691,6 +714,9 @@ pub static MODELS: [ModelPreset; 54] = [
         deepseek_v3("Kimi-K2", 64, 384, 1, 163840),
     ),
     preset("glm-4.5-air", "GLM", 2025, "zai-org/GLM-4.5-Air", 106_852_251_264, 131_072, glm_4_5_air()),
+    // The Hub's "31B" counts the multi-token-prediction layer (with its own embedding and head),
+    // which transformers does not load (tests/hf_config.rs).
+    preset("glm-4.7-flash", "GLM", 2026, "zai-org/GLM-4.7-Flash", 29_943_393_920, 202_752, glm_4_7_flash()),
     preset(
         "gpt-oss-20b",
         "gpt-oss",

@@ -1125,6 +1125,13 @@ impl Scenario {
             || !self.for_worker.is_empty()
             || self.runs_quantized_kernels()
             || self.loads_moe_with_bnb()
+            || self.caches_latent_decompressed()
+    }
+
+    /// `generate()` of a model with latent attention, which transformers caches decompressed
+    /// (every head's K and V: `inference::kv_cache`): billed in the reader worker.
+    pub fn caches_latent_decompressed(&self) -> bool {
+        self.mode == Mode::Infer && self.serving.engine == Engine::Hf && self.architecture.mla.is_some()
     }
 
     /// A MoE's routed experts loaded by bitsandbytes (training on a k-bit base, or `generate()` of
