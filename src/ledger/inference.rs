@@ -68,7 +68,8 @@ fn rope_tables(p: &Plan, i: &Inference) -> RopeCache {
 /// KV cache: 2 (K and V) · layers · kv_heads · head_dim · tokens · batch · bytes. With tensor
 /// parallelism each GPU holds its share of the KV heads (replicated when GPUs > KV heads).
 /// Sliding-window and chunked layers keep only their window or chunk (as Hugging Face's cache
-/// does), latent attention caches one latent per token, linear-attention layers a fixed state.
+/// does), latent attention every head's K and V decompressed (not its latent, which the engines
+/// keep), linear-attention layers a fixed state.
 pub fn kv_cache(p: &Plan, i: &Inference) -> Component {
     let arch = p.arch;
     let kv_heads_here = arch.kv_heads.div_ceil(i.tp).max(1);

@@ -887,7 +887,7 @@ keys! {
             (v, t) => sub(v.as_ref(), t.as_ref(), FRESH_MLA, |m| m.kv_lora_rank),
         },
         architecture: true,
-        doc: doc!("the preset's (0 = no latent attention)", "latent attention (DeepSeek-V2/V3, Kimi-K2): rank of the key/value latent; > 0 turns it on, and the KV cache holds kv_lora_rank + qk_rope_head_dim values per token and layer"),
+        doc: doc!("the preset's (0 = no latent attention)", "latent attention (DeepSeek-V2/V3, Kimi-K2): rank of the key/value latent; > 0 turns it on, and a serving engine's KV cache holds kv_lora_rank + qk_rope_head_dim values per token and layer (transformers' `generate()` every head's decompressed K and V)"),
     },
     QkRopeHeadDim = "qk_rope_head_dim" {
         label: ("Rotary head dim", "旋转位置头维度"),
