@@ -579,6 +579,19 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     );
     assert!(!a.tied_embeddings && a.max_context == 202_752);
     assert!(flash.notes.iter().any(|n| n.to_string().contains("num_nextn_predict_layers")));
+    // Qwen3-VL-30B-A3B (`qwen3_vl_moe`, Hub "31.1B"): Qwen3-30B-A3B's text model (its preset's
+    // 30,532,122,624) and Qwen3-VL's tower with three DeepStack mergers (Qwen3-Omni's, below:
+    // 538,631,408) — 31,070,754,032; read before the twenty-seventh session as a generic decoder
+    // without its tower or q/k norms.
+    let vl = exact("qwen3-vl-30b-a3b", 31_070_754_032).architecture;
+    assert_eq!(vl.parameters(), 30_532_122_624 + 538_631_408);
+    assert!(
+        vl.qk_norm
+            && vl
+                .vision
+                .is_some_and(|v| v.kind == vram_ledger::ledger::architecture::VisionKind::Qwen3Vl && v.deepstack == 3)
+    );
+    assert_eq!(vl.moe.map(|m| (m.experts, m.active, m.shared)), Some((128, 8, 0)));
     // Qwen3-Omni-30B-A3B: the thinker — text MoE 30,532,646,912, SigLIP-2 tower 538,631,408, AuT
     // audio encoder 647,927,168 (the checkpoint's tensors summed by module: 31,719,205,488; the
     // report's table: thinker 30B-A3B, AuT 650M, vision 540M); no shared expert (its size is 0).

@@ -21,7 +21,7 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 43] = [
+pub const SUPPORTED: [&str; 44] = [
     "llama",
     "mistral",
     "mixtral",
@@ -41,6 +41,7 @@ pub const SUPPORTED: [&str; 43] = [
     "qwen3",
     "qwen3_moe",
     "qwen3_vl",
+    "qwen3_vl_moe",
     "qwen3_omni_moe",
     "qwen3_next",
     "qwen3_5",
@@ -517,9 +518,14 @@ impl Family {
             | "chatglm" | "seed_oss" => Family::Llama,
             // MiMo is Qwen2's decoder with multi-token-prediction layers the model does not load.
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "mimo" => Family::Qwen2,
-            "qwen3" | "qwen3_moe" | "qwen3_vl" | "qwen3_vl_text" | "qwen3_omni_moe" | "qwen3_omni_moe_text" => {
-                Family::Qwen3
-            }
+            "qwen3"
+            | "qwen3_moe"
+            | "qwen3_vl"
+            | "qwen3_vl_text"
+            | "qwen3_vl_moe"
+            | "qwen3_vl_moe_text"
+            | "qwen3_omni_moe"
+            | "qwen3_omni_moe_text" => Family::Qwen3,
             "olmo2" | "olmo3" => Family::Olmo,
             "apertus" => Family::Apertus,
             // Qwen3.5 is Qwen3-Next's hybrid (Gated DeltaNet + gated attention) with a vision tower.
@@ -860,7 +866,9 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
 fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<VisionSpec>, ConfigError> {
     let Some(obj) = top.object("vision_config")? else {
         return match model_type {
-            "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" => err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into()))),
+            "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" => {
+                err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into())))
+            }
             _ => Ok(None),
         };
     };
@@ -869,7 +877,7 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         "qwen2_vl" => VisionKind::Qwen2Vl,
         "qwen2_5_vl" => VisionKind::Qwen25Vl,
         // Qwen3.5's tower is Qwen3-VL's, without deepstack.
-        "qwen3_vl" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
+        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
         "mistral3" => VisionKind::Pixtral,
         _ if family == Family::Gemma4 => VisionKind::Gemma4,
