@@ -592,6 +592,23 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
                 .is_some_and(|v| v.kind == vram_ledger::ledger::architecture::VisionKind::Qwen3Vl && v.deepstack == 3)
     );
     assert_eq!(vl.moe.map(|m| (m.experts, m.active, m.shared)), Some((128, 8, 0)));
+    // ERNIE-4.5-21B-A3B (`ernie4_5_moe`, card "21B total, 3B activated", Hub "21.8B"): its experts
+    // under ERNIE's names, which a generic reading misses (a dense 3.3 B model). By hand: the tied
+    // embedding 103,424 × 2,560 = 264,765,440; per layer attention 2 × 2,560² + 2 × 2,560 × 512 =
+    // 15,728,640 and two norms 5,120 (× 28); layer 0 dense, 3 × 2,560 × 12,288 = 94,371,840; layers
+    // 1–27 with 64 experts of 1,536 (754,974,720), one shared MLP of 2 × 1,536 (23,592,960), the
+    // router 64 × 2,560 and its 64 correction biases: 778,731,584 each; the final norm 2,560:
+    // 21,825,437,888.
+    let ernie = exact("ernie-4.5-21b-a3b", 21_825_437_888).architecture;
+    assert_eq!(ernie.parameters(), 21_825_437_888);
+    let moe = ernie.moe.expect("experts");
+    assert_eq!(
+        (moe.experts, moe.active, moe.shared, moe.shared_ffn, moe.dense_layers, moe.dense_ffn),
+        (64, 6, 1, 3072, 1, 12288)
+    );
+    // "3B activated": 3.09 B per token besides the embedding (6 experts of 64, the shared MLP).
+    let active = ernie.active_parameters() - 103_424 * 2_560;
+    assert!((active as f64 / 3e9 - 1.0).abs() < 0.05, "{active}");
     // Qwen3-Omni-30B-A3B: the thinker — text MoE 30,532,646,912, SigLIP-2 tower 538,631,408, AuT
     // audio encoder 647,927,168 (the checkpoint's tensors summed by module: 31,719,205,488; the
     // report's table: thinker 30B-A3B, AuT 650M, vision 540M); no shared expert (its size is 0).

@@ -21,7 +21,7 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 44] = [
+pub const SUPPORTED: [&str; 46] = [
     "llama",
     "mistral",
     "mixtral",
@@ -47,6 +47,8 @@ pub const SUPPORTED: [&str; 44] = [
     "qwen3_5",
     "qwen3_5_moe",
     "hunyuan_v1_dense",
+    "ernie4_5",
+    "ernie4_5_moe",
     "hunyuan_v1_moe",
     "granitemoehybrid",
     "bamba",
@@ -504,6 +506,9 @@ enum Family {
     Olmo,
     /// Apertus: an MLP without gate (up, xIELU, down: two matrices), q and k normed per head.
     Apertus,
+    /// ERNIE 4.5 (Baidu): Llama's decoder; its MoE under its own names (`moe_num_experts`, `moe_k`,
+    /// `moe_num_shared_experts`, the dense layers before `moe_layer_start_index`).
+    Ernie,
     /// Another decoder with the standard fields.
     Generic,
 }
@@ -542,6 +547,7 @@ impl Family {
             "gemma4" | "gemma4_text" => Family::Gemma4,
             "llama4" | "llama4_text" => Family::Llama4,
             "glm4_moe" | "glm4" => Family::Glm,
+            "ernie4_5" | "ernie4_5_moe" => Family::Ernie,
             // A nested text model of a known type.
             _ => match text.opt_str("model_type") {
                 Some(t) if t != model_type && !t.is_empty() => Family::of(t, &Fields { obj: &[], prefix: "" }),
@@ -689,7 +695,7 @@ fn gemma4_full_attention(f: &Fields, a: &Architecture) -> Result<Option<FullAtte
 fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigError> {
     // 0 experts is a dense model (Granite-4.0-H's `num_local_experts: 0`).
     let mut experts = None;
-    for key in ["num_local_experts", "num_experts", "n_routed_experts"] {
+    for key in ["num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"] {
         experts = experts.or(f.opt_count(key, 0, 1 << 16)?);
     }
     let Some(experts) = experts else {
@@ -698,8 +704,9 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
     if experts < 2 {
         return Ok(None);
     }
-    let active =
-        f.first_uint(&["num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"], 1 << 16)?.unwrap_or(1);
+    let active = f
+        .first_uint(&["num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts", "moe_k"], 1 << 16)?
+        .unwrap_or(1);
     if active > experts {
         return err(msg!(ConfigExpertsPerToken, Arg::Int(active), Arg::Int(experts)));
     }
@@ -713,12 +720,26 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         (m.shared, m.shared_ffn) = (n, expert_ffn);
     }
     m.dense_layers = f.opt_count("first_k_dense_replace", 0, MAX_LAYERS)?.unwrap_or(0);
-    m.step =
-        f.first_uint(&["interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq"], MAX_LAYERS)?.unwrap_or(1);
+    m.step = f
+        .first_uint(
+            &["interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq", "moe_layer_interval"],
+            MAX_LAYERS,
+        )?
+        .unwrap_or(1);
     m.router_bias = family == Family::GptOss || f.opt_str("topk_method") == Some("noaux_tc");
     match family {
         // The dense layers are the model's intermediate_size; the experts are moe_intermediate_size.
         Family::DeepSeek | Family::Glm => m.dense_ffn = ffn,
+        // transformers' `Ernie4_5_MoeSparseMoeBlock`: one shared MLP of `moe_intermediate_size ×
+        // moe_num_shared_experts`, the router's correction bias (`moe_statics`), the layers before
+        // `moe_layer_start_index` dense.
+        Family::Ernie => {
+            let n = f.opt_count("moe_num_shared_experts", 0, 1 << 10)?.unwrap_or(0);
+            (m.shared, m.shared_ffn) = (n.min(1), expert_ffn.saturating_mul(n));
+            m.dense_layers = f.opt_count("moe_layer_start_index", 0, MAX_LAYERS)?.unwrap_or(0);
+            m.dense_ffn = ffn;
+            m.router_bias = true;
+        }
         Family::Llama4 => {
             // transformers' `Llama4TextMoe` runs every expert over every token.
             m.dense_experts = true;
