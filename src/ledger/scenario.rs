@@ -801,8 +801,10 @@ impl ExpertStorage {
     }
 }
 
-/// One complete configuration.
-#[derive(Clone, Debug, PartialEq)]
+/// One complete configuration. The page's build compares two by their links
+/// (`query::to_query`), not field by field.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "page"), derive(PartialEq))]
 pub struct Scenario {
     /// Preset the architecture came from, if any (overrides may have changed it since).
     pub model_id: Option<String>,

@@ -156,6 +156,16 @@ fn finish_architecture(
     }
 }
 
+/// The page's build: two scenarios are the same configuration when they write the same link.
+/// The link is the whole configuration (`tests/query.rs` `round_trips`: what it reads back equals,
+/// field by field, what wrote it), and a derived comparison of every field is 2.5 KB of the wasm.
+#[cfg(feature = "page")]
+impl PartialEq for Scenario {
+    fn eq(&self, other: &Self) -> bool {
+        to_query(self, &[]) == to_query(other, &[])
+    }
+}
+
 /// Writes the shortest query that reproduces `s`: only keys that differ from the defaults, in the
 /// table's order, followed by the given UI keys.
 pub fn to_query(s: &Scenario, ui: &[(&str, &str)]) -> String {
