@@ -3,6 +3,7 @@
 //! source describes. Expected values come from the frameworks' source lines
 //! (docs/research/frameworks/defaults.md, docs/frameworks.md) and hand arithmetic.
 
+use vram_ledger::ledger::architecture::ImageSize;
 use vram_ledger::ledger::framework::{self, releases};
 use vram_ledger::ledger::scenario::{
     Allocator, Checkpointing, Framework, LossKernel, Optimizer, Precision, Recipe, TrainingLoop, Zero3Impl,
@@ -824,6 +825,43 @@ fn unsloth_trains_a_vlms_vision_tower_with_its_adapters() {
 /// Gemma-4 31B's importer link (tests/data/configs/gemma-4-31b.json).
 const GEMMA4_31B: &str = "model=custom&layers=60&hidden=5376&heads=32&kv_heads=16&head_dim=256&ffn=21504&vocab=262144&tied=1&mlp=glu&norms=4&model_context=262144&rope_positions=262144,262144&softcap=1&qk_norm=1&layer_pattern=SSSSSF&window=1024&full_kv_heads=4&full_head_dim=512&full_k_eq_v=1&vision=gemma4&vision_blocks=27&vision_dim=1152&vision_heads=16&vision_ffn=4304";
 
+/// `image_px` takes an image's width and height (`320x50`): each tower counts the shape as its
+/// processor does, by hand. Qwen2-VL's `smart_resize` rounds each side to 28 px: a 320 × 50 strip is
+/// 11 × 2 = 22 tokens (88 patches) where the 320 px square is 11² = 121, and 2000 × 60 is 71 × 2 =
+/// 142. Llama-4 covers each side with 336 px tiles and takes tiles off the longer side until 16
+/// are left, plus a global view: 1344 × 336 is 4 × 1 + 1 = 5 tiles of 144 tokens, 3000 × 3000 is
+/// 16 + 1. Pixtral: one token per 28 px square and a break per row, the longer side within 1,540 px:
+/// 896 × 448 is 32 × 16 + 16 = 528; 3080 × 1540 is brought to 1540 × 770, 55 × 28 + 28 = 1,568.
+/// Gemma-3's SigLIP makes 256 of any image. The square's count is the same by either spelling.
+#[test]
+fn images_of_any_shape_become_their_processors_tokens() {
+    use vram_ledger::ledger::presets;
+    let tower = |id: &str| presets::model(id).and_then(|m| m.architecture.vision).expect("a tower");
+    let size = |w: u64, h: u64| ImageSize { width: w, height: h };
+    let qwen = tower("qwen2-vl-7b");
+    assert_eq!(qwen.tokens_per_image(size(320, 50)), 22);
+    assert_eq!(qwen.patches_per_image(size(320, 50)), 88);
+    assert_eq!(qwen.tokens_per_image(ImageSize::square(320)), 121);
+    assert_eq!(qwen.tokens_per_image(size(2000, 60)), 142);
+    let llama = tower("llama-4-scout");
+    assert_eq!(llama.tokens_per_image(size(1344, 336)), 5 * 144);
+    assert_eq!(llama.tokens_per_image(ImageSize::square(3000)), 17 * 144);
+    assert_eq!(llama.tokens_per_image(ImageSize::square(336)), 144);
+    let pixtral = tower("mistral-small-3.1-24b");
+    assert_eq!(pixtral.tokens_per_image(size(896, 448)), 32 * 16 + 16);
+    assert_eq!(pixtral.tokens_per_image(size(3080, 1540)), 55 * 28 + 28);
+    assert_eq!(tower("gemma-3-4b").tokens_per_image(size(320, 50)), 256);
+    // The link: `N` for a square, `WxH` otherwise; anything else is refused with the accepted forms.
+    let s = scenario("model=qwen2-vl-7b&images=2&image_px=320x50");
+    assert_eq!((s.image, s.vision_tokens()), (size(320, 50), 44));
+    assert!(to_query(&s, &[]).contains("image_px=320x50"));
+    assert!(!to_query(&scenario("model=qwen2-vl-7b&images=2&image_px=448x448"), &[]).contains("image_px"));
+    for bad in ["320x", "x50", "0x50", "320x50x2", "320*50", "100001"] {
+        let p = query::parse(&format!("model=qwen2-vl-7b&image_px={bad}"));
+        assert!(p.errors.iter().any(|e| e.message.to_string().contains("320x50")), "{bad}: {:?}", p.errors);
+    }
+}
+
 /// Gemma-4's images (transformers 5.25 `image_processing_gemma4.py`, a helper's reading:
 /// docs/research/serving/gemma-4-vision-tokens.md): an image keeps its aspect and is resized to
 /// the most 48 px cells within 9 × the soft-token budget patches, so a square becomes ⌊√budget⌋²
@@ -840,22 +878,47 @@ fn gemma4_images_are_sized_to_their_soft_token_budget() {
     let s = scenario(&q);
     assert!(s.vision_train);
     assert_eq!(resolve(&s).training().expect("training").trainable, 266_963_456);
-    // The processor's other budgets (`max_soft_tokens`: not a key yet; the importer reads the
-    // config's `default_output_length`).
-    let with_budget = |budget: u64| {
-        let mut s = s.clone();
-        if let Some(t) = s.architecture.vision.as_mut() {
-            t.max_tokens = budget;
-        }
-        s
-    };
+    // The processor's other budgets (`max_soft_tokens`; the importer reads the config's
+    // `default_output_length`): a square is ⌊√budget⌋² tokens whatever its size.
+    let with_budget = |budget: u64| scenario(&format!("{q}&max_soft_tokens={budget}"));
+    let square = ImageSize::square;
     for (budget, tokens) in [(70u64, 64u64), (140, 121), (280, 256), (560, 529), (1_120, 1_089)] {
         let s = with_budget(budget);
         assert_eq!(resolve(&s).tokens, 1_792 + tokens, "budget {budget}");
         let tower = s.architecture.vision.expect("a tower");
-        assert_eq!((tower.tokens_per_image(100), tower.tokens_per_image(896)), (tokens, tokens));
-        assert_eq!(tower.patches_per_image(896), 9 * budget);
+        assert_eq!((tower.tokens_per_image(square(100)), tower.tokens_per_image(square(896))), (tokens, tokens));
+        assert_eq!(tower.patches_per_image(square(896)), 9 * budget);
+        // The link writes the budget unless it is the config's.
+        assert_eq!(to_query(&s, &[]).contains("max_soft_tokens="), budget != 280, "{budget}");
     }
+    // Another shape keeps its aspect: the token counts transformers 5.25's
+    // `get_aspect_ratio_preserving_size` gives (run on its source, docs/research/serving/
+    // gemma-4-vision-tokens.md §2): 320×50 → 63, 116, 252, 531, 1,092; 160×40 → 64, 115, 264,
+    // 517, 1,056; 640×480 → 266, 1024×128 → 235 at 280. The tower still runs 9 × the budget.
+    for (w, h, budget, tokens) in [
+        (320u64, 50u64, 70u64, 63u64),
+        (320, 50, 140, 116),
+        (320, 50, 280, 252),
+        (320, 50, 560, 531),
+        (320, 50, 1_120, 1_092),
+        (160, 40, 70, 64),
+        (160, 40, 140, 115),
+        (160, 40, 280, 264),
+        (160, 40, 560, 517),
+        (160, 40, 1_120, 1_056),
+        (640, 480, 280, 266),
+        (1024, 128, 280, 235),
+        (512, 64, 280, 235),
+    ] {
+        let s = scenario(&format!("{q}&max_soft_tokens={budget}&image_px={w}x{h}"));
+        assert_eq!(resolve(&s).tokens, 1_792 + tokens, "{w}x{h} at {budget}");
+        let tower = s.architecture.vision.expect("a tower");
+        assert_eq!(tower.patches_per_image(ImageSize { width: w, height: h }), 9 * budget);
+    }
+    // Only the processor's five budgets are accepted, and a tower of another kind ignores the key.
+    assert!(!query::parse(&format!("{q}&max_soft_tokens=300")).errors.is_empty());
+    let qwen = scenario("model=qwen2-vl-7b&images=1&max_soft_tokens=560");
+    assert_eq!(qwen.architecture.vision.map(|v| v.max_tokens), Some(16_384));
     // More patches, more of the trained tower's activations.
     let small = bytes(&with_budget(70), ComponentId::VisionActivations);
     let large = bytes(&with_budget(1_120), ComponentId::VisionActivations);

@@ -237,7 +237,7 @@ fn absurd_sizes_saturate() {
     let s = vram_ledger::ledger::Scenario {
         architecture: arch.architecture,
         images: 1024,
-        image_px: 100_000,
+        image: vram_ledger::ledger::architecture::ImageSize::square(100_000),
         ..Default::default()
     };
     let bill = vram_ledger::ledger::estimate(&s);

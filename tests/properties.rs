@@ -28,7 +28,14 @@ fn any_scenario() -> impl Strategy<Value = Scenario> {
             prop::sample::select(AttentionKernel::ALL),
         ),
         (1u64..=65_536, 1u64..=64, 1u64..=256, any::<bool>()),
-        (1u64..=64, 0u8..=3, prop::sample::select(KvDtype::ALL.to_vec()), 0u64..=8192, 0u64..=4, 28u64..=2048),
+        (
+            1u64..=64,
+            0u8..=3,
+            prop::sample::select(KvDtype::ALL.to_vec()),
+            0u64..=8192,
+            0u64..=4,
+            (28u64..=2048, 1u64..=4096),
+        ),
     )
         .prop_map(
             move |(
@@ -57,7 +64,7 @@ fn any_scenario() -> impl Strategy<Value = Scenario> {
                     kv,
                     generated,
                     images,
-                    image_px,
+                    image: vram_ledger::ledger::architecture::ImageSize { width: image_px.0, height: image_px.1 },
                     ..Scenario::default()
                 }
             },

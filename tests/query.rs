@@ -15,7 +15,10 @@ fn defaults_are_the_documented_contract() {
     assert_eq!((s.quant, s.double_quant, s.optimizer), (StorageFormat::Bf16, true, Optimizer::AdamW));
     assert_eq!((s.seq, s.batch, s.accum, s.rank), (2048, 1, 1, 16));
     assert_eq!((s.targets, s.checkpointing.is_on(), s.attention), (LoraTargets::All, true, AttentionKernel::Sdpa));
-    assert_eq!((s.gpus, s.zero, s.kv, s.generated, s.images, s.image_px), (1, 0, KvDtype::Bf16, 0, 0, 448));
+    assert_eq!(
+        (s.gpus, s.zero, s.kv, s.generated, s.images, s.image.text()),
+        (1, 0, KvDtype::Bf16, 0, 0, "448".into())
+    );
     assert_eq!((s.gpu.id, s.overhead_mib), (Some("rtx4090"), 500.0));
     assert_eq!(parse("method=qlora").scenario.quant, StorageFormat::Nf4, "QLoRA's base defaults to NF4");
     // Every documented default of the key table agrees with the parser.

@@ -1181,6 +1181,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`model={0}` 不是内置模型;可选值:custom、{1}",
         ),
         BadText => ("`{0}={1}` is not accepted: {2}", "`{0}={1}` 无效:{2}"),
+        HintImageSize => (
+            "448 (a square) or 320x50 (width x height), 1–100000 px a side",
+            "`448`(正方形)或 `320x50`(宽x高),每边 1–100000 px",
+        ),
         HintRopePositions => (
             "a number of positions (0: none), or local,global for Gemma-3's two tables",
             "位置数(0 表示没有),或 `Gemma-3` 两张表的 `local,global`",

@@ -750,7 +750,7 @@ pub fn trained_vision_tower(p: &Plan, t: &Training) -> Option<Component> {
     let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
     let encoder = v.as_encoder();
     let trainable = tower_trainable(p.arch, t.trains);
-    let patches = v.patches_per_image(input.image_px);
+    let patches = v.patches_per_image(input.image);
     let images = input.images.saturating_mul(p.batch);
     if images == 0 {
         return None;

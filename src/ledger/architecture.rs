@@ -401,6 +401,30 @@ impl VisionKind {
     }
 }
 
+/// An image's width and height in pixels (`image_px`: `N` for a square, `WxH` for another
+/// shape).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageSize {
+    pub width: u64,
+    pub height: u64,
+}
+
+impl ImageSize {
+    pub const fn square(px: u64) -> ImageSize {
+        ImageSize { width: px, height: px }
+    }
+
+    /// How a link writes it: `448`, or `320x50`.
+    pub fn text(self) -> String {
+        let mut text = self.width.to_string();
+        if self.height != self.width {
+            text.push('x');
+            text.push_str(&self.height.to_string());
+        }
+        text
+    }
+}
+
 /// A ViT-style vision tower and its projector into the language model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisionSpec {
@@ -487,10 +511,18 @@ impl VisionSpec {
         (self.patch * self.merge).max(1)
     }
 
-    /// 336 px tiles of a square `px` image (Llama-4): up to 16, plus a global view when more than one.
-    fn llama4_tiles(px: u64) -> u64 {
-        let side = px.div_ceil(336).clamp(1, 4);
-        let tiles = side * side;
+    /// 336 px tiles of an image (Llama-4): the tiles that cover it, the longer side's taken off
+    /// until they are at most 16, plus a global view when more than one.
+    fn llama4_tiles(image: ImageSize) -> u64 {
+        let (mut w, mut h) = (image.width.div_ceil(336).clamp(1, 16), image.height.div_ceil(336).clamp(1, 16));
+        while w * h > 16 {
+            if w >= h {
+                w -= 1;
+            } else {
+                h -= 1;
+            }
+        }
+        let tiles = w * h;
         if tiles > 1 {
             tiles + 1
         } else {
@@ -498,43 +530,72 @@ impl VisionSpec {
         }
     }
 
-    /// Language-model tokens for one square image of `px` × `px` pixels.
-    pub fn tokens_per_image(&self, px: u64) -> u64 {
+    /// Gemma-4's processor (transformers 5.25 `get_aspect_ratio_preserving_size`): the image
+    /// resized, keeping its aspect, to the most whole `patch · merge` squares within merge² ·
+    /// budget patches, whatever its own size (a side that rounds to none is one square, the other
+    /// ⌊ratio⌋ squares up to the budget's); tokens are its patches ÷ merge².
+    fn gemma4_tokens(&self, image: ImageSize) -> u64 {
+        let (unit, budget) = ((self.patch * self.merge).max(1) as f64, self.max_tokens as f64);
+        let (w, h) = (image.width.max(1) as f64, image.height.max(1) as f64);
+        let area = budget * (self.merge * self.merge * self.patch * self.patch) as f64;
+        let factor = (area / (w * h)).sqrt();
+        let (mut tw, mut th) = ((factor * w / unit).floor(), (factor * h / unit).floor());
+        if th < 1.0 {
+            (th, tw) = (1.0, (w / h).floor().min(budget));
+        } else if tw < 1.0 {
+            (tw, th) = (1.0, (h / w).floor().min(budget));
+        }
+        (tw * th) as u64
+    }
+
+    /// Pixtral's grid of tokens for an image: one token per 28 px square on each side, within
+    /// 1,540 px (a longer side is brought down to it, and the other with it).
+    fn pixtral_grid(&self, image: ImageSize) -> (u64, u64) {
+        let longer = image.width.max(image.height).max(1540);
+        let fit = |x: u64| (x * 1540 / longer).max(1).div_ceil(self.pixels_per_token_side());
+        (fit(image.width), fit(image.height))
+    }
+
+    /// Language-model tokens for one image.
+    pub fn tokens_per_image(&self, image: ImageSize) -> u64 {
         let side = self.pixels_per_token_side();
         match self.kind {
             VisionKind::Siglip => 256,
-            // transformers' `get_aspect_ratio_preserving_size`: the largest multiple of patch ·
-            // pooling on each side within merge² · budget patches, whatever the image's size —
-            // ⌊√budget⌋² for a square (256 of 280). The page's build asks the reader worker for a
-            // Gemma-4 tower's bill (`Scenario::billed_on_demand`), here and below.
-            VisionKind::Gemma4 if !PAGE => self.max_tokens.isqrt().pow(2).max(1),
+            // ⌊√budget⌋² for a square (256 of 280), 252 for a 320 × 50 strip. The page's build asks
+            // the reader worker for a Gemma-4 tower's bill (`Scenario::billed_on_demand`), here and
+            // below.
+            VisionKind::Gemma4 if !PAGE => self.gemma4_tokens(image),
             VisionKind::Gemma4 => 0,
-            VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(px),
+            VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(image),
+            // One break token after each row.
             VisionKind::Pixtral => {
-                let per_side = px.clamp(1, 1540).div_ceil(side).max(1);
-                per_side * per_side + per_side
+                let (w, h) = self.pixtral_grid(image);
+                w * h + h
             }
+            // `smart_resize`: each side rounded to the nearest multiple of patch · merge.
             VisionKind::Qwen2Vl | VisionKind::Qwen25Vl | VisionKind::Qwen3Vl => {
-                let per_side = ((px + side / 2) / side).max(1);
-                per_side.saturating_mul(per_side).clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
+                let per = |px: u64| ((px + side / 2) / side).max(1);
+                per(image.width)
+                    .saturating_mul(per(image.height))
+                    .clamp(self.min_tokens, self.max_tokens.max(self.min_tokens))
             }
         }
     }
 
     /// Patches the vision blocks see for one image (before merging or pooling).
-    pub fn patches_per_image(&self, px: u64) -> u64 {
+    pub fn patches_per_image(&self, image: ImageSize) -> u64 {
         match self.kind {
             VisionKind::Siglip => (896 / self.patch.max(1)).pow(2),
             // The processor pads every image's patches to merge² · budget (2,520), and the blocks
             // run over all of them (the padding masked).
             VisionKind::Gemma4 if !PAGE => self.max_tokens.saturating_mul(self.merge * self.merge),
             VisionKind::Gemma4 => 0,
-            VisionKind::Llama4 => VisionSpec::llama4_tiles(px) * ((336 / self.patch.max(1)).pow(2) + 1),
+            VisionKind::Llama4 => VisionSpec::llama4_tiles(image) * ((336 / self.patch.max(1)).pow(2) + 1),
             VisionKind::Pixtral => {
-                let per_side = px.clamp(1, 1540).div_ceil(self.pixels_per_token_side()).max(1);
-                per_side * per_side * self.merge * self.merge
+                let (w, h) = self.pixtral_grid(image);
+                w * h * self.merge * self.merge
             }
-            _ => self.tokens_per_image(px).saturating_mul(self.merge * self.merge),
+            _ => self.tokens_per_image(image).saturating_mul(self.merge * self.merge),
         }
     }
 

@@ -626,6 +626,7 @@ msg_ids!(
     BadText,
     HintLayerPattern,
     HintRopePositions,
+    HintImageSize,
     HintEngineVersion,
     HintFrameworkVersion,
     KvHeadsOverHeads,

@@ -307,7 +307,7 @@ pub enum Work {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VisionInput {
     pub images: u64,
-    pub image_px: u64,
+    pub image: super::architecture::ImageSize,
 }
 
 /// The resolved scenario.
@@ -445,8 +445,8 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
         let text = msg!(NoteUnifiedMemory, Arg::Int(ram_gb), Arg::Bytes(s.gpu.bytes as f64));
         notes.push(Note { key: "unified_memory", text });
     }
-    let vision = (s.architecture.vision.is_some() && s.images > 0)
-        .then_some(VisionInput { images: s.images, image_px: s.image_px });
+    let vision =
+        (s.architecture.vision.is_some() && s.images > 0).then_some(VisionInput { images: s.images, image: s.image });
     Plan {
         arch: &s.architecture,
         gpu: &s.gpu,

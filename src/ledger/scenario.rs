@@ -4,7 +4,7 @@
 //! `crate::query`). Defaults are part of the public contract: a link that omits a key means the
 //! default, so a default never changes once published.
 
-use super::architecture::{Architecture, VisionKind};
+use super::architecture::{Architecture, ImageSize, VisionKind};
 use super::presets;
 use super::storage::{KvDtype, QuantLayers, StorageFormat};
 
@@ -888,7 +888,8 @@ pub struct Scenario {
     /// Generated tokens (inference); the KV cache holds prompt + generated.
     pub generated: u64,
     pub images: u64,
-    pub image_px: u64,
+    /// Each image's size (`image_px`).
+    pub image: ImageSize,
     pub gpu: Gpu,
     pub overhead_mib: f64,
     pub drill: Drill,
@@ -975,7 +976,7 @@ impl Default for Scenario {
             kv: KvDtype::Bf16,
             generated: 0,
             images: 0,
-            image_px: 448,
+            image: ImageSize::square(448),
             gpu: Gpu::preset(DEFAULT_GPU).unwrap_or_else(|| Gpu::custom_gib(24.0)),
             overhead_mib: DEFAULT_OVERHEAD_MIB,
             drill: Drill::default(),
@@ -1071,7 +1072,7 @@ impl Scenario {
     /// Vision tokens added to the sequence by the images (0 for text-only models).
     pub fn vision_tokens(&self) -> u64 {
         match &self.architecture.vision {
-            Some(v) if self.images > 0 => self.images.saturating_mul(v.tokens_per_image(self.image_px)),
+            Some(v) if self.images > 0 => self.images.saturating_mul(v.tokens_per_image(self.image)),
             _ => 0,
         }
     }

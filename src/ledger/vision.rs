@@ -28,13 +28,13 @@ fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, pat
 /// images or a tower.
 pub fn vision_activations(p: &Plan) -> Option<(Component, Msg)> {
     let (v, input) = (p.arch.vision.as_ref()?, p.vision?);
-    let per_image = v.tokens_per_image(input.image_px);
-    let image_patches = v.patches_per_image(input.image_px);
+    let per_image = v.tokens_per_image(input.image);
+    let image_patches = v.patches_per_image(input.image);
     let patches = input.images.saturating_mul(image_patches).saturating_mul(p.batch);
     let note = msg!(
         NoteVisionTokens,
         Arg::Int(input.images),
-        Arg::Int(input.image_px),
+        Arg::Text(input.image.text()),
         Arg::Count(per_image),
         Arg::Count(p.tokens - p.text_tokens),
         Arg::Count(p.text_tokens),

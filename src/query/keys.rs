@@ -9,8 +9,8 @@
 //! explicit `quant` wins), `gpu` before `vram` (a custom size wins over a preset).
 
 use crate::ledger::architecture::{
-    Architecture, FullAttention, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables, VisionKind,
-    VisionSpec,
+    Architecture, FullAttention, ImageSize, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables,
+    VisionKind, VisionSpec,
 };
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
@@ -194,6 +194,15 @@ macro_rules! doc {
     ($values:expr, $default:expr, $meaning:expr) => {
         Doc { values: Some($values), default: $default, meaning: $meaning }
     };
+}
+
+/// `N` (a square) or `WxH` (a lowercase x), each side 1–100000 pixels.
+fn image_size(text: &str) -> Option<ImageSize> {
+    let side = |t: &str| t.trim().parse::<u64>().ok().filter(|n| (1..=100_000).contains(n));
+    match text.split_once('x') {
+        Some((w, h)) => Some(ImageSize { width: side(w)?, height: side(h)? }),
+        None => side(text).map(ImageSize::square),
+    }
 }
 
 /// `rope_positions`: a count of positions (0: no tables) or Gemma-3's `local,global`.
@@ -411,6 +420,10 @@ fn set_vision(s: &mut Scenario, f: impl FnOnce(&mut VisionSpec)) {
         f(v);
     }
 }
+
+/// The soft-token budgets Gemma-4's image processor accepts (transformers 5.25
+/// `image_processing_gemma4.py` `_SUPPORTED_SOFT_TOKENS`; any other raises).
+const GEMMA4_BUDGETS: [&str; 5] = ["70", "140", "280", "560", "1120"];
 
 const VISION_KINDS: [(&str, Option<VisionKind>); 8] = [
     ("none", None),
@@ -1157,6 +1170,27 @@ keys! {
         architecture: true,
         doc: doc!("the preset's (3 for Qwen3-VL)", "vision tower: Qwen3-VL's DeepStack mergers, each a LayerNorm and a two-layer MLP into the language model (`deepstack_visual_indexes`: three); Qwen3.5's tower has none, which its config.json import writes as 0"),
     },
+    MaxSoftTokens = "max_soft_tokens" {
+        label: ("Image token budget", "每张图的 token 预算"),
+        read: Read::Word(|| GEMMA4_BUDGETS.to_vec()),
+        set: |s, v| {
+            let budget = GEMMA4_BUDGETS.contains(&v.word()).then(|| v.word().parse::<u64>().ok()).flatten().ok_or(())?;
+            set_vision(s, |t| {
+                if t.kind == VisionKind::Gemma4 {
+                    t.max_tokens = budget;
+                }
+            });
+            Ok(())
+        },
+        // Every Gemma-4 config's `default_output_length` is the tower's 280 (no preset has a tower of
+        // its own kind).
+        write: |s, _| {
+            let budget = s.architecture.vision.filter(|v| v.kind == VisionKind::Gemma4).map_or(280, |v| v.max_tokens);
+            (budget != presets::GEMMA4_TOWER.max_tokens).then(|| budget.to_string())
+        },
+        architecture: true,
+        doc: doc!("the config's `default_output_length` (280)", "a Gemma-4 tower: the image processor's soft-token budget per image (`max_soft_tokens`, `processor(..., max_soft_tokens=N)` or vLLM's `--mm-processor-kwargs`; transformers accepts only these five): an image keeps its aspect and is resized to the most whole 48 px squares within 9 × the budget patches, one token each, and the tower runs 9 × the budget patch positions whatever the image"),
+    },
     AudioParams = "audio_params" {
         label: ("Audio encoder parameters", "音频编码器参数量"),
         read: Read::Uint { min: 0, max: MAX_PARAMS },
@@ -1807,15 +1841,12 @@ keys! {
         doc: doc!("0", "images per sequence (vision-language presets)"),
     },
     ImagePx = "image_px" {
-        label: ("Image side (px)", "图片边长 (px)"),
-        read: Read::Uint { min: 1, max: 100_000 },
-        set: |s, v| {
-            s.image_px = v.uint();
-            Ok(())
-        },
-        write: |s, c| differs(s.image_px, c.default.image_px),
+        label: ("Image size (px, or WxH)", "图片尺寸 (px,或 宽x高)"),
+        read: Read::Text(MsgId::HintImageSize),
+        set: |s, v| image_size(v.word()).map(|i| s.image = i).ok_or(()),
+        write: |s, c| (s.image != c.default.image).then(|| s.image.text()),
         architecture: false,
-        doc: doc!("448", "side of a square image in pixels; Qwen2-VL makes (px/28)² tokens of it, Gemma-3 256 whatever its size, Gemma-4 the most its budget allows (the config's `default_output_length`: 256 of 280)"),
+        doc: doc!("N or WxH", "448", "each image's size in pixels: `N` for a square, `WxH` for another shape (1–100000 a side); Qwen2-VL makes (W/28)·(H/28) tokens of it, Gemma-3 256 whatever its size, Gemma-4 the most its budget allows keeping the aspect (256 of 280 for a square, 252 for a 320x50 strip), Llama-4 144 per 336 px tile, Pixtral one per 28 px square and one per row"),
     },
     Gpu = "gpu" {
         label: ("GPU", "显卡"),

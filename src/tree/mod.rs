@@ -10,6 +10,7 @@ pub mod startup;
 
 pub use data::{children, node, parent, Bi, Edge, Node, NodeId, Shape, EDGES, NODES};
 
+use crate::ledger::architecture::ImageSize;
 use crate::ledger::bill::ComponentId;
 use crate::ledger::scenario::{
     Allocator, Checkpointing, Engine, Method, Mode, Objective, Offload, Optimizer, Precision, Reference, Rollout,
@@ -420,8 +421,9 @@ impl Lever {
             },
             Lever::ShorterSequence => {
                 if s.images > 0 && s.vision_tokens() > s.seq {
-                    // Half the visual tokens: the side of the image ÷ √2.
-                    t.image_px = ((s.image_px as f64) / std::f64::consts::SQRT_2).round().max(28.0) as u64;
+                    // Half the visual tokens: each side of the image ÷ √2.
+                    let side = |px: u64| ((px as f64) / std::f64::consts::SQRT_2).round().max(28.0) as u64;
+                    t.image = ImageSize { width: side(s.image.width), height: side(s.image.height) };
                 } else if s.seq >= 2 {
                     t.seq = s.seq / 2;
                 } else {

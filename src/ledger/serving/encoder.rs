@@ -5,7 +5,7 @@
 //! static share for a multimodal model instead. Read in vLLM 0.7.3–0.34.0 and SGLang
 //! 0.4.6–0.5.23 (docs/research/serving/vlm-encoder-profile.md, with file and line per rule).
 
-use crate::ledger::architecture::{Architecture, VisionKind, VisionSpec};
+use crate::ledger::architecture::{Architecture, ImageSize, VisionKind, VisionSpec};
 use crate::ledger::scenario::{EngineSettings, Release};
 
 /// The image processor's own `max_pixels` of a tower that takes it (the Qwen-VL towers).
@@ -66,7 +66,7 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
             video: false,
             tokens: v.max_tokens,
             placeholder: v.max_tokens + 2,
-            patches: v.patches_per_image(0),
+            patches: v.patches_per_image(ImageSize::square(0)),
             pixels_per_patch: patch_pixels,
         },
         VisionKind::Llama4 => {

@@ -4,8 +4,9 @@
 use crate::ledger::units::has;
 use yew::prelude::*;
 
-use super::inputs::{checkbox, number, optional_number, segmented, select, slider, Groups, Scale};
+use super::inputs::{checkbox, number, optional_number, segmented, select, slider, text_field, Groups, Scale};
 use crate::i18n::{text, Lang, Text};
+use crate::ledger::architecture::VisionKind;
 use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Compile, Engine, Framework, Kernels, LoraTargets, LossKernel, Method,
@@ -403,7 +404,10 @@ pub fn controls(props: &ControlsProps) -> Html {
                 { count(Key::Gpus, s.gpus, "1") }
                 if s.architecture.vision.is_some() {
                     { count(Key::Images, s.images, "0") }
-                    { number(Key::ImagePx, lang, s.image_px.to_string(), "28", "28", set(Key::ImagePx)) }
+                    { text_field(Key::ImagePx, lang, s.image.text(), set(Key::ImagePx)) }
+                    if let Some(v) = s.architecture.vision.filter(|v| v.kind == VisionKind::Gemma4) {
+                        { number(Key::MaxSoftTokens, lang, v.max_tokens.to_string(), "70", "70", set(Key::MaxSoftTokens)) }
+                    }
                 }
             </div>
         </section>

@@ -68,7 +68,28 @@ pub fn segmented(
     }
 }
 
-/// A typed number; committed on change (Enter or leaving the field).
+/// A typed field, committed on change (Enter or leaving the field): a number (`step` given) or a
+/// text (`step` empty); an empty `placeholder` shows none.
+fn typed(
+    key: Key,
+    lang: Lang,
+    value: String,
+    placeholder: String,
+    min: &'static str,
+    step: &'static str,
+    onchange: Callback<String>,
+) -> Html {
+    let onchange = Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value()));
+    let (kind, mode) = if step.is_empty() { ("text", "text") } else { ("number", "decimal") };
+    html! {
+        <label class="field" for={key.name()}>
+            <span class="field-label">{ key_label(lang, key) }</span>
+            <input id={key.name()} data-testid={key.name()} type={kind} inputmode={mode} {value} {placeholder} {min} {step} {onchange} />
+        </label>
+    }
+}
+
+/// A typed number.
 pub fn number(
     key: Key,
     lang: Lang,
@@ -77,13 +98,12 @@ pub fn number(
     step: &'static str,
     onchange: Callback<String>,
 ) -> Html {
-    let onchange = Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value()));
-    html! {
-        <label class="field" for={key.name()}>
-            <span class="field-label">{ key_label(lang, key) }</span>
-            <input id={key.name()} data-testid={key.name()} type="number" inputmode="decimal" {value} {min} {step} {onchange} />
-        </label>
-    }
+    typed(key, lang, value, String::new(), min, step, onchange)
+}
+
+/// A typed value that is not one number (`image_px`: `448` or `320x50`).
+pub fn text_field(key: Key, lang: Lang, value: String, onchange: Callback<String>) -> Html {
+    typed(key, lang, value, String::new(), "", "", onchange)
 }
 
 /// A typed number that may be left empty for the engine's own default, which the placeholder shows.
@@ -95,14 +115,7 @@ pub fn optional_number(
     step: &'static str,
     onchange: Callback<String>,
 ) -> Html {
-    let onchange = Callback::from(move |e: Event| onchange.emit(e.target_unchecked_into::<HtmlInputElement>().value()));
-    html! {
-        <label class="field" for={key.name()}>
-            <span class="field-label">{ key_label(lang, key) }</span>
-            <input id={key.name()} data-testid={key.name()} type="number" inputmode="decimal" min="0" {step}
-                value={value.unwrap_or_default()} placeholder={default} {onchange} />
-        </label>
-    }
+    typed(key, lang, value.unwrap_or_default(), default, "0", step, onchange)
 }
 
 /// How a slider position maps to a value.
