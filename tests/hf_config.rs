@@ -609,6 +609,39 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     // "3B activated": 3.09 B per token besides the embedding (6 experts of 64, the shared MLP).
     let active = ernie.active_parameters() - 103_424 * 2_560;
     assert!((active as f64 / 3e9 - 1.0).abs() < 0.05, "{active}");
+    // InternVL3.5-8B (`internvl_chat`: Qwen3-8B under `llm_config`, InternViT-300M; the checkpoint's
+    // index: 8,528,318,464): the language model exactly the Qwen3-8B preset's, the tower read in
+    // Qwen2-VL's shape (the layer scales and InternViT's class token and position table left out).
+    let internvl = exact("internvl3.5-8b", 8_528_318_464);
+    let lm = presets::model("qwen3-8b").expect("preset").architecture.parameters();
+    let tower = internvl.architecture.vision.expect("a tower");
+    assert_eq!(internvl.architecture.parameters() - tower.parameters(4096), lm);
+    assert_eq!((tower.blocks, tower.dim, tower.mlp, tower.patch), (24, 1024, 4096, 14));
+    assert!(internvl.notes.iter().any(|n| n.to_string().contains("InternViT")));
+    // GLM-4.5V (`glm4v_moe`; its tensor listing: 107,710,933,120): the language model is GLM-4.5-Air's
+    // preset exactly; the tower in Qwen2.5-VL's shape leaves out GLM-4V's merger SwiGLU, 3 × 4,096 ×
+    // 10,944 = 134,479,872, which the note names (−0.11 %).
+    let glm_v = import("glm-4.5v");
+    let air = presets::model("glm-4.5-air").expect("preset").architecture.parameters();
+    let tower = glm_v.architecture.vision.expect("a tower");
+    assert_eq!(glm_v.architecture.parameters() - tower.parameters(4096), air);
+    let n = glm_v.architecture.parameters() as f64;
+    assert!((n / 107_710_933_120.0 - 1.0).abs() < 0.002, "{n}");
+    assert!(glm_v.notes.iter().any(|n| n.to_string().contains("134,479,872")));
+    assert!(import("glm-4.1v-9b-thinking").architecture.vision.is_some_and(|v| v.mlp == 4096));
+    // Ling-mini-2.0 (`bailing_moe`; "1.43B activated of 16.26B total params"): one shared MLP of
+    // 512 × 1, the first layer dense, q/k norms. By the remote code's shapes: 16,255,643,392.
+    let ling = exact("ling-mini-2.0", 16_255_643_392).architecture;
+    assert_eq!(ling.parameters(), 16_255_643_392);
+    assert!((ling.active_parameters() as f64 / 1.43e9 - 1.0).abs() < 0.01, "{}", ling.active_parameters());
+    // MiniMax-M2.5 (`minimax_m2`, "230 billion total"): 62 layers of 256 experts, no shared one.
+    let minimax = import("minimax-m2.5").architecture;
+    assert!((minimax.parameters() as f64 / 230e9 - 1.0).abs() < 0.01 && minimax.qk_norm);
+    assert_eq!(minimax.moe.map(|m| (m.experts, m.shared, m.router_bias)), Some((256, 0, true)));
+    // DeepSeek-V3.2 (`deepseek_v32`): V3's shapes (the preset's count) and a note on the indexer.
+    let v32 = import("deepseek-v3.2");
+    assert_eq!(v32.architecture.parameters(), presets::model("deepseek-v3").expect("preset").architecture.parameters());
+    assert!(v32.notes.iter().any(|n| n.to_string().contains("lightning indexer (64 heads × 128")));
     // Qwen3-Omni-30B-A3B: the thinker — text MoE 30,532,646,912, SigLIP-2 tower 538,631,408, AuT
     // audio encoder 647,927,168 (the checkpoint's tensors summed by module: 31,719,205,488; the
     // report's table: thinker 30B-A3B, AuT 650M, vision 540M); no shared expert (its size is 0).

@@ -1259,6 +1259,18 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "a Qwen-Omni config: its thinker is billed (the language model, the vision tower, the audio encoder), which transformers' thinker class and vLLM load; the talker and code2wav that speak (`enable_audio_output`) are not",
             "`Qwen-Omni` 配置:计入它的 `thinker`(语言模型、视觉塔、音频编码器),即 `transformers` 的 `thinker` 类与 `vLLM` 加载的部分;负责说话的 `talker` 与 `code2wav`(`enable_audio_output`)不计",
         ),
+        ImportVisionInternVl => (
+            "its InternViT tower is read in Qwen2-VL's shape (`vision=qwen2vl`: blocks, width, heads, MLP, 14 px patches, a 2 × 2 merge into a two-layer projector), within 0.01 % of InternVL3.5-8B's count; an image is (side/28)² tokens, where InternVL tiles it into 448 px squares of 256 tokens, up to {0} and a thumbnail",
+            "它的 `InternViT` 视觉塔按 `Qwen2-VL` 的形状读取(`vision=qwen2vl`:层数、宽度、头数、`MLP`、14 px patch、2 × 2 合并进两层投影),与 `InternVL3.5-8B` 的参数量相差不到 0.01 %;一张图按 (边长/28)² 个 `token` 计,而 `InternVL` 把图切成 448 px 的方块,每块 256 个 `token`,最多 {0} 块外加一张缩略图",
+        ),
+        ImportVisionGlm4v => (
+            "its vision tower is read in Qwen2.5-VL's shape (`vision=qwen25vl`: blocks, width, heads, a SwiGLU MLP `out_hidden_size` wide, 14 px patches, a 2 × 2 merge); GLM-4V's merger, a SwiGLU `intermediate_size` wide, is not counted: {0} parameters",
+            "它的视觉塔按 `Qwen2.5-VL` 的形状读取(`vision=qwen25vl`:层数、宽度、头数、`out_hidden_size` 宽的 `SwiGLU MLP`、14 px patch、2 × 2 合并);`GLM-4V` 的合并层(`intermediate_size` 宽的 `SwiGLU`)未计入:{0} 个参数",
+        ),
+        ImportIndexer => (
+            "DeepSeek-V3.2's lightning indexer ({0} heads × {1} per layer, about 14 M parameters a layer for V3.2) and its own key cache are not billed",
+            "`DeepSeek-V3.2` 的 `lightning indexer`(每层 {0} 个头 × {1},`V3.2` 每层约 1400 万个参数)及其键缓存未计入",
+        ),
         ImportAudioUnread => (
             "its `audio_config` describes an audio encoder the importer does not read: not billed",
             "它的 `audio_config` 描述的音频编码器导入器不认识:未计入",

@@ -21,7 +21,7 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 46] = [
+pub const SUPPORTED: [&str; 54] = [
     "llama",
     "mistral",
     "mixtral",
@@ -66,6 +66,14 @@ pub const SUPPORTED: [&str; 46] = [
     "glm4_moe",
     "glm4_moe_lite",
     "glm4",
+    "glm4v",
+    "glm4v_moe",
+    "deepseek_v32",
+    "bailing_moe",
+    "bailing_moe_v2",
+    "minimax_m2",
+    "internvl_chat",
+    "internvl",
     "chatglm",
     "gpt2",
 ];
@@ -273,11 +281,12 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
         "gpt2" => gpt2(&top, name)?,
         _ => {
             // Vision-language configs nest the language model under `text_config`.
-            let text = match outer.object("text_config")? {
-                Some(t) if t.iter().any(|(k, _)| k == "hidden_size") => Fields {
+            let text = match (outer.object("text_config")?, outer.object("llm_config")?) {
+                (Some(t), _) if t.iter().any(|(k, _)| k == "hidden_size") => Fields {
                     obj: t,
                     prefix: if thinker.is_some() { "thinker_config.text_config." } else { "text_config." },
                 },
+                (_, Some(t)) if t.iter().any(|(k, _)| k == "hidden_size") => Fields { obj: t, prefix: "llm_config." },
                 _ => outer,
             };
             let family = Family::of(model_type, &text);
@@ -297,6 +306,7 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                 a.tied_embeddings = t;
             }
             a.vision = vision(&outer, family, model_type)?;
+            shape_notes(&outer, &text, model_type, &mut notes)?;
             a.audio_encoder = audio_encoder(&outer, a.hidden, &mut notes)?;
             a.max_context = model_context(&outer, model_type)?;
             a.rope = rope_tables(&text, family, &a)?;
@@ -379,9 +389,11 @@ const CONTEXT_FIELDS: [&str; 5] =
 /// level's, then transformers' default for the type (Gemma 3's text config: 131,072); 0 when none.
 fn model_context(top: &Fields, model_type: &str) -> Result<u64, ConfigError> {
     let max = 1 << 30;
-    if let Some(t) = top.object("text_config")? {
-        if let Some(n) = (Fields { obj: t, prefix: "text_config." }).first_uint(&CONTEXT_FIELDS, max)? {
-            return Ok(n);
+    for (nested, prefix) in [("text_config", "text_config."), ("llm_config", "llm_config.")] {
+        if let Some(t) = top.object(nested)? {
+            if let Some(n) = (Fields { obj: t, prefix }).first_uint(&CONTEXT_FIELDS, max)? {
+                return Ok(n);
+            }
         }
     }
     let default = if matches!(model_type, "gemma3" | "gemma3_text") { 131_072 } else { 0 };
@@ -470,6 +482,32 @@ fn remote_full_mask(top: &Fields) -> bool {
     map.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains("modeling_chatglm")))
 }
 
+/// What the importer reads in another model's shape or leaves out: InternViT's and GLM-4V's towers,
+/// DeepSeek-V3.2's indexer.
+fn shape_notes(outer: &Fields, text: &Fields, model_type: &str, notes: &mut Vec<Msg>) -> Result<(), ConfigError> {
+    let tower = outer.object("vision_config")?.map(|obj| Fields { obj, prefix: "vision_config." });
+    match (model_type, &tower) {
+        ("internvl_chat" | "internvl", Some(_)) => notes.push(msg!(
+            ImportVisionInternVl,
+            Arg::Int(outer.opt_count("max_dynamic_patch", 1, 1 << 10)?.unwrap_or(12))
+        )),
+        ("glm4v" | "glm4v_moe", Some(v)) => {
+            let (out, inner) = (v.opt_uint("out_hidden_size", MAX_DIM)?, v.opt_uint("intermediate_size", MAX_DIM)?);
+            let merger = 3u64.saturating_mul(out.unwrap_or(0)).saturating_mul(inner.unwrap_or(0));
+            notes.push(msg!(ImportVisionGlm4v, Arg::Count(merger)));
+        }
+        _ => {}
+    }
+    if let Some(heads) = text.opt_count("index_n_heads", 1, MAX_DIM)? {
+        notes.push(msg!(
+            ImportIndexer,
+            Arg::Int(heads),
+            Arg::Int(text.opt_count("index_head_dim", 1, MAX_DIM)?.unwrap_or(0))
+        ));
+    }
+    Ok(())
+}
+
 /// A per-layer list whose entries differ is read as its largest: the note names it.
 fn per_layer_notes(f: &Fields, notes: &mut Vec<Msg>) {
     for key in ["moe_topk", "num_shared_expert", "moe_intermediate_size", "num_experts_per_tok"] {
@@ -506,6 +544,13 @@ enum Family {
     Olmo,
     /// Apertus: an MLP without gate (up, xIELU, down: two matrices), q and k normed per head.
     Apertus,
+    /// Ling / Ring 2.0 (inclusionAI, `bailing_moe`): one shared MLP `moe_intermediate_size ×
+    /// num_shared_experts` wide (the remote code's `BailingMoeV2MLP`), q/k norms by `use_qk_norm`,
+    /// the router's expert bias by `moe_router_enable_expert_bias`.
+    Ling,
+    /// MiniMax-M2: every layer's experts `intermediate_size` wide, q/k norms by `use_qk_norm`, the
+    /// router's bias by `use_routing_bias`, a shared MLP only when `shared_intermediate_size` > 0.
+    MiniMax,
     /// ERNIE 4.5 (Baidu): Llama's decoder; its MoE under its own names (`moe_num_experts`, `moe_k`,
     /// `moe_num_shared_experts`, the dense layers before `moe_layer_start_index`).
     Ernie,
@@ -540,13 +585,24 @@ impl Family {
             "nemotron_h" => Family::NemotronH,
             // GLM-4.7-Flash (`glm4_moe_lite`): DeepSeek-V3's latent attention and experts (shared
             // expert, dense first layers, the router's correction bias) under GLM's name.
-            "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "glm4_moe_lite" => Family::DeepSeek,
+            // DeepSeek-V3.2's lightning indexer (`index_n_heads` × `index_head_dim`) is not read.
+            "deepseek_v2" | "deepseek_v3" | "deepseek_v32" | "kimi_k2" | "glm4_moe_lite" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
             "gemma3" | "gemma3_text" => Family::Gemma3,
             "gemma4" | "gemma4_text" => Family::Gemma4,
             "llama4" | "llama4_text" => Family::Llama4,
-            "glm4_moe" | "glm4" => Family::Glm,
+            // GLM-4.1V and GLM-4.5V: GLM-4's and GLM-4.5's language models (flat in GLM-4.1V's first
+            // release, under `text_config` since).
+            "glm4_moe" | "glm4" | "glm4v" | "glm4v_text" | "glm4v_moe" | "glm4v_moe_text" => Family::Glm,
+            "bailing_moe" | "bailing_moe_v2" => Family::Ling,
+            "minimax_m2" => Family::MiniMax,
+            // InternVL: its language model under `llm_config` (the remote code's `internvl_chat`) or
+            // `text_config` (transformers' `internvl`), of its own type.
+            "internvl_chat" | "internvl" => match text.opt_str("model_type") {
+                Some(t) if t != model_type && !t.is_empty() => Family::of(t, &Fields { obj: &[], prefix: "" }),
+                _ => Family::Llama,
+            },
             "ernie4_5" | "ernie4_5_moe" => Family::Ernie,
             // A nested text model of a known type.
             _ => match text.opt_str("model_type") {
@@ -602,7 +658,8 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     // transformers' own defaults per family when the field is absent.
     let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4);
     let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
-    let attention_bias = f.opt_bool("attention_bias")?.or(f.opt_bool("add_qkv_bias")?).unwrap_or(false);
+    let attention_bias =
+        f.opt_bool("attention_bias")?.or(f.opt_bool("add_qkv_bias")?).or(f.opt_bool("use_qkv_bias")?).unwrap_or(false);
     let mlp_bias = f.opt_bool("mlp_bias")?.unwrap_or(false);
     let mut a = Architecture {
         name: Cow::Owned(name),
@@ -614,7 +671,8 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     a.qk_norm = matches!(
         family,
         Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4 | Family::Olmo | Family::Apertus
-    ) || (matches!(family, Family::Glm | Family::Hunyuan) && f.opt_bool("use_qk_norm")?.unwrap_or(false));
+    ) || (matches!(family, Family::Glm | Family::Hunyuan | Family::Ling | Family::MiniMax)
+        && f.opt_bool("use_qk_norm")?.unwrap_or(false));
     family_details(f, family, &mut a)?;
     a.moe = moe(f, family, ffn)?;
     // The `ffn` of a mixture of experts is one expert's size (the dense layers keep `dense_ffn`).
@@ -729,17 +787,10 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
     m.router_bias = family == Family::GptOss || f.opt_str("topk_method") == Some("noaux_tc");
     match family {
         // The dense layers are the model's intermediate_size; the experts are moe_intermediate_size.
-        Family::DeepSeek | Family::Glm => m.dense_ffn = ffn,
-        // transformers' `Ernie4_5_MoeSparseMoeBlock`: one shared MLP of `moe_intermediate_size ×
-        // moe_num_shared_experts`, the router's correction bias (`moe_statics`), the layers before
-        // `moe_layer_start_index` dense.
-        Family::Ernie => {
-            let n = f.opt_count("moe_num_shared_experts", 0, 1 << 10)?.unwrap_or(0);
-            (m.shared, m.shared_ffn) = (n.min(1), expert_ffn.saturating_mul(n));
-            m.dense_layers = f.opt_count("moe_layer_start_index", 0, MAX_LAYERS)?.unwrap_or(0);
-            m.dense_ffn = ffn;
-            m.router_bias = true;
-        }
+        Family::DeepSeek => m.dense_ffn = ffn,
+        // GLM-4.5's router keeps its `e_score_correction_bias` whatever the config says of it.
+        Family::Glm => (m.dense_ffn, m.router_bias) = (ffn, true),
+        Family::Ling | Family::MiniMax | Family::Ernie => named_experts(f, family, ffn, &mut m)?,
         Family::Llama4 => {
             // transformers' `Llama4TextMoe` runs every expert over every token.
             m.dense_experts = true;
@@ -768,6 +819,37 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
         _ => {}
     }
     Ok(Some(m))
+}
+
+/// The shared MLP, dense layers and router bias of the families that name them their own way.
+fn named_experts(f: &Fields, family: Family, ffn: u64, m: &mut MoeSpec) -> Result<(), ConfigError> {
+    let expert_ffn = m.expert_ffn;
+    match family {
+        Family::Ling => {
+            let n = f.opt_count("num_shared_experts", 0, 1 << 10)?.unwrap_or(0);
+            (m.shared, m.shared_ffn) = (n.min(1), expert_ffn.saturating_mul(n));
+            m.dense_ffn = ffn;
+            m.router_bias = f.opt_bool("moe_router_enable_expert_bias")?.unwrap_or(false);
+        }
+        Family::MiniMax => {
+            m.router_bias = f.opt_bool("use_routing_bias")?.unwrap_or(false);
+            if let Some(n) = f.opt_count("shared_intermediate_size", 0, MAX_DIM)?.filter(|&n| n > 0) {
+                (m.shared, m.shared_ffn) = (1, n);
+            }
+        }
+        // transformers' `Ernie4_5_MoeSparseMoeBlock`: one shared MLP of `moe_intermediate_size ×
+        // moe_num_shared_experts`, the router's correction bias (`moe_statics`), the layers before
+        // `moe_layer_start_index` dense.
+        Family::Ernie => {
+            let n = f.opt_count("moe_num_shared_experts", 0, 1 << 10)?.unwrap_or(0);
+            (m.shared, m.shared_ffn) = (n.min(1), expert_ffn.saturating_mul(n));
+            m.dense_layers = f.opt_count("moe_layer_start_index", 0, MAX_LAYERS)?.unwrap_or(0);
+            m.dense_ffn = ffn;
+            m.router_bias = true;
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Latent attention, when `kv_lora_rank` is set.
@@ -887,7 +969,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
 fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<VisionSpec>, ConfigError> {
     let Some(obj) = top.object("vision_config")? else {
         return match model_type {
-            "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" => {
+            "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "internvl_chat" | "internvl" => {
                 err(msg!(ConfigFieldMissing, Arg::Text("vision_config".into())))
             }
             _ => Ok(None),
@@ -900,6 +982,11 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         // Qwen3.5's tower is Qwen3-VL's, without deepstack.
         "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
+        // Towers read in the shape of one the ledger knows (`ImportVisionShape`): InternViT
+        // (LayerNorm, biases, a GELU MLP; pixel shuffle 2 × 2 into a two-layer projector) as Qwen2-VL's;
+        // GLM-4V's (RMSNorm, a SwiGLU MLP `out_hidden_size` wide, 2 × 2 merge) as Qwen2.5-VL's.
+        "internvl_chat" | "internvl" => VisionKind::Qwen2Vl,
+        "glm4v" | "glm4v_moe" => VisionKind::Qwen25Vl,
         "mistral3" => VisionKind::Pixtral,
         _ if family == Family::Gemma4 => VisionKind::Gemma4,
         _ if family == Family::Gemma3 => VisionKind::Siglip,
@@ -908,7 +995,10 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
     let dim =
         v.first_uint(&["embed_dim", "hidden_size"], MAX_DIM)?.map_or_else(|| v.uint("hidden_size", MAX_DIM), Ok)?;
     let mlp = match kind {
-        VisionKind::Qwen2Vl => ((dim as f64) * v.opt_float("mlp_ratio")?.unwrap_or(4.0)).round() as u64,
+        VisionKind::Qwen2Vl if v.raw("mlp_ratio").is_some() || v.raw("intermediate_size").is_none() => {
+            ((dim as f64) * v.opt_float("mlp_ratio")?.unwrap_or(4.0)).round() as u64
+        }
+        _ if model_type.starts_with("glm4v") => v.uint("out_hidden_size", MAX_DIM)?,
         _ => v.uint("intermediate_size", MAX_DIM)?,
     };
     let qwen = kind.is_qwen_vl();
@@ -920,7 +1010,11 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         dim,
         heads: v.first_uint(&["num_heads", "num_attention_heads"], MAX_DIM)?.unwrap_or(16),
         mlp,
-        patch: v.opt_uint("patch_size", 4096)?.unwrap_or(14),
+        // transformers' InternVL writes `[14, 14]`.
+        patch: match v.raw("patch_size") {
+            Some(Json::Array(sides)) => sides.first().and_then(Json::as_u64).map_or(14, |s| s.clamp(1, 4096)),
+            _ => v.opt_uint("patch_size", 4096)?.unwrap_or(14),
+        },
         temporal_patch: if qwen { v.opt_uint("temporal_patch_size", 64)?.unwrap_or(2) } else { 1 },
         merge: match kind {
             VisionKind::Siglip | VisionKind::Llama4 => 1,
