@@ -79,6 +79,32 @@ test('typed values are accepted, and a bad typed value gets a notice', async () 
   assert.deepEqual(page.problems, []);
 });
 
+test('an image is typed as a side or as width x height; a Gemma-4 tower takes its token budget', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?model=qwen2-vl-7b&images=4&seq=512`);
+  await ready(page);
+  const square = await page.getAttribute('[data-testid="total"]', 'data-bytes');
+  assert.equal(await page.inputValue('[data-testid="image_px"]'), '448');
+  // A 320×50 strip is 22 tokens on Qwen2-VL, the 448 px square 256: the bill shrinks.
+  await page.fill('[data-testid="image_px"]', '320x50');
+  await page.press('[data-testid="image_px"]', 'Enter');
+  await page.waitForFunction(() => location.search.includes('image_px=320x50'), null, { timeout: 3000 });
+  const strip = await page.getAttribute('[data-testid="total"]', 'data-bytes');
+  assert.ok(Number(strip) < Number(square), `${strip} < ${square}`);
+  await page.fill('[data-testid="image_px"]', '320*50');
+  await page.press('[data-testid="image_px"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="notices"]'), /image_px/);
+  // No budget control for a tower of another kind; Gemma-4's has one, which the link carries.
+  assert.equal(await page.$('[data-testid="max_soft_tokens"]'), null);
+  await page.goto(`${root.url}?model=custom&layers=4&hidden=256&heads=4&kv_heads=2&head_dim=64&ffn=512&vocab=1000&vision=gemma4&images=1`);
+  await ready(page);
+  assert.equal(await page.inputValue('[data-testid="max_soft_tokens"]'), '280');
+  await page.fill('[data-testid="max_soft_tokens"]', '560');
+  await page.press('[data-testid="max_soft_tokens"]', 'Enter');
+  await page.waitForFunction(() => location.search.includes('max_soft_tokens=560'), null, { timeout: 3000 });
+  assert.deepEqual(page.problems, []);
+});
+
 test('controls that do not apply are hidden', async () => {
   const page = await openPage(browser);
   await page.goto(`${root.url}?mode=infer`);
