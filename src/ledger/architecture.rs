@@ -245,6 +245,13 @@ impl MlaSpec {
     pub fn qk_head_dim(&self) -> u64 {
         self.qk_nope_head_dim.saturating_add(self.qk_rope_head_dim)
     }
+
+    /// Values per token and layer of a cache that keeps the latent decompressed: every one of
+    /// `heads` heads' key (nope and rotary) and value (transformers' `generate()`, llama.cpp before
+    /// it cached the latent).
+    pub fn decompressed_per_token(&self, heads: u64) -> u64 {
+        heads.saturating_mul(self.qk_head_dim().saturating_add(self.v_head_dim))
+    }
 }
 
 /// The linear-attention (`L`) layers' mixer, one of two kinds. Gated DeltaNet (Qwen3-Next,

@@ -171,7 +171,7 @@ fn layer_token_bytes(p: &Plan, i: &Inference, kind: LayerKind) -> f64 {
         // transformers caches latent attention decompressed: every head's key (the nope and rotary
         // parts) and value (`DeepseekV3Attention.forward` updates the cache with `key_states`,
         // `value_states` after `kv_b_proj`; GLM-4.7-Flash and Kimi-K2 run the same code).
-        Some(m) => kv_heads.saturating_mul(m.qk_head_dim().saturating_add(m.v_head_dim)),
+        Some(m) => m.decompressed_per_token(kv_heads),
         _ => p.arch.kv_elements_of(kind, kv_heads),
     };
     elements as f64 * (i.kv.bits() / 8.0)

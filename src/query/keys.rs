@@ -1185,8 +1185,9 @@ keys! {
         // Every Gemma-4 config's `default_output_length` is the tower's 280 (no preset has a tower of
         // its own kind).
         write: |s, _| {
-            let budget = s.architecture.vision.filter(|v| v.kind == VisionKind::Gemma4).map_or(280, |v| v.max_tokens);
-            (budget != presets::GEMMA4_TOWER.max_tokens).then(|| budget.to_string())
+            let default = presets::GEMMA4_TOWER.max_tokens;
+            let budget = s.architecture.vision.filter(|v| v.kind == VisionKind::Gemma4).map_or(default, |v| v.max_tokens);
+            (budget != default).then(|| budget.to_string())
         },
         architecture: true,
         doc: doc!("the config's `default_output_length` (280)", "a Gemma-4 tower: the image processor's soft-token budget per image (`max_soft_tokens`, `processor(..., max_soft_tokens=N)` or vLLM's `--mm-processor-kwargs`; transformers accepts only these five): an image keeps its aspect and is resized to the most whole 48 px squares within 9 × the budget patches, one token each, and the tower runs 9 × the budget patch positions whatever the image"),

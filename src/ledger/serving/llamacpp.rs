@@ -97,7 +97,7 @@ fn cell_bytes(arch: &Architecture, i: &Inference, kernel: AttentionKernel, kind:
         if kernel == AttentionKernel::Flash { row(kind) } else { row(LayerKind::Full).max(row(LayerKind::Sliding)) };
     match &arch.mla {
         Some(m) if i.engine.version.is_some_and(|v| v < MLA_CACHE_FROM) => {
-            (arch.heads * (m.qk_head_dim() + m.v_head_dim)) as f64 * b
+            m.decompressed_per_token(arch.heads) as f64 * b
         }
         Some(_) => arch.kv_elements_per_layer(arch.kv_heads) as f64 * b,
         None => row(kind).saturating_add(v_row) as f64 * b,
