@@ -795,3 +795,71 @@ fn gemma4_vision_towers_are_counted_in_their_own_shape() {
     let e2b = parse_config(&load("gemma-4-e2b")).expect("imports").architecture;
     assert_eq!(e2b.vision.expect("a tower").parameters(1_536), 168_544_256);
 }
+
+/// Model types of 2025 beyond the presets, each from its config.json (tests/data/configs/README.md)
+/// against its count by hand from transformers' modeling code (a helper's reading, with the
+/// arithmetic in the README) and, where one was found, the published count:
+/// - Falcon-H1 (`falcon_h1`): every layer runs attention and a Mamba-2 mixer side by side, read as
+///   two blocks (M, then attention with the MLP). 7B: 7,585,648,736, the checkpoint's count (also in
+///   Falcon-H1R-7B's GGUF metadata). 0.5B: 521,411,104 in its 579 tensors; the ledger's Mamba-2
+///   counts the gated norm over the mixer's 1,536 channels that the 0.5B leaves out
+///   (`mamba_rms_norm: false`): 36 × 1,536 = 55,296 more.
+/// - EXAONE 4.0 (`exaone4`): q/k norms per head, 3 sliding layers to 1 global. 32B: 30,954,640,384
+///   without the embeddings (the card's "30.95B") + 2 × 102,400 × 5,120 = 32,003,216,384; 1.2B
+///   (tied, all global): 1,069,676,288 + 102,400 × 2,048 = 1,279,391,488.
+/// - Cohere2 (Command R7B): one LayerNorm per layer, tied by default, 3 sliding to 1 global:
+///   32 × 218,107,904 + 256,000 × 4,096 + 4,096 = 8,028,033,024 (the card's "7 billion" leaves out
+///   the 1.05 B embedding).
+/// - dots.llm1 (`dots1`): q/k norms, one dense layer of 10,944, 61 MoE layers of 128 experts of 1,408
+///   and 2 shared, the router's bias: 142,774,381,696 (transformers' docs: "142B total").
+/// - SmolLM3-3B (`smollm3`): Llama's shapes, tied: 36 × 78,123,008 + 128,256 × 2,048 + 2,048 =
+///   3,075,098,624.
+/// - Arcee AFM (`arcee`): the ReLU² MLP has two matrices: 36 × 110,105,600 + 2 × 128,005 × 2,560 +
+///   2,560 = 4,619,189,760 (a fine-tune's config: its vocabulary may not be the base model's).
+#[test]
+fn models_of_2025_beyond_the_presets_import_exactly() {
+    use vram_ledger::ledger::architecture::LayerKind;
+    let read = |f: &str, count: u64| {
+        let imported = parse_config(&load(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!(imported.architecture.parameters(), count, "{f}");
+        imported
+    };
+    let import = |f: &str, count: u64| {
+        let imported = read(f, count);
+        assert!(imported.notes.is_empty(), "{f}: {:?}", imported.notes);
+        imported.architecture
+    };
+    // Falcon-H1's note says how its layers are read.
+    let notes = read("falcon-h1-7b", 7_585_648_736).notes;
+    let said: Vec<String> = notes.iter().map(|m| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, m)).collect();
+    assert!(
+        said.len() == 1 && said[0].starts_with("each of its 44 layers") && said[0].contains("88 blocks"),
+        "{said:?}"
+    );
+    let falcon = read("falcon-h1-7b", 7_585_648_736).architecture;
+    assert_eq!((falcon.layers, falcon.layer_pattern.text().as_str()), (88, "MF"));
+    assert_eq!((falcon.attention_layers(), falcon.layers_of(LayerKind::Linear), falcon.mlp_layers()), (44, 44, 44));
+    let mamba = falcon.linear.expect("Mamba-2");
+    assert_eq!((mamba.v_heads, mamba.head_dim, mamba.ssm_state, mamba.k_heads), (24, 128, 256, 1));
+    assert_eq!(mamba.state_elements(), 24 * 128 * 256);
+    let small = read("falcon-h1-0.5b", 521_411_104 + 36 * 1_536).architecture;
+    assert_eq!(small.linear.map(|l| (l.v_heads, l.head_dim, l.ssm_state)), Some((24, 64, 128)));
+    for (file, count, pattern, window) in [
+        ("exaone-4.0-32b", 32_003_216_384, "SSSF", 4_096),
+        ("exaone-4.0-1.2b", 1_279_391_488, "F", 0),
+        ("command-r7b", 8_028_033_024, "SSSF", 4_096),
+    ] {
+        let a = import(file, count);
+        assert_eq!((a.layer_pattern.text().as_str(), a.window), (pattern, window), "{file}");
+    }
+    let dots = import("dots.llm1.base", 142_774_381_696).moe.expect("experts");
+    assert_eq!((dots.experts, dots.active, dots.dense_layers, dots.dense_ffn), (128, 6, 1, 10_944));
+    import("smollm3-3b", 3_075_098_624);
+    import("austral-afm-4.5b-sft", 4_619_189_760);
+    // EXAONE's pattern as letters, and a pattern that is neither letters nor a count.
+    let letters =
+        load("exaone-4.0-32b").replace("\"sliding_window_pattern\": 4", "\"sliding_window_pattern\": \"LLLG\"");
+    assert_eq!(parse_config(&letters).expect("letters").architecture.layer_pattern.text(), "SSSF");
+    let bad = load("exaone-4.0-32b").replace("\"sliding_window_pattern\": 4", "\"sliding_window_pattern\": \"LLXG\"");
+    assert!(error_of(&bad).contains("sliding_window_pattern"), "{}", error_of(&bad));
+}

@@ -21,8 +21,14 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 54] = [
+pub const SUPPORTED: [&str; 60] = [
     "llama",
+    "smollm3",
+    "exaone4",
+    "cohere2",
+    "dots1",
+    "arcee",
+    "falcon_h1",
     "mistral",
     "mixtral",
     "ministral3",
@@ -298,6 +304,9 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                 }
             }
             let mut a = decoder(&text, family, name)?;
+            if family == Family::FalconH1 {
+                notes.push(msg!(ImportParallelHybrid, Arg::Int(a.layers / 2), Arg::Int(a.layers)));
+            }
             per_layer_notes(&text, &mut notes);
             if let Some(n) = text.opt_count("num_nextn_predict_layers", 0, MAX_LAYERS)?.filter(|&n| n > 0) {
                 notes.push(msg!(ImportMtpLayers, Arg::Int(n)));
@@ -554,6 +563,24 @@ enum Family {
     /// ERNIE 4.5 (Baidu): Llama's decoder; its MoE under its own names (`moe_num_experts`, `moe_k`,
     /// `moe_num_shared_experts`, the dense layers before `moe_layer_start_index`).
     Ernie,
+    /// EXAONE 4.0 (LG): Llama's projections, q and k normed per head, the norms after attention and
+    /// after the MLP (two per layer, as OLMo 2's), three sliding-window layers to one global
+    /// (`sliding_window_pattern`).
+    Exaone4,
+    /// Cohere2 (Command R7B, Command A): attention and the MLP side by side off one LayerNorm
+    /// (weight only: transformers' `CohereLayerNorm`), three sliding-window layers to one global,
+    /// tied embeddings by default.
+    Cohere2,
+    /// dots.llm1 (rednote): Qwen3's attention (q/k norms per head) in DeepSeek-V3's decoder layer
+    /// (dense first layers of `intermediate_size`, routed and shared experts, the router's
+    /// correction bias).
+    Dots,
+    /// Falcon-H1 (TII): every layer runs attention and a Mamba-2 mixer side by side on one norm's
+    /// output, then the MLP; read as two blocks per layer, the mixer's (M) and the attention's with
+    /// the MLP (F).
+    FalconH1,
+    /// Arcee AFM: Llama's attention, an MLP without gate (up, ReLU², down: two matrices).
+    Arcee,
     /// Another decoder with the standard fields.
     Generic,
 }
@@ -566,6 +593,13 @@ impl Family {
             // Ministral 3's nested text model and Seed-OSS (q, k, v biases by `attention_bias`) too.
             "llama" | "mistral" | "mixtral" | "phi3" | "mistral3" | "ministral" | "ministral3" | "granite"
             | "chatglm" | "seed_oss" => Family::Llama,
+            // SmolLM3: Llama's shapes; every fourth layer without RoPE changes no size.
+            "smollm3" => Family::Llama,
+            "exaone4" => Family::Exaone4,
+            "cohere2" => Family::Cohere2,
+            "dots1" => Family::Dots,
+            "arcee" => Family::Arcee,
+            "falcon_h1" => Family::FalconH1,
             // MiMo is Qwen2's decoder with multi-token-prediction layers the model does not load.
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "mimo" => Family::Qwen2,
             "qwen3"
@@ -656,7 +690,7 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         None => f.uint("vocab_size", MAX_VOCAB)?,
     };
     // transformers' own defaults per family when the field is absent.
-    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4);
+    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4 | Family::Cohere2);
     let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
     let attention_bias =
         f.opt_bool("attention_bias")?.or(f.opt_bool("add_qkv_bias")?).or(f.opt_bool("use_qkv_bias")?).unwrap_or(false);
@@ -668,11 +702,7 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     a.qkv_bias = family == Family::Qwen2 || attention_bias;
     a.out_and_mlp_bias = mlp_bias;
     a.hidden_dropout = f.hidden_dropout();
-    a.qk_norm = matches!(
-        family,
-        Family::Qwen3 | Family::Qwen3Next | Family::Gemma3 | Family::Gemma4 | Family::Olmo | Family::Apertus
-    ) || (matches!(family, Family::Glm | Family::Hunyuan | Family::Ling | Family::MiniMax)
-        && f.opt_bool("use_qk_norm")?.unwrap_or(false));
+    a.qk_norm = qk_norm(f, family)?;
     family_details(f, family, &mut a)?;
     a.moe = moe(f, family, ffn)?;
     // The `ffn` of a mixture of experts is one expert's size (the dense layers keep `dense_ffn`).
@@ -686,6 +716,22 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     }
     layer_kinds(f, family, &mut a)?;
     Ok(a)
+}
+
+/// Whether q and k are normed per head: always in some families, by `use_qk_norm` in others.
+fn qk_norm(f: &Fields, family: Family) -> Result<bool, ConfigError> {
+    Ok(matches!(
+        family,
+        Family::Qwen3
+            | Family::Qwen3Next
+            | Family::Gemma3
+            | Family::Gemma4
+            | Family::Olmo
+            | Family::Apertus
+            | Family::Exaone4
+            | Family::Dots
+    ) || (matches!(family, Family::Glm | Family::Hunyuan | Family::Ling | Family::MiniMax)
+        && f.opt_bool("use_qk_norm")?.unwrap_or(false)))
 }
 
 /// Norms, biases, sinks, soft-capping: what sets a family apart.
@@ -729,7 +775,11 @@ fn family_details(f: &Fields, family: Family, a: &mut Architecture) -> Result<()
         Family::Llama4 => a.qk_norm = false, // Llama-4's q/k norm is an L2 norm without weights
         // transformers' ApertusMLP: `down_proj(act_fn(up_proj(x)))` (its xIELU's two scalars per
         // layer are left out).
-        Family::Apertus => a.mlp = super::architecture::MlpKind::Gelu,
+        Family::Apertus | Family::Arcee => a.mlp = super::architecture::MlpKind::Gelu,
+        // One weight-only LayerNorm per layer feeds both attention and the MLP.
+        Family::Cohere2 => a.norms_per_layer = 1,
+        // Falcon-H1's two norms (before the mixers, before the MLP), one for each of its blocks.
+        Family::FalconH1 => a.norms_per_layer = 1,
         _ => {}
     }
     Ok(())
@@ -788,6 +838,8 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
     match family {
         // The dense layers are the model's intermediate_size; the experts are moe_intermediate_size.
         Family::DeepSeek => m.dense_ffn = ffn,
+        // dots.llm1's `DeepseekV3TopkRouter` keeps the correction bias (`scoring_func: noaux_tc`).
+        Family::Dots => (m.dense_ffn, m.router_bias) = (ffn, true),
         // GLM-4.5's router keeps its `e_score_correction_bias` whatever the config says of it.
         Family::Glm => (m.dense_ffn, m.router_bias) = (ffn, true),
         Family::Ling | Family::MiniMax | Family::Ernie => named_experts(f, family, ffn, &mut m)?,
@@ -870,6 +922,11 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     let window = f.opt_uint("sliding_window", 1 << 30)?.unwrap_or(0);
     if let Some(pattern) = f.opt_str("hybrid_override_pattern").filter(|_| family == Family::NemotronH) {
         a.layer_pattern = hybrid_blocks(f, pattern, a.layers)?;
+    } else if family == Family::FalconH1 {
+        // transformers' `FalconH1DecoderLayer`: `mamba` and `self_attn` both read the
+        // input_layernorm's output and their sum joins the residual; the MLP follows.
+        a.layers = a.layers.saturating_mul(2);
+        a.layer_pattern = LayerPattern::parse("MF").unwrap_or(LayerPattern::FULL);
     } else if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
         let kinds: Vec<LayerKind> = types
             .iter()
@@ -891,6 +948,7 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
                 LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
             }
             Family::Gemma2 | Family::GptOss if window > 0 => LayerPattern::of(b"SF"),
+            Family::Exaone4 | Family::Cohere2 if window > 0 => every_nth_global(f)?,
             Family::Llama4 => {
                 let n = f.opt_uint("no_rope_layer_interval", 64)?.unwrap_or(4) as usize;
                 let letters: String = std::iter::repeat_n('C', n.saturating_sub(1)).chain(['F']).collect();
@@ -911,6 +969,25 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
         if kinds.contains(&LayerKind::Chunked) { f.opt_uint("attention_chunk_size", 1 << 30)?.unwrap_or(0) } else { 0 };
     a.linear = linear_spec(f, a)?;
     Ok(())
+}
+
+/// EXAONE 4.0's and Cohere2's `sliding_window_pattern` (transformers' default 4): layer i slides
+/// unless (i + 1) is a multiple of it, or EXAONE's letters ("LLLG": L local, G global).
+fn every_nth_global(f: &Fields) -> Result<LayerPattern, ConfigError> {
+    let key = "sliding_window_pattern";
+    let letters: Option<String> = match f.opt_str(key) {
+        Some(text) => text.chars().map(|c| ['S', 'F'].get("LG".find(c)?).copied()).collect(),
+        None => {
+            let n = f.opt_count(key, 1, 64)?.unwrap_or(4) as usize;
+            Some(std::iter::repeat_n('S', n - 1).chain(['F']).collect())
+        }
+    };
+    match letters.as_deref().and_then(LayerPattern::parse) {
+        Some(p) => Ok(p),
+        None => {
+            err(msg!(ConfigFieldNotUint, Arg::Text(f.name(key)), Arg::Text(f.raw(key).map(short).unwrap_or_default())))
+        }
+    }
 }
 
 /// Nemotron-H's `hybrid_override_pattern`: M a Mamba-2 block, * an attention block, - and E an MLP
@@ -946,6 +1023,8 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
             .map_or_else(|| f.uint("mamba_n_heads", MAX_DIM), Ok)?;
         let head_dim = match f.first_uint(&["mamba_d_head", "mamba_head_dim"], MAX_DIM) {
             Ok(Some(d)) => d,
+            // Falcon-H1's mixer is `mamba_d_ssm` wide.
+            _ if f.raw("mamba_d_ssm").is_some() => f.uint("mamba_d_ssm", MAX_DIM)? / heads.max(1),
             _ => f.first_uint(&["mamba_expand", "expand"], 64)?.unwrap_or(2).saturating_mul(a.hidden) / heads,
         };
         return Ok(Some(LinearSpec {

@@ -194,7 +194,8 @@ fn linear_state(p: &Plan, i: &Inference) -> (f64, Arg) {
         Arg::Int(n),
         Arg::Int(lin.v_heads),
         Arg::Int(lin.head_dim),
-        Arg::Int(lin.head_dim),
+        // Mamba-2's state is N wide per head channel; Gated DeltaNet's a head_dim square.
+        Arg::Int(if lin.is_mamba() { lin.ssm_state } else { lin.head_dim }),
         Arg::Count(lin.conv_dim()),
         Arg::Int(lin.conv),
         Arg::Factor(act),

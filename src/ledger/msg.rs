@@ -365,6 +365,7 @@ msg_ids!(
     ImportVisionInternVl,
     ImportVisionGlm4v,
     ImportIndexer,
+    ImportParallelHybrid,
     ImportMtpLayers,
     ImportPerLayer,
     ImportFullMask,
