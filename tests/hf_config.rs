@@ -856,6 +856,9 @@ fn models_of_2025_beyond_the_presets_import_exactly() {
     assert_eq!((dots.experts, dots.active, dots.dense_layers, dots.dense_ffn), (128, 6, 1, 10_944));
     import("smollm3-3b", 3_075_098_624);
     import("austral-afm-4.5b-sft", 4_619_189_760);
+    // Two blocks a layer: a Falcon-H1 of more than half the layers a link carries is refused by name.
+    let deep = load("falcon-h1-7b").replace("\"num_hidden_layers\": 44", "\"num_hidden_layers\": 6000");
+    assert_eq!(error_of(&deep), "field `num_hidden_layers` is 6000, more than the largest supported value 5000");
     // EXAONE's pattern as letters, and a pattern that is neither letters nor a count.
     let letters =
         load("exaone-4.0-32b").replace("\"sliding_window_pattern\": 4", "\"sliding_window_pattern\": \"LLLG\"");

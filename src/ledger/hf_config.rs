@@ -925,7 +925,15 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     } else if family == Family::FalconH1 {
         // transformers' `FalconH1DecoderLayer`: `mamba` and `self_attn` both read the
         // input_layernorm's output and their sum joins the residual; the MLP follows.
-        a.layers = a.layers.saturating_mul(2);
+        if a.layers > MAX_LAYERS / 2 {
+            return err(msg!(
+                ConfigFieldTooLarge,
+                Arg::Text(f.name("num_hidden_layers")),
+                Arg::Int(a.layers),
+                Arg::Int(MAX_LAYERS / 2)
+            ));
+        }
+        a.layers *= 2;
         a.layer_pattern = LayerPattern::parse("MF").unwrap_or(LayerPattern::FULL);
     } else if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
         let kinds: Vec<LayerKind> = types
