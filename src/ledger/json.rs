@@ -139,8 +139,10 @@ impl Json {
 
 /// Drops every member whose key comes again later (the last value wins, as in serde_json), keeping
 /// the order of the rest: the keys sorted once, then each run of equal keys but its last dropped.
+/// The page's build skips it: there the parser reads only its reader worker's messages, which
+/// serde_json writes without a repeated key (what a user brings, the worker reads).
 fn keep_last_of_repeated_keys(members: &mut Vec<(String, Json)>) {
-    if members.len() < 2 {
+    if members.len() < 2 || cfg!(feature = "page") {
         return;
     }
     let mut order: Vec<usize> = (0..members.len()).collect();
