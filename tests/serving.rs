@@ -205,6 +205,28 @@ fn llamacpp_cells_slots_and_offload() {
     assert_eq!(q8.kv_pool_bytes, 4096 * 32 * 2 * 8 * 128 * 34 / 32);
 }
 
+/// llama.cpp's caches are separate buffers, and the `serving` JSON's pools name each: the
+/// full-attention cells, the sliding-window cells of every slot (gpt-oss-20b above: 12 × 2 × 768
+/// cells), and the recurrent states of a hybrid (`llama_memory_recurrent`'s RS buffer, one per slot).
+/// Falcon-H1-1.5B by its shapes (24 layers as 48 blocks; the log of GeniePod/genie-claw#410 prints
+/// "KV buffer size = 768.00 MiB" and "RS buffer size = 72.98 MiB ( 1 cells, 24 layers, R 0.98 +
+/// S 72.00 )"): 24 × 32,768 × 2 × 2 × 128 × 2 B; 24 × (3 × 3,584 + 48 × 64 × 256) × 4 B.
+#[test]
+fn llamacpp_pools_are_its_buffers() {
+    use vram_ledger::ledger::bill::PoolKind;
+    let (s, _) = serve("model=gpt-oss-20b&mode=infer&engine=llamacpp&seq=5000&batch=2&gpu=rtx4090");
+    let pools: Vec<(PoolKind, u64, u64)> = s.pools().map(|p| (p.kind, p.bytes, p.tokens)).collect();
+    assert_eq!(pools, [(PoolKind::Full, 12 * 10_240 * 2048, 10_240), (PoolKind::Swa, 12 * 2 * 768 * 2048, 2 * 768)]);
+    let falcon = "model=custom&layers=48&hidden=2048&heads=8&kv_heads=2&head_dim=128&ffn=4608&vocab=65537&tied=0\
+        &mlp=glu&norms=1&layer_pattern=MF&linear_k_heads=1&linear_v_heads=48&linear_head_dim=64&linear_state=256\
+        &mode=infer&engine=llamacpp&quant=q4_k_m&seq=32768&vram=8";
+    let (s, _) = serve(falcon);
+    let pools: Vec<(PoolKind, u64, u64)> = s.pools().map(|p| (p.kind, p.bytes, p.tokens)).collect();
+    let states = 24 * (3 * 3_584 + 48 * 64 * 256) * 4;
+    assert_eq!(pools, [(PoolKind::Full, 768 << 20, 32_768), (PoolKind::State, states, 1)]);
+    assert_eq!(s.kv_pool_bytes, (768 << 20) + states);
+}
+
 /// A card too small for what llama.cpp is asked to allocate: the status says so and what fits.
 #[test]
 fn llamacpp_reports_what_fits() {

@@ -621,12 +621,16 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{1} 层中 {0} 层在 GPU 上(`gpu_layers`;输出层算一层):{2};token embedding 与其余部分在主机内存:{3}",
         ),
         LlamacppKv => (
-            "{0} slot(s) × {1} cells × {2} full-attention layers, K and V in {3}{4}{5}",
-            "{0} 个槽位 × {1} 单元 × {2} 个全注意力层,K 与 V 为 {3}{4}{5}",
+            "{0} slot(s) × {1} cells × {2} full-attention layers, K and V in {3}{4}{5}{6}",
+            "{0} 个槽位 × {1} 单元 × {2} 个全注意力层,K 与 V 为 {3}{4}{5}{6}",
         ),
         LlamacppSwa => (
             " + {0} sliding-window layers × {1} cells per slot (window + micro-batch)",
             " + {0} 个滑窗层 × 每槽 {1} 单元(窗口 + 微批)",
+        ),
+        LlamacppStates => (
+            " + {0} recurrent layers' states for {1} slot(s): {2} (the RS buffer: convolution taps and state in f32)",
+            " + {0} 个循环层为 {1} 个槽保存的状态:{2}(`RS` 缓冲区:卷积窗口与状态,`f32`)",
         ),
         LlamacppHostKv => (
             "; {0} of it in host RAM (layers not on the GPU)",

@@ -505,6 +505,7 @@ msg_ids!(
     LlamacppHostKv,
     LlamacppNoFlash,
     LlamacppSwa,
+    LlamacppStates,
     LlamacppUnified,
     NoteAddonsUnsupported,
     StatusNoKvSglang,

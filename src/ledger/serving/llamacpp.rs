@@ -50,6 +50,10 @@ struct Split {
     cells: u64,
     /// Cells per slot of a sliding-window cache.
     swa_cells: u64,
+    /// The caches' bytes by buffer, on the GPU and the host together: the full-attention cache
+    /// (`llama_kv_cache`), the sliding-window one (iSWA's second cache) and the recurrent states
+    /// (`llama_memory_recurrent`'s RS buffer).
+    pools: [f64; 3],
     gpu_layers: u64,
 }
 
@@ -117,7 +121,7 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
     let ubatch = i.engine.max_batched_tokens.unwrap_or(UBATCH).min(pad256(per_slot)).max(1);
     let ctx_seq = pad256(per_slot);
     let cell_of = |kind: LayerKind| cell_bytes(arch, i, kernel, kind);
-    let (mut gpu_kv, mut host_kv, mut swa_cells) = (0.0, 0.0, 0);
+    let (mut gpu_kv, mut host_kv, mut swa_cells, mut pools) = (0.0, 0.0, 0, [0.0; 3]);
     for kind in [LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked, LayerKind::Linear] {
         // Layers of this kind with a cache of their own, and how many of them are among the last
         // `layers_on_gpu` (Gemma-4 E2B's and E4B's KV-shared last layers keep none).
@@ -142,6 +146,11 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
         };
         gpu_kv += per_layer * on_gpu as f64;
         host_kv += per_layer * (total - on_gpu) as f64;
+        pools[match kind {
+            LayerKind::Sliding | LayerKind::Chunked => 1,
+            LayerKind::Linear => 2,
+            _ => 0,
+        }] += per_layer * total as f64;
     }
     let compute = if ngl == 0 {
         0.0
@@ -165,8 +174,20 @@ fn split(arch: &Architecture, i: &Inference, w: &Stored, slots: u64, per_slot: u
         compute,
         cells: ctx_seq.saturating_mul(slots),
         swa_cells,
+        pools,
         gpu_layers: ngl,
     }
+}
+
+/// The caches as the `serving` JSON's pools: the full-attention cells, the sliding-window cells of
+/// every slot, one recurrent state per slot.
+fn pool_list(sp: &Split, slots: u64) -> [Option<KvPool>; 3] {
+    let tokens = [sp.cells, sp.swa_cells.saturating_mul(slots), slots];
+    let mut out = [None; 3];
+    for (i, kind) in [PoolKind::Full, PoolKind::Swa, PoolKind::State].into_iter().enumerate() {
+        out[i] = (sp.pools[i] > 0.0).then_some(KvPool { kind, bytes: sp.pools[i] as u64, tokens: tokens[i] });
+    }
+    out
 }
 
 /// The process's lines on the GPU: the layers and the KV cells there, the compute buffer, the
@@ -192,6 +213,12 @@ fn lines(p: &Plan, i: &Inference, sp: &Split, slots: u64, padded: u64) -> Vec<Co
         Arg::Int(p.arch.cache_layers_of(LayerKind::Full)),
         Arg::Code(cache_type),
         when(windowed > 0, || msg!(LlamacppSwa, Arg::Int(windowed), Arg::Count(sp.swa_cells))),
+        when(sp.pools[2] > 0.0, || msg!(
+            LlamacppStates,
+            Arg::Int(p.arch.cache_layers_of(LayerKind::Linear)),
+            Arg::Int(slots),
+            Arg::Bytes(sp.pools[2])
+        )),
         when(sp.host_kv > 0.0, || msg!(LlamacppHostKv, Arg::Bytes(sp.host_kv)))
     );
     let compute_line = msg!(
@@ -246,11 +273,7 @@ pub fn bill(p: &Plan, i: &Inference) -> EngineBill {
         requests: slots,
         share: 1.0,
         status,
-        pool_list: [
-            Some(KvPool { kind: PoolKind::Full, bytes: (sp.gpu_kv + sp.host_kv) as u64, tokens: sp.cells }),
-            None,
-            None,
-        ],
+        pool_list: pool_list(&sp, slots),
         effective_concurrency: max_slots as f64,
         kv_cache_memory_bytes: 0,
         draft_bytes: 0,
