@@ -866,3 +866,38 @@ fn models_of_2025_beyond_the_presets_import_exactly() {
     let bad = load("exaone-4.0-32b").replace("\"sliding_window_pattern\": 4", "\"sliding_window_pattern\": \"LLXG\"");
     assert!(error_of(&bad).contains("sliding_window_pattern"), "{}", error_of(&bad));
 }
+
+/// LFM2 (`lfm2`, `lfm2_moe`): gated short-convolution layers beside attention layers, read as `L`
+/// layers with `short_conv` (transformers' `Lfm2ShortConv`: in_proj hidden → 3 × hidden, a
+/// depthwise convolution of `conv_L_cache` taps, out_proj, no bias) and `F` layers with q/k norms,
+/// every layer a SwiGLU MLP of `block_ff_dim` × 2/3 rounded up to 256 (`block_auto_adjust_ff_dim`).
+/// By hand for LFM2-1.2B (12,288 → 8,192): a conv layer 4 × 2,048² + 2,048 × 3 = 16,783,360, an
+/// attention layer 2,048 × (2,048 + 2 × 512 + 2,048) + 2 × 64 = 10,485,888, the MLP 3 × 2,048 ×
+/// 8,192 and two norms a layer: 10 × 16,783,360 + 6 × 10,485,888 + 16 × 50,335,744 + 65,536 ×
+/// 2,048 + 2,048 = 1,170,340,608, the model card's count; LFM2-350M's card says 354,483,968.
+/// LFM2-8B-A1B: two dense layers of 7,168 (not shrunk), 22 of 32 experts of 1,792 with the router's
+/// bias (22 × 32 = 704), 8,339,930,560 ("8.3B").
+#[test]
+fn lfm2_short_convolutions_are_read_as_transformers_builds_them() {
+    use vram_ledger::ledger::architecture::LayerKind;
+    for (file, count) in [("lfm2-350m", 354_483_968), ("lfm2-1.2b", 1_170_340_608), ("lfm2-8b-a1b", 8_339_930_560)] {
+        let imported = parse_config(&load(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(imported.notes.is_empty(), "{file}: {:?}", imported.notes);
+        let a = imported.architecture;
+        assert_eq!(a.parameters(), count, "{file}");
+        let conv = a.linear.expect("short convolutions");
+        assert!(conv.short_conv && conv.conv == 3 && conv.head_dim == a.hidden, "{file}: {conv:?}");
+        // No recurrent state: each sequence keeps the convolution's taps over hidden channels.
+        assert_eq!((conv.state_elements(), conv.conv_dim()), (0, a.hidden), "{file}");
+        // The custom model's link carries it and reads back the same.
+        let s = vram_ledger::ledger::Scenario { model_id: None, architecture: a.clone(), ..Default::default() };
+        let link = vram_ledger::query::to_query(&s, &[]);
+        assert!(link.contains("short_conv=1"), "{link}");
+        assert_eq!(vram_ledger::query::parse(&link).scenario.architecture.parameters(), count, "{file}");
+    }
+    let a = parse_config(&load("lfm2-1.2b")).expect("1.2B").architecture;
+    assert_eq!((a.ffn, a.layers_of(LayerKind::Linear), a.attention_layers()), (8_192, 10, 6));
+    assert_eq!(a.layer_pattern.text(), "LLFLLFLLFLFLFLFL");
+    let moe = parse_config(&load("lfm2-8b-a1b")).expect("8B-A1B").architecture.moe.expect("experts");
+    assert_eq!((moe.experts, moe.active, moe.dense_layers, moe.dense_ffn, moe.router_bias), (32, 4, 2, 7_168, true));
+}

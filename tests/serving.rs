@@ -225,6 +225,14 @@ fn llamacpp_pools_are_its_buffers() {
     let states = 24 * (3 * 3_584 + 48 * 64 * 256) * 4;
     assert_eq!(pools, [(PoolKind::Full, 768 << 20, 32_768), (PoolKind::State, states, 1)]);
     assert_eq!(s.kv_pool_bytes, (768 << 20) + states);
+    // LFM2-1.2B's short convolutions: llama.cpp keeps (conv_L_cache − 1) × n_embd f32 per layer and
+    // slot (`n_embd_r`), 10 × 2 × 2,048 × 4 B; its 6 attention layers 6 × 4,096 cells × 2 × 512 × 2 B.
+    let lfm2 = "model=custom&layers=16&hidden=2048&heads=32&kv_heads=8&head_dim=64&ffn=8192&vocab=65536&tied=1\
+        &mlp=glu&qk_norm=1&layer_pattern=LLFLLFLLFLFLFLFL&linear_k_heads=1&linear_v_heads=1&linear_head_dim=2048\
+        &linear_conv=3&short_conv=1&mode=infer&engine=llamacpp&seq=4096&gpu=l4";
+    let (s, _) = serve(lfm2);
+    let pools: Vec<(PoolKind, u64, u64)> = s.pools().map(|p| (p.kind, p.bytes, p.tokens)).collect();
+    assert_eq!(pools, [(PoolKind::Full, 6 * 4_096 * 2 * 512 * 2, 4_096), (PoolKind::State, 10 * 2 * 2_048 * 4, 1)]);
 }
 
 /// A card too small for what llama.cpp is asked to allocate: the status says so and what fits.

@@ -259,7 +259,9 @@ impl MlaSpec {
 /// causal convolution of `conv` taps; each sequence keeps a `v_heads × head_dim × head_dim` state
 /// instead of a KV cache. Mamba-2 (Granite-4.0-H, Bamba; `ssm_state` N > 0): `v_heads` heads of
 /// `head_dim` (the inner size), `k_heads` groups of B and C of N each, the convolution over x, B and
-/// C; each sequence keeps a `v_heads × head_dim × N` state.
+/// C; each sequence keeps a `v_heads × head_dim × N` state. LFM2's gated short convolution
+/// (`short_conv`): `in_proj` to B, C and x of `v_heads × head_dim` channels each, a depthwise
+/// convolution of `conv` taps over B·x, C times its output, `out_proj`; no state but the taps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinearSpec {
     pub k_heads: u64,
@@ -269,9 +271,17 @@ pub struct LinearSpec {
     /// Mamba-2's state size N (`mamba_d_state`); 0 for Gated DeltaNet.
     #[serde(default)]
     pub ssm_state: u64,
+    /// LFM2's gated short convolution instead of a recurrence (`ssm_state` and `k_heads` unused).
+    #[serde(default)]
+    pub short_conv: bool,
 }
 
 impl LinearSpec {
+    /// Whether the mixer is LFM2's short convolution.
+    pub fn is_short_conv(&self) -> bool {
+        self.short_conv
+    }
+
     /// Whether the mixer is Mamba-2's (else Gated DeltaNet's).
     pub fn is_mamba(&self) -> bool {
         self.ssm_state > 0
@@ -279,6 +289,9 @@ impl LinearSpec {
 
     /// Gated DeltaNet's q and k; Mamba-2's B and C (groups × N).
     fn key_dim(&self) -> u64 {
+        if self.is_short_conv() {
+            return 0;
+        }
         self.k_heads.saturating_mul(if self.is_mamba() { self.ssm_state } else { self.head_dim })
     }
 
@@ -291,8 +304,12 @@ impl LinearSpec {
         self.key_dim().saturating_mul(2).saturating_add(self.value_dim())
     }
 
-    /// Elements of the recurrent state of one sequence in one layer.
+    /// Elements of the recurrent state of one sequence in one layer (a short convolution has none
+    /// but its taps, `conv_dim`).
     pub fn state_elements(&self) -> u64 {
+        if self.is_short_conv() {
+            return 0;
+        }
         let n = if self.is_mamba() { self.ssm_state } else { self.head_dim };
         self.v_heads.saturating_mul(self.head_dim).saturating_mul(n)
     }
@@ -1326,7 +1343,9 @@ impl Architecture {
         let mut push = |name, d_in, d_out| {
             out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared: None })
         };
-        if l.is_mamba() {
+        if l.is_short_conv() {
+            push("in_proj", h, 3 * l.value_dim());
+        } else if l.is_mamba() {
             push("in_proj", h, l.value_dim() + l.conv_dim() + l.v_heads);
         } else {
             push("in_proj_qkvz", h, l.key_dim() * 2 + l.value_dim() * 2);
@@ -1378,7 +1397,10 @@ impl Architecture {
             let n = self.layers_of(LayerKind::Linear) as f64;
             let nv = lin.v_heads as f64;
             let conv = lin.conv_dim() as f64;
-            p += n * if lin.is_mamba() {
+            p += n * if lin.is_short_conv() {
+                // LFM2's depthwise convolution, without a bias (`conv_bias: false`).
+                conv * lin.conv as f64
+            } else if lin.is_mamba() {
                 // Depthwise conv with its bias, dt_bias, A_log and D per head, the gated norm over
                 // the inner size.
                 conv * (lin.conv as f64 + 1.0) + 3.0 * nv + lin.value_dim() as f64

@@ -579,6 +579,10 @@ enum Family {
     /// output, then the MLP; read as two blocks per layer, the mixer's (M) and the attention's with
     /// the MLP (F).
     FalconH1,
+    /// LFM2 (Liquid AI): gated short-convolution layers (`conv`) and attention layers with q/k
+    /// norms per head, each with a SwiGLU MLP whose width `block_auto_adjust_ff_dim` shrinks;
+    /// LFM2-MoE's experts after `num_dense_layers` dense ones.
+    Lfm2,
     /// Arcee AFM: Llama's attention, an MLP without gate (up, ReLU², down: two matrices).
     Arcee,
     /// Another decoder with the standard fields.
@@ -600,6 +604,7 @@ impl Family {
             "dots1" => Family::Dots,
             "arcee" => Family::Arcee,
             "falcon_h1" => Family::FalconH1,
+            "lfm2" | "lfm2_moe" | "lfm2_vl" => Family::Lfm2,
             // MiMo is Qwen2's decoder with multi-token-prediction layers the model does not load.
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "mimo" => Family::Qwen2,
             "qwen3"
@@ -678,6 +683,7 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         && f.opt_count("num_local_experts", 0, 1 << 16)?.unwrap_or(0) < 2
         && f.raw("shared_intermediate_size").is_some();
     let ffn = match f.opt_uint(if shared_only { "shared_intermediate_size" } else { "intermediate_size" }, MAX_DIM)? {
+        _ if family == Family::Lfm2 => lfm2_ffn(f)?,
         Some(n) => n,
         None if f.raw("ffn_hidden_size").is_some() => f.uint("ffn_hidden_size", MAX_DIM)?,
         None => {
@@ -690,8 +696,10 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         None => f.uint("vocab_size", MAX_VOCAB)?,
     };
     // transformers' own defaults per family when the field is absent.
-    let tied_default = matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4 | Family::Cohere2);
-    let tied = f.opt_bool("tie_word_embeddings")?.unwrap_or(tied_default);
+    let tied_default =
+        matches!(family, Family::Gemma2 | Family::Gemma3 | Family::Gemma4 | Family::Cohere2 | Family::Lfm2);
+    // LFM2's first configs name it `tie_embedding`.
+    let tied = f.opt_bool("tie_word_embeddings")?.or(f.opt_bool("tie_embedding")?).unwrap_or(tied_default);
     let attention_bias =
         f.opt_bool("attention_bias")?.or(f.opt_bool("add_qkv_bias")?).or(f.opt_bool("use_qkv_bias")?).unwrap_or(false);
     let mlp_bias = f.opt_bool("mlp_bias")?.unwrap_or(false);
@@ -718,6 +726,25 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
     Ok(a)
 }
 
+/// LFM2's MLP width (transformers' `Lfm2MLP`): `block_ff_dim` (or `intermediate_size`), with
+/// `block_auto_adjust_ff_dim` (the dense model's default) two thirds of it × `block_ffn_dim_multiplier`,
+/// rounded up to `block_multiple_of`; LFM2-MoE's dense layers take `intermediate_size` as it is.
+fn lfm2_ffn(f: &Fields) -> Result<u64, ConfigError> {
+    let base = match f.opt_uint("block_ff_dim", MAX_DIM)? {
+        Some(n) => n,
+        None => f.uint("intermediate_size", MAX_DIM)?,
+    };
+    if !f.opt_bool("block_auto_adjust_ff_dim")?.unwrap_or(f.raw("num_experts").is_none()) {
+        return Ok(base);
+    }
+    let mut width = 2 * base / 3;
+    if let Some(m) = f.opt_float("block_ffn_dim_multiplier")? {
+        width = (m * width as f64) as u64;
+    }
+    let multiple = f.opt_count("block_multiple_of", 1, MAX_DIM)?.unwrap_or(256);
+    Ok(width.div_ceil(multiple).saturating_mul(multiple).clamp(1, MAX_DIM))
+}
+
 /// Whether q and k are normed per head: always in some families, by `use_qk_norm` in others.
 fn qk_norm(f: &Fields, family: Family) -> Result<bool, ConfigError> {
     Ok(matches!(
@@ -730,6 +757,7 @@ fn qk_norm(f: &Fields, family: Family) -> Result<bool, ConfigError> {
             | Family::Apertus
             | Family::Exaone4
             | Family::Dots
+            | Family::Lfm2
     ) || (matches!(family, Family::Glm | Family::Hunyuan | Family::Ling | Family::MiniMax)
         && f.opt_bool("use_qk_norm")?.unwrap_or(false)))
 }
@@ -857,6 +885,12 @@ fn moe(f: &Fields, family: Family, ffn: u64) -> Result<Option<MoeSpec>, ConfigEr
                 (m.shared, m.shared_ffn) = (f.opt_count("n_shared_experts", 0, 1 << 10)?.unwrap_or(1), n);
             }
         }
+        // LFM2-MoE: dense layers first, the router's `expert_bias` by `use_expert_bias`.
+        Family::Lfm2 => {
+            m.dense_layers = f.opt_count("num_dense_layers", 0, MAX_LAYERS)?.unwrap_or(0);
+            m.dense_ffn = ffn;
+            m.router_bias = f.opt_bool("use_expert_bias")?.unwrap_or(false);
+        }
         // GraniteMoeSharedMoE: the routed experts (`intermediate_size`) beside one shared MLP.
         Family::GraniteHybrid => {
             if let Some(n) = f.opt_uint("shared_intermediate_size", MAX_DIM)? {
@@ -935,13 +969,22 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
         }
         a.layers *= 2;
         a.layer_pattern = LayerPattern::parse("MF").unwrap_or(LayerPattern::FULL);
+    } else if let (Family::Lfm2, None, Some(Json::Array(idxs))) =
+        (family, f.raw("layer_types"), f.raw("full_attn_idxs"))
+    {
+        // LFM2's first configs list the attention layers; the rest are short convolutions.
+        let mut kinds = vec![LayerKind::Linear; a.layers as usize];
+        for i in idxs.iter().filter_map(Json::as_u64).filter(|&i| i < a.layers) {
+            kinds[i as usize] = LayerKind::Full;
+        }
+        a.layer_pattern = LayerPattern::from_kinds(&kinds).unwrap_or(LayerPattern::FULL);
     } else if let Some(Json::Array(types)) = f.raw("layer_types").or(f.raw("layers_block_type")) {
         let kinds: Vec<LayerKind> = types
             .iter()
             .map(|t| match t.as_str() {
                 Some("sliding_attention") => LayerKind::Sliding,
                 Some("chunked_attention") => LayerKind::Chunked,
-                Some("linear_attention" | "mamba") => LayerKind::Linear,
+                Some("linear_attention" | "mamba" | "conv") => LayerKind::Linear,
                 _ => LayerKind::Full,
             })
             .collect();
@@ -1023,6 +1066,18 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
     if !a.layer_pattern.kinds().contains(&LayerKind::Linear) {
         return Ok(None);
     }
+    // LFM2's `Lfm2ShortConv`: in_proj hidden → 3 × hidden (B, C, x), a depthwise convolution of
+    // `conv_L_cache` taps, out_proj; no bias (`conv_bias`).
+    if let Some(taps) = f.opt_count("conv_L_cache", 1, 64)? {
+        return Ok(Some(LinearSpec {
+            k_heads: 1,
+            v_heads: 1,
+            head_dim: a.hidden,
+            conv: taps,
+            ssm_state: 0,
+            short_conv: true,
+        }));
+    }
     if let Some(ssm_state) = f.first_uint(&["mamba_d_state", "ssm_state_size"], MAX_DIM)? {
         // transformers' MambaMixer2: heads × head_dim = the inner size (`mamba_expand` × hidden
         // when `mamba_d_head` is "auto").
@@ -1041,6 +1096,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
             head_dim,
             conv: f.first_uint(&["mamba_d_conv", "conv_kernel"], 64)?.unwrap_or(4),
             ssm_state,
+            short_conv: false,
         }));
     }
     Ok(Some(LinearSpec {
@@ -1049,6 +1105,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
         head_dim: f.uint("linear_key_head_dim", MAX_DIM)?,
         conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
         ssm_state: 0,
+        short_conv: false,
     }))
 }
 

@@ -294,7 +294,8 @@ fn sub_flag<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> bo
 /// A newly made latent attention (DeepSeek's dimensions) and linear attention (Qwen3-Next's).
 const FRESH_MLA: MlaSpec =
     MlaSpec { q_lora_rank: 0, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 };
-const FRESH_LINEAR: LinearSpec = LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0 };
+const FRESH_LINEAR: LinearSpec =
+    LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0, short_conv: false };
 const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
 
 fn fresh_tower(s: &Scenario) -> VisionSpec {
@@ -992,6 +993,20 @@ keys! {
         write: |s, c| sub(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.ssm_state),
         architecture: true,
         doc: doc!("the preset's (0: Gated DeltaNet)", "the linear-attention layers' mixer: 0 = Gated DeltaNet (Qwen3-Next, Qwen3.5); N > 0 = Mamba-2 with state size N (Granite-4.0-H, Bamba: linear_v_heads = its heads of linear_head_dim, linear_k_heads = its groups of B and C, the state v_heads × head_dim × N per sequence)"),
+    },
+    ShortConv = "short_conv" {
+        label: ("Gated short convolution", "门控短卷积"),
+        read: Read::Flag,
+        // `short_conv=0` leaves a model without linear layers without them.
+        set: |s, v| {
+            if v.flag() || s.architecture.linear.is_some() {
+                set_linear(s, |l| l.short_conv = v.flag());
+            }
+            Ok(())
+        },
+        write: |s, c| sub_flag(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.short_conv),
+        architecture: true,
+        doc: doc!("0", "the linear layers are LFM2's gated short convolutions (`conv` in `layer_types`): in_proj to B, C and x of linear_v_heads × linear_head_dim channels each (LFM2: 1 × hidden), a depthwise convolution of linear_conv taps over B·x, C times its output, out_proj; each sequence keeps only the taps (linear_conv − 1 of them in vLLM and llama.cpp, all of them in transformers' cache), no recurrent state"),
     },
     SharedExperts = "shared_experts" {
         label: ("Shared experts", "共享专家数"),
