@@ -638,10 +638,21 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     let minimax = import("minimax-m2.5").architecture;
     assert!((minimax.parameters() as f64 / 230e9 - 1.0).abs() < 0.01 && minimax.qk_norm);
     assert_eq!(minimax.moe.map(|m| (m.experts, m.shared, m.router_bias)), Some((256, 0, true)));
-    // DeepSeek-V3.2 (`deepseek_v32`): V3's shapes (the preset's count) and a note on the indexer.
+    // DeepSeek-V3.2 (`deepseek_v32`): V3's shapes (the preset's count) and the lightning indexer in
+    // each of the 61 layers (DeepSeek's `inference/model.py` `Indexer`): wq_b 1,536 × 64 × 128 =
+    // 12,582,912, wk 7,168 × 128 = 917,504, k_norm's weight and bias 256, weights_proj 7,168 × 64 =
+    // 458,752: 13,959,424 a layer, 851,524,864 in all (671,877,944,064 with V3's 671,026,419,200).
     let v32 = import("deepseek-v3.2");
-    assert_eq!(v32.architecture.parameters(), presets::model("deepseek-v3").expect("preset").architecture.parameters());
-    assert!(v32.notes.iter().any(|n| n.to_string().contains("lightning indexer (64 heads × 128")));
+    let v3 = presets::model("deepseek-v3").expect("preset").architecture.parameters();
+    assert_eq!(v32.architecture.parameters(), v3 + 61 * 13_959_424);
+    assert_eq!(v32.architecture.parameters(), 671_877_944_064);
+    assert_eq!(v32.architecture.indexer.map(|i| (i.heads, i.head_dim, i.key_bytes())), Some((64, 128, 132)));
+    // The link carries it (`index_heads`) and reads back the same.
+    let s =
+        vram_ledger::ledger::Scenario { model_id: None, architecture: v32.architecture.clone(), ..Default::default() };
+    let link = vram_ledger::query::to_query(&s, &[]);
+    assert!(link.contains("index_heads=64") && !link.contains("index_head_dim"), "{link}");
+    assert_eq!(vram_ledger::query::parse(&link).scenario.architecture.indexer, v32.architecture.indexer);
     // Qwen3-Omni-30B-A3B: the thinker — text MoE 30,532,646,912, SigLIP-2 tower 538,631,408, AuT
     // audio encoder 647,927,168 (the checkpoint's tensors summed by module: 31,719,205,488; the
     // report's table: thinker 30B-A3B, AuT 650M, vision 540M); no shared expert (its size is 0).

@@ -466,3 +466,36 @@ fn vllm_loads_gemma_4s_shared_layers_projections_until_0_30_and_its_per_layer_in
     // Within 1.5 % of the log's 15.18 GiB.
     assert!((old / GIB / 15.18 - 1.0).abs() < 0.015, "{}", old / GIB);
 }
+
+/// DeepSeek-V3.2 on vLLM and SGLang: the indexer's key beside the latent, 132 B a token and layer
+/// (128 fp8 values and an fp32 scale) whatever the latent's dtype; an fp8 latent is FlashMLA's
+/// `fp8_ds_mla` layout, 512 fp8 values, 4 fp32 scales and the 64-wide rotary key in bf16 = 656 B
+/// (vLLM `MLAAttentionSpec` / `DeepseekV32IndexerCache`, SGLang `NSATokenToKVPool`). SGLang PR
+/// 11309's log on 8 × B200 printed "KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB":
+/// 43.67 GiB / (975,424 × 61 layers) = 788.06 B. SGLang sizes the pool by (512 + 64) × 1 + 132 = 708 B
+/// a layer (`profile_max_num_token`) and allocates 788: 11 % more than it budgets.
+#[test]
+fn deepseek_v32_caches_its_indexer_key_beside_the_latent() {
+    let v32 = "model=custom&layers=61&hidden=7168&heads=128&kv_heads=128&head_dim=192&ffn=2048&vocab=129280&tied=0\
+        &mlp=glu&experts=256&active_experts=8&model_context=163840&q_lora_rank=1536&kv_lora_rank=512\
+        &shared_experts=1&shared_ffn=2048&dense_layers=3&dense_ffn=18432&router_bias=1&checkpoint=fp8_block\
+        &index_heads=64&mode=infer&gpus=8&seq=32768";
+    for (engine, kv, per_layer) in [("vllm", "fp8", 788), ("vllm", "bf16", 1152 + 132), ("sglang", "fp8", 788)] {
+        let (s, _) = serve(&format!("{v32}&engine={engine}&kv={kv}&gpu=b200"));
+        assert!(s.kv_tokens > 0, "{engine} {kv}");
+        // vLLM's pool is what the budget leaves, its tokens the whole 64-token blocks that fit in it.
+        let (per_token, exact) = (s.kv_pool_bytes as f64 / s.kv_tokens as f64, 61.0 * per_layer as f64);
+        assert!(
+            per_token >= exact && per_token < exact * (1.0 + 64.0 / s.kv_tokens as f64),
+            "{engine} {kv}: {per_token}"
+        );
+    }
+    // Without the indexer (V3), the latent alone in bf16: 576 × 2 B.
+    let (v3, _) = serve(&format!("{}&engine=vllm&kv=bf16&gpu=b200", v32.replace("&index_heads=64", "")));
+    let per_token = v3.kv_pool_bytes as f64 / v3.kv_tokens as f64;
+    assert!(per_token >= 61.0 * 1152.0 && per_token < 61.0 * 1152.0 * (1.0 + 64.0 / v3.kv_tokens as f64));
+    // SGLang's tokens are what 708 B a layer would fit: the pool it allocates is 788 / 708 of that.
+    let (sg, _) = serve(&format!("{v32}&engine=sglang&kv=fp8&gpu=b200"));
+    let sized = sg.kv_tokens as f64 * 61.0 * 708.0;
+    assert!((sg.kv_pool_bytes as f64 / sized - 788.0 / 708.0).abs() < 1e-9);
+}

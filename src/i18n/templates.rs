@@ -1271,10 +1271,6 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "its vision tower is read in Qwen2.5-VL's shape (`vision=qwen25vl`: blocks, width, heads, a SwiGLU MLP `out_hidden_size` wide, 14 px patches, a 2 × 2 merge); GLM-4V's merger, a SwiGLU `intermediate_size` wide, is not counted: {0} parameters",
             "它的视觉塔按 `Qwen2.5-VL` 的形状读取(`vision=qwen25vl`:层数、宽度、头数、`out_hidden_size` 宽的 `SwiGLU MLP`、14 px patch、2 × 2 合并);`GLM-4V` 的合并层(`intermediate_size` 宽的 `SwiGLU`)未计入:{0} 个参数",
         ),
-        ImportIndexer => (
-            "DeepSeek-V3.2's lightning indexer ({0} heads × {1} per layer, about 14 M parameters a layer for V3.2) and its own key cache are not billed",
-            "`DeepSeek-V3.2` 的 `lightning indexer`(每层 {0} 个头 × {1},`V3.2` 每层约 1400 万个参数)及其键缓存未计入",
-        ),
         ImportParallelHybrid => (
             "each of its {0} layers runs attention and a Mamba-2 mixer side by side (Falcon-H1): read as {1} blocks, the mixer's and then attention's with the MLP; weights, KV cache and state are the model's, and a checkpointed training step keeps two inputs per layer where transformers' checkpoint of the whole layer keeps one",
             "它的 {0} 层每层并排运行注意力和 `Mamba-2` 混合器(`Falcon-H1`):按 {1} 个块读取,先是混合器块,再是带 `MLP` 的注意力块;权重、`KV` 缓存和状态与模型一致,梯度检查点下每层保存两份输入,而 `transformers` 对整层做检查点只保存一份",

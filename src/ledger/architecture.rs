@@ -254,6 +254,32 @@ impl MlaSpec {
     }
 }
 
+/// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, `index_n_heads` ×
+/// `index_head_dim`), beside latent attention in every layer: `wq_b` from the query latent to its
+/// heads, `wk` from the hidden state to one key, a LayerNorm on the key, `weights_proj` to a weight
+/// per head (DeepSeek's `inference/model.py` `Indexer`); vLLM and SGLang cache its key apart from
+/// the latent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexerSpec {
+    pub heads: u64,
+    pub head_dim: u64,
+}
+
+impl IndexerSpec {
+    /// One layer's parameters over a `hidden` state and a query latent of `q_lora_rank`.
+    pub fn parameters(&self, hidden: u64, q_lora_rank: u64) -> u64 {
+        let wq_b = q_lora_rank.saturating_mul(self.heads.saturating_mul(self.head_dim));
+        let wk_and_norm = hidden.saturating_add(2).saturating_mul(self.head_dim);
+        wq_b.saturating_add(wk_and_norm).saturating_add(hidden.saturating_mul(self.heads))
+    }
+
+    /// Its cached key per token and layer in vLLM and SGLang whatever the latent's dtype:
+    /// `head_dim` fp8 values and an fp32 scale per 128 (132 B for V3.2).
+    pub fn key_bytes(&self) -> u64 {
+        self.head_dim.saturating_add(4 * self.head_dim.div_ceil(128))
+    }
+}
+
 /// The linear-attention (`L`) layers' mixer, one of two kinds. Gated DeltaNet (Qwen3-Next,
 /// Qwen3.5; `ssm_state` 0): `k_heads` key heads and `v_heads` value heads of `head_dim`, a short
 /// causal convolution of `conv` taps; each sequence keeps a `v_heads × head_dim × head_dim` state
@@ -805,6 +831,9 @@ pub struct Architecture {
     pub chunk: u64,
     #[serde(default)]
     pub mla: Option<MlaSpec>,
+    /// DeepSeek-V3.2's lightning indexer (with `mla`); billed by the reader worker.
+    #[serde(default)]
+    pub indexer: Option<IndexerSpec>,
     #[serde(default)]
     pub linear: Option<LinearSpec>,
     pub moe: Option<MoeSpec>,
@@ -1020,6 +1049,7 @@ impl Architecture {
             window: 0,
             chunk: 0,
             mla: None,
+            indexer: None,
             linear: None,
             moe: None,
             vision: None,
@@ -1392,6 +1422,11 @@ impl Architecture {
         }
         if let Some(m) = &self.mla {
             p += attn * (if m.q_lora_rank > 0 { m.q_lora_rank as f64 } else { 0.0 } + m.kv_lora_rank as f64);
+            // The indexer, 16-bit here (an FP8 checkpoint stores wq_b and wk in fp8: 0.12 % of
+            // V3.2's weights over). The page's build never has one (`index_heads` is the worker's).
+            if let Some(ix) = self.indexer.filter(|_| !PAGE) {
+                p += attn * ix.parameters(self.hidden, m.q_lora_rank) as f64;
+            }
         }
         if let Some(lin) = &self.linear {
             let n = self.layers_of(LayerKind::Linear) as f64;

@@ -13,8 +13,8 @@ use std::borrow::Cow;
 use crate::ledger::json::Json;
 
 use super::architecture::{
-    Architecture, FullAttention, LayerKind, LayerPattern, LinearGroup, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind,
-    RopeTables, VisionKind, VisionSpec,
+    Architecture, FullAttention, IndexerSpec, LayerKind, LayerPattern, LinearGroup, LinearSpec, MlaSpec, MlpKind,
+    MoeSpec, NormKind, RopeTables, VisionKind, VisionSpec,
 };
 use super::msg::{Arg, Msg};
 use super::storage::{QuantLayers, StorageFormat};
@@ -315,7 +315,7 @@ pub fn from_value(value: &Json) -> Result<Imported, ConfigError> {
                 a.tied_embeddings = t;
             }
             a.vision = vision(&outer, family, model_type)?;
-            shape_notes(&outer, &text, model_type, &mut notes)?;
+            shape_notes(&outer, model_type, &mut notes)?;
             a.audio_encoder = audio_encoder(&outer, a.hidden, &mut notes)?;
             a.max_context = model_context(&outer, model_type)?;
             a.rope = rope_tables(&text, family, &a)?;
@@ -491,9 +491,8 @@ fn remote_full_mask(top: &Fields) -> bool {
     map.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains("modeling_chatglm")))
 }
 
-/// What the importer reads in another model's shape or leaves out: InternViT's and GLM-4V's towers,
-/// DeepSeek-V3.2's indexer.
-fn shape_notes(outer: &Fields, text: &Fields, model_type: &str, notes: &mut Vec<Msg>) -> Result<(), ConfigError> {
+/// What the importer reads in another model's shape: InternViT's and GLM-4V's towers.
+fn shape_notes(outer: &Fields, model_type: &str, notes: &mut Vec<Msg>) -> Result<(), ConfigError> {
     let tower = outer.object("vision_config")?.map(|obj| Fields { obj, prefix: "vision_config." });
     match (model_type, &tower) {
         ("internvl_chat" | "internvl", Some(_)) => notes.push(msg!(
@@ -506,13 +505,6 @@ fn shape_notes(outer: &Fields, text: &Fields, model_type: &str, notes: &mut Vec<
             notes.push(msg!(ImportVisionGlm4v, Arg::Count(merger)));
         }
         _ => {}
-    }
-    if let Some(heads) = text.opt_count("index_n_heads", 1, MAX_DIM)? {
-        notes.push(msg!(
-            ImportIndexer,
-            Arg::Int(heads),
-            Arg::Int(text.opt_count("index_head_dim", 1, MAX_DIM)?.unwrap_or(0))
-        ));
     }
     Ok(())
 }
@@ -624,7 +616,7 @@ impl Family {
             "nemotron_h" => Family::NemotronH,
             // GLM-4.7-Flash (`glm4_moe_lite`): DeepSeek-V3's latent attention and experts (shared
             // expert, dense first layers, the router's correction bias) under GLM's name.
-            // DeepSeek-V3.2's lightning indexer (`index_n_heads` × `index_head_dim`) is not read.
+            // DeepSeek-V3.2's lightning indexer (`index_n_heads` × `index_head_dim`) too.
             "deepseek_v2" | "deepseek_v3" | "deepseek_v32" | "kimi_k2" | "glm4_moe_lite" => Family::DeepSeek,
             "gpt_oss" => Family::GptOss,
             "gemma2" => Family::Gemma2,
@@ -718,6 +710,11 @@ fn decoder(f: &Fields, family: Family, name: String) -> Result<Architecture, Con
         a.ffn = m.expert_ffn;
     }
     a.mla = mla(f)?;
+    // DeepSeek-V3.2's lightning indexer.
+    if let (Some(_), Some(heads)) = (a.mla, f.opt_count("index_n_heads", 1, MAX_DIM)?) {
+        let head_dim = f.opt_count("index_head_dim", 1, MAX_DIM)?.unwrap_or(128);
+        a.indexer = Some(IndexerSpec { heads, head_dim });
+    }
     if a.mla.is_some() {
         a.kv_heads = heads;
         a.head_dim = a.mla.map_or(head_dim, |m| m.qk_head_dim());

@@ -364,7 +364,6 @@ msg_ids!(
     ImportAudioUnread,
     ImportVisionInternVl,
     ImportVisionGlm4v,
-    ImportIndexer,
     ImportParallelHybrid,
     ImportMtpLayers,
     ImportPerLayer,

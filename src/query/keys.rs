@@ -9,8 +9,8 @@
 //! explicit `quant` wins), `gpu` before `vram` (a custom size wins over a preset).
 
 use crate::ledger::architecture::{
-    Architecture, FullAttention, ImageSize, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind, RopeTables,
-    VisionKind, VisionSpec,
+    Architecture, FullAttention, ImageSize, IndexerSpec, LayerPattern, LinearSpec, MlaSpec, MlpKind, MoeSpec, NormKind,
+    RopeTables, VisionKind, VisionSpec,
 };
 use crate::ledger::msg::MsgId;
 use crate::ledger::presets;
@@ -297,6 +297,8 @@ const FRESH_MLA: MlaSpec =
 const FRESH_LINEAR: LinearSpec =
     LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0, short_conv: false };
 const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
+/// DeepSeek-V3.2's indexer.
+const FRESH_INDEXER: IndexerSpec = IndexerSpec { heads: 64, head_dim: 128 };
 
 fn fresh_tower(s: &Scenario) -> VisionSpec {
     s.architecture.vision.and_then(|v| default_tower(v.kind)).unwrap_or(VisionSpec::of(
@@ -935,6 +937,34 @@ keys! {
         write: |s, c| sub(s.architecture.mla.as_ref(), c.template.mla.as_ref(), FRESH_MLA, |m| m.v_head_dim),
         architecture: true,
         doc: doc!("the preset's", "latent attention: dimension of each value head"),
+    },
+    IndexHeads = "index_heads" {
+        label: label_for_worker!(("Indexer heads", "索引器头数")),
+        read: Read::Uint { min: 0, max: MAX_DIM },
+        set: set_for_worker!(IndexHeads, |s, v| {
+            let head_dim = s.architecture.indexer.map_or(FRESH_INDEXER.head_dim, |i| i.head_dim);
+            s.architecture.indexer = (v.uint() > 0).then_some(IndexerSpec { heads: v.uint(), head_dim });
+            Ok(())
+        }),
+        write: write_for_worker!(IndexHeads, |s, c| {
+            let heads = |a: &Architecture| a.indexer.map_or(0, |i| i.heads);
+            (heads(&s.architecture) != heads(c.template)).then(|| heads(&s.architecture).to_string())
+        }),
+        architecture: true,
+        doc: doc!("0 (none)", "DeepSeek Sparse Attention's lightning indexer beside latent attention (DeepSeek-V3.2: 64, config.json's `index_n_heads`): its heads' query projection from the query latent, one key, a LayerNorm and a weight per head in every layer, and in vLLM and SGLang its own key cache of index_head_dim fp8 values and an fp32 scale per 128 per token and layer; billed by the reader worker"),
+    },
+    IndexHeadDim = "index_head_dim" {
+        label: label_for_worker!(("Indexer head dim", "索引器头维度")),
+        read: Read::Uint { min: 1, max: MAX_DIM },
+        set: set_for_worker!(IndexHeadDim, |s, v| {
+            if let Some(i) = &mut s.architecture.indexer {
+                i.head_dim = v.uint();
+            }
+            Ok(())
+        }),
+        write: write_for_worker!(IndexHeadDim, |s, c| sub(s.architecture.indexer.as_ref(), c.template.indexer.as_ref(), FRESH_INDEXER, |i| i.head_dim)),
+        architecture: true,
+        doc: doc!("128", "the lightning indexer's head width (config.json's `index_head_dim`); with index_heads"),
     },
     LinearKHeads = "linear_k_heads" {
         label: ("Linear-attention key heads", "线性注意力键头数"),

@@ -30,7 +30,17 @@ pub fn kv_bytes(kv: KvDtype) -> f64 {
 /// KV bytes per token of one layer of attention kind `kind` on one GPU in vLLM and SGLang: its KV
 /// heads split over tensor parallelism (replicated once the GPUs outnumber them), in the layer's own
 /// shape (Gemma-4's full-attention layers).
+/// DeepSeek-V3.2 adds its indexer's key, and an fp8 latent is FlashMLA's `fp8_ds_mla` layout
+/// (vLLM's `MLAAttentionSpec`, SGLang's `NSATokenToKVPool`): the latent in fp8 with an fp32 scale
+/// per 128 values, the rotary key in bf16 — 656 + 132 B a layer, 1,152 + 132 in bf16.
 pub fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
+    if let (Some(m), Some(ix)) = (&arch.mla, &arch.indexer) {
+        let latent = match kv_bytes(i.kv) {
+            b if b < 2.0 => m.kv_lora_rank + 4 * m.kv_lora_rank.div_ceil(128) + 2 * m.qk_rope_head_dim,
+            _ => 2 * m.cached_per_token(),
+        };
+        return (latent + ix.key_bytes()) as f64;
+    }
     let kv_heads = (arch.heads_of(kind).0 / i.tp.max(1)).max(1);
     arch.kv_elements_of(kind, kv_heads) as f64 * kv_bytes(i.kv)
 }

@@ -230,7 +230,7 @@ fn pool(p: &Plan, i: &Inference, stage: &Stage) -> Pool {
         0
     };
     rest -= states as f64 * state_bytes;
-    let profiled = if rest > 0.0 && token_bytes > 0.0 { (rest / token_bytes).floor() as u64 } else { 0 };
+    let profiled = profiled_tokens(p.arch, i, full, token_bytes, rest);
     // With a drafter the target's pool grows by what the drafts and the verification of the
     // running requests take at once (`draft_runner_cache_size`).
     let tokens = if profiled > 0 { profiled + spec.headroom } else { 0 };
@@ -322,6 +322,22 @@ impl Speculation {
 
 /// One request's recurrent state over the linear-attention layers on one GPU: the convolution's
 /// last taps in 16 bits and the SSM / delta-rule state in fp32 (SGLang's `mamba_ssm_dtype`).
+/// The tokens SGLang's pool is sized for in `rest` bytes: by what a token takes, but for
+/// DeepSeek-V3.2, which it sizes by (latent + rotary key) × the element size + the indexer's key
+/// (708 B a layer in fp8) and allocates in FlashMLA's 656-byte layout beside the key (788 B):
+/// `profile_max_num_token`'s cell against `NSATokenToKVPool`'s buffers.
+fn profiled_tokens(arch: &Architecture, i: &Inference, full: u64, token_bytes: f64, rest: f64) -> u64 {
+    let sized = match (&arch.mla, &arch.indexer) {
+        (Some(m), Some(ix)) => (m.cached_per_token() as f64 * kv_bytes(i.kv) + ix.key_bytes() as f64) * full as f64,
+        _ => token_bytes,
+    };
+    if rest > 0.0 && sized > 0.0 {
+        (rest / sized).floor() as u64
+    } else {
+        0
+    }
+}
+
 fn state_bytes(arch: &Architecture, tp: u64, stage: &Stage) -> f64 {
     let (Some(l), n @ 1..) = (&arch.linear, stage.layers_of(arch, LayerKind::Linear)) else { return 0.0 };
     let tp = tp.max(1) as f64;
