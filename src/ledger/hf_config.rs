@@ -21,7 +21,9 @@ use super::storage::{QuantLayers, StorageFormat};
 use crate::msg;
 
 /// The `model_type`s read with their own fields.
-pub const SUPPORTED: [&str; 60] = [
+pub const SUPPORTED: [&str; 62] = [
+    "lfm2",
+    "lfm2_moe",
     "llama",
     "smollm3",
     "exaone4",
@@ -596,7 +598,7 @@ impl Family {
             "dots1" => Family::Dots,
             "arcee" => Family::Arcee,
             "falcon_h1" => Family::FalconH1,
-            "lfm2" | "lfm2_moe" | "lfm2_vl" => Family::Lfm2,
+            "lfm2" | "lfm2_moe" => Family::Lfm2,
             // MiMo is Qwen2's decoder with multi-token-prediction layers the model does not load.
             "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl" | "mimo" => Family::Qwen2,
             "qwen3"

@@ -35,9 +35,10 @@ pub fn kv_bytes(kv: KvDtype) -> f64 {
 /// per 128 values, the rotary key in bf16 — 656 + 132 B a layer, 1,152 + 132 in bf16.
 pub fn layer_token_bytes(arch: &Architecture, i: &Inference, kind: LayerKind) -> f64 {
     if let (Some(m), Some(ix)) = (&arch.mla, &arch.indexer) {
-        let latent = match kv_bytes(i.kv) {
-            b if b < 2.0 => m.kv_lora_rank + 4 * m.kv_lora_rank.div_ceil(128) + 2 * m.qk_rope_head_dim,
-            _ => 2 * m.cached_per_token(),
+        let latent = if kv_bytes(i.kv) < 2.0 {
+            m.kv_lora_rank + 4 * m.kv_lora_rank.div_ceil(128) + 2 * m.qk_rope_head_dim
+        } else {
+            2 * m.cached_per_token()
         };
         return (latent + ix.key_bytes()) as f64;
     }
