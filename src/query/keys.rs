@@ -1387,7 +1387,7 @@ keys! {
         },
         write: |s, c| differs(s.seq, c.default.seq),
         architecture: false,
-        doc: doc!("2048", "tokens per sequence (the prompt, for inference); vision tokens are added to it"),
+        doc: doc!("2048", "tokens per sequence (the prompt, for inference); vision tokens are added to it. In training it is the longest padded batch: without packing each batch is padded to its longest sample, so it is the framework's max_seq_length (cutoff_len, sequence_len) only when samples reach it or are packed — a run on short samples peaks at their length, not at the cap"),
     },
     Batch = "batch" {
         label: ("Micro-batch (per GPU)", "micro-batch(每卡)"),
