@@ -303,11 +303,6 @@ pub struct LinearSpec {
 }
 
 impl LinearSpec {
-    /// Whether the mixer is LFM2's short convolution.
-    pub fn is_short_conv(&self) -> bool {
-        self.short_conv
-    }
-
     /// Whether the mixer is Mamba-2's (else Gated DeltaNet's).
     pub fn is_mamba(&self) -> bool {
         self.ssm_state > 0
@@ -315,7 +310,7 @@ impl LinearSpec {
 
     /// Gated DeltaNet's q and k; Mamba-2's B and C (groups × N).
     fn key_dim(&self) -> u64 {
-        if self.is_short_conv() {
+        if self.short_conv {
             return 0;
         }
         self.k_heads.saturating_mul(if self.is_mamba() { self.ssm_state } else { self.head_dim })
@@ -333,7 +328,7 @@ impl LinearSpec {
     /// Elements of the recurrent state of one sequence in one layer (a short convolution has none
     /// but its taps, `conv_dim`).
     pub fn state_elements(&self) -> u64 {
-        if self.is_short_conv() {
+        if self.short_conv {
             return 0;
         }
         let n = if self.is_mamba() { self.ssm_state } else { self.head_dim };
@@ -1373,7 +1368,7 @@ impl Architecture {
         let mut push = |name, d_in, d_out| {
             out.push(LinearShape { name, group, d_in, d_out, per_layer: 1, layers, kv_shared: None })
         };
-        if l.is_short_conv() {
+        if l.short_conv {
             push("in_proj", h, 3 * l.value_dim());
         } else if l.is_mamba() {
             push("in_proj", h, l.value_dim() + l.conv_dim() + l.v_heads);
@@ -1432,7 +1427,7 @@ impl Architecture {
             let n = self.layers_of(LayerKind::Linear) as f64;
             let nv = lin.v_heads as f64;
             let conv = lin.conv_dim() as f64;
-            p += n * if lin.is_short_conv() {
+            p += n * if lin.short_conv {
                 // LFM2's depthwise convolution, without a bias (`conv_bias: false`).
                 conv * lin.conv as f64
             } else if lin.is_mamba() {

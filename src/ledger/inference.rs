@@ -193,7 +193,7 @@ fn linear_state(p: &Plan, i: &Inference) -> (f64, Arg) {
         KvLinearState,
         Arg::Int(n),
         // A short convolution keeps no state but its taps: 0 × ….
-        Arg::Int(if lin.is_short_conv() { 0 } else { lin.v_heads }),
+        Arg::Int(if lin.short_conv { 0 } else { lin.v_heads }),
         Arg::Int(lin.head_dim),
         // Mamba-2's state is N wide per head channel; Gated DeltaNet's a head_dim square.
         Arg::Int(if lin.is_mamba() { lin.ssm_state } else { lin.head_dim }),

@@ -948,7 +948,7 @@ keys! {
         }),
         write: write_for_worker!(IndexHeads, |s, c| {
             let heads = |a: &Architecture| a.indexer.map_or(0, |i| i.heads);
-            (heads(&s.architecture) != heads(c.template)).then(|| heads(&s.architecture).to_string())
+            differs(heads(&s.architecture), heads(c.template))
         }),
         architecture: true,
         doc: doc!("0 (none)", "DeepSeek Sparse Attention's lightning indexer beside latent attention (DeepSeek-V3.2: 64, config.json's `index_n_heads`): its heads' query projection from the query latent, one key, a LayerNorm and a weight per head in every layer, and in vLLM and SGLang its own key cache of index_head_dim fp8 values and an fp32 scale per 128 per token and layer; billed by the reader worker"),
@@ -1232,7 +1232,7 @@ keys! {
         write: |s, _| {
             let default = presets::GEMMA4_TOWER.max_tokens;
             let budget = s.architecture.vision.filter(|v| v.kind == VisionKind::Gemma4).map_or(default, |v| v.max_tokens);
-            (budget != default).then(|| budget.to_string())
+            differs(budget, default)
         },
         architecture: true,
         doc: doc!("the config's `default_output_length` (280)", "a Gemma-4 tower: the image processor's soft-token budget per image (`max_soft_tokens`, `processor(..., max_soft_tokens=N)` or vLLM's `--mm-processor-kwargs`; transformers accepts only these five): an image keeps its aspect and is resized to the most whole 48 px squares within 9 × the budget patches, one token each, and the tower runs 9 × the budget patch positions whatever the image"),
