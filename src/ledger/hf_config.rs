@@ -993,22 +993,12 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     } else {
         a.layer_pattern = match family {
             Family::Gemma3 => {
-                let n = f.first_uint(&["sliding_window_pattern", "_sliding_window_pattern"], 64)?.unwrap_or(6) as usize;
-                let letters: String = std::iter::repeat_n('S', n.saturating_sub(1)).chain(['F']).collect();
-                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
+                then_full('S', f.first_uint(&["sliding_window_pattern", "_sliding_window_pattern"], 64)?.unwrap_or(6))
             }
             Family::Gemma2 | Family::GptOss if window > 0 => LayerPattern::of(b"SF"),
             Family::Exaone4 | Family::Cohere2 if window > 0 => every_nth_global(f)?,
-            Family::Llama4 => {
-                let n = f.opt_uint("no_rope_layer_interval", 64)?.unwrap_or(4) as usize;
-                let letters: String = std::iter::repeat_n('C', n.saturating_sub(1)).chain(['F']).collect();
-                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
-            }
-            Family::Qwen3Next => {
-                let n = f.opt_uint("full_attention_interval", 64)?.unwrap_or(4) as usize;
-                let letters: String = std::iter::repeat_n('L', n.saturating_sub(1)).chain(['F']).collect();
-                LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
-            }
+            Family::Llama4 => then_full('C', f.opt_uint("no_rope_layer_interval", 64)?.unwrap_or(4)),
+            Family::Qwen3Next => then_full('L', f.opt_uint("full_attention_interval", 64)?.unwrap_or(4)),
             _ => LayerPattern::FULL,
         };
     }
@@ -1021,17 +1011,22 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     Ok(())
 }
 
+/// `n` − 1 layers of the kind `letter` names, then one full-attention layer (Gemma-3's and EXAONE's
+/// `sliding_window_pattern`, Llama-4's chunked layers, Qwen3-Next's `full_attention_interval`); `n`
+/// is at most 64, as its callers read it.
+fn then_full(letter: char, n: u64) -> LayerPattern {
+    let letters: String = std::iter::repeat_n(letter, n.saturating_sub(1) as usize).chain(['F']).collect();
+    LayerPattern::parse(&letters).unwrap_or(LayerPattern::FULL)
+}
+
 /// EXAONE 4.0's and Cohere2's `sliding_window_pattern` (transformers' default 4): layer i slides
 /// unless (i + 1) is a multiple of it, or EXAONE's letters ("LLLG": L local, G global).
 fn every_nth_global(f: &Fields) -> Result<LayerPattern, ConfigError> {
     let key = "sliding_window_pattern";
-    let letters: Option<String> = match f.opt_str(key) {
-        Some(text) => text.chars().map(|c| ['S', 'F'].get("LG".find(c)?).copied()).collect(),
-        None => {
-            let n = f.opt_count(key, 1, 64)?.unwrap_or(4) as usize;
-            Some(std::iter::repeat_n('S', n - 1).chain(['F']).collect())
-        }
+    let Some(text) = f.opt_str(key) else {
+        return Ok(then_full('S', f.opt_count(key, 1, 64)?.unwrap_or(4)));
     };
+    let letters: Option<String> = text.chars().map(|c| ['S', 'F'].get("LG".find(c)?).copied()).collect();
     match letters.as_deref().and_then(LayerPattern::parse) {
         Some(p) => Ok(p),
         None => {
