@@ -334,14 +334,42 @@ fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
     assert_eq!(p.ranks.len(), 2);
 }
 
-/// A DPO / GRPO / PPO step is not billed on a grid yet: its bill says so rather than ignoring the
-/// grid keys silently.
+/// A GRPO or PPO step is not billed on a grid yet: its bill says so rather than ignoring the grid
+/// keys silently.
 #[test]
-fn an_rl_step_on_a_grid_says_the_grid_is_not_billed() {
-    let b = bill("model=qwen3-8b&method=full&objective=dpo&tp=4&gpu=h100-80g");
+fn a_grpo_step_on_a_grid_says_the_grid_is_not_billed() {
+    let b = bill("model=qwen3-8b&method=full&objective=grpo&tp=4&gpu=h100-80g");
     assert!(b.rl.is_some() && b.parallel.is_none());
     assert!(b.notes.iter().any(|n| n.key == "rl_grid"), "{:?}", b.notes.iter().map(|n| n.key).collect::<Vec<_>>());
-    assert!(!bill("model=qwen3-8b&method=full&objective=dpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
+    assert!(!bill("model=qwen3-8b&method=full&objective=grpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
+}
+
+/// DPO on a grid, as Megatron-SWIFT's MegatronDPOTrainer runs it (padding-free: each micro-batch
+/// carries its pairs' chosen and rejected sequences): the SFT step's lines over twice the tokens,
+/// and for a full fine-tune a reference model laid out as the policy (ms-swift #6027 builds it
+/// without DDP: no gradient buffer), which the LoRA run does not have (the adapters disabled).
+/// Hand arithmetic on Llama-3.1-8B, tp 2: 4,015,263,744 parameters per GPU (the test above).
+#[test]
+fn dpo_on_a_grid_doubles_the_tokens_and_adds_the_reference_as_the_policy_is_laid_out() {
+    let params = 4_015_263_744u64;
+    let sft = bill(&format!("{LLAMA}&tp=2&sp=1"));
+    let dpo = bill(&format!("{LLAMA}&tp=2&sp=1&objective=dpo"));
+    assert!(dpo.parallel.is_some() && dpo.rl.is_none());
+    assert!(!dpo.notes.iter().any(|n| n.key == "rl_grid"));
+    assert_eq!(dpo.component(ComponentId::ReferenceModel), params * 2);
+    assert_eq!(dpo.component(ComponentId::Weights), sft.component(ComponentId::Weights));
+    // 2 × 4,096 tokens: 69,696 B per token and layer with sp (the test above), and their logits
+    // 8,192 × 128,256 ÷ 2 × 6 B.
+    assert_eq!(dpo.component(ComponentId::Activations), 32 * 8192 * 69_696);
+    assert_eq!(dpo.component(ComponentId::Logits), 8192 * 64_128 * 6);
+    // LoRA's reference is the policy with its adapters disabled; precomputed needs none.
+    let lora = bill(&format!("{LLAMA}&tp=2&sp=1&objective=dpo").replace("method=full", "method=lora"));
+    assert_eq!(lora.component(ComponentId::ReferenceModel), 0);
+    let pre = bill(&format!("{LLAMA}&tp=2&sp=1&objective=dpo&ref=precomputed"));
+    assert_eq!(pre.component(ComponentId::ReferenceModel), 0);
+    // Under FSDP on the grid (zero=3) the reference is sharded over dp × cp as the weights are.
+    let fsdp = bill(&format!("{LLAMA}&tp=2&dp=4&zero=3&objective=dpo"));
+    assert_eq!(fsdp.component(ComponentId::ReferenceModel), params * 2 / 4);
 }
 
 /// NCCL's communicators, one per process group a step uses as Megatron-Core makes them: on NVLink

@@ -992,6 +992,10 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} tokens × vocab {1} ÷ tp {2} × 6 B (last stage, one micro-batch: bf16 logits 2 B + the vocab-parallel cross-entropy's fp32 copy 4 B, made its softmax in place and kept for backward, where it becomes the gradient in place){3}",
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度){3}",
         ),
+        GridReference => (
+            "DPO's reference: a frozen copy of this GPU's {0} parameters × {1} B, laid out as the policy's{2} (Megatron-SWIFT's ref_models: built without DDP, so no gradient buffer; its no-grad forward runs before the policy's and keeps only per-token log-probabilities)",
+            "`DPO` 的参考模型:本卡 {0} 个参数的冻结副本 × {1} B,切分同策略模型{2}(`Megatron-SWIFT` 的 `ref_models`:不经 `DDP` 构建,没有梯度缓冲;它的无梯度前向在策略模型之前运行,只留下每个 `token` 的对数概率)",
+        ),
         GridMtpLogits => (
             "; {0} multi-token-prediction depths each compute their logits through the LM head and keep their loss's fp32 softmax for backward: + 4 B per logit and depth, {1}",
             ";{0} 层多 `token` 预测各自经 `LM head` 算 `logits`,其损失的 `fp32 softmax` 留给反向:每个 `logit` 每层再 + 4 B,共 {1}",
@@ -1090,8 +1094,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4}){5}",
         ),
         NoteRlGrid => (
-            "a preference or RL step is billed over `gpus` and `zero`: its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
-            "偏好 / 强化学习的一步按 `gpus` 与 `zero` 计算:其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
+            "a GRPO or PPO step is billed over `gpus` and `zero` (DPO is billed on the grid): its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
+            "`GRPO` 或 `PPO` 的一步按 `gpus` 与 `zero` 计算(`DPO` 按网格计算):其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

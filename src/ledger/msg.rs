@@ -468,6 +468,7 @@ msg_ids!(
     GridRing,
     GridLogits,
     GridMtpLogits,
+    GridReference,
     GridNccl,
     GridFsdpWeights,
     GridFsdpShard,

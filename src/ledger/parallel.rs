@@ -30,6 +30,12 @@
 //!   place, the softmax kept for backward becomes the gradient in place).
 //! - **NCCL**: one communicator's buffers per process group of more than one GPU that a step uses,
 //!   as Megatron-Core makes its groups ([`nccl`]), outside PyTorch's allocator.
+//! - **DPO** (`objective=dpo`, as Megatron-SWIFT's `MegatronDPOTrainer` runs it, padding-free): a
+//!   micro-batch carries each pair's chosen and rejected sequences, so its tokens are twice
+//!   seq × batch; a full fine-tune's reference is a second model on the same grid (`get_model`
+//!   without DDP since ms-swift #6027, so no gradient buffer): this stage's parameters in bf16. Its
+//!   no-grad forward runs before the policy's in each forward step and keeps only per-token
+//!   log-probabilities.
 
 use super::architecture::{Architecture, LayerClass, LayerKind, LinearGroup, MlpKind};
 use super::bill::{
@@ -38,7 +44,9 @@ use super::bill::{
 };
 use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, Plan, NCCL_GIB, NCCL_NVLS_GIB};
-use super::scenario::{Layout, Method, Offload, Optimizer, Precision, Scenario, Schedule, GIB, MIB};
+use super::scenario::{
+    Layout, Method, Objective, Offload, Optimizer, Precision, Reference, Scenario, Schedule, GIB, MIB,
+};
 use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
 use crate::msg;
 
@@ -171,9 +179,34 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     (bytes, routed)
 }
 
-/// A micro-batch's tokens on one GPU: seq × batch ÷ cp.
+/// A micro-batch's tokens on one GPU: seq × batch ÷ cp, twice that for DPO's pairs (chosen and
+/// rejected).
 fn local_tokens(s: &Scenario, l: &Layout) -> f64 {
-    (s.seq.saturating_mul(s.batch) as f64 / l.cp as f64).ceil()
+    let sequences = if s.rl.objective == Objective::Dpo { 2 } else { 1 };
+    (s.seq.saturating_mul(s.batch).saturating_mul(sequences) as f64 / l.cp as f64).ceil()
+}
+
+/// A full fine-tune's DPO reference on the grid (`ref=model`): a frozen copy of the stage's
+/// parameters in the weights' dtype, laid out as the policy's (÷ dp × cp under FSDP, `zero=3`);
+/// none for the adapters' own reference (`ref=adapter`) or precomputed log-probabilities.
+fn stage_reference(s: &Scenario, l: &Layout, params: &StageParams, param_bytes: f64) -> Option<Component> {
+    if s.rl.objective != Objective::Dpo || s.reference() != Some(Reference::Model) {
+        return None;
+    }
+    let shard = if s.zero == 3 { (l.dp * l.cp).max(1) } else { 1 };
+    let count = params.dense + params.experts;
+    let bytes = count * param_bytes / shard as f64;
+    Some(line(
+        ComponentId::ReferenceModel,
+        bytes,
+        "§1",
+        msg!(
+            GridReference,
+            Arg::Count(count as u64),
+            Arg::Factor(param_bytes),
+            when(shard > 1, || msg!(ShardZero, Arg::Int(shard), Arg::Int(3)))
+        ),
+    ))
 }
 
 /// Micro-batches stage `p` holds in flight (fractional under the interleaved schedule's penalty).
@@ -243,6 +276,7 @@ fn stage_lines(s: &Scenario, l: &Layout, p: u64, (nccl, groups, all_to_all): (f6
             host += in_host;
         }
     }
+    lines.extend(stage_reference(s, l, &params, param_bytes));
     let (activations, act_line) = stage_activations(s, l, p);
     lines.push(act_line);
     lines.push(stage_logits(s, l, params.has_lm_head));

@@ -412,8 +412,8 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
-    // A preference or RL step is billed on `gpus` and `zero`, not on a grid (yet): said, not hidden.
-    if s.is_rl() && s.layout.is_grid() {
+    // A GRPO or PPO step is billed on `gpus` and `zero`, not on a grid (yet): said, not hidden.
+    if s.is_rl() && s.layout.is_grid() && !s.bills_a_grid() {
         notes.push(Note { key: "rl_grid", text: msg!(NoteRlGrid) });
     }
     // The page's build never bills a served grid itself (`estimate` asks the reader worker), so

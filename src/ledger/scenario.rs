@@ -1087,11 +1087,13 @@ impl Scenario {
         self.mode == Mode::Train && self.rl.objective != Objective::Sft
     }
 
-    /// A supervised training step on a Megatron-style grid (`tp`, `pp`, `ep`, `etp`, `cp`, `dp`,
-    /// `dist_optim`): billed as one GPU of the grid (`ledger::parallel`). A preference or RL step
-    /// on a grid is billed as an RL step, with a note.
+    /// A supervised or DPO training step on a Megatron-style grid (`tp`, `pp`, `ep`, `etp`, `cp`,
+    /// `dp`, `dist_optim`): billed as one GPU of the grid (`ledger::parallel`), as Megatron-SWIFT
+    /// runs DPO there. A GRPO or PPO step on a grid is billed as an RL step, with a note.
     pub fn bills_a_grid(&self) -> bool {
-        self.mode == Mode::Train && self.layout.is_grid() && !self.is_rl()
+        self.mode == Mode::Train
+            && self.layout.is_grid()
+            && matches!(self.rl.objective, Objective::Sft | Objective::Dpo)
     }
 
     /// The tensor-parallel size of inference: `tp`, or `gpus` alone (a link without grid keys).
