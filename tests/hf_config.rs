@@ -4,6 +4,7 @@
 //! The files under tests/data/configs/ are the models' config.json (see the README there for where
 //! each was found).
 
+use vram_ledger::ledger::architecture::{ImageSize, VisionKind};
 use vram_ledger::ledger::hf_config::parse_config;
 use vram_ledger::ledger::presets;
 
@@ -610,14 +611,31 @@ fn models_people_fine_tune_in_2026_import_to_their_checkpoint_counts() {
     let active = ernie.active_parameters() - 103_424 * 2_560;
     assert!((active as f64 / 3e9 - 1.0).abs() < 0.05, "{active}");
     // InternVL3.5-8B (`internvl_chat`: Qwen3-8B under `llm_config`, InternViT-300M; the checkpoint's
-    // index: 8,528,318,464): the language model exactly the Qwen3-8B preset's, the tower read in
-    // Qwen2-VL's shape (the layer scales and InternViT's class token and position table left out).
+    // index: 8,528,318,464): the language model exactly the Qwen3-8B preset's, the tower read as
+    // InternViT (`vision=internvl`) exactly, by hand from the remote code's modeling_intern_vit.py
+    // (d 1,024, MLP 4,096, 14 px patches, 448 px tiles) and the projector `mlp1`:
+    //   patch embedder 3 × 14² × 1,024 + 1,024 = 603,136; class token 1,024; positions 1,025 × 1,024
+    //   = 1,049,600; a block: two LayerNorms 4,096, qkv 3,145,728 + 3,072, proj 1,048,576 + 1,024,
+    //   the layer scales 2,048, fc1 4,194,304 + 4,096, fc2 4,194,304 + 1,024 = 12,598,272, × 24 =
+    //   302,358,528; mlp1: LayerNorm(4,096) 8,192, 4,096 → 4,096 and 4,096 → 4,096 with biases
+    //   2 × 16,781,312: 33,570,816. In all 337,583,104 = 8,528,318,464 − Qwen3-8B's.
     let internvl = exact("internvl3.5-8b", 8_528_318_464);
     let lm = presets::model("qwen3-8b").expect("preset").architecture.parameters();
     let tower = internvl.architecture.vision.expect("a tower");
+    assert_eq!(tower.kind, VisionKind::InternVl);
+    assert_eq!(tower.parameters(4096), 337_583_104);
     assert_eq!(internvl.architecture.parameters() - tower.parameters(4096), lm);
-    assert_eq!((tower.blocks, tower.dim, tower.mlp, tower.patch), (24, 1024, 4096, 14));
+    assert_eq!((tower.blocks, tower.dim, tower.mlp, tower.patch, tower.merge), (24, 1024, 4096, 14, 2));
     assert!(internvl.notes.iter().any(|n| n.to_string().contains("InternViT")));
+    // Its tiles (dynamic_preprocess with max_dynamic_patch 12, use_thumbnail): a 448 px image one
+    // tile, 256 tokens; a 1,024 × 768 photograph the 4 × 3 grid (aspect 4/3 exactly) and the
+    // thumbnail, 13 × 256; a 1,000 px square ties 1 × 1, 2 × 2 and 3 × 3 and takes each larger one
+    // while its area passes half of theirs (1,000² > 0.5 × 448² × 9 = 903,168): 10 tiles; a 320 × 50
+    // formula strip (aspect 6.4) the nearest 6 × 1 and the thumbnail: 7 tiles. Each tile is 1,024
+    // patches and a class token through the tower.
+    let tokens = |w: u64, h: u64| tower.tokens_per_image(ImageSize { width: w, height: h });
+    assert_eq!((tokens(448, 448), tokens(1024, 768), tokens(1000, 1000), tokens(320, 50)), (256, 3_328, 2_560, 1_792));
+    assert_eq!(tower.patches_per_image(ImageSize { width: 1024, height: 768 }), 13 * 1_025);
     // GLM-4.5V (`glm4v_moe`; its tensor listing: 107,710,933,120): the language model is GLM-4.5-Air's
     // preset exactly; the tower in Qwen2.5-VL's shape leaves out GLM-4V's merger SwiGLU, 3 × 4,096 ×
     // 10,944 = 134,479,872, which the note names (−0.11 %).

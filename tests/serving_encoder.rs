@@ -150,3 +150,23 @@ fn gemma4s_profile_encodes_images_at_their_token_budget() {
     let large = estimate(&parsed).serving.expect("served");
     assert_eq!(large.activation_peak_bytes - text.activation_peak_bytes, 1_120 * 2_560 * 2 + 10_080 * 3_072);
 }
+
+/// InternVL3.5-8B (its config.json imported: `vision=internvl`) on vLLM 0.22.1: the dummy image is
+/// the grid of the most tiles, 12 and the thumbnail (`get_image_size_with_most_features`), 3,328
+/// tokens from 13 × 1,025 patches. The encoder's moment is below the sampler's warm-up, so the
+/// profile's peak grows by what stays held through the language model's run (before 0.33): the
+/// outputs 3,328 × 4,096 × 2 B = 27,262,976 and the fp32 pixels 13,325 × 3 × 14² × 4 B =
+/// 31,340,400.
+#[test]
+fn internvl_s_profile_encodes_the_most_tiles_and_its_thumbnail() {
+    let json = std::fs::read_to_string("tests/data/configs/internvl3.5-8b.json").expect("fixture");
+    let imported = vram_ledger::ledger::hf_config::parse_config(&json).expect("imports");
+    let q = "mode=infer&engine=vllm&engine_version=0.22.1&seq=32768&gpu=a100-80g";
+    let mut scenario = query::parse(q).scenario;
+    scenario.architecture = imported.architecture;
+    let vlm = estimate(&scenario).serving.expect("served");
+    scenario.serving.mm_limit = Some(0);
+    let text = estimate(&scenario).serving.expect("served");
+    assert_eq!(vlm.activation_peak_bytes - text.activation_peak_bytes, 27_262_976 + 31_340_400);
+    assert!(vlm.kv_tokens < text.kv_tokens);
+}

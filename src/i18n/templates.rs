@@ -1268,8 +1268,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "`Qwen-Omni` 配置:计入它的 `thinker`(语言模型、视觉塔、音频编码器),即 `transformers` 的 `thinker` 类与 `vLLM` 加载的部分;负责说话的 `talker` 与 `code2wav`(`enable_audio_output`)不计",
         ),
         ImportVisionInternVl => (
-            "its InternViT tower is read in Qwen2-VL's shape (`vision=qwen2vl`: blocks, width, heads, MLP, 14 px patches, a 2 × 2 merge into a two-layer projector), within 0.01 % of InternVL3.5-8B's count; an image is (side/28)² tokens, where InternVL tiles it into 448 px squares of 256 tokens, up to {0} and a thumbnail",
-            "它的 `InternViT` 视觉塔按 `Qwen2-VL` 的形状读取(`vision=qwen2vl`:层数、宽度、头数、`MLP`、14 px patch、2 × 2 合并进两层投影),与 `InternVL3.5-8B` 的参数量相差不到 0.01 %;一张图按 (边长/28)² 个 `token` 计,而 `InternVL` 把图切成 448 px 的方块,每块 256 个 `token`,最多 {0} 块外加一张缩略图",
+            "its InternViT tower is read as InternVL's (`vision=internvl`): an image is tiled into 448 px squares by the aspect ratio nearest its own, up to {0} and a thumbnail, each 1,024 patches and a class token through the tower and 256 tokens after the 2 × 2 pixel shuffle; InternViT-6B's RMSNorm and q/k norms (the 26B and larger models) are counted as the 300M tower's LayerNorms, the same count, and its q/k/v without biases with them (3 × the width a block more)",
+            "它的 `InternViT` 视觉塔按 `InternVL` 的方式读取(`vision=internvl`):一张图按最接近其宽高比的网格切成 448 px 的方块,最多 {0} 块外加一张缩略图,每块 1,024 个 `patch` 加一个类别 `token` 过视觉塔,2 × 2 像素重排后成为 256 个 `token`;`InternViT-6B`(`26B` 及更大的模型)的 `RMSNorm` 与 `q`/`k` 归一化按 `300M` 视觉塔的 `LayerNorm` 计(参数量相同),其不带偏置的 `q`/`k`/`v` 按带偏置计(每块多 3 × 宽度)",
         ),
         ImportVisionGlm4v => (
             "its vision tower is read in Qwen2.5-VL's shape (`vision=qwen25vl`: blocks, width, heads, a SwiGLU MLP `out_hidden_size` wide, 14 px patches, a 2 × 2 merge); GLM-4V's merger, a SwiGLU `intermediate_size` wide, is not counted: {0} parameters",

@@ -755,9 +755,12 @@ pub fn trained_vision_tower(p: &Plan, t: &Training) -> Option<Component> {
     if images == 0 {
         return None;
     }
-    let saved = SavedLayers::of(&encoder, t.saved, p.kernel, p.acts, patches, LayerRun::NONE);
-    let largest = saved.largest(patches, images);
-    let block = largest.map_or(0.0, |l| l.bytes(patches, images));
+    // A tiled tower (InternVL, Llama-4) attends within each tile: its tiles are the sequences.
+    let span = v.attention_span(patches).max(1);
+    let sequences = images.saturating_mul(patches / span);
+    let saved = SavedLayers::of(&encoder, t.saved, p.kernel, p.acts, span, LayerRun::NONE);
+    let largest = saved.largest(span, sequences);
+    let block = largest.map_or(0.0, |l| l.bytes(span, sequences));
     let per_patch = largest.map_or(0.0, |l| l.per_token);
     let all = patches as f64 * images as f64;
     let (bytes, kept) = if t.checkpointing {
@@ -773,7 +776,7 @@ pub fn trained_vision_tower(p: &Plan, t: &Training) -> Option<Component> {
         );
         (inputs + block, kept)
     } else {
-        let stored = saved.bytes(patches, images);
+        let stored = saved.bytes(span, sequences);
         (stored, msg!(VisionTrainedStored, Arg::Int(encoder.layers), Arg::Count(per_patch as u64)))
     };
     let formula = msg!(

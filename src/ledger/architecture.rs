@@ -430,6 +430,12 @@ pub enum VisionKind {
     /// the config's `default_output_length`: 280), its patches pooled `merge` × `merge` (3 × 3), and
     /// every image runs the budget's patch positions through the blocks, padding included.
     Gemma4,
+    /// InternVL's InternViT (LayerNorm blocks with biases and layer scales, a GELU MLP, a class
+    /// token and a position table): an image tiled into 448 px squares by the aspect ratio nearest
+    /// its own (up to `max_tokens` ÷ 256 tiles, the config's `max_dynamic_patch`: 12) plus a
+    /// thumbnail when more than one, each tile 1,024 patches and a class token, pixel-shuffled 2 × 2
+    /// into 256 tokens of a two-layer projector.
+    InternVl,
 }
 
 impl VisionKind {
@@ -575,6 +581,38 @@ impl VisionSpec {
         }
     }
 
+    /// InternVL's `dynamic_preprocess` (its model cards' `load_image`, vLLM's and ms-swift's
+    /// copies): of the grids of i × j tiles with 1 ≤ i · j ≤ `max_num`, in order of their count, the
+    /// one whose i / j is nearest the image's aspect ratio — on a tie the larger when the image's
+    /// area is more than half of theirs (448² · i · j) — plus the thumbnail when it has more than
+    /// one tile. 3,328 tokens for a 1,024 × 768 photograph (4 × 3 tiles and the thumbnail).
+    fn internvl_tiles(image: ImageSize, max_num: u64) -> u64 {
+        let (w, h) = (image.width.max(1) as f64, image.height.max(1) as f64);
+        let aspect = w / h;
+        let mut grids: Vec<(u64, u64)> = (1..=max_num).flat_map(|i| (1..=max_num / i).map(move |j| (i, j))).collect();
+        grids.sort_by_key(|&(i, j)| (i * j, i));
+        let (mut best, mut best_diff) = ((1, 1), f64::INFINITY);
+        for (i, j) in grids {
+            let diff = (aspect - i as f64 / j as f64).abs();
+            if diff < best_diff {
+                (best, best_diff) = ((i, j), diff);
+            } else if diff == best_diff && w * h > 0.5 * 448.0 * 448.0 * (i * j) as f64 {
+                best = (i, j);
+            }
+        }
+        let tiles = best.0 * best.1;
+        if tiles > 1 {
+            tiles + 1
+        } else {
+            1
+        }
+    }
+
+    /// InternVL's tokens per 448 px tile: (448 / patch / merge)², 256.
+    fn internvl_tile_tokens(&self) -> u64 {
+        (448 / self.pixels_per_token_side()).pow(2).max(1)
+    }
+
     /// Gemma-4's processor (transformers 5.25 `get_aspect_ratio_preserving_size`): the image
     /// resized, keeping its aspect, to the most whole `patch · merge` squares within merge² ·
     /// budget patches, whatever its own size (a side that rounds to none is one square, the other
@@ -611,6 +649,11 @@ impl VisionSpec {
             // below.
             VisionKind::Gemma4 if !PAGE => self.gemma4_tokens(image),
             VisionKind::Gemma4 => 0,
+            VisionKind::InternVl if !PAGE => {
+                let per_tile = self.internvl_tile_tokens();
+                per_tile * VisionSpec::internvl_tiles(image, (self.max_tokens / per_tile).max(1))
+            }
+            VisionKind::InternVl => 0,
             VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(image),
             // One break token after each row.
             VisionKind::Pixtral => {
@@ -635,6 +678,11 @@ impl VisionSpec {
             // run over all of them (the padding masked).
             VisionKind::Gemma4 if !PAGE => self.max_tokens.saturating_mul(self.merge * self.merge),
             VisionKind::Gemma4 => 0,
+            // Each tile's patches and its class token.
+            VisionKind::InternVl => {
+                let tiles = self.tokens_per_image(image) / self.internvl_tile_tokens();
+                tiles * ((448 / self.patch.max(1)).pow(2) + 1)
+            }
             VisionKind::Llama4 => VisionSpec::llama4_tiles(image) * ((336 / self.patch.max(1)).pow(2) + 1),
             VisionKind::Pixtral => {
                 let (w, h) = self.pixtral_grid(image);
@@ -642,6 +690,20 @@ impl VisionSpec {
             }
             _ => self.tokens_per_image(image).saturating_mul(self.merge * self.merge),
         }
+    }
+
+    /// The patches one attention of the tower sees when `patches` go through it: a tile of
+    /// InternVL's or Llama-4's (its patches and class token), Gemma-3's one image; the others
+    /// attend over every patch of the batch (Qwen2-VL's and Pixtral's block-diagonal masks).
+    pub fn attention_span(&self, patches: u64) -> u64 {
+        let tile = |side: u64| (side / self.patch.max(1)).pow(2);
+        match self.kind {
+            VisionKind::InternVl => tile(448) + 1,
+            VisionKind::Llama4 => tile(336) + 1,
+            VisionKind::Siglip => tile(896),
+            _ => patches,
+        }
+        .min(patches)
     }
 
     /// Exact parameter count of the tower and its projector into `lm_hidden`.
@@ -698,6 +760,17 @@ impl VisionSpec {
                 3.0 * p * p * d + 2.0 * 10_240.0 * d + blocks * block + d * lm
             }
             VisionKind::Gemma4 => 0.0,
+            VisionKind::InternVl if !PAGE => {
+                // Two LayerNorms, q/k/v and the output with biases, two layer scales and the MLP a
+                // block; the patch embedder with its bias, the class token and 1,025 positions; the
+                // projector `mlp1`: a LayerNorm over the shuffled 4d, 4d → lm and lm → lm with biases.
+                let block = 4.0 * d + attention + 2.0 * d + d * mlp + mlp + mlp * d + d;
+                let side = (448 / self.patch.max(1)) as f64;
+                let embeddings = 3.0 * p * p * d + d + d + (side * side + 1.0) * d;
+                let projector = 2.0 * merged + merged * lm + lm + lm * lm + lm;
+                embeddings + blocks * block + projector
+            }
+            VisionKind::InternVl => 0.0,
         };
         total as u64
     }

@@ -1120,10 +1120,9 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
         // Qwen3.5's tower is Qwen3-VL's, without deepstack.
         "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen3_omni_moe" => VisionKind::Qwen3Vl,
         "llama4" => VisionKind::Llama4,
-        // Towers read in the shape of one the ledger knows (`ImportVisionShape`): InternViT
-        // (LayerNorm, biases, a GELU MLP; pixel shuffle 2 × 2 into a two-layer projector) as Qwen2-VL's;
-        // GLM-4V's (RMSNorm, a SwiGLU MLP `out_hidden_size` wide, 2 × 2 merge) as Qwen2.5-VL's.
-        "internvl_chat" | "internvl" => VisionKind::Qwen2Vl,
+        "internvl_chat" | "internvl" => VisionKind::InternVl,
+        // A tower read in the shape of one the ledger knows (`ImportVisionShape`): GLM-4V's
+        // (RMSNorm, a SwiGLU MLP `out_hidden_size` wide, 2 × 2 merge) as Qwen2.5-VL's.
         "glm4v" | "glm4v_moe" => VisionKind::Qwen25Vl,
         "mistral3" => VisionKind::Pixtral,
         _ if family == Family::Gemma4 => VisionKind::Gemma4,
@@ -1154,15 +1153,14 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
             _ => v.opt_uint("patch_size", 4096)?.unwrap_or(14),
         },
         temporal_patch: if qwen { v.opt_uint("temporal_patch_size", 64)?.unwrap_or(2) } else { 1 },
-        merge: match kind {
-            VisionKind::Siglip | VisionKind::Llama4 => 1,
-            VisionKind::Gemma4 => v.opt_uint("pooling_kernel_size", 64)?.unwrap_or(3),
-            _ => top.opt_uint("spatial_merge_size", 64)?.or(v.opt_uint("spatial_merge_size", 64)?).unwrap_or(2),
-        },
+        merge: tower_merge(kind, top, &v)?,
         min_tokens: 4,
-        // Gemma-4's soft-token budget per image (its processor's `max_soft_tokens`).
+        // Gemma-4's soft-token budget per image (its processor's `max_soft_tokens`); InternVL's
+        // tiles of 256 tokens (`max_dynamic_patch`, 12: transformers' `internvl` leaves it to the
+        // processor, whose default is 12 too).
         max_tokens: match kind {
             VisionKind::Gemma4 => v.opt_uint("default_output_length", 1 << 20)?.unwrap_or(280),
+            VisionKind::InternVl => 256 * top.opt_count("max_dynamic_patch", 1, 64)?.unwrap_or(12),
             _ => 16384,
         },
         out_dim: if kind == VisionKind::Llama4 {
@@ -1177,6 +1175,20 @@ fn vision(top: &Fields, family: Family, model_type: &str) -> Result<Option<Visio
             _ => 3,
         },
     }))
+}
+
+/// Patches a tower merges into one token along each side: Gemma-4's pooling kernel, InternVL's
+/// pixel shuffle (`downsample_ratio` 0.5 merges 2 × 2), the Qwen towers' `spatial_merge_size`.
+fn tower_merge(kind: VisionKind, top: &Fields, v: &Fields) -> Result<u64, ConfigError> {
+    Ok(match kind {
+        VisionKind::Siglip | VisionKind::Llama4 => 1,
+        VisionKind::Gemma4 => v.opt_uint("pooling_kernel_size", 64)?.unwrap_or(3),
+        VisionKind::InternVl => match top.opt_float("downsample_ratio")? {
+            Some(r) if r > 0.0 && r <= 1.0 => (1.0 / r).round().min(64.0) as u64,
+            _ => 2,
+        },
+        _ => top.opt_uint("spatial_merge_size", 64)?.or(v.opt_uint("spatial_merge_size", 64)?).unwrap_or(2),
+    })
 }
 
 /// The audio encoder's parameters (`audio_config`): Qwen3-Omni's AuT, read from its source

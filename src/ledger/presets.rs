@@ -178,6 +178,15 @@ pub const GEMMA4_TOWER: VisionSpec = VisionSpec {
     ..VisionSpec::of(VisionKind::Gemma4, 16, 768, 12, 3072, 16)
 };
 
+/// InternVL 2.5–3.5's InternViT-300M-448px (24 blocks of 1,024, 16 heads, an MLP of 4,096, 14 px
+/// patches, pixel shuffle 2 × 2), tiling an image into at most 12 tiles (`max_dynamic_patch`) of
+/// 256 tokens; what `vision=internvl` gives a model without a tower.
+pub const INTERNVIT_300M: VisionSpec = VisionSpec {
+    temporal_patch: 1,
+    max_tokens: 12 * 256,
+    ..VisionSpec::of(VisionKind::InternVl, 24, 1024, 16, 4096, 14)
+};
+
 /// DeepSeek's latent attention with its usual dimensions (V2-Lite has no q latent).
 const fn mla(q_lora_rank: u64) -> Option<MlaSpec> {
     Some(MlaSpec { q_lora_rank, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 })

@@ -1112,7 +1112,7 @@ impl Scenario {
     /// (the notes on the dimensions not billed are the worker's), and a VLM's or Unsloth's vLLM
     /// rollout, a training step with a tiled MLP (`tiled_mlp`), and any bill of a model whose
     /// full-attention layers have their own shape (Gemma-4's, `full_kv_heads`) or with Gemma-4's
-    /// vision tower (`vision=gemma4`), and transformers'
+    /// or InternVL's vision tower (`vision=gemma4`, `vision=internvl`), and transformers'
     /// AWQ, GPTQ and LLM.int8 kernels (`runs_quantized_kernels`). The page bills training and the
     /// rest of `generate()` itself, and a text model's vLLM rollout inside a preference or RL step.
     pub fn billed_on_demand(&self) -> bool {
@@ -1126,7 +1126,7 @@ impl Scenario {
             || self.tiled_mlp && self.mode == Mode::Train
             || self.trains_vision()
             || self.architecture.full_attention.is_some()
-            || self.architecture.vision.is_some_and(|v| v.kind == VisionKind::Gemma4)
+            || self.architecture.vision.is_some_and(|v| matches!(v.kind, VisionKind::Gemma4 | VisionKind::InternVl))
             || !self.for_worker.is_empty()
             || self.runs_quantized_kernels()
             || self.loads_moe_with_bnb()

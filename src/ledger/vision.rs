@@ -9,16 +9,18 @@ use super::scenario::AttentionKernel;
 use crate::msg;
 
 /// The vision tower runs frozen: its forward pass keeps nothing, but one block's working set over
-/// every patch of the batch is alive at a time. Eager attention adds the patches² score matrix and
-/// mask (Qwen2-VL attends over all patches of the batch with a block-diagonal mask).
+/// every patch of the batch is alive at a time. Eager attention adds the score matrix and mask over
+/// the patches one attention sees (`VisionSpec::attention_span`: Qwen2-VL attends over all patches
+/// of the batch with a block-diagonal mask; a tiled tower over each tile).
 fn vision_block_peak(arch: &Architecture, kernel: AttentionKernel, act: f64, patches: u64) -> f64 {
     let Some(v) = &arch.vision else { return 0.0 };
     let d = v.dim as f64;
     let p = patches as f64;
+    let span = v.attention_span(patches) as f64;
     let residual = p * act * 2.0 * d;
     let mlp = p * act * 2.0 * v.mlp as f64;
     let attention = match kernel {
-        AttentionKernel::Eager => p * act * 4.0 * d + v.heads as f64 * p * p * (act + 4.0) + p * p * act,
+        AttentionKernel::Eager => p * act * 4.0 * d + v.heads as f64 * p * span * (act + 4.0) + p * span * act,
         _ => p * act * 4.0 * d,
     };
     residual + mlp.max(attention)

@@ -428,7 +428,7 @@ fn set_vision(s: &mut Scenario, f: impl FnOnce(&mut VisionSpec)) {
 /// `image_processing_gemma4.py` `_SUPPORTED_SOFT_TOKENS`; any other raises).
 const GEMMA4_BUDGETS: [&str; 5] = ["70", "140", "280", "560", "1120"];
 
-const VISION_KINDS: [(&str, Option<VisionKind>); 8] = [
+const VISION_KINDS: [(&str, Option<VisionKind>); 9] = [
     ("none", None),
     ("qwen2vl", Some(VisionKind::Qwen2Vl)),
     ("qwen25vl", Some(VisionKind::Qwen25Vl)),
@@ -437,6 +437,7 @@ const VISION_KINDS: [(&str, Option<VisionKind>); 8] = [
     ("llama4", Some(VisionKind::Llama4)),
     ("pixtral", Some(VisionKind::Pixtral)),
     ("gemma4", Some(VisionKind::Gemma4)),
+    ("internvl", Some(VisionKind::InternVl)),
 ];
 
 fn vision_id(v: Option<&VisionSpec>) -> &'static str {
@@ -446,8 +447,10 @@ fn vision_id(v: Option<&VisionSpec>) -> &'static str {
 /// A tower of `kind` with the dimensions of the preset that has one (Gemma-4's small tower: no
 /// preset has one).
 fn default_tower(kind: VisionKind) -> Option<VisionSpec> {
-    if kind == VisionKind::Gemma4 {
-        return Some(presets::GEMMA4_TOWER);
+    match kind {
+        VisionKind::Gemma4 => return Some(presets::GEMMA4_TOWER),
+        VisionKind::InternVl => return Some(presets::INTERNVIT_300M),
+        _ => {}
     }
     presets::models().iter().filter_map(|m| m.architecture.vision).find(|v| v.kind == kind)
 }
@@ -1136,7 +1139,7 @@ keys! {
         },
         write: |s, c| differs(vision_id(s.architecture.vision.as_ref()), vision_id(c.template.vision.as_ref())),
         architecture: true,
-        doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral, gemma4", "the preset's", "the vision tower (its layout and how many tokens an image becomes)"),
+        doc: doc!("none, qwen2vl, qwen25vl, qwen3vl, siglip, llama4, pixtral, gemma4, internvl", "the preset's", "the vision tower (its layout and how many tokens an image becomes); internvl = InternViT-300M (InternVL 2.5–3.5): 448 px tiles of 256 tokens by the aspect ratio nearest the image's, up to 12 and a thumbnail"),
     },
     VisionBlocks = "vision_blocks" {
         label: ("Vision blocks", "视觉塔层数"),

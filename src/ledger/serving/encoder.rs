@@ -80,6 +80,20 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
                 pixels_per_patch: patch_pixels,
             }
         }
+        // InternVL: the grid of the most tiles (`get_image_size_with_most_features`: max_dynamic_patch
+        // of them) and the thumbnail, each 256 tokens between `<img>` and `</img>`.
+        VisionKind::InternVl => {
+            let per_tile = (448 / v.pixels_per_token_side()).pow(2).max(1);
+            let tiles = (v.max_tokens / per_tile).max(1) + 1;
+            let patches = tiles * ((448 / v.patch.max(1)).pow(2) + 1);
+            Item {
+                video: false,
+                tokens: tiles * per_tile,
+                placeholder: tiles * per_tile + 2,
+                patches,
+                pixels_per_patch: patch_pixels,
+            }
+        }
         VisionKind::Pixtral => {
             let per_side = 1540u64.div_ceil(v.pixels_per_token_side());
             let patches = per_side * per_side * v.merge * v.merge;
@@ -255,7 +269,7 @@ pub fn sglang_fraction_factor(arch: &Architecture, version: Release) -> f64 {
         VisionKind::Siglip | VisionKind::Gemma4 | VisionKind::Llama4 => return 1.0,
         VisionKind::Qwen2Vl => (24, arch.hidden),
         VisionKind::Qwen25Vl | VisionKind::Qwen3Vl => (24, v.dim),
-        VisionKind::Pixtral => (v.blocks, v.dim),
+        VisionKind::Pixtral | VisionKind::InternVl => (v.blocks, v.dim),
     };
     if version < Release(0, 4, 10) {
         return 0.9;
