@@ -1027,3 +1027,28 @@ fn frameworks_set_how_bitsandbytes_holds_fused_experts() {
     let note = estimate(&s).notes.iter().find(|n| n.key == "framework").map(|n| n.text.to_string());
     assert!(note.is_some_and(|t| t.contains("fused_experts=0")));
 }
+
+/// Unsloth 2024.12.4 (b9fe2588e5) to 2025.10.3 returned the logits and ran its in-place
+/// cross-entropy on them when a micro-batch held at most 1,024 tokens (`CausalLM_fast_forward`:
+/// `if bsz*q_len <= 1024: RETURN_LOGITS = True`; 0ede099ef0, 2025.10.4, dropped it). By hand for
+/// Qwen3-8B (vocab 151,936) at batch 2 × 512 on an A100 (bf16 under the Trainer's mixed precision):
+/// the 16-bit logits and Accelerate's fp32 copy of them, 2 × 512 × 151,936 × 6 B = 933,494,784 B.
+/// At 2 × 1,024 tokens, in 2025.10.4, or through the compiler's forward (a VLM) the loss is fused.
+#[test]
+fn unsloth_returns_the_logits_of_a_micro_batch_of_at_most_1024_tokens() {
+    let q = "framework=unsloth&model=qwen3-8b&method=qlora&batch=2&gpu=a100-80g";
+    let loss = |extra: &str| scenario(&format!("{q}&{extra}")).loss;
+    let logits = |extra: &str| {
+        vram_ledger::ledger::estimate(&scenario(&format!("{q}&{extra}")))
+            .component(vram_ledger::ledger::bill::ComponentId::Logits)
+    };
+    assert_eq!(loss("seq=512&framework_version=2025.4.4"), Some(LossKernel::Inplace));
+    assert_eq!(logits("seq=512&framework_version=2025.4.4"), 933_494_784);
+    assert_eq!(loss("seq=1024&framework_version=2025.4.4"), Some(LossKernel::Fused));
+    assert_eq!(loss("seq=512&framework_version=2025.10.4"), Some(LossKernel::Fused));
+    assert_eq!(loss("seq=512&framework_version=2024.12.3"), Some(LossKernel::Fused));
+    let vlm = scenario("framework=unsloth&framework_version=2025.4.4&model=qwen2.5-vl-7b&method=qlora&batch=2&seq=512");
+    assert_eq!(vlm.loss, Some(LossKernel::Fused));
+    // A link's own loss wins.
+    assert_eq!(loss("seq=512&framework_version=2025.4.4&loss=fused"), Some(LossKernel::Fused));
+}

@@ -271,12 +271,12 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "已编译:fp32 上转与 log-softmax 融合,反向保留 logits({0} B)并写出它的梯度",
         ),
         LossInplace => (
-            "a cross-entropy kernel on the 16-bit logits that writes their gradient in place (Unsloth before 2024.11.7)",
-            "在 16 位 logits 上计算、把梯度原地写回的交叉熵核(`Unsloth` 2024.11.7 之前)",
+            "a cross-entropy kernel on the 16-bit logits that writes their gradient in place (Unsloth before 2024.11.7, and until 2025.10.4 on micro-batches of at most 1,024 tokens)",
+            "在 16 位 logits 上计算、把梯度原地写回的交叉熵核(`Unsloth` 2024.11.7 之前;2025.10.4 之前不超过 1,024 个 `token` 的微批次也是)",
         ),
         LossInplaceCast => (
-            "a cross-entropy kernel that writes the gradient into the 16-bit logits it keeps (Unsloth before 2024.11.7), and Accelerate's fp32 copy of the returned logits under the Trainer's mixed precision",
-            "把梯度原地写回它保留的 16 位 logits 的交叉熵核(`Unsloth` 2024.11.7 之前),以及混合精度下 `Accelerate` 把返回的 logits 转成 `fp32` 的副本",
+            "a cross-entropy kernel that writes the gradient into the 16-bit logits it keeps (Unsloth before 2024.11.7, and until 2025.10.4 on micro-batches of at most 1,024 tokens), and Accelerate's fp32 copy of the returned logits under the Trainer's mixed precision",
+            "把梯度原地写回它保留的 16 位 logits 的交叉熵核(`Unsloth` 2024.11.7 之前;2025.10.4 之前不超过 1,024 个 `token` 的微批次也是),以及混合精度下 `Accelerate` 把返回的 logits 转成 `fp32` 的副本",
         ),
         LossFused => ("fused linear cross-entropy: logits never materialised", "线性层与交叉熵融合:logits 从不完整生成"),
         LogitsFused => (

@@ -184,6 +184,9 @@ pub enum Runs {
     /// Unsloth's offloaded checkpoint: one GPU (its DDP path forces torch's non-reentrant one) and
     /// `max_seq_length` ≥ 512 (`apply_unsloth_gradient_checkpointing`, `models/_utils.py:L360-385`).
     UnslothOffload,
+    /// SFT of a micro-batch of at most 1,024 tokens (batch × seq) through Unsloth's own forward
+    /// (`CausalLM_fast_forward`: not a VLM nor gpt-oss, which its compiler patches).
+    UnslothShortBatch,
     /// Models with attention sinks (gpt-oss).
     Sinks,
     /// SFT over NF4 of a model whose Unsloth dynamic 4-bit checkpoint was read
@@ -217,6 +220,12 @@ impl Runs {
             Runs::Sharded => s.zero == 3,
             Runs::NotDdp => !multi || s.zero > 0,
             Runs::UnslothOffload => !multi && s.seq >= 512,
+            Runs::UnslothShortBatch => {
+                s.rl.objective == Objective::Sft
+                    && s.batch.saturating_mul(s.seq) <= 1024
+                    && s.architecture.vision.is_none()
+                    && !s.architecture.sinks
+            }
             Runs::Sinks => s.architecture.sinks,
             Runs::UnslothDynamic => {
                 s.rl.objective == Objective::Sft
@@ -254,6 +263,7 @@ impl Runs {
             Runs::Sharded => "zero=3",
             Runs::NotDdp => "one GPU, ZeRO or FSDP (not plain DDP)",
             Runs::UnslothOffload => "one GPU, seq ≥ 512",
+            Runs::UnslothShortBatch => "SFT of batch × seq ≤ 1,024 tokens, not a VLM nor gpt-oss",
             Runs::Sinks => "models with attention sinks (gpt-oss)",
             Runs::UnslothDynamic => "SFT on NF4 of a model whose dynamic 4-bit checkpoint was read",
             Runs::VisionAdapters => "LoRA / QLoRA of a VLM, without a vLLM rollout",
@@ -336,6 +346,8 @@ rules![RULES:
         "unsloth 2024.11.6 and before `models/llama.py`: `fast_cross_entropy_loss` on the model's 16-bit logits, its backward stored into them (`kernels/cross_entropy_loss.py:L265`)";
     Unsloth, v(2024, 11, 7), None, Sft, Loss(LossKernel::Fused),
         "unsloth 2024.11.7 (fa8e59eb1b, \"Cut Cross Entropy\") to 2026.8.19 `models/llama.py:L1464-1521`: with labels the loss is fused (Cut Cross-Entropy, then `unsloth_fused_ce_loss`) and the logits are never materialised";
+    Unsloth, v(2024, 12, 4), v(2025, 10, 4), UnslothShortBatch, Loss(LossKernel::Inplace),
+        "unsloth 2024.12.4 (b9fe2588e5) to 2025.10.3 `models/llama.py` `CausalLM_fast_forward`: `if bsz*q_len <= 1024: RETURN_LOGITS = True` (\"< 1024 Normal Unsloth uses less VRAM!\"): the 16-bit logits returned and `fast_cross_entropy_loss` on them, as before Cut Cross-Entropy; 2025.10.4 (0ede099ef0) keeps the fused loss";
     Unsloth, None, None, Rl, Loss(LossKernel::Fused),
         "unsloth `models/rl.py:L495-497` (`UnslothEfficientGRPO`, one sequence per chunk) and, since 2026-01-15, `chunked_hidden_states_selective_log_softmax`: the policy's and the reference's log-probabilities from the hidden states a chunk at a time, never the B × T × V logits";
     Unsloth, None, None, All, Optim(Optimizer::AdamW8bit),
