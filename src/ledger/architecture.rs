@@ -609,8 +609,14 @@ impl VisionSpec {
     }
 
     /// InternVL's tokens per 448 px tile: (448 / patch / merge)², 256.
-    fn internvl_tile_tokens(&self) -> u64 {
+    pub fn internvl_tile_tokens(&self) -> u64 {
         (448 / self.pixels_per_token_side()).pow(2).max(1)
+    }
+
+    /// What one 448 px tile of InternVL's is through its tower: (448 / patch)² patches and the
+    /// class token, 1,025.
+    pub fn internvl_tile_patches(&self) -> u64 {
+        (448 / self.patch.max(1)).pow(2) + 1
     }
 
     /// Gemma-4's processor (transformers 5.25 `get_aspect_ratio_preserving_size`): the image
@@ -681,7 +687,7 @@ impl VisionSpec {
             // Each tile's patches and its class token.
             VisionKind::InternVl => {
                 let tiles = self.tokens_per_image(image) / self.internvl_tile_tokens();
-                tiles * ((448 / self.patch.max(1)).pow(2) + 1)
+                tiles * self.internvl_tile_patches()
             }
             VisionKind::Llama4 => VisionSpec::llama4_tiles(image) * ((336 / self.patch.max(1)).pow(2) + 1),
             VisionKind::Pixtral => {
@@ -698,7 +704,7 @@ impl VisionSpec {
     pub fn attention_span(&self, patches: u64) -> u64 {
         let tile = |side: u64| (side / self.patch.max(1)).pow(2);
         match self.kind {
-            VisionKind::InternVl => tile(448) + 1,
+            VisionKind::InternVl => self.internvl_tile_patches(),
             VisionKind::Llama4 => tile(336) + 1,
             VisionKind::Siglip => tile(896),
             _ => patches,

@@ -83,9 +83,9 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
         // InternVL: the grid of the most tiles (`get_image_size_with_most_features`: max_dynamic_patch
         // of them) and the thumbnail, each 256 tokens between `<img>` and `</img>`.
         VisionKind::InternVl => {
-            let per_tile = (448 / v.pixels_per_token_side()).pow(2).max(1);
+            let per_tile = v.internvl_tile_tokens();
             let tiles = (v.max_tokens / per_tile).max(1) + 1;
-            let patches = tiles * ((448 / v.patch.max(1)).pow(2) + 1);
+            let patches = tiles * v.internvl_tile_patches();
             Item {
                 video: false,
                 tokens: tiles * per_tile,
