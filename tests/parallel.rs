@@ -334,14 +334,41 @@ fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
     assert_eq!(p.ranks.len(), 2);
 }
 
-/// A GRPO or PPO step is not billed on a grid yet: its bill says so rather than ignoring the grid
-/// keys silently.
+/// PPO, or GRPO with its engine on the same GPUs, is not billed on a grid yet: its bill says so
+/// rather than ignoring the grid keys silently.
 #[test]
-fn a_grpo_step_on_a_grid_says_the_grid_is_not_billed() {
-    let b = bill("model=qwen3-8b&method=full&objective=grpo&tp=4&gpu=h100-80g");
-    assert!(b.rl.is_some() && b.parallel.is_none());
-    assert!(b.notes.iter().any(|n| n.key == "rl_grid"), "{:?}", b.notes.iter().map(|n| n.key).collect::<Vec<_>>());
+fn a_ppo_or_colocated_grpo_step_on_a_grid_says_the_grid_is_not_billed() {
+    for q in [
+        "model=qwen3-8b&method=full&objective=grpo&tp=4&gpu=h100-80g",
+        "model=qwen3-8b&method=full&objective=grpo&rollout=colocate&tp=4&gpu=h100-80g",
+        "model=qwen3-8b&method=full&objective=ppo&rollout=server&tp=4&gpu=h100-80g",
+    ] {
+        let b = bill(q);
+        assert!(b.rl.is_some() && b.parallel.is_none(), "{q}");
+        assert!(
+            b.notes.iter().any(|n| n.key == "rl_grid"),
+            "{q}: {:?}",
+            b.notes.iter().map(|n| n.key).collect::<Vec<_>>()
+        );
+    }
     assert!(!bill("model=qwen3-8b&method=full&objective=grpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
+}
+
+/// GRPO with its rollout on other GPUs (Megatron-SWIFT's `vllm_mode server`) is the grid's step
+/// over the completions: 4 of 512 + 1,536 tokens a micro-batch, 8,192 tokens, the activations and
+/// logits of the DPO test's 8,192 tokens on Llama-3.1-8B at tp 2 with sp; the reference only with
+/// the KL term (`beta` > 0).
+#[test]
+fn grpo_with_a_server_rollout_is_the_grid_s_step_over_its_completions() {
+    let base = format!("{LLAMA}&tp=2&sp=1&objective=grpo&rollout=server&batch=4&prompt_len=512&completion_len=1536")
+        .replace("&batch=1", "");
+    let b = bill(&base);
+    assert!(b.parallel.is_some() && b.rl.is_none());
+    assert_eq!(b.component(ComponentId::Activations), 32 * 8192 * 69_696);
+    assert_eq!(b.component(ComponentId::Logits), 8192 * 64_128 * 6);
+    assert_eq!(b.component(ComponentId::ReferenceModel), 0);
+    let kl = bill(&format!("{base}&beta=0.04"));
+    assert_eq!(kl.component(ComponentId::ReferenceModel), 4_015_263_744 * 2);
 }
 
 /// DPO on a grid, as Megatron-SWIFT's MegatronDPOTrainer runs it (padding-free: each micro-batch

@@ -993,8 +993,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × 6 B(最后一段、一个微批次:`bf16 logits` 2 B + 词表并行交叉熵的 `fp32` 副本 4 B,原地变成 `softmax` 并留给反向,反向时原地变成梯度){3}",
         ),
         GridReference => (
-            "DPO's reference: a frozen copy of this GPU's {0} parameters × {1} B, laid out as the policy's{2} (Megatron-SWIFT's ref_models: built without DDP, so no gradient buffer; its no-grad forward runs before the policy's and keeps only per-token log-probabilities)",
-            "`DPO` 的参考模型:本卡 {0} 个参数的冻结副本 × {1} B,切分同策略模型{2}(`Megatron-SWIFT` 的 `ref_models`:不经 `DDP` 构建,没有梯度缓冲;它的无梯度前向在策略模型之前运行,只留下每个 `token` 的对数概率)",
+            "the reference (DPO's, or GRPO's KL term): a frozen copy of this GPU's {0} parameters × {1} B, laid out as the policy's{2} (Megatron-SWIFT's ref_models: built without DDP, so no gradient buffer; its no-grad forward runs before the policy's and keeps only per-token log-probabilities)",
+            "参考模型(`DPO` 的,或 `GRPO` 的 `KL` 项):本卡 {0} 个参数的冻结副本 × {1} B,切分同策略模型{2}(`Megatron-SWIFT` 的 `ref_models`:不经 `DDP` 构建,没有梯度缓冲;它的无梯度前向在策略模型之前运行,只留下每个 `token` 的对数概率)",
         ),
         GridMtpLogits => (
             "; {0} multi-token-prediction depths each compute their logits through the LM head and keep their loss's fp32 softmax for backward: + 4 B per logit and depth, {1}",
@@ -1094,8 +1094,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4}){5}",
         ),
         NoteRlGrid => (
-            "a GRPO or PPO step is billed over `gpus` and `zero` (DPO is billed on the grid): its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
-            "`GRPO` 或 `PPO` 的一步按 `gpus` 与 `zero` 计算(`DPO` 按网格计算):其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
+            "a PPO step, or GRPO's with its engine on these GPUs, is billed over `gpus` and `zero` (DPO, and GRPO with `rollout=server`, are billed on the grid): its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
+            "`PPO` 的一步、或推理引擎在这些卡上的 `GRPO`,按 `gpus` 与 `zero` 计算(`DPO` 和 `rollout=server` 的 `GRPO` 按网格计算):其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

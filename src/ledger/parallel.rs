@@ -36,6 +36,10 @@
 //!   without DDP since ms-swift #6027, so no gradient buffer): this stage's parameters in bf16. Its
 //!   no-grad forward runs before the policy's in each forward step and keeps only per-token
 //!   log-probabilities.
+//! - **GRPO with its rollout on other GPUs** (`rollout=server`, Megatron-SWIFT's `vllm_mode
+//!   server`): a micro-batch of `batch` completions, each prompt_len + completion_len tokens, their
+//!   logits over every token (Megatron's output layer); with the KL term (`beta` > 0) a full
+//!   fine-tune's reference as DPO's.
 
 use super::architecture::{Architecture, LayerClass, LayerKind, LinearGroup, MlpKind};
 use super::bill::{
@@ -179,18 +183,23 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     (bytes, routed)
 }
 
-/// A micro-batch's tokens on one GPU: seq × batch ÷ cp, twice that for DPO's pairs (chosen and
-/// rejected).
+/// A micro-batch's tokens on one GPU: seq × batch ÷ cp; DPO's pairs twice that (chosen and
+/// rejected), GRPO's completions prompt_len + completion_len each.
 fn local_tokens(s: &Scenario, l: &Layout) -> f64 {
-    let sequences = if s.rl.objective == Objective::Dpo { 2 } else { 1 };
-    (s.seq.saturating_mul(s.batch).saturating_mul(sequences) as f64 / l.cp as f64).ceil()
+    let tokens = match s.rl.objective {
+        Objective::Sft => s.seq.saturating_mul(s.batch),
+        Objective::Dpo => s.seq.saturating_mul(s.batch).saturating_mul(2),
+        Objective::Grpo | Objective::Ppo => s.rl.prompt_len.saturating_add(s.rl.completion_len).saturating_mul(s.batch),
+    };
+    (tokens as f64 / l.cp as f64).ceil()
 }
 
-/// A full fine-tune's DPO reference on the grid (`ref=model`): a frozen copy of the stage's
-/// parameters in the weights' dtype, laid out as the policy's (÷ dp × cp under FSDP, `zero=3`);
-/// none for the adapters' own reference (`ref=adapter`) or precomputed log-probabilities.
+/// A full fine-tune's reference on the grid (DPO's, GRPO's with `beta` > 0; `ref=model`): a
+/// frozen copy of the stage's parameters in the weights' dtype, laid out as the policy's (÷ dp ×
+/// cp under FSDP, `zero=3`); none for the adapters' own reference (`ref=adapter`), precomputed
+/// log-probabilities or no KL term.
 fn stage_reference(s: &Scenario, l: &Layout, params: &StageParams, param_bytes: f64) -> Option<Component> {
-    if s.rl.objective != Objective::Dpo || s.reference() != Some(Reference::Model) {
+    if s.reference() != Some(Reference::Model) {
         return None;
     }
     let shard = if s.zero == 3 { (l.dp * l.cp).max(1) } else { 1 };

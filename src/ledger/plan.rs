@@ -412,7 +412,8 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
-    // A GRPO or PPO step is billed on `gpus` and `zero`, not on a grid (yet): said, not hidden.
+    // PPO, or GRPO with its engine on these GPUs, is billed on `gpus` and `zero`, not on a grid
+    // (yet): said, not hidden.
     if s.is_rl() && s.layout.is_grid() && !s.bills_a_grid() {
         notes.push(Note { key: "rl_grid", text: msg!(NoteRlGrid) });
     }

@@ -1088,12 +1088,17 @@ impl Scenario {
     }
 
     /// A supervised or DPO training step on a Megatron-style grid (`tp`, `pp`, `ep`, `etp`, `cp`,
-    /// `dp`, `dist_optim`): billed as one GPU of the grid (`ledger::parallel`), as Megatron-SWIFT
-    /// runs DPO there. A GRPO or PPO step on a grid is billed as an RL step, with a note.
+    /// `dp`, `dist_optim`), or GRPO's with its rollout on other GPUs (`rollout=server`): billed as
+    /// one GPU of the grid (`ledger::parallel`), as Megatron-SWIFT runs them there. PPO, or GRPO
+    /// with an engine on the same GPUs, on a grid is billed as an RL step, with a note.
     pub fn bills_a_grid(&self) -> bool {
         self.mode == Mode::Train
             && self.layout.is_grid()
-            && matches!(self.rl.objective, Objective::Sft | Objective::Dpo)
+            && match self.rl.objective {
+                Objective::Sft | Objective::Dpo => true,
+                Objective::Grpo => self.rl.rollout == Rollout::Server,
+                Objective::Ppo => false,
+            }
     }
 
     /// The tensor-parallel size of inference: `tp`, or `gpus` alone (a link without grid keys).
