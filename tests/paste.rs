@@ -200,12 +200,20 @@ fn rounds_three_to_six_agree_as_measured() {
     let round4 = held_out(&[include_str!("data/oom_reports_heldout_round4.toml")]);
     let round5 = held_out(&[include_str!("data/oom_reports_heldout_round5.toml")]);
     let round6 = held_out(&[include_str!("data/oom_reports_heldout_round6.toml")]);
-    // Round 7's threads are measured on their own (`round_seven_first_contact`) but are distinct
-    // from every earlier round's too.
+    // Rounds 7 and 8 are measured on their own (`round_seven_first_contact`,
+    // `round_eight_first_contact`) but are distinct from every earlier round's too.
     let round7 = held_out(&[include_str!("data/oom_reports_heldout_round7.toml")]);
-    let mut urls: Vec<&str> =
-        round3.iter().chain(&round4).chain(&round5).chain(&round6).chain(&round7).map(|r| r.url.as_str()).collect();
-    assert!(urls.iter().all(|u| !earlier.iter().any(|e| e == u)), "a thread of rounds 3–7 is in round 2");
+    let round8 = held_out(&[include_str!("data/oom_reports_heldout_round8.toml")]);
+    let mut urls: Vec<&str> = round3
+        .iter()
+        .chain(&round4)
+        .chain(&round5)
+        .chain(&round6)
+        .chain(&round7)
+        .chain(&round8)
+        .map(|r| r.url.as_str())
+        .collect();
+    assert!(urls.iter().all(|u| !earlier.iter().any(|e| e == u)), "a thread of rounds 3–8 is in round 2");
     urls.sort_unstable();
     let n = urls.len();
     urls.dedup();
@@ -333,6 +341,20 @@ fn round_seven_first_contact() {
     assert_eq!(reports.len(), 37);
     assert!(before >= 6, "round 7 without the answers: {before} of 37");
     assert!(after >= 9, "round 7 with the answers: {after} of 37");
+}
+
+/// Round 8 (twenty-ninth session): 38 threads (18 serving engines and RL trainers, 20 training and
+/// plain inference, 17 in Chinese) collected by two helpers after every rule above, with every
+/// earlier round's URLs excluded, and measured on first contact before any of it was read here:
+/// 9 of 38 (23.7 %) without the answers, 17 of 38 (44.7 %) with the answers each reporter would
+/// have given (round 7 had 6 and 9 of 37). The floors are those figures; `--nocapture` lists each.
+#[test]
+fn round_eight_first_contact() {
+    let reports = held_out(&[include_str!("data/oom_reports_heldout_round8.toml")]);
+    let (before, after) = agreement_with_answers(8, &reports, include_str!("data/oom_reports_answers_round8.toml"));
+    assert_eq!(reports.len(), 38);
+    assert!(before >= 9, "round 8 without the answers: {before} of 38");
+    assert!(after >= 17, "round 8 with the answers: {after} of 38");
 }
 
 #[test]
