@@ -115,3 +115,19 @@ test('the OOM tree\'s sharding card: a data-parallel link\'s grid levers, bytes 
   assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(ep2.device_bytes));
   assert.deepEqual(page.problems, []);
 });
+
+// DPO on the grid (twenty-ninth session): the page sends the link to the worker as a grid, whose
+// bill carries the reference model laid out as the policy, and no note that the grid is not billed.
+test('a DPO link on a grid: the worker\'s grid bill with its reference model', async () => {
+  const DPO = 'model=qwen3-4b&objective=dpo&method=full&framework=megatron&tp=4&sp=1&seq=4096&batch=1&accum=4&gc=1&gpu=a100-80g';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${DPO}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  const expected = cli(['--json', DPO]);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(expected.device_bytes));
+  assert.match(await page.textContent('[data-testid="component-reference_model"]'), /frozen copy of this GPU's 1,005,764,096 parameters/);
+  assert.equal(await page.locator('[data-testid="bill-notes"] [data-key="rl_grid"]').count(), 0);
+  await shot(page, 'parallel-dpo');
+  assert.deepEqual(page.problems, []);
+});
