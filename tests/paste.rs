@@ -347,14 +347,16 @@ fn round_seven_first_contact() {
 /// plain inference, 17 in Chinese) collected by two helpers after every rule above, with every
 /// earlier round's URLs excluded, and measured on first contact before any of it was read here:
 /// 9 of 38 (23.7 %) without the answers, 17 of 38 (44.7 %) with the answers each reporter would
-/// have given (round 7 had 6 and 9 of 37). The floors are those figures; `--nocapture` lists each.
+/// have given (round 7 had 6 and 9 of 37). Read afterwards (so no longer unseen), one general rule
+/// from its misses: cuBLAS failing to create its handle is an out-of-memory (llama.cpp #10080): 10
+/// and 18 of 38. The floors are those figures; `--nocapture` lists each.
 #[test]
 fn round_eight_first_contact() {
     let reports = held_out(&[include_str!("data/oom_reports_heldout_round8.toml")]);
     let (before, after) = agreement_with_answers(8, &reports, include_str!("data/oom_reports_answers_round8.toml"));
     assert_eq!(reports.len(), 38);
-    assert!(before >= 9, "round 8 without the answers: {before} of 38");
-    assert!(after >= 17, "round 8 with the answers: {after} of 38");
+    assert!(before >= 10, "round 8 without the answers: {before} of 38");
+    assert!(after >= 18, "round 8 with the answers: {after} of 38");
 }
 
 #[test]

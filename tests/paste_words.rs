@@ -485,3 +485,20 @@ fn an_engine_that_takes_the_card_is_its_budget() {
     let plain = "my training script: the GPU memory gets immediately filled up";
     assert_ne!(diagnose_paste(plain, None).cause, Cause::KvBudget);
 }
+
+/// cuBLAS that cannot create its handle at a full card: `cublasCreate` returns
+/// CUBLAS_STATUS_ALLOC_FAILED when "the resources could not be allocated" (cuBLAS documentation),
+/// and PyTorch and llama.cpp's ggml-cuda print NOT_INITIALIZED for the same failure. Either is an
+/// out-of-memory without numbers: a serving engine's is its budget (llama.cpp #10080: the default
+/// context too large for a 12 GB card). NOT_INITIALIZED elsewhere (a driver mismatch) says nothing.
+#[test]
+fn cublas_failing_to_create_its_handle_is_an_out_of_memory() {
+    let llamacpp = "llama-server -m Mistral-7B-Instruct-v0.3.Q4_1.gguf -ngl 31\nggml_cuda_init: found 1 CUDA devices:\n/home/user/llama.cpp/ggml/src/ggml-cuda.cu:70: CUDA error\nCUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n  current device: 0, in function cublas_handle at ggml/src/ggml-cuda/common.cuh:663\n  cublasCreate_v2(&cublas_handles[device])";
+    let p = diagnose_paste(llamacpp, None);
+    assert!(p.reading.signals.oom);
+    assert_eq!(p.cause, Cause::KvBudget);
+    let torch = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`";
+    assert!(diagnose_paste(torch, None).reading.signals.oom);
+    let driver = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`";
+    assert!(!diagnose_paste(driver, None).reading.signals.oom);
+}

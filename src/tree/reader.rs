@@ -530,7 +530,12 @@ pub fn read(text: &str) -> Reading {
     let leak = r.signals.accumulation;
     r.signals.host_killed = host_ram(&low, &words, gpu_said, leak);
     let gpu_oom = has(&low, "out of memory") && (!r.signals.host_killed || cuda);
-    if !with_numbers && gpu_oom || r.formats.is_empty() && has(&low, "cudaerrormemoryallocation") {
+    // cuBLAS failing to create its handle for want of memory (`cublasCreate` returns
+    // CUBLAS_STATUS_ALLOC_FAILED when "the resources could not be allocated"; PyTorch and
+    // llama.cpp's ggml-cuda print NOT_INITIALIZED for the same failure at a full card).
+    let cublas = has(&low, "cublas_status_alloc_failed")
+        || has(&low, "cublas_status_not_initialized") && has(&low, "cublascreate");
+    if !with_numbers && gpu_oom || r.formats.is_empty() && (has(&low, "cudaerrormemoryallocation") || cublas) {
         r.formats.push(Format::Bare);
     }
     r.signals.oom = has(&low, "out of memory")
