@@ -613,10 +613,23 @@ impl VisionSpec {
         (448 / self.pixels_per_token_side()).pow(2).max(1)
     }
 
-    /// What one 448 px tile of InternVL's is through its tower: (448 / patch)² patches and the
-    /// class token, 1,025.
-    pub fn internvl_tile_patches(&self) -> u64 {
-        (448 / self.patch.max(1)).pow(2) + 1
+    /// The most 448 px tiles InternVL cuts an image into, the thumbnail aside (`max_dynamic_patch`).
+    pub fn internvl_max_tiles(&self) -> u64 {
+        (self.max_tokens / self.internvl_tile_tokens()).max(1)
+    }
+
+    /// What one tile (or the one fixed-size image) of a tiled tower is through its blocks:
+    /// InternVL's 448 px tile and Llama-4's 336 px one, their patches and a class token (1,025 and
+    /// 577 at 14 px); Gemma-3's 896 px image, (896 / 14)² = 4,096 patches. `None` for the towers
+    /// whose patches follow the image.
+    pub fn tile_patches(&self) -> Option<u64> {
+        let side = |px: u64| (px / self.patch.max(1)).pow(2);
+        match self.kind {
+            VisionKind::InternVl => Some(side(448) + 1),
+            VisionKind::Llama4 => Some(side(336) + 1),
+            VisionKind::Siglip => Some(side(896)),
+            _ => None,
+        }
     }
 
     /// Gemma-4's processor (transformers 5.25 `get_aspect_ratio_preserving_size`): the image
@@ -657,7 +670,7 @@ impl VisionSpec {
             VisionKind::Gemma4 => 0,
             VisionKind::InternVl if !PAGE => {
                 let per_tile = self.internvl_tile_tokens();
-                per_tile * VisionSpec::internvl_tiles(image, (self.max_tokens / per_tile).max(1))
+                per_tile * VisionSpec::internvl_tiles(image, self.internvl_max_tiles())
             }
             VisionKind::InternVl => 0,
             VisionKind::Llama4 => 144 * VisionSpec::llama4_tiles(image),
@@ -679,7 +692,7 @@ impl VisionSpec {
     /// Patches the vision blocks see for one image (before merging or pooling).
     pub fn patches_per_image(&self, image: ImageSize) -> u64 {
         match self.kind {
-            VisionKind::Siglip => (896 / self.patch.max(1)).pow(2),
+            VisionKind::Siglip => self.tile_patches().unwrap_or(0),
             // The processor pads every image's patches to merge² · budget (2,520), and the blocks
             // run over all of them (the padding masked).
             VisionKind::Gemma4 if !PAGE => self.max_tokens.saturating_mul(self.merge * self.merge),
@@ -687,9 +700,9 @@ impl VisionSpec {
             // Each tile's patches and its class token.
             VisionKind::InternVl => {
                 let tiles = self.tokens_per_image(image) / self.internvl_tile_tokens();
-                tiles * self.internvl_tile_patches()
+                tiles * self.tile_patches().unwrap_or(0)
             }
-            VisionKind::Llama4 => VisionSpec::llama4_tiles(image) * ((336 / self.patch.max(1)).pow(2) + 1),
+            VisionKind::Llama4 => VisionSpec::llama4_tiles(image) * self.tile_patches().unwrap_or(0),
             VisionKind::Pixtral => {
                 let (w, h) = self.pixtral_grid(image);
                 w * h * self.merge * self.merge
@@ -702,14 +715,7 @@ impl VisionSpec {
     /// InternVL's or Llama-4's (its patches and class token), Gemma-3's one image; the others
     /// attend over every patch of the batch (Qwen2-VL's and Pixtral's block-diagonal masks).
     pub fn attention_span(&self, patches: u64) -> u64 {
-        let tile = |side: u64| (side / self.patch.max(1)).pow(2);
-        match self.kind {
-            VisionKind::InternVl => self.internvl_tile_patches(),
-            VisionKind::Llama4 => tile(336) + 1,
-            VisionKind::Siglip => tile(896),
-            _ => patches,
-        }
-        .min(patches)
+        self.tile_patches().unwrap_or(patches).min(patches)
     }
 
     /// Exact parameter count of the tower and its projector into `lm_hidden`.
@@ -742,14 +748,14 @@ impl VisionSpec {
             }
             VisionKind::Siglip => {
                 let block = 4.0 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4.0 * d;
-                let side = (896 / self.patch.max(1)) as f64;
-                let positions = side * side;
+                // A position a patch of the 896 px image.
+                let positions = self.tile_patches().unwrap_or(0) as f64;
                 3.0 * p * p * d + d + positions * d + blocks * block + 2.0 * d + d + d * lm
             }
             VisionKind::Llama4 => {
                 let block = 4.0 * (d * d + d) + d * mlp + mlp + mlp * d + d + 4.0 * d;
-                let side = (336 / self.patch.max(1)) as f64;
-                let positions = side * side + 1.0;
+                // A position a patch of the 336 px tile, and the class token's.
+                let positions = self.tile_patches().unwrap_or(0) as f64;
                 let adapter = d * 4.0 * out + out * out;
                 3.0 * p * p * d + d + positions * d + 4.0 * d + blocks * block + adapter + out * lm
             }
@@ -771,8 +777,8 @@ impl VisionSpec {
                 // block; the patch embedder with its bias, the class token and 1,025 positions; the
                 // projector `mlp1`: a LayerNorm over the shuffled 4d, 4d → lm and lm → lm with biases.
                 let block = 4.0 * d + attention + 2.0 * d + d * mlp + mlp + mlp * d + d;
-                let side = (448 / self.patch.max(1)) as f64;
-                let embeddings = 3.0 * p * p * d + d + d + (side * side + 1.0) * d;
+                let positions = self.tile_patches().unwrap_or(0) as f64;
+                let embeddings = 3.0 * p * p * d + d + d + positions * d;
                 let projector = 2.0 * merged + merged * lm + lm + lm * lm + lm;
                 embeddings + blocks * block + projector
             }

@@ -48,9 +48,7 @@ use super::bill::{
 };
 use super::msg::{when, Arg, Msg};
 use super::plan::{resolve, Plan, NCCL_GIB, NCCL_NVLS_GIB};
-use super::scenario::{
-    Layout, Method, Objective, Offload, Optimizer, Precision, Reference, Scenario, Schedule, GIB, MIB,
-};
+use super::scenario::{Layout, Method, Offload, Optimizer, Precision, Reference, Scenario, Schedule, GIB, MIB};
 use super::step::{in_bill_order, SLACK_PERSISTENT, SLACK_TRANSIENT, SLACK_TRANSIENT_EXPANDABLE};
 use crate::msg;
 
@@ -183,15 +181,11 @@ fn layer_bytes_per_token(arch: &Architecture, l: &Layout, class: LayerClass) -> 
     (bytes, routed)
 }
 
-/// A micro-batch's tokens on one GPU: seq × batch ÷ cp; DPO's pairs twice that (chosen and
-/// rejected), GRPO's completions prompt_len + completion_len each.
+/// A micro-batch's tokens on one GPU: the trainer's sequences (`Scenario::trainer_sequences`:
+/// DPO's pairs twice seq × batch, GRPO's completions prompt_len + completion_len each) ÷ cp.
 fn local_tokens(s: &Scenario, l: &Layout) -> f64 {
-    let tokens = match s.rl.objective {
-        Objective::Sft => s.seq.saturating_mul(s.batch),
-        Objective::Dpo => s.seq.saturating_mul(s.batch).saturating_mul(2),
-        Objective::Grpo | Objective::Ppo => s.rl.prompt_len.saturating_add(s.rl.completion_len).saturating_mul(s.batch),
-    };
-    (tokens as f64 / l.cp as f64).ceil()
+    let (seq, sequences) = s.trainer_sequences();
+    (seq.saturating_mul(sequences) as f64 / l.cp as f64).ceil()
 }
 
 /// A full fine-tune's reference on the grid (DPO's, GRPO's with `beta` > 0; `ref=model`): a

@@ -39,13 +39,7 @@ const SLACK_PERSISTENT: f64 = super::step::SLACK_PERSISTENT;
 /// the chosen and the rejected sequence of each pair).
 fn trainer_scenario(s: &Scenario) -> Scenario {
     let mut t = s.clone();
-    match s.rl.objective {
-        Objective::Dpo => t.batch = s.batch.saturating_mul(2),
-        Objective::Grpo | Objective::Ppo => {
-            t.seq = s.rl.prompt_len.saturating_add(s.rl.completion_len).clamp(1, MAX_CONTEXT)
-        }
-        Objective::Sft => {}
-    }
+    (t.seq, t.batch) = s.trainer_sequences();
     t
 }
 

@@ -1263,6 +1263,19 @@ impl Scenario {
         (needed && self.mode == Mode::Train).then(|| self.rl.reference.unwrap_or(default))
     }
 
+    /// What the trainer's step runs through the model, as (tokens of a sequence, sequences of a
+    /// micro-batch): DPO's pairs are a chosen and a rejected sequence each; GRPO's and PPO's
+    /// completions are their prompt and completion tokens; SFT's `seq` × `batch`.
+    pub fn trainer_sequences(&self) -> (u64, u64) {
+        match self.rl.objective {
+            Objective::Sft => (self.seq, self.batch),
+            Objective::Dpo => (self.seq, self.batch.saturating_mul(2)),
+            Objective::Grpo | Objective::Ppo => {
+                (self.rl.prompt_len.saturating_add(self.rl.completion_len).clamp(1, MAX_CONTEXT), self.batch)
+            }
+        }
+    }
+
     pub fn effective_batch(&self) -> u64 {
         self.batch.saturating_mul(self.accum).saturating_mul(self.gpus)
     }

@@ -56,7 +56,7 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
             }
         }
         VisionKind::Siglip => {
-            let patches = (896 / v.patch.max(1)).pow(2);
+            let patches = v.tile_patches().unwrap_or(0);
             Item { video: false, tokens: 256, placeholder: 260, patches, pixels_per_patch: patch_pixels }
         }
         // Gemma-4: the budget's tokens (`get_mm_max_tokens_per_item`: `default_output_length`)
@@ -71,7 +71,7 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
         },
         VisionKind::Llama4 => {
             let tiles = 17;
-            let patches = tiles * ((336 / v.patch.max(1)).pow(2) + 1);
+            let patches = tiles * v.tile_patches().unwrap_or(0);
             Item {
                 video: false,
                 tokens: tiles * 144,
@@ -84,8 +84,8 @@ fn image_item(v: &VisionSpec, max_pixels: u64) -> Item {
         // of them) and the thumbnail, each 256 tokens between `<img>` and `</img>`.
         VisionKind::InternVl => {
             let per_tile = v.internvl_tile_tokens();
-            let tiles = (v.max_tokens / per_tile).max(1) + 1;
-            let patches = tiles * v.internvl_tile_patches();
+            let tiles = v.internvl_max_tiles() + 1;
+            let patches = tiles * v.tile_patches().unwrap_or(0);
             Item {
                 video: false,
                 tokens: tiles * per_tile,
