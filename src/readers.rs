@@ -381,7 +381,7 @@ fn encode_bill(b: &Bill) -> Value {
     let slack = |r: &SlackRule| [r.transient, r.persistent, r.wrap_cache].map(f64::to_bits);
     match &b.timeline {
         Timeline::Training(t) => {
-            n.extend([0, t.all_gradients, t.at_start_gradients, t.temporaries]);
+            n.extend([0, t.all_gradients, t.at_start_gradients, t.temporaries, t.buffer_gradients]);
             n.extend(slack(&t.slack));
         }
         Timeline::Generate { load, prefill, decode, slack: rule, fragmented } => {
@@ -595,11 +595,12 @@ fn decode_timeline(next: &mut impl FnMut() -> Option<u64>) -> Option<Timeline> {
     };
     Some(match next()? {
         0 => {
-            let [all_gradients, at_start_gradients, temporaries] = take(next)?;
+            let [all_gradients, at_start_gradients, temporaries, buffer_gradients] = take(next)?;
             Timeline::Training(StepAmounts {
                 all_gradients,
                 at_start_gradients,
                 temporaries,
+                buffer_gradients,
                 slack: slack(take(next)?),
             })
         }

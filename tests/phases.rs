@@ -156,7 +156,8 @@ fn an_engine_starts_up_then_serves() {
     }
 }
 
-/// The peak phase's totals are the bill's, on every preset in seven configurations.
+/// The peak phase's totals are the bill's, on every preset in nine configurations: on a Megatron
+/// grid too, whose gradient buffer is allocated with the model and whose DPO reference stays.
 #[test]
 fn every_preset_s_peak_phase_is_its_bill() {
     let configs = [
@@ -167,6 +168,8 @@ fn every_preset_s_peak_phase_is_its_bill() {
         "mode=infer&seq=8192&batch=4&gen=256",
         "mode=infer&engine=vllm",
         "mode=infer&engine=sglang&gpu=h100-80g",
+        "method=full&tp=2&pp=2&dp=2&dist_optim=1&objective=dpo&gpu=h100-80g",
+        "method=lora&tp=2&ep=2&gpu=h100-80g",
     ];
     for m in presets::models() {
         for c in configs {

@@ -400,6 +400,9 @@ pub struct StepAmounts {
     pub at_start_gradients: u64,
     /// The optimizer step's temporaries.
     pub temporaries: u64,
+    /// Gradients in a buffer allocated with the model and live in every phase (Megatron's
+    /// contiguous `main_grad`); 0 where they exist from backward only.
+    pub buffer_gradients: u64,
     pub slack: SlackRule,
 }
 

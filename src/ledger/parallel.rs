@@ -735,6 +735,7 @@ pub fn estimate(s: &Scenario) -> Bill {
             all_gradients: to_bytes(gradients),
             at_start_gradients: to_bytes(gradients),
             temporaries: 0,
+            buffer_gradients: to_bytes(gradients),
             slack: rule,
         }),
         rl: None,

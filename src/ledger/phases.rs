@@ -1,5 +1,6 @@
 //! A bill as the moments of a step: what is live in each phase, component by component, in time
-//! order. Training: `load` (what stays through the run), `forward` (the saved activations grown to
+//! order. Training: `load` (what stays through the run, with a gradient buffer allocated with the
+//! model: Megatron's `main_grad`), `forward` (the saved activations grown to
 //! their full size, the vision tower's working set, the layers ZeRO-3 gathered), `loss` (+ the
 //! logits and their copies), `backward` (its start: + DeepSpeed's buckets and the gradients that
 //! exist yet — the LM head's and DDP's buckets), `optimizer_step` (the activations and logits
@@ -26,12 +27,14 @@ pub fn slack_kept(reserved_before: f64, allocated: f64, slack: f64) -> f64 {
     }
 }
 
-/// Lines that stay through a training step (weights, adapters, master copy, states, what the drill
-/// keeps) and the device-level ones (outside the allocator).
+/// Lines that stay through a training step (weights, adapters, master copy, states, a frozen
+/// reference model, what the drill keeps) and the device-level ones (outside the allocator).
 fn stays(id: ComponentId) -> bool {
     use ComponentId::*;
-    matches!(id, Weights | AdapterWeights | MasterWeights | Optimizer | Fp32Module | EvalGraph | KeptTensors)
-        || matches!(id.layer(), TotalKind::Device)
+    matches!(
+        id,
+        Weights | AdapterWeights | MasterWeights | Optimizer | Fp32Module | EvalGraph | KeptTensors | ReferenceModel
+    ) || matches!(id.layer(), TotalKind::Device)
         || id == CudaGraphs
 }
 
@@ -57,7 +60,7 @@ pub fn training_live(name: PhaseName, lines: &[Component], step: &StepAmounts) -
             live.push((Gradients, step.all_gradients as f64));
             live.push((OptimizerStep, step.temporaries as f64));
         }
-        _ => {}
+        _ => live.push((Gradients, step.buffer_gradients as f64)),
     }
     live
 }

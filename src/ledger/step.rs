@@ -214,6 +214,7 @@ fn training_lines(p: &Plan, t: &Training, lines: &mut Vec<Component>, notes: &mu
         all_gradients: to_bytes(peak.all_gradients),
         at_start_gradients: to_bytes(peak.at_start),
         temporaries: to_bytes(peak.temporaries),
+        buffer_gradients: 0,
         slack: slack_rule(p),
     };
     Extras {
