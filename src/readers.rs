@@ -240,7 +240,7 @@ pub fn grid(query: &str) -> String {
     // A data-parallel training link (the OOM tree's sharding card asks for its levers): the grid
     // it implies, all its GPUs data parallel, so that a lever keeps them (`ep=2` alone would be a
     // grid of one data-parallel rank).
-    let base = (s.mode == crate::ledger::scenario::Mode::Train && !s.bills_a_grid()).then_some(s.gpus);
+    let base = (s.mode == crate::ledger::scenario::Mode::Train && !s.layout.is_grid()).then_some(s.gpus);
     if let Some(dp) = base {
         s = with_key(&s, Key::Dp, &dp.to_string()).0;
     }

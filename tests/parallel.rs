@@ -334,14 +334,15 @@ fn fsdp_on_a_grid_shards_everything_and_a_pipeline_keeps_its_stage_gathered() {
     assert_eq!(p.ranks.len(), 2);
 }
 
-/// PPO, or GRPO with its engine on the same GPUs, is not billed on a grid yet: its bill says so
-/// rather than ignoring the grid keys silently.
+/// A rollout by `generate()` or by an engine reading the trainer's weights has no Megatron form: such
+/// a step on a grid is billed over `gpus` and `zero`, and its bill says so rather than ignoring
+/// the grid keys silently.
 #[test]
-fn a_ppo_or_colocated_grpo_step_on_a_grid_says_the_grid_is_not_billed() {
+fn a_generate_or_shared_rollout_on_a_grid_says_the_grid_is_not_billed() {
     for q in [
         "model=qwen3-8b&method=full&objective=grpo&tp=4&gpu=h100-80g",
-        "model=qwen3-8b&method=full&objective=grpo&rollout=colocate&tp=4&gpu=h100-80g",
-        "model=qwen3-8b&method=full&objective=ppo&rollout=server&tp=4&gpu=h100-80g",
+        "model=qwen3-8b&method=full&objective=grpo&rollout=shared&tp=4&gpu=h100-80g",
+        "model=qwen3-8b&method=full&objective=ppo&tp=4&gpu=h100-80g",
     ] {
         let b = bill(q);
         assert!(b.rl.is_some() && b.parallel.is_none(), "{q}");
@@ -352,6 +353,84 @@ fn a_ppo_or_colocated_grpo_step_on_a_grid_says_the_grid_is_not_billed() {
         );
     }
     assert!(!bill("model=qwen3-8b&method=full&objective=grpo&gpu=h100-80g").notes.iter().any(|n| n.key == "rl_grid"));
+}
+
+/// GRPO with a vLLM engine on the grid's own GPUs (Megatron-SWIFT's `vllm_mode colocate`, verl's
+/// hybrid engine): the grid's step — the very lines of the same step with its rollout elsewhere
+/// (`rollout=server`) — beside an engine of `rollout_tp` GPUs: its weights 8,030,261,248 × 2 B ÷ 2
+/// and vLLM's RoPE cos/sin tables on every GPU (131,072 positions × 128 × 2 B = 32 MiB), its pool
+/// within 0.4 of the card. Megatron's gradient
+/// buffer and the optimizer's states are on the card through the rollout (the defaults: no offload),
+/// and tp 2 × dp 4 = 8 GPUs make 4 engines, each generating for its two GPUs' share of the 4 × 4
+/// sequences of the step: 4.
+#[test]
+fn colocated_grpo_on_a_grid_is_the_grid_s_step_beside_its_engine() {
+    let grid = "model=llama-3.1-8b&method=full&tp=2&dp=4&dist_optim=1&objective=grpo&batch=4&prompt_len=512&completion_len=1024&beta=0.04&gpu=h100-80g";
+    let server = bill(&format!("{grid}&rollout=server"));
+    let b = bill(&format!("{grid}&rollout=colocate&rollout_util=0.4&rollout_tp=2"));
+    let keys: Vec<_> = b.notes.iter().map(|n| n.key).collect();
+    assert!(b.rl.is_some() && b.parallel.is_some(), "{keys:?}");
+    assert!(!keys.contains(&"rl_grid") && keys.contains(&"rl_grid_rollout"), "{keys:?}");
+    let text = b
+        .notes
+        .iter()
+        .find(|n| n.key == "rl_grid_rollout")
+        .map(|n| vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &n.text));
+    assert!(
+        text.as_deref()
+            .is_some_and(|t| t.contains("4 vLLM engine(s) of tensor parallel 2") && t.contains("4 sequence(s) each")),
+        "{text:?}"
+    );
+    let ph = match &b.timeline {
+        vram_ledger::ledger::bill::Timeline::Phases(p) => p.clone(),
+        other => panic!("{other:?}"),
+    };
+    let rollout =
+        ph.iter().find(|p| p.name == vram_ledger::ledger::phases::PhaseName::Rollout).expect("a rollout phase");
+    for id in [
+        ComponentId::Weights,
+        ComponentId::MasterWeights,
+        ComponentId::Gradients,
+        ComponentId::Optimizer,
+        ComponentId::ReferenceModel,
+    ] {
+        assert!(server.component(id) > 0, "{id:?}");
+        assert_eq!(rollout.bytes(id), server.component(id), "{id:?} in the rollout");
+    }
+    let engine = rollout.bytes(ComponentId::RolloutWeights);
+    let half = 8_030_261_248u64;
+    assert_eq!(engine, half + 131_072 * 128 * 2, "{engine}");
+    assert!(rollout.bytes(ComponentId::RolloutKvCache) > 0);
+    // The engine's share: 0.4 of the card holds its weights, pool and workspace.
+    let share = 0.4 * b.gpu_bytes as f64;
+    let engine_total = (engine + rollout.bytes(ComponentId::RolloutKvCache)) as f64;
+    assert!(engine_total <= share, "{engine_total} of {share}");
+    // The page's build asks the reader worker for this bill: it reads back whole.
+    let q = format!("{grid}&rollout=colocate&rollout_util=0.4&rollout_tp=2");
+    let Some(vram_ledger::readers::Answer::Grid(g)) = vram_ledger::readers::decode(&vram_ledger::readers::grid(&q))
+    else {
+        panic!("no grid answer")
+    };
+    assert_eq!(g.bill.device_bytes(), b.device_bytes());
+    assert_eq!(g.bill.parallel, b.parallel);
+    assert_eq!(g.bill.rl, b.rl);
+}
+
+/// PPO on a grid (verl's Megatron workers, Megatron-SWIFT): the critic laid out as the policy,
+/// whose lines stay on the card — for a critic of the policy's own shape its bf16 weights (2 B),
+/// Megatron's fp32 gradient buffer (4 B), and the fp32 master copy and two moments (12 B) sharded by
+/// the distributed optimizer over dp 2: 12 B per parameter of this GPU; a reward model split as the
+/// policy's dense layers (÷ tp 4).
+#[test]
+fn ppo_on_a_grid_lays_its_critic_out_as_the_policy() {
+    let q = "model=llama-3.1-8b&method=full&tp=4&dp=2&dist_optim=1&objective=ppo&rollout=server&batch=2&prompt_len=512&completion_len=512&gpu=h100-80g";
+    let b = bill(q);
+    assert!(b.parallel.is_some(), "{:?}", b.notes.iter().map(|n| n.key).collect::<Vec<_>>());
+    let params = b.component(ComponentId::Weights) / 2;
+    assert_eq!(b.component(ComponentId::Critic), params * 12);
+    let reward = bill(&format!("{q}&reward=qwen3-0.6b"));
+    let alone = bill("model=qwen3-0.6b&mode=infer&seq=1&gen=0&gpu=h100-80g").component(ComponentId::Weights);
+    assert_eq!(reward.component(ComponentId::RewardModel), alone / 4);
 }
 
 /// GRPO with its rollout on other GPUs (Megatron-SWIFT's `vllm_mode server`) is the grid's step

@@ -1094,8 +1094,20 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "{0} 个 `token` × 词表 {1} ÷ `tp` {2} × {3} B(最后一段、一个微批次;损失按 `loss` 与 `compile`:{4}){5}",
         ),
         NoteRlGrid => (
-            "a PPO step, or GRPO's with its engine on these GPUs, is billed over `gpus` and `zero` (DPO, and GRPO with `rollout=server`, are billed on the grid): its grid keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed yet",
-            "`PPO` 的一步、或推理引擎在这些卡上的 `GRPO`,按 `gpus` 与 `zero` 计算(`DPO` 和 `rollout=server` 的 `GRPO` 按网格计算):其网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)尚未计入",
+            "a GRPO or PPO step whose rollout is `generate()` (`rollout=hf`) or an engine reading the trainer's own weights (`rollout=shared`) is billed over `gpus` and `zero`: a Megatron grid has neither, so its keys (`tp`, `pp`, `ep`, `cp`, `dp`, `dist_optim`) are not billed here (`rollout=colocate` or `server` bills the grid)",
+            "采样用 `generate()`(`rollout=hf`)或读训练权重的引擎(`rollout=shared`)的 `GRPO` / `PPO` 一步,按 `gpus` 与 `zero` 计算:`Megatron` 网格没有这两种方式,所以这里不计网格键(`tp`、`pp`、`ep`、`cp`、`dp`、`dist_optim`)(`rollout=colocate` 或 `server` 按网格计算)",
+        ),
+        NoteRlGridRollout => (
+            "the policy's step is the grid's: {0} sequence(s) per data-parallel rank per step ({1} over the grid){2}",
+            "策略模型的一步按网格计算:每个数据并行组每步 {0} 条序列(整个网格 {1} 条){2}",
+        ),
+        RlGridEngines => (
+            "; the rollout: {0} vLLM engine(s) of tensor parallel {1} (`rollout_tp`) on the grid's GPUs, {2} sequence(s) each; the trainer's weights, gradient buffer and optimizer states stay on the card through the rollout (the defaults: Megatron-SWIFT's `offload_model` / `offload_optimizer` and verl's parameter, gradient and optimizer offload are not billed)",
+            ";采样:{0} 个张量并行为 {1}(`rollout_tp`)的 `vLLM` 引擎在网格的卡上,各 {2} 条序列;训练的权重、梯度缓冲与优化器状态在采样期间仍留在卡上(默认如此:`Megatron-SWIFT` 的 `offload_model` / `offload_optimizer` 与 `verl` 的参数、梯度、优化器卸载未计入)",
+        ),
+        RlCriticGrid => (
+            "critic {0} laid out on the grid as the policy (its value head counted as the LM head): weights, Megatron's gradient buffer, master copy and optimizer states {1}; its update runs apart from the policy's",
+            "价值模型 {0},在网格上的切分同策略模型(价值头按 `LM head` 计):权重、`Megatron` 的梯度缓冲、主权重与优化器状态 {1};它的更新与策略模型的更新分开进行",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

@@ -17,9 +17,10 @@
 //! 10. `serving` — the engines, by the scenario's choice
 //! 11. `device_map` — `generate()` over several GPUs as accelerate's `device_map="auto"` lays the model out
 //! 12. `step` — the bill of a supervised step or of inference
-//! 13. `rl`, `parallel` — a preference or RL step as its phases, made of those bills; one GPU of a Megatron-style training grid
-//! 14. `estimate` — the bill of any scenario
-//! 15. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
+//! 13. `parallel` — one GPU of a Megatron-style training grid
+//! 14. `rl` — a preference or RL step as its phases, made of those bills (on a grid, the grid's step)
+//! 15. `estimate` — the bill of any scenario
+//! 16. `fit`, `concurrency` — solvers over estimates: what fits, the planner's curve
 
 pub mod activations;
 pub mod architecture;

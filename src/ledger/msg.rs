@@ -528,6 +528,9 @@ msg_ids!(
     NoteServingGrid,
     GraphsOff,
     NoteRlGrid,
+    NoteRlGridRollout,
+    RlGridEngines,
+    RlCriticGrid,
     // A vLLM rollout's lines an RL bill does not show (its profile, graphs, memory outside
     // PyTorch, context: the RL workspace line gives their bytes), so the page's build never renders them.
     VllmProfile,

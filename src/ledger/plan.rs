@@ -412,9 +412,10 @@ pub fn resolve(s: &Scenario) -> Plan<'_> {
     if s.mode == Mode::Infer && unbilled.iter().any(|&x| x > 1) {
         notes.push(Note { key: "serving_grid", text: msg!(NoteServingGrid, Arg::Int(inference_tp)) });
     }
-    // PPO, or GRPO with its engine on these GPUs, is billed on `gpus` and `zero`, not on a grid
-    // (yet): said, not hidden.
-    if s.is_rl() && s.layout.is_grid() && !s.bills_a_grid() {
+    // A rollout by `generate()` or by an engine on the trainer's weights has no Megatron form: billed
+    // on `gpus` and `zero`, said, not hidden.
+    // (The page's build leaves an RL step on a grid to the reader worker, `Scenario::billed_on_demand`.)
+    if !cfg!(feature = "page") && s.is_rl() && s.layout.is_grid() && !s.bills_a_grid() && !s.rl_on_grid() {
         notes.push(Note { key: "rl_grid", text: msg!(NoteRlGrid) });
     }
     // The page's build never bills a served grid itself (`estimate` asks the reader worker), so

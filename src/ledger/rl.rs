@@ -15,13 +15,16 @@
 //! memory outside PyTorch stay. The phases are never summed: the bill is the largest.
 
 pub use super::bill::RlSummary;
-use super::bill::{line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, SlackRule, Timeline};
+use super::bill::{
+    line, slack_basis, to_bytes, Bill, Component, ComponentId, Note, ParallelSummary, SlackRule, Timeline,
+};
 use super::framework;
 use super::msg::{Arg, Msg, MsgId};
 use super::phases::{self, Phase, PhaseName};
 use super::presets;
 use super::scenario::{
-    Drill, Engine, EngineSettings, Method, Mode, Objective, Reference, RlSettings, Rollout, Scenario, MAX_CONTEXT,
+    Drill, Engine, EngineSettings, Layout, Method, Mode, Objective, Reference, RlSettings, Rollout, Scenario,
+    MAX_CONTEXT,
 };
 use super::step::{in_bill_order, step};
 use super::storage::StorageFormat;
@@ -54,6 +57,7 @@ fn inference_scenario(s: &Scenario, batch: u64, prompt: u64, generated: u64, qua
     i.quant = quant;
     i.quant_layers = None;
     i.gpus = 1;
+    i.layout = Layout::default();
     i.zero = 0;
     i.drill = Drill::default();
     i.rl = RlSettings::default();
@@ -124,7 +128,9 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
     let rl = &s.rl;
     let shared = rl.rollout == Rollout::Shared;
     let quant = if shared { copy_format(s) } else { StorageFormat::Bf16 };
-    let mut i = inference_scenario(s, sequences, rl.prompt_len, rl.completion_len, quant);
+    let mut i = inference_scenario(s, engine_sequences(s, sequences), rl.prompt_len, rl.completion_len, quant);
+    // The page's build bills an engine on one GPU (`rollout_tp` is the reader worker's key).
+    i.gpus = if PAGE { 1 } else { rl.rollout_tp.max(1) };
     i.serving.engine = Engine::Vllm;
     i.serving.gpu_util = Some(rl.rollout_util);
     // `engine=vllm&engine_version=…` on an RL link names the rollout engine's release (how it sizes
@@ -185,6 +191,21 @@ fn engine_rollout(s: &Scenario, trainer: &Bill, sequences: u64, notes: &mut Vec<
             key: "rl_engine",
             text: msg!(NoteRlEngineFree, Arg::Bytes(free), Arg::Factor(rl.rollout_util), Arg::Bytes(requested)),
         });
+    }
+}
+
+/// The sequences one engine generates: its tensor-parallel group's prompts (TRL gathers them
+/// within the group); on a grid, whose tensor- and pipeline-parallel GPUs share their data, the
+/// step's `sequences × dp` over the grid's engines (`gpus ÷ rollout_tp`).
+fn engine_sequences(s: &Scenario, sequences: u64) -> u64 {
+    let tp = s.rl.rollout_tp.max(1);
+    if PAGE {
+        sequences
+    } else if s.rl_on_grid() {
+        let l = &s.layout;
+        sequences.saturating_mul(l.dp.max(1)).saturating_mul(tp).div_ceil(l.gpus().max(1)).max(1)
+    } else {
+        sequences.saturating_mul(tp)
     }
 }
 
@@ -249,8 +270,9 @@ fn logprob_lines(s: &Scenario, batch: u64, tokens: u64, logit_tokens: u64, autoc
     ]
 }
 
-/// PPO's critic as a training step of its own (the policy's method and optimizer), and its name.
-fn critic_bill(s: &Scenario, trainer_s: &Scenario) -> (String, Bill) {
+/// PPO's critic as a training step of its own (the policy's method and optimizer; on a grid laid
+/// out as the policy, verl's and Megatron-SWIFT's critic), and its name.
+fn critic_bill(s: &Scenario, trainer_s: &Scenario, grid: bool) -> (String, Bill) {
     let mut c = trainer_scenario(trainer_s);
     c.rl = RlSettings::default();
     let name = match s.rl.critic.and_then(presets::model) {
@@ -261,7 +283,7 @@ fn critic_bill(s: &Scenario, trainer_s: &Scenario) -> (String, Bill) {
         }
         None => s.architecture.name.to_string(),
     };
-    (name, step(&c))
+    (name, if !PAGE && grid { super::parallel::estimate(&c) } else { step(&c) })
 }
 
 /// What of the critic's own step is on the card beside the policy's when one backward runs through
@@ -285,11 +307,18 @@ fn joint_critic(s: &Scenario, critic: Option<&(String, Bill)>) -> Option<Vec<Pha
 }
 
 /// Lines that stay in every phase: the reference copy, PPO's critic (its own step, `critic`) and
-/// reward model.
-fn resident_lines(s: &Scenario, critic: Option<&(String, Bill)>) -> Vec<Component> {
+/// reward model. On a grid the reference is the grid step's own line (`parallel::stage_reference`),
+/// the critic keeps its gradient buffer (Megatron's `main_grad`) and the reward model is split as
+/// the policy's dense layers are (÷ tp × pp).
+fn resident_lines(s: &Scenario, critic: Option<&(String, Bill)>, grid: bool) -> Vec<Component> {
+    let grid = !PAGE && grid;
     let mut lines = Vec::new();
-    let sharded = if s.gpus > 1 && s.zero == 3 { s.gpus as f64 } else { 1.0 };
-    if s.reference() == Some(Reference::Model) {
+    let sharded = match () {
+        _ if grid => (s.layout.tp.max(1) * s.layout.pp.max(1)) as f64,
+        _ if s.gpus > 1 && s.zero == 3 => s.gpus as f64,
+        _ => 1.0,
+    };
+    if s.reference() == Some(Reference::Model) && !grid {
         let b = step(&inference_scenario(s, 1, 1, 0, copy_format(s)));
         if let Some(w) = find(&b.components, ComponentId::Weights) {
             let suffix = super::msg::when(sharded > 1.0, || msg!(ShardZero, Arg::Int(s.gpus), Arg::Int(3)));
@@ -300,12 +329,17 @@ fn resident_lines(s: &Scenario, critic: Option<&(String, Bill)>) -> Vec<Componen
     if let Some((name, b)) = critic {
         let ids =
             [ComponentId::Weights, ComponentId::AdapterWeights, ComponentId::MasterWeights, ComponentId::Optimizer];
-        let bytes = ids.iter().map(|&id| b.component(id)).fold(0, u64::saturating_add);
+        let buffer = if grid { b.component(ComponentId::Gradients) } else { 0 };
+        let bytes = ids.iter().map(|&id| b.component(id)).fold(buffer, u64::saturating_add);
         lines.push(line(
             ComponentId::Critic,
             bytes as f64,
             "§1",
-            msg!(RlCritic, Arg::Text(name.clone()), Arg::Bytes(bytes as f64)),
+            if grid {
+                msg!(RlCriticGrid, Arg::Text(name.clone()), Arg::Bytes(bytes as f64))
+            } else {
+                msg!(RlCritic, Arg::Text(name.clone()), Arg::Bytes(bytes as f64))
+            },
         ));
         if let Some(p) = s.rl.reward.and_then(presets::model) {
             let mut r = inference_scenario(s, 1, 1, 0, StorageFormat::Bf16);
@@ -363,6 +397,8 @@ struct Parts<'a> {
     autocast: bool,
     /// PPO with one backward through the policy and the critic: the critic's phases.
     joint: Option<Vec<Phase>>,
+    /// The policy's step is a Megatron grid's (`Scenario::rl_on_grid`).
+    grid: bool,
 }
 
 /// Sequences per GPU per step, and the notes on them (TRL refuses a generation batch that is not
@@ -373,6 +409,23 @@ fn sequences(s: &Scenario, trainer_s: &Scenario, notes: &mut Vec<Note>) -> u64 {
         return trainer_s.batch.saturating_mul(s.accum);
     }
     let sequences = s.batch.saturating_mul(s.accum);
+    if !PAGE && s.rl_on_grid() {
+        let l = &s.layout;
+        let engines = (l.gpus() / rl.rollout_tp.max(1)).max(1);
+        let on_grid = rl.rollout != Rollout::Server;
+        let rollout = super::msg::when(on_grid, || {
+            msg!(
+                RlGridEngines,
+                Arg::Int(engines),
+                Arg::Int(rl.rollout_tp.max(1)),
+                Arg::Int(engine_sequences(s, sequences))
+            )
+        });
+        let global = sequences.saturating_mul(l.dp.max(1));
+        let text = msg!(NoteRlGridRollout, Arg::Int(sequences), Arg::Int(global), rollout);
+        notes.push(Note { key: "rl_grid_rollout", text });
+        return sequences;
+    }
     notes.push(Note {
         key: "rl_sequences",
         text: msg!(NoteRlSequences, Arg::Int(sequences), Arg::Count(rl.prompt_len), Arg::Count(rl.completion_len)),
@@ -421,7 +474,13 @@ impl Parts<'_> {
             let tokens = self.trainer_s.sequence_tokens();
             let batch = rl.logprob_batch.unwrap_or(self.trainer_s.batch).max(1);
             let logit_tokens = if self.has_rollout() { rl.completion_len } else { tokens };
-            let mut extra: Vec<Component> = logprob_lines(s, batch, tokens, logit_tokens, self.autocast).into();
+            let mut extra: Vec<Component> = if !PAGE && self.grid {
+                // A no-grad forward of a micro-batch on the grid: its logits as the step's (the
+                // last stage's, ÷ tp), each layer's working set freed as the next runs.
+                self.trainer.components.iter().filter(|c| c.id == ComponentId::Logits).cloned().collect()
+            } else {
+                logprob_lines(s, batch, tokens, logit_tokens, self.autocast).into()
+            };
             if self.offloaded {
                 extra.extend(self.resident.iter().filter(|c| c.id == ComponentId::ReferenceModel).cloned());
             }
@@ -471,7 +530,9 @@ impl Parts<'_> {
 /// of the largest.
 pub fn estimate(s: &Scenario) -> Bill {
     let trainer_s = trainer_scenario(s);
-    let trainer = step(&trainer_s);
+    // On a grid the policy's step is the grid's (over the same sequences: `trainer_sequences`).
+    let grid = !PAGE && s.rl_on_grid();
+    let trainer = if grid { super::parallel::estimate(s) } else { step(&trainer_s) };
     let mut notes = trainer.notes.clone();
     let sequences = sequences(s, &trainer_s, &mut notes);
     let rule = match &trainer.timeline {
@@ -483,14 +544,14 @@ pub fn estimate(s: &Scenario) -> Bill {
         _ => RolloutLines { during: vec![], after: vec![], weights: 0, pool: 0, kv_tokens: 0, fails: false },
     };
     // PPO's critic as a step of its own: its resident line, and its phases when the update is joint.
-    let critic = (s.rl.objective == Objective::Ppo).then(|| critic_bill(s, &trainer_s));
-    let resident = resident_lines(s, critic.as_ref());
+    let critic = (s.rl.objective == Objective::Ppo).then(|| critic_bill(s, &trainer_s, grid));
+    let resident = resident_lines(s, critic.as_ref(), grid);
     // The reference copy is offloaded with the parameters (verl's `ref.fsdp_config.param_offload`).
     let offloaded = s.offload == super::scenario::Offload::All && s.zero == 3 && s.gpus > 1;
     let stays = resident.iter().filter(|c| !(offloaded && c.id == ComponentId::ReferenceModel)).cloned().collect();
     let autocast = trainer_s.trainer_autocast();
     let joint = joint_critic(s, critic.as_ref());
-    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast, joint };
+    let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast, joint, grid };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
 
@@ -521,6 +582,7 @@ pub fn estimate(s: &Scenario) -> Bill {
     };
     let summary = parts.summary(sequences, peak_name);
     let t = &parts.trainer;
+    let parallel = if PAGE { None } else { t.parallel.clone().map(|p| with_rl_lines(p, &components)) };
     Bill {
         components,
         gpu_bytes: s.gpu.bytes,
@@ -533,8 +595,24 @@ pub fn estimate(s: &Scenario) -> Bill {
         serving: None,
         timeline: Timeline::Phases(all),
         rl: Some(summary),
-        parallel: None,
+        parallel,
     }
+}
+
+/// A grid's stages with what the RL step adds to each GPU (the rollout engine, the critic, the
+/// reward model and their slack: the same on every GPU), as the billed stage's difference.
+fn with_rl_lines(mut p: ParallelSummary, components: &[Component]) -> ParallelSummary {
+    use super::bill::{total, TotalKind};
+    let Some(billed) = p.ranks.iter().find(|r| r.stage == p.billed_stage).cloned() else { return p };
+    let more = |kind, trainer: u64| total(components, kind).saturating_sub(trainer);
+    let (allocated, device) =
+        (more(TotalKind::Allocated, billed.allocated_bytes), more(TotalKind::Device, billed.device_bytes));
+    for r in &mut p.ranks {
+        r.allocated_bytes = r.allocated_bytes.saturating_add(allocated);
+        r.device_bytes = r.device_bytes.saturating_add(device);
+    }
+    p.worst_bytes = p.worst_bytes.saturating_add(device);
+    p
 }
 
 /// The trainer's lines with the RL lines added: one line per id (bytes summed, the first formula),

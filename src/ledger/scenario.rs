@@ -482,6 +482,9 @@ pub struct RlSettings {
     pub rollout: Rollout,
     /// The engine's `gpu_memory_utilization` on a shared card.
     pub rollout_util: f64,
+    /// The engine's tensor-parallel size (`rollout_tp`: TRL's and ms-swift's
+    /// `vllm_tensor_parallel_size`, verl's `rollout.tensor_model_parallel_size`).
+    pub rollout_tp: u64,
     /// vLLM's sleep level between rollouts: 0 = awake, 1 = weights to host RAM and the pool dropped,
     /// 2 = both dropped.
     pub sleep: u8,
@@ -507,6 +510,7 @@ impl Default for RlSettings {
             completion_len: 256,
             rollout: Rollout::Hf,
             rollout_util: 0.3,
+            rollout_tp: 1,
             sleep: 0,
             beta: 0.0,
             logprob_batch: None,
@@ -1099,6 +1103,18 @@ impl Scenario {
                 Objective::Grpo => self.rl.rollout == Rollout::Server,
                 Objective::Ppo => false,
             }
+    }
+
+    /// GRPO with a vLLM engine on the grid's own GPUs, or PPO with a vLLM rollout (on these GPUs or
+    /// others): the grid's step with the rollout's phases, a critic laid out as the policy
+    /// (`rl::estimate`). `generate()` and an engine reading the trainer's weights (`shared`) have no
+    /// Megatron form: said (`rl_grid`), billed over `gpus` and `zero`.
+    pub fn rl_on_grid(&self) -> bool {
+        self.mode == Mode::Train
+            && self.layout.is_grid()
+            && self.is_rl()
+            && !self.bills_a_grid()
+            && matches!(self.rl.rollout, Rollout::Colocate | Rollout::Server)
     }
 
     /// The tensor-parallel size of inference: `tp`, or `gpus` alone (a link without grid keys).

@@ -2006,6 +2006,19 @@ keys! {
         architecture: false,
         doc: doc!("0.3 (TRL's colocate default since 0.18; verl 0.5, OpenRLHF 0.95, ms-swift 0.9, Unsloth 0.5 of the free memory)", "the rollout engine's gpu_memory_utilization on a shared card: its weights, workspace and KV pool within that share of the card's total"),
     },
+    RolloutTp = "rollout_tp" {
+        label: label_for_worker!(("Rollout tensor parallel", "采样引擎张量并行")),
+        read: Read::Uint { min: 1, max: 64 },
+        set: set_for_worker!(RolloutTp, |s, v| {
+            s.rl.rollout_tp = v.uint();
+            Ok(())
+        }),
+        write: write_for_worker!(RolloutTp, |s, c| {
+            (s.rl.rollout_tp != c.default.rl.rollout_tp).then(|| s.rl.rollout_tp.to_string())
+        }),
+        architecture: false,
+        doc: doc!("1 (TRL's and ms-swift's vllm_tensor_parallel_size; verl's rollout default is 2)", "the rollout engine's tensor-parallel size (rollout=colocate or shared): each engine spans this many of the trainer's GPUs, its weights ÷ rollout_tp on each, its pool within rollout_util of each card; billed by the reader worker"),
+    },
     Sleep = "sleep" {
         label: ("Engine sleep level", "引擎休眠级别"),
         read: Read::Uint { min: 0, max: 2 },

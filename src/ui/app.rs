@@ -269,7 +269,7 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |(key, value): (Key, String)| state.dispatch(Action::Set(key, value)))
     };
-    let grid_part = (scenario.bills_a_grid() || scenario.serves_a_grid()).then(|| {
+    let grid_part = (scenario.bills_a_grid() || scenario.rl_on_grid() || scenario.serves_a_grid()).then(|| {
         let levers = grid_answer.as_ref().map(|g| g.levers.clone()).unwrap_or_default();
         let experts = grid_answer.as_ref().and_then(|g| g.experts.as_ref());
         grid_view(lang, state.unit, &bill, &levers, experts, grid_pending, &onset)

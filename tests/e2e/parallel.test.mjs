@@ -131,3 +131,19 @@ test('a DPO link on a grid: the worker\'s grid bill with its reference model', a
   await shot(page, 'parallel-dpo');
   assert.deepEqual(page.problems, []);
 });
+
+test('a colocated GRPO link on a grid: the grid\'s step beside its vLLM engine, from the worker', async () => {
+  const GRPO = 'model=qwen3-4b&objective=grpo&rollout=colocate&rollout_util=0.4&rollout_tp=2&method=full&tp=2&dp=2&dist_optim=1&batch=4&prompt_len=512&completion_len=1024&gpu=a100-80g';
+  const page = await openPage(browser);
+  await page.goto(`${root.url}?${GRPO}&lang=en`);
+  await ready(page);
+  await page.waitForSelector('[data-testid="grid"][data-pending="0"]', { timeout: 20000 });
+  const expected = cli(['--json', GRPO]);
+  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(expected.device_bytes));
+  assert.match(await page.textContent('[data-testid="component-rollout_weights"]'), /rollout, vLLM/);
+  assert.match(await page.textContent('[data-testid="component-gradients"]'), /main_grad/);
+  assert.match(await page.textContent('[data-testid="bill-notes"]'), /2 vLLM engine\(s\) of tensor parallel 2/);
+  assert.doesNotMatch(await page.textContent('[data-testid="bill-notes"]'), /not billed here/);
+  await shot(page, 'parallel-grpo');
+  assert.deepEqual(page.problems, []);
+});
