@@ -512,3 +512,33 @@ fn the_worker_answers_an_rl_bill_the_page_reads_back() {
         }
     }
 }
+
+/// ms-swift's `offload_optimizer` / `offload_model` and verl's optimizer, parameter and gradient
+/// offload (`rollout_offload`): while a colocated engine generates, the trainer's fp32 master
+/// weights and Adam's two moments (4 + 8 B per parameter of Llama-3.1-8B) are in host RAM, and with
+/// `all` its bf16 weights too (2 B); the steps' other phases keep them. An engine that reads the
+/// trainer's weights (`shared`) keeps the weights on the card.
+#[test]
+fn the_trainer_offloaded_for_the_rollout_leaves_the_card_while_the_engine_generates() {
+    let q = "model=llama-3.1-8b&method=full&objective=grpo&rollout=colocate&rollout_util=0.3&gpu=h200";
+    let rollout = |q: &str, id| phase_bytes(&scenario(q), PhaseName::Rollout, id);
+    let backward = |q: &str, id| phase_bytes(&scenario(q), PhaseName::Backward, id);
+    assert_eq!(rollout(q, ComponentId::MasterWeights), PARAMS * 4);
+    assert_eq!(rollout(q, ComponentId::Optimizer), PARAMS * 8);
+    let optimizer = format!("{q}&rollout_offload=optimizer");
+    assert_eq!(rollout(&optimizer, ComponentId::MasterWeights), 0);
+    assert_eq!(rollout(&optimizer, ComponentId::Optimizer), 0);
+    assert_eq!(rollout(&optimizer, ComponentId::Weights), PARAMS * 2);
+    assert_eq!(backward(&optimizer, ComponentId::Optimizer), PARAMS * 8);
+    let bill = estimate(&scenario(&optimizer));
+    let note = bill.notes.iter().find(|n| n.key == "rl_rollout_offload").expect("the host RAM note");
+    let text = vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &note.text);
+    // 12 B × 8,030,261,248 = 96,363,134,976 B = 89.75 GiB.
+    assert!(text.contains("89.75 GiB"), "{text}");
+    let all = format!("{q}&rollout_offload=all");
+    assert_eq!(rollout(&all, ComponentId::Weights), 0);
+    assert_eq!(backward(&all, ComponentId::Weights), PARAMS * 2);
+    let shared = all.replace("rollout=colocate", "rollout=shared");
+    assert_eq!(rollout(&shared, ComponentId::Weights), PARAMS * 2);
+    assert_eq!(rollout(&shared, ComponentId::Optimizer), 0);
+}

@@ -1102,12 +1102,16 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "策略模型的一步按网格计算:每个数据并行组每步 {0} 条序列(整个网格 {1} 条){2}",
         ),
         RlGridEngines => (
-            "; the rollout: {0} vLLM engine(s) of tensor parallel {1} (`rollout_tp`) on the grid's GPUs, {2} sequence(s) each; the trainer's weights, gradient buffer and optimizer states stay on the card through the rollout (the defaults: Megatron-SWIFT's `offload_model` / `offload_optimizer` and verl's parameter, gradient and optimizer offload are not billed)",
-            ";采样:{0} 个张量并行为 {1}(`rollout_tp`)的 `vLLM` 引擎在网格的卡上,各 {2} 条序列;训练的权重、梯度缓冲与优化器状态在采样期间仍留在卡上(默认如此:`Megatron-SWIFT` 的 `offload_model` / `offload_optimizer` 与 `verl` 的参数、梯度、优化器卸载未计入)",
+            "; the rollout: {0} vLLM engine(s) of tensor parallel {1} (`rollout_tp`) on the grid's GPUs, {2} sequence(s) each; what of the trainer leaves the card while they generate follows `rollout_offload` (Megatron-SWIFT's `offload_model` / `offload_optimizer`, verl's parameter, gradient and optimizer offload; none by default)",
+            ";采样:{0} 个张量并行为 {1}(`rollout_tp`)的 `vLLM` 引擎在网格的卡上,各 {2} 条序列;生成期间训练状态有哪些离开显卡由 `rollout_offload` 决定(`Megatron-SWIFT` 的 `offload_model` / `offload_optimizer`,`verl` 的参数、梯度、优化器卸载;默认不卸载)",
         ),
         RlCriticGrid => (
             "critic {0} laid out on the grid as the policy (its value head counted as the LM head): weights, Megatron's gradient buffer, master copy and optimizer states {1}; its update runs apart from the policy's",
             "价值模型 {0},在网格上的切分同策略模型(价值头按 `LM head` 计):权重、`Megatron` 的梯度缓冲、主权重与优化器状态 {1};它的更新与策略模型的更新分开进行",
+        ),
+        NoteRlRolloutOffload => (
+            "`rollout_offload`: while the engine generates, {0} of the trainer's weights, gradients and optimizer states wait in host RAM per process (copied back before the log-probability pass)",
+            "`rollout_offload`:引擎生成期间,训练的权重、梯度与优化器状态中有 {0} 放在主机内存(每个进程),在算对数概率之前拷回",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

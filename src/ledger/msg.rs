@@ -531,6 +531,7 @@ msg_ids!(
     NoteRlGridRollout,
     RlGridEngines,
     RlCriticGrid,
+    NoteRlRolloutOffload,
     // A vLLM rollout's lines an RL bill does not show (its profile, graphs, memory outside
     // PyTorch, context: the RL workspace line gives their bytes), so the page's build never renders them.
     VllmProfile,

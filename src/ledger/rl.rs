@@ -238,6 +238,19 @@ fn unsloth_engine(s: &Scenario, i: &mut Scenario, notes: &mut Vec<Note>) {
     });
 }
 
+/// The trainer's lines in host RAM while a colocated engine generates (`rollout_offload`); an engine
+/// that reads the trainer's weights (`shared`) keeps them on the card.
+fn offloaded_for_rollout(s: &Scenario) -> &'static [ComponentId] {
+    use super::scenario::TrainerOffload;
+    use ComponentId::{Gradients, MasterWeights, Optimizer, Weights};
+    match s.rl.rollout_offload {
+        _ if PAGE || !s.generates() || !matches!(s.rl.rollout, Rollout::Colocate | Rollout::Shared) => &[],
+        TrainerOffload::None => &[],
+        TrainerOffload::All if s.rl.rollout == Rollout::Colocate => &[Weights, Gradients, MasterWeights, Optimizer],
+        TrainerOffload::Optimizer | TrainerOffload::All => &[MasterWeights, Optimizer],
+    }
+}
+
 /// The no-grad log-probability pass: one layer's working set over `batch` sequences of `tokens`,
 /// and the logits of `logit_tokens` each, scaled by the temperature in place (TRL ≥ 1.0; before,
 /// `logits / temperature` made a copy), with one sequence's log-softmax at a time (TRL's
@@ -458,8 +471,12 @@ impl Parts<'_> {
                     .collect()
             })
             .unwrap_or_default();
-        let own_phase = |extra: &[Component]| -> Vec<Component> {
-            let mut lines = load_lines.clone();
+        let own_phase = |extra: &[Component], away: &[ComponentId]| -> Vec<Component> {
+            let mut lines = if PAGE || away.is_empty() {
+                load_lines.clone()
+            } else {
+                load_lines.iter().filter(|c| !away.contains(&c.id)).cloned().collect()
+            };
             lines.extend(self.stays.iter().cloned());
             lines.extend(extra.iter().cloned());
             let slack = slack_line(&self.rule, &lines);
@@ -468,7 +485,7 @@ impl Parts<'_> {
         };
         let mut own = Vec::new();
         if self.has_rollout() && rl.rollout != Rollout::Server {
-            own.push((PhaseName::Rollout, own_phase(&self.rollout.during)));
+            own.push((PhaseName::Rollout, own_phase(&self.rollout.during, offloaded_for_rollout(s))));
         }
         if self.has_rollout() || matches!(s.reference(), Some(Reference::Adapter | Reference::Model)) {
             let tokens = self.trainer_s.sequence_tokens();
@@ -485,7 +502,7 @@ impl Parts<'_> {
                 extra.extend(self.resident.iter().filter(|c| c.id == ComponentId::ReferenceModel).cloned());
             }
             extra.extend(self.rollout.after.iter().cloned());
-            own.push((PhaseName::Logprobs, own_phase(&extra)));
+            own.push((PhaseName::Logprobs, own_phase(&extra, &[])));
         }
         own
     }
@@ -553,6 +570,11 @@ pub fn estimate(s: &Scenario) -> Bill {
     let joint = joint_critic(s, critic.as_ref());
     let parts = Parts { s, trainer_s, trainer, rollout, resident, stays, rule, offloaded, autocast, joint, grid };
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
+    let away = offloaded_for_rollout(s);
+    if !away.is_empty() {
+        let host = away.iter().map(|&id| parts.trainer.component(id)).fold(0, u64::saturating_add);
+        notes.push(Note { key: "rl_rollout_offload", text: msg!(NoteRlRolloutOffload, Arg::Bytes(host as f64)) });
+    }
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
 
     let trainer_phases = phases::of(&parts.trainer);

@@ -462,6 +462,14 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// What of the trainer leaves the card while a colocated engine generates (`rollout_offload`):
+    /// `none`; `optimizer` = the fp32 master weights and the optimizer's states (ms-swift's
+    /// `offload_optimizer`, verl's `optimizer_offload`); `all` = those and the trainer's weights and
+    /// gradient buffer (ms-swift's `offload_model`, verl's `param_offload` and `grad_offload`).
+    TrainerOffload { None => "none", Optimizer => "optimizer", All => "all" }
+);
+
+keyword_enum!(
     /// How PPO updates the critic (`ppo_update`): `apart` = its own forward, backward and step after
     /// the policy's (verl's and OpenRLHF's critic workers); `joint` = one forward and backward through
     /// the policy and the value model together (TRL's `PolicyAndValueWrapper`, which ms-swift's PPO
@@ -485,6 +493,8 @@ pub struct RlSettings {
     /// The engine's tensor-parallel size (`rollout_tp`: TRL's and ms-swift's
     /// `vllm_tensor_parallel_size`, verl's `rollout.tensor_model_parallel_size`).
     pub rollout_tp: u64,
+    /// What of the trainer is in host RAM during the rollout.
+    pub rollout_offload: TrainerOffload,
     /// vLLM's sleep level between rollouts: 0 = awake, 1 = weights to host RAM and the pool dropped,
     /// 2 = both dropped.
     pub sleep: u8,
@@ -511,6 +521,7 @@ impl Default for RlSettings {
             rollout: Rollout::Hf,
             rollout_util: 0.3,
             rollout_tp: 1,
+            rollout_offload: TrainerOffload::None,
             sleep: 0,
             beta: 0.0,
             logprob_batch: None,

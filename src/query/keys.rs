@@ -17,8 +17,8 @@ use crate::ledger::presets;
 use crate::ledger::scenario::{
     Allocator, AttentionKernel, AttentionMask, Bitsandbytes, Checkpointing, Compile, Drill, Engine, ExpertStorage,
     Framework, Gpu, Kernels, LoraTargets, LossKernel, Method, Mode, Objective, Offload, Optimizer, PpoUpdate,
-    Precision, Recipe, Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainingLoop, Zero3Impl, GIB,
-    MAX_GENERATIONS, MOMENT_DTYPES,
+    Precision, Recipe, Reference, Release, Rollout, RopeCache, Scenario, Schedule, TrainerOffload, TrainingLoop,
+    Zero3Impl, GIB, MAX_GENERATIONS, MOMENT_DTYPES,
 };
 use crate::ledger::storage::{KvDtype, QuantLayers, StorageFormat};
 use crate::ledger::units::trim_float;
@@ -2018,6 +2018,19 @@ keys! {
         }),
         architecture: false,
         doc: doc!("1 (TRL's and ms-swift's vllm_tensor_parallel_size; verl's rollout default is 2)", "the rollout engine's tensor-parallel size (rollout=colocate or shared): each engine spans this many of the trainer's GPUs, its weights ÷ rollout_tp on each, its pool within rollout_util of each card; billed by the reader worker"),
+    },
+    RolloutOffload = "rollout_offload" {
+        label: label_for_worker!(("Trainer offloaded during the rollout", "采样期间卸载训练状态")),
+        read: Read::Word(|| vec!["none", "optimizer", "all"]),
+        set: set_for_worker!(RolloutOffload, |s, v| {
+            s.rl.rollout_offload = TrainerOffload::from_id(v.word()).ok_or(())?;
+            Ok(())
+        }),
+        write: write_for_worker!(RolloutOffload, |s, c| {
+            (s.rl.rollout_offload != c.default.rl.rollout_offload).then(|| s.rl.rollout_offload.id().to_string())
+        }),
+        architecture: false,
+        doc: doc!("none", "what of the trainer moves to host RAM while a colocated engine generates (rollout=colocate, or shared for the optimizer alone), back before the log-probability pass: optimizer = the fp32 master weights and the optimizer's states (ms-swift's offload_optimizer, verl's optimizer_offload); all = those, the trainer's weights and Megatron's gradient buffer too (ms-swift's offload_model, verl's param_offload and grad_offload); a note gives the host RAM; billed by the reader worker"),
     },
     Sleep = "sleep" {
         label: ("Engine sleep level", "引擎休眠级别"),
