@@ -290,9 +290,10 @@ pub fn grid(query: &str) -> String {
         (bill.parallel.as_ref()).and_then(|_| crate::report::experts_msg(&s, crate::report::GridKind::of(&bill))).map(
             |m| json!([crate::i18n::render(crate::i18n::Lang::En, &m), crate::i18n::render(crate::i18n::Lang::Zh, &m)]),
         );
-    // What fits, for a served model on one GPU or an RL step off a grid (a grid's solvers are not
-    // run), as the page's own solvers give it.
-    let fits = (s.is_rl() && !s.layout.is_grid() || s.served_by_engine() && !s.serves_a_grid()).then(|| {
+    // What fits, for a served model on one GPU or an RL step (off a grid, or with its rollout on
+    // the grid: `rl_on_grid`; a grid's own solvers are not run), as the page's own solvers give it.
+    let rl_fits = s.is_rl() && (!s.layout.is_grid() || s.rl_on_grid());
+    let fits = (rl_fits || s.served_by_engine() && !s.serves_a_grid()).then(|| {
         let (max_batch, max_seq, rollout) = crate::ledger::fit::what_fits(&s);
         let (completion, generations) = rollout.unwrap_or_default();
         json!([max_batch, max_seq, completion, generations])

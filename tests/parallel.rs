@@ -414,6 +414,18 @@ fn colocated_grpo_on_a_grid_is_the_grid_s_step_beside_its_engine() {
     assert_eq!(g.bill.device_bytes(), b.device_bytes());
     assert_eq!(g.bill.parallel, b.parallel);
     assert_eq!(g.bill.rl, b.rl);
+    // And what fits, as the CLI's solvers give it (a smaller engine, asleep after each rollout, and
+    // the optimizer's states in host RAM while it runs, which these cards need): the longest
+    // completion and the largest micro-batch.
+    let q = format!("{grid}&rollout=colocate&rollout_util=0.3&rollout_tp=2&rollout_offload=optimizer&sleep=2");
+    let Some(vram_ledger::readers::Answer::Grid(g)) = vram_ledger::readers::decode(&vram_ledger::readers::grid(&q))
+    else {
+        panic!("no grid answer")
+    };
+    let fits = vram_ledger::ledger::fit::what_fits(&query::parse(&q).scenario);
+    let [max_batch, _, completion, _] = g.fits.expect("an RL step's fits");
+    assert_eq!((max_batch, completion), (fits.0, fits.2.map_or(0, |r| r.0)));
+    assert!(max_batch >= 1 && completion > 1024, "{max_batch} {completion}");
 }
 
 /// PPO on a grid (verl's Megatron workers, Megatron-SWIFT): the critic laid out as the policy,
