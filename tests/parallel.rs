@@ -613,3 +613,44 @@ fn hidden_dropout_keeps_its_masks_in_training_only() {
     assert!(query::to_query(&s, &[]).contains("hidden_dropout=0.1"));
     assert!(query::parse("model=llama-3.2-1b&hidden_dropout=1.5").errors.len() == 1);
 }
+
+/// verl's Megatron GRPO with vLLM on the same GPUs, as ISEEKYAN/verl_megatron_practice ran it on
+/// 8 H100s (grpo_qwen2.5_7b.csv @ dfd811a, script GRPO_7B/qwen2.5_7b_megatron_vllm_benchmark.sh:
+/// Qwen2.5-7B, prompts of 2k and responses of 8k, micro-batch 2, KL loss 0.001 with its reference,
+/// vLLM at tp 1, `free_cache_engine`, Megatron's distributed optimizer; "Offload" = verl's
+/// param, grad and optimizer offload). The rows that ran out of memory did so in the rollout,
+/// whatever the responses' lengths: the trainer's states beside the engine's share of the card
+/// (rows 4, 5, 10, 11). The rows that ran fit at the length cap (rows 3, 6, 7, 12). Row 9 (tp 2,
+/// offload, no recompute) ran too, where the bill at the cap does not fit: its backward holds 2 ×
+/// 10,240 tokens of every layer, and the run's responses (MATH) were shorter than the cap.
+#[test]
+fn verl_s_megatron_grpo_runs_out_of_memory_where_its_rollout_does_not_fit() {
+    use vram_ledger::ledger::bill::{Timeline, TotalKind};
+    use vram_ledger::ledger::phases::PhaseName;
+    let base = "model=qwen2.5-7b&method=full&framework=megatron&objective=grpo&rollout=colocate&sleep=1&dist_optim=1&batch=2&logprob_batch=4&prompt_len=2048&completion_len=8192&beta=0.001&gpu=h100-80g";
+    let rollout_device = |b: &Bill| match &b.timeline {
+        Timeline::Phases(p) => p.iter().find(|p| p.name == PhaseName::Rollout).map(|p| p.total(TotalKind::Device)),
+        _ => None,
+    };
+    for (row, grid) in [
+        (4, "tp=2&cp=2&dp=2&gc=0&rollout_util=0.8"),
+        (5, "tp=2&cp=2&dp=2&gc=0&rollout_util=0.5"),
+        (10, "tp=2&dp=4&gc=0&rollout_util=0.6"),
+        (11, "tp=2&dp=4&gc=1&rollout_util=0.6"),
+    ] {
+        let b = bill(&format!("{base}&{grid}"));
+        let rollout = rollout_device(&b).expect("a rollout phase");
+        assert!(rollout > b.gpu_bytes, "row {row}: the rollout needs {rollout} of {}", b.gpu_bytes);
+    }
+    for (row, grid) in [
+        (3, "tp=4&cp=2&gc=0&rollout_util=0.6"),
+        (6, "tp=2&cp=2&dp=2&gc=0&rollout_util=0.5&rollout_offload=all"),
+        (7, "tp=4&dp=2&gc=0&rollout_util=0.6"),
+        (12, "tp=2&dp=4&gc=1&rollout_util=0.6&rollout_offload=all"),
+    ] {
+        let b = bill(&format!("{base}&{grid}"));
+        assert!(b.device_bytes() <= b.gpu_bytes, "row {row}: {} of {}", b.device_bytes(), b.gpu_bytes);
+    }
+    let row9 = bill(&format!("{base}&tp=2&dp=4&gc=0&rollout_util=0.6&rollout_offload=all"));
+    assert!(rollout_device(&row9).is_some_and(|r| r <= row9.gpu_bytes) && row9.device_bytes() > row9.gpu_bytes);
+}
