@@ -397,6 +397,8 @@ fn colocated_grpo_on_a_grid_is_the_grid_s_step_beside_its_engine() {
         assert!(server.component(id) > 0, "{id:?}");
         assert_eq!(rollout.bytes(id), server.component(id), "{id:?} in the rollout");
     }
+    // The `rl` object names the grid's reference as the bill's line.
+    assert_eq!(b.rl.as_ref().map(|r| r.reference_bytes), Some(server.component(ComponentId::ReferenceModel)));
     let engine = rollout.bytes(ComponentId::RolloutWeights);
     let half = 8_030_261_248u64;
     assert_eq!(engine, half + 131_072 * 128 * 2, "{engine}");

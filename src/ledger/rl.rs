@@ -526,7 +526,7 @@ impl Parts<'_> {
     }
 
     fn summary(&self, sequences_per_step: u64, peak_phase: PhaseName) -> RlSummary {
-        let bytes = |id: ComponentId| self.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum();
+        let bytes = |id: ComponentId| self.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum::<u64>();
         RlSummary {
             objective: self.s.rl.objective,
             rollout: self.has_rollout().then_some(self.s.rl.rollout),
@@ -534,7 +534,9 @@ impl Parts<'_> {
             rollout_weights_bytes: self.rollout.weights,
             rollout_pool_bytes: self.rollout.pool,
             rollout_kv_tokens: self.rollout.kv_tokens,
-            reference_bytes: bytes(ComponentId::ReferenceModel),
+            // On a grid the reference is the grid step's own line.
+            reference_bytes: bytes(ComponentId::ReferenceModel)
+                .saturating_add(self.trainer.component(ComponentId::ReferenceModel)),
             critic_bytes: bytes(ComponentId::Critic),
             reward_bytes: bytes(ComponentId::RewardModel),
             peak_phase,
