@@ -516,7 +516,7 @@ fn the_worker_answers_an_rl_bill_the_page_reads_back() {
 /// ms-swift's `offload_optimizer` / `offload_model` and verl's optimizer, parameter and gradient
 /// offload (`rollout_offload`): while a colocated engine generates, the trainer's fp32 master
 /// weights and Adam's two moments (4 + 8 B per parameter of Llama-3.1-8B) are in host RAM, and with
-/// `all` its bf16 weights too (2 B); the steps' other phases keep them. An engine that reads the
+/// `all` its bf16 weights (2 B) and the reference model too; the steps' other phases keep them. An engine that reads the
 /// trainer's weights (`shared`) keeps the weights on the card.
 #[test]
 fn the_trainer_offloaded_for_the_rollout_leaves_the_card_while_the_engine_generates() {
@@ -538,6 +538,15 @@ fn the_trainer_offloaded_for_the_rollout_leaves_the_card_while_the_engine_genera
     let all = format!("{q}&rollout_offload=all");
     assert_eq!(rollout(&all, ComponentId::Weights), 0);
     assert_eq!(backward(&all, ComponentId::Weights), PARAMS * 2);
+    // ms-swift's offload_model moves the reference model with the policy (a full fine-tune's, with
+    // the KL term): 2 B per parameter more off the card.
+    let kl = format!("{all}&beta=0.04");
+    assert_eq!(
+        phase_bytes(&scenario(&format!("{q}&beta=0.04")), PhaseName::Rollout, ComponentId::ReferenceModel),
+        PARAMS * 2
+    );
+    assert_eq!(rollout(&kl, ComponentId::ReferenceModel), 0);
+    assert_eq!(backward(&kl, ComponentId::ReferenceModel), PARAMS * 2);
     let shared = all.replace("rollout=colocate", "rollout=shared");
     assert_eq!(rollout(&shared, ComponentId::Weights), PARAMS * 2);
     assert_eq!(rollout(&shared, ComponentId::Optimizer), 0);

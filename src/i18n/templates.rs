@@ -1110,8 +1110,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "价值模型 {0},在网格上的切分同策略模型(价值头按 `LM head` 计):权重、`Megatron` 的梯度缓冲、主权重与优化器状态 {1};它的更新与策略模型的更新分开进行",
         ),
         NoteRlRolloutOffload => (
-            "`rollout_offload`: while the engine generates, {0} of the trainer's weights, gradients and optimizer states wait in host RAM per process (copied back before the log-probability pass)",
-            "`rollout_offload`:引擎生成期间,训练的权重、梯度与优化器状态中有 {0} 放在主机内存(每个进程),在算对数概率之前拷回",
+            "`rollout_offload`: while the engine generates, {0} of the trainer's weights, gradients, optimizer states and reference model leave the card per process, to host RAM (ms-swift frees the gradient buffer instead), and come back before the log-probability pass",
+            "`rollout_offload`:引擎生成期间,训练的权重、梯度、优化器状态与参考模型中有 {0} 离开显卡(每个进程),放到主机内存(`ms-swift` 直接释放梯度缓冲),在算对数概率之前回到卡上",
         ),
         NoteReentrant => (
             "with reentrant checkpoints (`gc=reentrant`) FSDP1 keeps every input gradient to backward's end: +{0}, in the range's high end",

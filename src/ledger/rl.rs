@@ -238,15 +238,20 @@ fn unsloth_engine(s: &Scenario, i: &mut Scenario, notes: &mut Vec<Note>) {
     });
 }
 
-/// The trainer's lines in host RAM while a colocated engine generates (`rollout_offload`); an engine
-/// that reads the trainer's weights (`shared`) keeps them on the card.
+/// The trainer's lines off the card while a colocated engine generates (`rollout_offload`), as
+/// ms-swift's `offload_context` moves them (swift/megatron/trainers/rollout_mixin.py and utils.py @
+/// 3602360): `optimizer` the fp32 master copy and the states; `all` also the weights (the trained
+/// ones' buffer and a frozen base), the gradient buffer (freed; verl's `grad_offload` copies it) and
+/// the reference model. An engine that reads the trainer's weights (`shared`) keeps them.
 fn offloaded_for_rollout(s: &Scenario) -> &'static [ComponentId] {
     use super::scenario::TrainerOffload;
-    use ComponentId::{Gradients, MasterWeights, Optimizer, Weights};
+    use ComponentId::{AdapterWeights, Gradients, MasterWeights, Optimizer, ReferenceModel, Weights};
     match s.rl.rollout_offload {
         _ if PAGE || !s.generates() || !matches!(s.rl.rollout, Rollout::Colocate | Rollout::Shared) => &[],
         TrainerOffload::None => &[],
-        TrainerOffload::All if s.rl.rollout == Rollout::Colocate => &[Weights, Gradients, MasterWeights, Optimizer],
+        TrainerOffload::All if s.rl.rollout == Rollout::Colocate => {
+            &[Weights, AdapterWeights, Gradients, MasterWeights, Optimizer, ReferenceModel]
+        }
         TrainerOffload::Optimizer | TrainerOffload::All => &[MasterWeights, Optimizer],
     }
 }
@@ -477,7 +482,7 @@ impl Parts<'_> {
             } else {
                 load_lines.iter().filter(|c| !away.contains(&c.id)).cloned().collect()
             };
-            lines.extend(self.stays.iter().cloned());
+            lines.extend(self.stays.iter().filter(|c| PAGE || !away.contains(&c.id)).cloned());
             lines.extend(extra.iter().cloned());
             let slack = slack_line(&self.rule, &lines);
             lines.push(slack);
@@ -574,7 +579,8 @@ pub fn estimate(s: &Scenario) -> Bill {
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let away = offloaded_for_rollout(s);
     if !away.is_empty() {
-        let host = away.iter().map(|&id| parts.trainer.component(id)).fold(0, u64::saturating_add);
+        let resident = |id| parts.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum::<u64>();
+        let host = away.iter().map(|&id| parts.trainer.component(id) + resident(id)).fold(0, u64::saturating_add);
         notes.push(Note { key: "rl_rollout_offload", text: msg!(NoteRlRolloutOffload, Arg::Bytes(host as f64)) });
     }
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);

@@ -2030,7 +2030,7 @@ keys! {
             (s.rl.rollout_offload != c.default.rl.rollout_offload).then(|| s.rl.rollout_offload.id().to_string())
         }),
         architecture: false,
-        doc: doc!("none", "what of the trainer moves to host RAM while a colocated engine generates (rollout=colocate, or shared for the optimizer alone), back before the log-probability pass: optimizer = the fp32 master weights and the optimizer's states (ms-swift's offload_optimizer, verl's optimizer_offload); all = those, the trainer's weights and Megatron's gradient buffer too (ms-swift's offload_model, verl's param_offload and grad_offload); a note gives the host RAM; billed by the reader worker"),
+        doc: doc!("none", "what of the trainer moves to host RAM while a colocated engine generates (rollout=colocate, or shared for the optimizer alone), back before the log-probability pass: optimizer = the fp32 master weights and the optimizer's states (ms-swift's offload_optimizer, verl's optimizer_offload); all = those, the trainer's weights, Megatron's gradient buffer and the reference model too (ms-swift's offload_model, which moves its ref_models with the model; verl's param_offload, grad_offload and the reference's param_offload); a note gives the host RAM; billed by the reader worker"),
     },
     Sleep = "sleep" {
         label: ("Engine sleep level", "引擎休眠级别"),
