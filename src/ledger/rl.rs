@@ -478,11 +478,12 @@ impl Parts<'_> {
             .unwrap_or_default();
         let own_phase = |extra: &[Component], away: &[ComponentId]| -> Vec<Component> {
             let mut lines = if PAGE || away.is_empty() {
-                load_lines.clone()
+                let mut lines = load_lines.clone();
+                lines.extend(self.stays.iter().cloned());
+                lines
             } else {
-                load_lines.iter().filter(|c| !away.contains(&c.id)).cloned().collect()
+                load_lines.iter().chain(&self.stays).filter(|c| !away.contains(&c.id)).cloned().collect()
             };
-            lines.extend(self.stays.iter().filter(|c| PAGE || !away.contains(&c.id)).cloned());
             lines.extend(extra.iter().cloned());
             let slack = slack_line(&self.rule, &lines);
             lines.push(slack);
