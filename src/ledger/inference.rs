@@ -454,8 +454,9 @@ pub fn load_moment(a: &Amounts, part: GpuPart) -> f64 {
 /// `set_module_tensor_to_device`; 5.x: `convert_and_load_state_dict_in_model`) gives the head a
 /// GPU tensor of its own until `from_pretrained` ties the two again and frees it
 /// (docs/research/transformers-inference-by-release.md §10).
+/// The page's build leaves such a link to the reader worker (`head_copy` is its key).
 fn head_stored_apart(p: &Plan, i: &Inference) -> bool {
-    i.head_copy && on_transformers(i) && p.arch.tied_embeddings
+    !PAGE && i.head_copy && on_transformers(i) && p.arch.tied_embeddings
 }
 
 /// `generate()`'s two kinds of moment on one GPU, each the larger of its candidates, beyond the
@@ -529,7 +530,7 @@ pub fn prefill_formula(p: &Plan, i: &Inference, a: &Amounts, activations: f64, l
         let which = if head { msg!(Int8LmHead) } else { msg!(Int8LargestLinear) };
         return msg!(LoadInt8Quantize, which.arg(), Arg::Count(matrix), Arg::Bytes(load), Arg::Bytes(activations));
     }
-    if load > 0.0 {
+    if !PAGE && load > 0.0 {
         return msg!(
             LoadHeadCopy,
             Arg::Count(p.arch.vocab),

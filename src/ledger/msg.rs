@@ -532,6 +532,8 @@ msg_ids!(
     RlGridEngines,
     RlCriticGrid,
     NoteRlRolloutOffload,
+    // A tied head stored apart in the checkpoint (`head_copy`, the reader worker's key).
+    LoadHeadCopy,
     // A vLLM rollout's lines an RL bill does not show (its profile, graphs, memory outside
     // PyTorch, context: the RL workspace line gives their bytes), so the page's build never renders them.
     VllmProfile,
@@ -579,7 +581,6 @@ msg_ids!(
     DecodeStepRepeatKv,
     PrefillOneLayer,
     AdapterUnmerged,
-    LoadHeadCopy,
     InferenceLogitsAll,
     EngineWeights,
     VllmMxfp4Padding,

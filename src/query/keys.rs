@@ -1838,15 +1838,15 @@ keys! {
         doc: doc!("gemm", "`quant=awq4` inference with `engine=hf` on AutoAWQ's kernel (transformers' `AwqConfig(version=…)`): gemm dequantizes the largest layer to fp16 for a prefill of 1,024 rows or more and keeps 8 split-k partial sums of its output below; gemv keeps the 8 partial sums (8 × rows × out × 2 B) for every input of more than 8 rows"),
     },
     HeadCopy = "head_copy" {
-        label: ("Tied LM head stored apart", "共享 LM head 单独存储"),
+        label: label_for_worker!(("Tied LM head stored apart", "共享 LM head 单独存储")),
         read: Read::Flag,
-        set: |s, v| {
+        set: set_for_worker!(HeadCopy, |s, v| {
             s.head_copy = v.flag();
             Ok(())
-        },
-        write: |s, c| (s.head_copy != c.default.head_copy).then(|| flag_text(s.head_copy)),
+        }),
+        write: write_for_worker!(HeadCopy, |s, c| (s.head_copy != c.default.head_copy).then(|| flag_text(s.head_copy))),
         architecture: false,
-        doc: doc!("0", "the checkpoint stores a tied model's LM head as a tensor of its own (AutoAWQ's saves before 0.2.8, Qwen2.5's official AWQ files among them): `engine=hf` inference loads it onto the GPU as a second matrix until `from_pretrained` ties the weights (vocab × hidden × 2 B, a moment of loading that the peak includes when it is larger than generate()'s)"),
+        doc: doc!("0", "the checkpoint stores a tied model's LM head as a tensor of its own (AutoAWQ's saves before 0.2.8, Qwen2.5's official AWQ files among them): `engine=hf` inference loads it onto the GPU as a second matrix until `from_pretrained` ties the weights (vocab × hidden × 2 B, a moment of loading that the peak includes when it is larger than generate()'s); billed by the reader worker"),
     },
     Adapter = "adapter" {
         label: ("PEFT adapter loaded", "加载 PEFT 适配器"),

@@ -33,13 +33,15 @@ test('a tied head stored apart in the checkpoint makes loading the peak, as the 
   // Qwen2.5-0.5B-Instruct-AWQ stores its LM head beside the embedding (head_copy=1): until
   // from_pretrained ties them, loading holds a second 151,936 × 896 × 2 B = 272,269,312 B matrix
   // (hand arithmetic; tests/phases.rs), more than generating 2,048 tokens after a 1-token prompt.
+  // The reader worker bills such a link (head_copy is its key): the page shows its answer.
   const q = 'model=qwen2.5-0.5b&mode=infer&quant=awq4&seq=1&gen=2048&gpu=a100-80g&head_copy=1';
+  const expected = String(cli(['--json', q]).device_bytes);
   const page = await openPage(browser);
   await page.goto(`${root.url}?${q}&lang=en`);
   await ready(page);
+  await page.waitForFunction((v) => document.querySelector('[data-testid="total"]')?.getAttribute('data-bytes') === v, expected, { timeout: 20000 });
   assert.equal(await page.getAttribute('[data-testid="timeline-card"]', 'data-peak'), 'load');
   assert.match(await page.textContent('[data-testid="component-activations"] .formula'), /from_pretrained.*151,936 × 896 × 2 B/);
-  assert.equal(await page.getAttribute('[data-testid="total"]', 'data-bytes'), String(cli(['--json', q]).device_bytes));
   assert.match(decodeURIComponent(await page.evaluate(() => location.search)), /head_copy=1/);
   await page.goto(`${root.url}?${q.replace('&head_copy=1', '')}&lang=en`);
   await ready(page);
