@@ -867,6 +867,7 @@ fn models_of_2025_beyond_the_presets_import_exactly() {
     );
     let falcon = read("falcon-h1-7b", 7_585_648_736).architecture;
     assert_eq!((falcon.layers, falcon.layer_pattern.text().as_str()), (88, "MF"));
+    assert!(falcon.linear.is_some_and(|l| l.side_by_side), "a pair of blocks is one decoder layer");
     assert_eq!((falcon.attention_layers(), falcon.layers_of(LayerKind::Linear), falcon.mlp_layers()), (44, 44, 44));
     let mamba = falcon.linear.expect("Mamba-2");
     assert_eq!((mamba.v_heads, mamba.head_dim, mamba.ssm_state, mamba.k_heads), (24, 128, 256, 1));
@@ -929,4 +930,41 @@ fn lfm2_short_convolutions_are_read_as_transformers_builds_them() {
     assert_eq!(a.layer_pattern.text(), "LLFLLFLLFLFLFLFL");
     let moe = parse_config(&load("lfm2-8b-a1b")).expect("8B-A1B").architecture.moe.expect("experts");
     assert_eq!((moe.experts, moe.active, moe.dense_layers, moe.dense_ffn, moe.router_bias), (32, 4, 2, 7_168, true));
+}
+
+/// Falcon-H1's pair of blocks is one decoder layer (`side_by_side=1`, which its import sets):
+/// transformers' per-layer checkpoint keeps one input per pair — 44 × 8,192 tokens × 3,072 × 2 B =
+/// 2,214,592,512 B (2.06 GiB) where two blocks a layer would keep twice that — and its backward
+/// recomputes both blocks, the mixer's tensors beside the attention block's.
+#[test]
+fn falcon_h1_checkpoints_one_input_per_decoder_layer() {
+    use vram_ledger::ledger::{estimate, ComponentId};
+    // The link the import of tests/data/configs/falcon-h1-7b.json writes (`vram-ledger --config`).
+    let link = "model=custom&layers=88&hidden=3072&heads=12&kv_heads=2&head_dim=128&ffn=12288&vocab=130048&tied=0&mlp=glu&norms=1&model_context=262144&layer_pattern=MF&linear_k_heads=1&linear_v_heads=24&linear_state=256";
+    let imported = parse_config(&load("falcon-h1-7b")).expect("falcon");
+    let written = vram_ledger::query::to_query(
+        &vram_ledger::ledger::Scenario { architecture: imported.architecture.clone(), ..Default::default() },
+        &[],
+    );
+    assert!(written.contains("side_by_side=1"), "{written}");
+    let step = "method=full&seq=8192&batch=1&gc=1&gpu=h100-80g";
+    let bill = |q: &str| estimate(&vram_ledger::query::parse(q).scenario);
+    let paired = bill(&format!("{link}&side_by_side=1&{step}"));
+    let blocks = bill(&format!("{link}&{step}"));
+    let formula = |b: &vram_ledger::ledger::Bill| {
+        let line = b.components.iter().find(|c| c.id == ComponentId::Activations).expect("activations");
+        vram_ledger::i18n::render(vram_ledger::i18n::Lang::En, &line.formula)
+    };
+    assert!(
+        formula(&paired).starts_with("checkpointing: 44 layer inputs × 8,192 tokens × 1 seq × 3,072 × 2 B = 2.06 GiB"),
+        "{}",
+        formula(&paired)
+    );
+    assert!(formula(&blocks).starts_with("checkpointing: 88 layer inputs"), "{}", formula(&blocks));
+    let recomputed = |b: &vram_ledger::ledger::Bill| {
+        let f = formula(b);
+        let at = f.find("one layer recomputed (").expect("recompute") + "one layer recomputed (".len();
+        f[at..].split(' ').next().unwrap_or("").replace(',', "").parse::<u64>().expect("B/token")
+    };
+    assert!(recomputed(&paired) > recomputed(&blocks), "{} vs {}", recomputed(&paired), recomputed(&blocks));
 }

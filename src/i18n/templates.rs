@@ -1292,8 +1292,8 @@ const fn text_of(id: MsgId) -> (&'static str, &'static str) {
             "它的视觉塔按 `Qwen2.5-VL` 的形状读取(`vision=qwen25vl`:层数、宽度、头数、`out_hidden_size` 宽的 `SwiGLU MLP`、14 px patch、2 × 2 合并);`GLM-4V` 的合并层(`intermediate_size` 宽的 `SwiGLU`)未计入:{0} 个参数",
         ),
         ImportParallelHybrid => (
-            "each of its {0} layers runs attention and a Mamba-2 mixer side by side (Falcon-H1): read as {1} blocks, the mixer's and then attention's with the MLP; weights, KV cache and state are the model's, and a checkpointed training step keeps two inputs per layer where transformers' checkpoint of the whole layer keeps one",
-            "它的 {0} 层每层并排运行注意力和 `Mamba-2` 混合器(`Falcon-H1`):按 {1} 个块读取,先是混合器块,再是带 `MLP` 的注意力块;权重、`KV` 缓存和状态与模型一致,梯度检查点下每层保存两份输入,而 `transformers` 对整层做检查点只保存一份",
+            "each of its {0} layers runs attention and a Mamba-2 mixer side by side (Falcon-H1): read as {1} blocks, the mixer's and then attention's with the MLP, a pair one decoder layer (`side_by_side=1`); weights, KV cache and state are the model's, and a checkpointed training step keeps one input per layer and recomputes both blocks, as transformers' checkpoint of the whole layer does",
+            "它的 {0} 层每层并排运行注意力和 `Mamba-2` 混合器(`Falcon-H1`):按 {1} 个块读取,先是混合器块,再是带 `MLP` 的注意力块,两块为一个解码层(`side_by_side=1`);权重、`KV` 缓存和状态与模型一致,梯度检查点下每层保存一份输入、反向时重算两块,与 `transformers` 对整层做检查点一致",
         ),
         ImportAudioUnread => (
             "its `audio_config` describes an audio encoder the importer does not read: not billed",

@@ -442,7 +442,13 @@ pub fn training_activations(p: &Plan, t: &Training, freed_logits_bytes: f64) -> 
     let run = LayerRun { compiled: t.compiled, kernels: t.kernels, tiled_mlp: !PAGE && t.tiled_mlp };
     let saved = SavedLayers::of(arch, t.saved, p.kernel, p.acts, tokens, run);
     let zero = LayerActivations { per_token: 0.0, per_sequence_quadratic: 0.0 };
-    let layer = saved.largest(tokens, batch).unwrap_or(&zero).clone();
+    let layer = if side_by_side(arch) {
+        // One decoder layer is a linear block and the attention block beside it: their sum.
+        let sum = |f: fn(&LayerActivations) -> f64| saved.classes.iter().map(|(_, l)| f(l)).sum();
+        LayerActivations { per_token: sum(|l| l.per_token), per_sequence_quadratic: sum(|l| l.per_sequence_quadratic) }
+    } else {
+        saved.largest(tokens, batch).unwrap_or(&zero).clone()
+    };
     let tile = if run.tiled_mlp { Tile::of(p, t, run, &layer) } else { Tile { tokens: 0.0, bytes: 0.0 } };
     let stream = t.saved.stream_bytes(p.acts);
     let step = Step {
@@ -516,10 +522,12 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     let arch = p.arch;
     let (tokens, batch) = (p.tokens, p.batch);
     let layer_input = tokens as f64 * batch as f64 * step.stream * arch.hidden as f64;
-    let every_input = arch.layers as f64 * layer_input;
-    let on_gpu = if t.offloaded_inputs { arch.layers.min(OFFLOADED_INPUTS_ON_GPU) } else { arch.layers };
+    // A checkpoint per decoder layer: a linear block beside its attention block is one.
+    let layers = if side_by_side(arch) { arch.layers - arch.layers_of(LayerKind::Linear) } else { arch.layers };
+    let every_input = layers as f64 * layer_input;
+    let on_gpu = if t.offloaded_inputs { layers.min(OFFLOADED_INPUTS_ON_GPU) } else { layers };
     let inputs = on_gpu as f64 * layer_input;
-    let host = if t.offloaded_inputs { arch.layers.saturating_sub(1) as f64 * layer_input } else { 0.0 };
+    let host = if t.offloaded_inputs { layers.saturating_sub(1) as f64 * layer_input } else { 0.0 };
     // With the hook, layer 0's recompute comes with every other layer's input gradient.
     // A recomputed layer's backward also holds the gradients of its widest intermediates: the
     // MLP's product, gate and up (2 × its width beyond the incoming hidden-size gradient).
@@ -532,7 +540,7 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
     let width_tokens = if step.tile.tokens > 0.0 { step.tile.tokens } else { all };
     let transients = (widths * width * width_tokens + arch.hidden as f64 * all) * p.acts.bytes() + step.tile.bytes;
     let layer_bytes = step.layer_bytes + transients + step.dequantized;
-    let retention = every_input * arch.layers.saturating_sub(1) as f64 / arch.layers.max(1) as f64;
+    let retention = every_input * layers.saturating_sub(1) as f64 / layers.max(1) as f64;
     let retained = if t.retains_input_grads { retention } else { 0.0 };
     let recompute_excess = (layer_bytes + retained - freed_logits_bytes).max(0.0);
     let open_high = if t.unknown_reentrant {
@@ -553,17 +561,19 @@ fn checkpointed_activations(p: &Plan, t: &Training, step: &Step, freed_logits_by
         step.quadratic.clone(),
         Arg::Bytes(layer_bytes),
         Arg::Bytes(recompute_excess),
-        when(retained > 0.0, || msg!(
-            RetainedInputGrads,
-            Arg::Int(arch.layers.saturating_sub(1)),
-            Arg::Bytes(retained)
-        )),
+        when(retained > 0.0, || msg!(RetainedInputGrads, Arg::Int(layers.saturating_sub(1)), Arg::Bytes(retained))),
         Arg::Bytes(transients),
         when(step.dequantized > 0.0, || msg!(DequantKept, Arg::Bytes(step.dequantized))),
         when(step.tile.tokens > 0.0, || msg!(TiledMlpPart, Arg::Count(step.tile.tokens as u64)))
     );
     let formula = if host > 0.0 { msg!(OffloadedCheckpoints, formula.arg(), Arg::Bytes(host)) } else { formula };
     (line(ComponentId::Activations, inputs + recompute_excess + step.final_norm, "§1", formula), open_high, host)
+}
+
+/// Whether each linear block and the attention block after it are one decoder layer (Falcon-H1:
+/// `LinearSpec::side_by_side`, the reader worker's key).
+fn side_by_side(arch: &Architecture) -> bool {
+    !PAGE && arch.linear.is_some_and(|l| l.side_by_side)
 }
 
 /// Layer inputs Unsloth's offloaded checkpoint keeps on the GPU: the last layer's and two reload

@@ -300,6 +300,11 @@ pub struct LinearSpec {
     /// LFM2's gated short convolution instead of a recurrence (`ssm_state` and `k_heads` unused).
     #[serde(default)]
     pub short_conv: bool,
+    /// Each linear block runs beside the attention block after it, on the same input, the two one
+    /// decoder layer (Falcon-H1's `FalconH1DecoderLayer`): a checkpoint keeps one input for the pair,
+    /// and its backward recomputes both.
+    #[serde(default)]
+    pub side_by_side: bool,
 }
 
 impl LinearSpec {

@@ -1008,6 +1008,10 @@ fn layer_kinds(f: &Fields, family: Family, a: &mut Architecture) -> Result<(), C
     a.chunk =
         if kinds.contains(&LayerKind::Chunked) { f.opt_uint("attention_chunk_size", 1 << 30)?.unwrap_or(0) } else { 0 };
     a.linear = linear_spec(f, a)?;
+    // Falcon-H1's Mamba-2 mixer runs beside its attention on one input (`FalconH1DecoderLayer`).
+    if let Some(l) = a.linear.as_mut().filter(|_| family == Family::FalconH1) {
+        l.side_by_side = true;
+    }
     Ok(())
 }
 
@@ -1070,6 +1074,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
             conv: taps,
             ssm_state: 0,
             short_conv: true,
+            side_by_side: false,
         }));
     }
     if let Some(ssm_state) = f.first_uint(&["mamba_d_state", "ssm_state_size"], MAX_DIM)? {
@@ -1091,6 +1096,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
             conv: f.first_uint(&["mamba_d_conv", "conv_kernel"], 64)?.unwrap_or(4),
             ssm_state,
             short_conv: false,
+            side_by_side: false,
         }));
     }
     Ok(Some(LinearSpec {
@@ -1100,6 +1106,7 @@ fn linear_spec(f: &Fields, a: &Architecture) -> Result<Option<LinearSpec>, Confi
         conv: f.opt_uint("linear_conv_kernel_dim", 64)?.unwrap_or(4),
         ssm_state: 0,
         short_conv: false,
+        side_by_side: false,
     }))
 }
 

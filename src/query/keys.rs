@@ -294,8 +294,15 @@ fn sub_flag<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> bo
 /// A newly made latent attention (DeepSeek's dimensions) and linear attention (Qwen3-Next's).
 const FRESH_MLA: MlaSpec =
     MlaSpec { q_lora_rank: 0, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 };
-const FRESH_LINEAR: LinearSpec =
-    LinearSpec { k_heads: 16, v_heads: 32, head_dim: 128, conv: 4, ssm_state: 0, short_conv: false };
+const FRESH_LINEAR: LinearSpec = LinearSpec {
+    k_heads: 16,
+    v_heads: 32,
+    head_dim: 128,
+    conv: 4,
+    ssm_state: 0,
+    short_conv: false,
+    side_by_side: false,
+};
 const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
 /// DeepSeek-V3.2's indexer.
 const FRESH_INDEXER: IndexerSpec = IndexerSpec { heads: 64, head_dim: 128 };
@@ -1040,6 +1047,20 @@ keys! {
         write: |s, c| sub_flag(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.short_conv),
         architecture: true,
         doc: doc!("0", "the linear layers are LFM2's gated short convolutions (`conv` in `layer_types`): in_proj to B, C and x of linear_v_heads × linear_head_dim channels each (LFM2: 1 × hidden), a depthwise convolution of linear_conv taps over B·x, C times its output, out_proj; each sequence keeps only the taps (linear_conv − 1 of them in vLLM and llama.cpp, all of them in transformers' cache), no recurrent state"),
+    },
+    SideBySide = "side_by_side" {
+        label: label_for_worker!(("Mixer beside attention", "混合器与注意力并行")),
+        read: Read::Flag,
+        // `side_by_side=0` leaves a model without linear layers without them.
+        set: set_for_worker!(SideBySide, |s, v| {
+            if v.flag() || s.architecture.linear.is_some() {
+                set_linear(s, |l| l.side_by_side = v.flag());
+            }
+            Ok(())
+        }),
+        write: write_for_worker!(SideBySide, |s, c| sub_flag(s.architecture.linear.as_ref(), c.template.linear.as_ref(), FRESH_LINEAR, |l| l.side_by_side)),
+        architecture: true,
+        doc: doc!("0", "each linear (M) block runs beside the attention block after it, on the same input, the two one decoder layer (Falcon-H1: the config.json import sets it): a checkpointed step keeps one input for the pair and recomputes both; billed by the reader worker"),
     },
     SharedExperts = "shared_experts" {
         label: ("Shared experts", "共享专家数"),
