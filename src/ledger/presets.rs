@@ -279,19 +279,22 @@ const fn with_vision(mut a: Architecture, vision: VisionSpec) -> Architecture {
     a
 }
 
+/// Qwen3-Next's Gated DeltaNet: 16 key heads, 32 value heads of 128, a 4-tap convolution.
+pub const QWEN3_NEXT_LINEAR: LinearSpec = LinearSpec {
+    k_heads: 16,
+    v_heads: 32,
+    head_dim: 128,
+    conv: 4,
+    ssm_state: 0,
+    short_conv: false,
+    side_by_side: false,
+};
+
 const fn qwen3_next() -> Architecture {
     let mut a = qwen3(Architecture::decoder("Qwen3-Next-80B-A3B", 48, 2048, 16, 2, 256, 512, 151936, false));
     a.attn_gate = true;
     a.layer_pattern = LayerPattern::of(b"LLLF");
-    a.linear = Some(LinearSpec {
-        k_heads: 16,
-        v_heads: 32,
-        head_dim: 128,
-        conv: 4,
-        ssm_state: 0,
-        short_conv: false,
-        side_by_side: false,
-    });
+    a.linear = Some(QWEN3_NEXT_LINEAR);
     a.moe = Some(MoeSpec { shared: 1, shared_ffn: 512, shared_gate: true, ..MoeSpec::routed(512, 10, 512) });
     // partial_rotary_factor 0.25 of the 256-wide heads.
     a.rope = RopeTables::Tables { positions: 0, dim: 64 };

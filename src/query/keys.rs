@@ -294,15 +294,7 @@ fn sub_flag<T: Copy>(v: Option<&T>, t: Option<&T>, fresh: T, field: fn(&T) -> bo
 /// A newly made latent attention (DeepSeek's dimensions) and linear attention (Qwen3-Next's).
 const FRESH_MLA: MlaSpec =
     MlaSpec { q_lora_rank: 0, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 };
-const FRESH_LINEAR: LinearSpec = LinearSpec {
-    k_heads: 16,
-    v_heads: 32,
-    head_dim: 128,
-    conv: 4,
-    ssm_state: 0,
-    short_conv: false,
-    side_by_side: false,
-};
+const FRESH_LINEAR: LinearSpec = crate::ledger::presets::QWEN3_NEXT_LINEAR;
 const FRESH_MOE: MoeSpec = MoeSpec::routed(2, 1, 1);
 /// DeepSeek-V3.2's indexer.
 const FRESH_INDEXER: IndexerSpec = IndexerSpec { heads: 64, head_dim: 128 };
