@@ -531,8 +531,13 @@ impl Parts<'_> {
         JOINT_CRITIC.iter().map(|&id| critic.bytes(id)).fold(0, u64::saturating_add)
     }
 
+    /// Bytes of the resident lines of `id` (the reference copy, the critic, the reward model).
+    fn resident_bytes(&self, id: ComponentId) -> u64 {
+        self.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).fold(0, u64::saturating_add)
+    }
+
     fn summary(&self, sequences_per_step: u64, peak_phase: PhaseName) -> RlSummary {
-        let bytes = |id: ComponentId| self.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum::<u64>();
+        let bytes = |id: ComponentId| self.resident_bytes(id);
         RlSummary {
             objective: self.s.rl.objective,
             rollout: self.has_rollout().then_some(self.s.rl.rollout),
@@ -580,8 +585,8 @@ pub fn estimate(s: &Scenario) -> Bill {
     let stays_bytes: u64 = parts.stays.iter().map(|c| c.bytes).fold(0, u64::saturating_add);
     let away = offloaded_for_rollout(s);
     if !away.is_empty() {
-        let resident = |id| parts.resident.iter().filter(|c| c.id == id).map(|c| c.bytes).sum::<u64>();
-        let host = away.iter().map(|&id| parts.trainer.component(id) + resident(id)).fold(0, u64::saturating_add);
+        let host = away.iter().map(|&id| parts.trainer.component(id) + parts.resident_bytes(id));
+        let host = host.fold(0, u64::saturating_add);
         notes.push(Note { key: "rl_rollout_offload", text: msg!(NoteRlRolloutOffload, Arg::Bytes(host as f64)) });
     }
     let extra_slack = to_bytes(stays_bytes as f64 * rule.persistent);
